@@ -1,0 +1,63 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Settings shared by every Swift target: Swift 6 language mode plus the upcoming features
+/// that make access control and isolation explicit.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+    .enableUpcomingFeature("InferIsolatedConformances"),
+]
+
+let package = Package(
+    name: "Tern",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "TernCore", targets: ["TernCore"]),
+        .library(name: "TernFormats", targets: ["TernFormats"]),
+        .library(name: "TernSQLite", targets: ["TernSQLite"]),
+        .executable(name: "tern", targets: ["tern"]),
+    ],
+    targets: [
+        // MARK: C libraries (Debian: libsqlite3-dev, zlib1g-dev, libssl-dev)
+        .systemLibrary(
+            name: "CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite3"])]),
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+
+        // MARK: Library
+        .target(name: "TernCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
+        .target(name: "TernFormats", dependencies: ["TernCore", "CZlib"], swiftSettings: swiftSettings),
+        .target(
+            name: "TernSQLite", dependencies: ["TernCore", "TernFormats", "CSQLite"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "TernTool", dependencies: ["TernCore", "TernFormats", "TernSQLite"],
+            swiftSettings: swiftSettings),
+        .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
+
+        // MARK: Test support and tests
+        .target(
+            name: "TernTestSupport", dependencies: ["TernCore"],
+            path: "Sources/TernTestSupport", swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TernCoreTests", dependencies: ["TernCore", "TernTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TernFormatsTests", dependencies: ["TernFormats", "TernTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TernSQLiteTests", dependencies: ["TernSQLite", "TernFormats", "TernTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TernToolTests", dependencies: ["TernTool", "TernTestSupport"],
+            swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,93 @@
+/// An error of Tern's core: models, objects, contexts and stores in general.
+///
+/// Errors carry a ``Code`` to match on, a message that says what went wrong and what to do, and
+/// the entity, property and path involved. They never carry attribute values.
+///
+/// ```swift
+/// do {
+///     try model.validate()
+/// } catch TernError.Code.invalidModel {
+///     print("the model is broken")
+/// }
+/// ```
+public struct TernError: Error, Sendable, Hashable {
+    /// A kind of failure. New codes may be added in any release: match on the ones you handle.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable spelling.
+        public let rawValue: String
+
+        /// Creates a code. Use the static members; this is for codes defined elsewhere in Tern.
+        package init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The code's stable spelling.
+        public var description: String { rawValue }
+
+        /// A model is inconsistent: a dangling reference, a duplicate name, a bad default…
+        public static let invalidModel = Code("invalidModel")
+        /// A model file could not be read.
+        public static let unreadableModelFile = Code("unreadableModelFile")
+        /// A model file could not be written.
+        public static let unwritableModelFile = Code("unwritableModelFile")
+        /// A value does not fit its attribute, or an object breaks its entity's rules.
+        public static let validationFailed = Code("validationFailed")
+        /// A store's metadata does not match the model.
+        public static let incompatibleStore = Code("incompatibleStore")
+        /// A store file or its metadata could not be read.
+        public static let unreadableStore = Code("unreadableStore")
+        /// A store could not be written.
+        public static let unwritableStore = Code("unwritableStore")
+        /// An I/O operation failed.
+        public static let ioFailure = Code("ioFailure")
+        /// The operation is not supported by this store type.
+        public static let unsupported = Code("unsupported")
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// What went wrong and what to do about it, without any attribute value.
+    public var message: String
+    /// The entity involved, if any.
+    public var entityName: String?
+    /// The property involved, if any.
+    public var propertyName: String?
+    /// The file involved, if any.
+    public var path: String?
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: What went wrong and what to do.
+    ///   - entity: The entity involved.
+    ///   - property: The property involved.
+    ///   - path: The file involved.
+    public init(
+        _ code: Code, _ message: String, entity: String? = nil, property: String? = nil,
+        path: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.entityName = entity
+        self.propertyName = property
+        self.path = path
+    }
+}
+
+extension TernError.Code {
+    /// Matches an error against a code, so that `catch TernError.Code.invalidModel` works.
+    public static func ~= (code: Self, error: any Error) -> Bool {
+        (error as? TernError)?.code == code
+    }
+}
+
+extension TernError: CustomStringConvertible {
+    /// The message, preceded by the entity and property when there are any.
+    public var description: String {
+        var place = ""
+        if let entityName {
+            place = propertyName.map { "\(entityName).\($0): " } ?? "\(entityName): "
+        }
+        if let path { return "\(place)\(message) (\(path))" }
+        return place + message
+    }
+}

@@ -1,0 +1,1 @@
+// The Xcode and Core Data file formats: model XML, keyed archives, model caches.

@@ -1,0 +1,1 @@
+// The SQLite store, in Core Data's own layout.

@@ -1,0 +1,4 @@
+import Foundation
+import TernTool
+
+exit(Tern.main(Array(CommandLine.arguments.dropFirst())))
