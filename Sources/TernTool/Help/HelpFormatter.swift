@@ -1,0 +1,86 @@
+/// Writes `tern`'s help text: the list of commands and each command's page.
+///
+/// The help text is the tool's reference documentation, so every option is listed with what it
+/// does, and every command shows examples.
+enum HelpFormatter {
+    /// The width of the label column.
+    private static let labelWidth = 26
+
+    /// The general help: what `tern` is, its conventions and its commands.
+    ///
+    /// - Parameter commands: The commands to list.
+    static func overview(of commands: [any Command.Type]) -> String {
+        var lines = [
+            "OVERVIEW: tern reads, creates and exports Core Data-compatible models and stores.",
+            "",
+            "USAGE: tern <command> [arguments] [options]",
+            "       tern help [<command>]",
+            "       tern --version",
+            "",
+            "COMMANDS:",
+        ]
+        for command in commands {
+            lines.append(row(command.configuration.name, command.configuration.abstract))
+        }
+        lines += [
+            "",
+            "CONVENTIONS:",
+            "  Results go to stdout; errors, notes and progress go to stderr. --json prints exactly one",
+            "  JSON document (UTF-8, keys sorted). A progress bar shows on stderr for work longer than",
+            "  about a second when stderr is a terminal, always with --progress, never with --quiet;",
+            "  NO_COLOR turns colour off.",
+            "",
+            "  MODEL is an .xcdatamodeld bundle or one .xcdatamodel folder. In a bundle the current",
+            "  version is the one .xccurrentversion names. Versions are in migration order: --order",
+            "  \"v1,v2,...\" when given, else natural sort of the names with the current version last.",
+            "",
+            "EXIT STATUS:",
+            "  0  success",
+            "  1  the operation failed (a missing file, a bad model or store); one 'error:' line on stderr",
+            "  2  usage error (unknown command or option, missing argument); 'error:' and a usage line",
+            "",
+            "See 'tern help <command>' or 'tern <command> --help' for a command's options.",
+        ]
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A command's page: overview, usage, arguments, options, discussion and examples.
+    ///
+    /// - Parameter configuration: The command's configuration.
+    static func page(for configuration: CommandConfiguration) -> String {
+        var lines = ["OVERVIEW: \(configuration.abstract)", "", "USAGE: \(configuration.usage)"]
+        let positionals = configuration.positionals
+        if !positionals.isEmpty {
+            lines += ["", "ARGUMENTS:"]
+            lines += positionals.map { row($0.label, $0.help) }
+        }
+        lines += ["", "OPTIONS:"]
+        for argument in configuration.arguments where argument.kind != .positional {
+            let repeatNote = argument.isRepeatable ? " May be repeated." : ""
+            let requiredNote = argument.isRequired ? " Required." : ""
+            lines.append(row(argument.label, argument.help + requiredNote + repeatNote))
+        }
+        lines.append(row("-h, --help", "Shows this help."))
+        if !configuration.discussion.isEmpty {
+            lines += ["", "DISCUSSION:"]
+            lines += configuration.discussion.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { $0.isEmpty ? "" : "  " + $0 }
+        }
+        if !configuration.examples.isEmpty {
+            lines += ["", "EXAMPLES:"]
+            lines += configuration.examples.map { "  " + $0 }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: - Non public
+
+    /// A label and its explanation, aligned in two columns.
+    private static func row(_ label: String, _ text: String) -> String {
+        let padded = "  " + label
+        if padded.count < labelWidth {
+            return padded + String(repeating: " ", count: labelWidth - padded.count) + text
+        }
+        return padded + "\n" + String(repeating: " ", count: labelWidth) + text
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// A JSON value built by a command for `--json` output.
+///
+/// Encoded with `JSONEncoder` and `.sortedKeys`, so the same result always prints the same bytes.
+///
+/// ```swift
+/// let document: JSONValue = ["current": .string("v2"), "versions": .array([])]
+/// let text = try document.encoded()
+/// ```
+enum JSONValue: Sendable, Hashable {
+    /// `null`.
+    case null
+    /// `true` or `false`.
+    case bool(Bool)
+    /// An integer number.
+    case integer(Int64)
+    /// A floating-point number; not-a-number and infinities are written as `null`.
+    case double(Double)
+    /// A string.
+    case string(String)
+    /// An array.
+    case array([JSONValue])
+    /// An object; keys are written sorted.
+    case object([String: JSONValue])
+
+    /// A string, or `null` when nil.
+    static func string(_ value: String?) -> JSONValue {
+        value.map(JSONValue.string) ?? .null
+    }
+
+    // MARK: - Encoding
+
+    /// The value as JSON text with sorted keys.
+    ///
+    /// - Parameter pretty: Whether to indent (for documents) or not (for one record a line).
+    /// - Returns: UTF-8 JSON text without a trailing newline.
+    /// - Complexity: O(*n*) in the size of the value.
+    func encoded(pretty: Bool = true) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty
+            ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        // Every case encodes: strings, numbers (non-finite become null), arrays and objects of them.
+        guard let data = try? encoder.encode(self) else { return "null" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension JSONValue: Encodable {
+    /// Encodes the value as the JSON it stands for.
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .object(let members):
+            var container = encoder.container(keyedBy: MemberKey.self)
+            for (key, value) in members { try container.encode(value, forKey: MemberKey(key)) }
+        case .array(let elements):
+            var container = encoder.unkeyedContainer()
+            for element in elements { try container.encode(element) }
+        default:
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .null: try container.encodeNil()
+            case .bool(let value): try container.encode(value)
+            case .integer(let value): try container.encode(value)
+            case .double(let value) where value.isFinite: try container.encode(value)
+            case .double: try container.encodeNil()
+            case .string(let value): try container.encode(value)
+            case .array, .object: preconditionFailure("handled above")
+            }
+        }
+    }
+
+    /// A coding key for any object member name.
+    private struct MemberKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ string: String) { stringValue = string }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}
+
+extension JSONValue: ExpressibleByDictionaryLiteral {
+    /// An object from a literal.
+    init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}
+
+extension JSONValue: ExpressibleByArrayLiteral {
+    /// An array from a literal.
+    init(arrayLiteral elements: JSONValue...) {
+        self = .array(elements)
+    }
+}
