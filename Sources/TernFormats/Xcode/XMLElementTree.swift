@@ -1,0 +1,152 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import TernCore
+
+/// One element of a parsed XML document, with its attributes, children and text.
+///
+/// Xcode's model files are small (a few hundred kilobytes at most), so they are read into a tree
+/// and decoded from it rather than decoded while parsing.
+struct XMLElementTree: Sendable {
+    /// The element's name.
+    var name: String
+    /// The element's attributes by name.
+    var attributes: [String: String]
+    /// The child elements, in document order.
+    var children: [XMLElementTree]
+    /// The character data directly inside the element.
+    var text: String
+    /// The line of the element's start tag (1-based), or 0 when unknown.
+    var line: Int
+
+    init(name: String, attributes: [String: String] = [:], line: Int = 0) {
+        self.name = name
+        self.attributes = attributes
+        self.children = []
+        self.text = ""
+        self.line = line
+    }
+
+    /// The value of the attribute with that name.
+    subscript(attribute name: String) -> String? { attributes[name] }
+
+    /// The children with that element name, in document order.
+    func children(named name: String) -> [XMLElementTree] {
+        children.filter { $0.name == name }
+    }
+
+    /// The first child with that element name.
+    func child(named name: String) -> XMLElementTree? {
+        children.first { $0.name == name }
+    }
+}
+
+// MARK: - Parsing
+
+extension XMLElementTree {
+    /// The deepest element nesting accepted. Model files nest five levels deep.
+    static let maximumDepth = 64
+    /// The largest document accepted, in bytes.
+    static let maximumSize = 64 << 20
+
+    /// Parses an XML document safely: no external entities, no entity declarations (which allow
+    /// entity-expansion bombs), bounded nesting and size.
+    ///
+    /// - Parameters:
+    ///   - data: The document's bytes.
+    ///   - path: The file the bytes come from, for error messages.
+    /// - Returns: The root element.
+    /// - Throws: ``TernError/Code/unreadableModelFile`` when the document is malformed or unsafe.
+    /// - Complexity: O(*n*) in the size of the document.
+    static func parse(_ data: Data, path: String) throws(TernError) -> XMLElementTree {
+        guard data.count <= maximumSize else {
+            throw TernError(
+                .unreadableModelFile,
+                "the file is larger than \(maximumSize >> 20) MB, too large for a model file",
+                path: path)
+        }
+        // libxml2 expands internal entities even when external ones are off, and FoundationXML
+        // reports no entity declarations to its delegate: refuse them before parsing.
+        if data.range(of: Data("<!ENTITY".utf8)) != nil {
+            throw TernError(
+                .unreadableModelFile,
+                "the XML declares entities (<!ENTITY>), which model files never do; refusing to expand them",
+                path: path)
+        }
+        let parser = XMLParser(data: data)
+        parser.shouldResolveExternalEntities = false
+        parser.shouldProcessNamespaces = false
+        parser.shouldReportNamespacePrefixes = false
+        let builder = Builder(maximumDepth: maximumDepth)
+        parser.delegate = builder
+        let finished = parser.parse()
+        if let failure = builder.failure {
+            throw TernError(.unreadableModelFile, failure, path: path)
+        }
+        if !finished || builder.errorLine != nil || parser.parserError != nil {
+            let line = builder.errorLine ?? parser.lineNumber
+            throw TernError(
+                .unreadableModelFile,
+                "the file is not well-formed XML (error near line \(line)); fix or re-save it in Xcode",
+                path: path)
+        }
+        guard let root = builder.root else {
+            throw TernError(.unreadableModelFile, "the file holds no XML element", path: path)
+        }
+        return root
+    }
+
+    /// Collects elements into a tree while the parser reads.
+    private final class Builder: NSObject, XMLParserDelegate {
+        let maximumDepth: Int
+        var stack: [XMLElementTree] = []
+        var root: XMLElementTree?
+        /// Why the builder stopped the parser, if it did.
+        var failure: String?
+        /// The line of the first syntax error the parser reported.
+        var errorLine: Int?
+
+        init(maximumDepth: Int) {
+            self.maximumDepth = maximumDepth
+        }
+
+        func parser(
+            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
+            qualifiedName qName: String?, attributes attributeDict: [String: String] = [:]
+        ) {
+            guard failure == nil else { return }
+            guard stack.count < maximumDepth else {
+                failure = "the XML nests elements more than \(maximumDepth) levels deep (line \(parser.lineNumber))"
+                parser.abortParsing()
+                return
+            }
+            stack.append(XMLElementTree(name: elementName, attributes: attributeDict, line: parser.lineNumber))
+        }
+
+        func parser(
+            _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?,
+            qualifiedName qName: String?
+        ) {
+            guard failure == nil, let element = stack.popLast() else { return }
+            if stack.isEmpty {
+                root = element
+            } else {
+                stack[stack.count - 1].children.append(element)
+            }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            guard failure == nil, !stack.isEmpty else { return }
+            stack[stack.count - 1].text += string
+        }
+
+        func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+            if errorLine == nil { errorLine = parser.lineNumber }
+        }
+
+        func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
+            nil
+        }
+    }
+}

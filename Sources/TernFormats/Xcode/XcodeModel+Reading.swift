@@ -1,0 +1,345 @@
+public import Foundation
+public import TernCore
+
+extension XcodeModel {
+    // MARK: - Reading one model version
+
+    /// Reads one model version: an `.xcdatamodel` folder or the `contents` file inside it.
+    ///
+    /// Every element and attribute Xcode writes is read; unknown ones are ignored, so files
+    /// saved by newer Xcode versions still open.
+    ///
+    /// ```swift
+    /// let model = try XcodeModel.readModel(contentsOf: URL(fileURLWithPath: "Recipes.xcdatamodel"))
+    /// model.entity(named: "Recipe")?.attributes.map(\.name)
+    /// ```
+    ///
+    /// - Parameter url: An `.xcdatamodel` folder, or a `contents` file.
+    /// - Returns: The model.
+    /// - Throws: ``TernError/Code/unreadableModelFile`` when the file is missing, is not
+    ///   well-formed XML, is an Xcode 3 model (an `elements` file without `contents`) or lacks
+    ///   required names; ``TernError/Code/invalidModel`` when a value does not fit its attribute's
+    ///   type. Errors carry the file's path and the entity and property involved.
+    /// - Complexity: O(*n*) in the size of the file.
+    public static func readModel(contentsOf url: URL) throws(TernError) -> ManagedObjectModel {
+        let contentsURL = try contentsFile(of: url)
+        return try model(fromContents: readData(at: contentsURL), path: contentsURL.path)
+    }
+
+    /// Decodes the `contents` XML of a model version.
+    ///
+    /// ```swift
+    /// let model = try XcodeModel.model(fromContents: Data(xml.utf8))
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - data: The XML.
+    ///   - path: The file the XML comes from, for error messages.
+    /// - Returns: The model.
+    /// - Throws: ``TernError/Code/unreadableModelFile`` for malformed or unsafe XML (entity
+    ///   declarations, excessive nesting) and missing names; ``TernError/Code/invalidModel`` for
+    ///   values that do not fit their attribute.
+    /// - Complexity: O(*n*) in the size of the XML.
+    public static func model(fromContents data: Data, path: String? = nil) throws(TernError) -> ManagedObjectModel {
+        let root = try XMLElementTree.parse(data, path: path ?? "contents")
+        return try ContentsDecoder(path: path).model(from: root)
+    }
+
+    // MARK: - Non public
+
+    /// The `contents` file of a version folder (or the file itself), with Xcode 3 folders refused.
+    static func contentsFile(of url: URL) throws(TernError) -> URL {
+        let kind = itemKind(at: url)
+        guard kind.exists else {
+            throw TernError(.unreadableModelFile, "no model exists at this path", path: url.path)
+        }
+        guard kind.isDirectory else { return url }
+        let contents = url.appendingPathComponent(contentsFileName)
+        if itemKind(at: contents).exists { return contents }
+        if itemKind(at: url.appendingPathComponent(legacyElementsFileName)).exists {
+            throw TernError(
+                .unreadableModelFile,
+                "\(url.lastPathComponent) is an Xcode 3 model (an `elements` file without `contents`); "
+                    + "open and save it in Xcode to convert it",
+                path: url.path)
+        }
+        throw TernError(
+            .unreadableModelFile,
+            "\(url.lastPathComponent) has no `contents` file, so it is not an Xcode model version",
+            path: url.path)
+    }
+}
+
+/// Turns the element tree of a `contents` file into a ``ManagedObjectModel``.
+struct ContentsDecoder {
+    /// The file being read, for error messages.
+    var path: String?
+
+    // MARK: - Model
+
+    func model(from root: XMLElementTree) throws(TernError) -> ManagedObjectModel {
+        guard root.name == "model" else {
+            throw failure("the root element is <\(root.name)>, not <model>: this is not an Xcode model file", at: root)
+        }
+        var entities: [EntityDescription] = []
+        for element in root.children(named: "entity") {
+            entities.append(try entity(from: element))
+        }
+        var model = ManagedObjectModel(entities: entities)
+        if let identifier = root[attribute: "userDefinedModelVersionIdentifier"] {
+            model.versionIdentifiers = [identifier]
+        }
+        for element in root.children(named: "configuration") {
+            let name = try requiredName(of: element)
+            let members = element.children(named: "memberEntity").compactMap { $0[attribute: "name"] }
+            model.configurations.append(Configuration(name: name, entityNames: members))
+        }
+        for element in root.children(named: "fetchRequest") {
+            model.fetchRequestTemplates.append(try fetchRequestTemplate(from: element))
+        }
+        return model
+    }
+
+    func fetchRequestTemplate(from element: XMLElementTree) throws(TernError) -> FetchRequestTemplate {
+        let name = try requiredName(of: element)
+        guard let entityName = element[attribute: "entity"] else {
+            throw failure("the fetch request \(name) names no entity", at: element)
+        }
+        var settings = element.attributes
+        for key in ["name", "entity", "predicateString"] { settings[key] = nil }
+        return FetchRequestTemplate(
+            name: name, entityName: entityName, predicate: element[attribute: "predicateString"],
+            settings: settings)
+    }
+
+    // MARK: - Entity
+
+    func entity(from element: XMLElementTree) throws(TernError) -> EntityDescription {
+        let name = try requiredName(of: element)
+        var entity = EntityDescription(
+            name: name, parent: element[attribute: "parentEntity"], isAbstract: flag(element, "isAbstract"))
+        entity.representedClassName = element[attribute: "representedClassName"]
+        entity.codeGenerationType = element[attribute: "codeGenerationType"]
+        entity.renamingIdentifier = element[attribute: "elementID"]
+        entity.versionHashModifier = element[attribute: "versionHashModifier"]
+        entity.userInfo = userInfo(of: element)
+
+        var attributes: [AttributeDescription] = []
+        for child in element.children(named: "attribute") {
+            attributes.append(try attribute(from: child, entity: name))
+        }
+        var relationships: [RelationshipDescription] = []
+        for child in element.children(named: "relationship") {
+            relationships.append(try relationship(from: child, entity: name))
+        }
+        var fetchedProperties: [FetchedPropertyDescription] = []
+        for child in element.children(named: "fetchedProperty") {
+            fetchedProperties.append(try fetchedProperty(from: child, entity: name))
+        }
+        entity.attributes = attributes
+        entity.relationships = relationships
+        entity.fetchedProperties = fetchedProperties
+
+        for group in element.children(named: "uniquenessConstraints") {
+            for constraint in group.children(named: "uniquenessConstraint") {
+                entity.uniquenessConstraints.append(
+                    constraint.children(named: "constraint").compactMap { $0[attribute: "value"] })
+            }
+        }
+        for index in element.children(named: "fetchIndex") {
+            entity.fetchIndexes.append(fetchIndex(from: index))
+        }
+        for group in element.children(named: "compoundIndexes") {
+            for index in group.children(named: "compoundIndex") {
+                let properties = index.children(named: "index").compactMap { $0[attribute: "value"] }
+                entity.fetchIndexes.append(
+                    FetchIndex(
+                        name: "compoundIndex_" + properties.joined(separator: "_"),
+                        elements: properties.map { FetchIndex.Element(property: $0) }))
+            }
+        }
+        return entity
+    }
+
+    func fetchIndex(from element: XMLElementTree) -> FetchIndex {
+        let elements = element.children(named: "fetchIndexElement").compactMap { child -> FetchIndex.Element? in
+            guard let property = child[attribute: "property"] ?? child[attribute: "expression"] else { return nil }
+            return FetchIndex.Element(
+                property: property, kind: child[attribute: "type"] ?? "Binary",
+                isAscending: child[attribute: "order"] != "descending")
+        }
+        return FetchIndex(name: element[attribute: "name"] ?? "", elements: elements)
+    }
+
+    // MARK: - Properties
+
+    func attribute(from element: XMLElementTree, entity: String) throws(TernError) -> AttributeDescription {
+        let name = try requiredName(of: element, in: entity)
+        var type = AttributeType.undefined
+        if let typeName = element[attribute: "attributeType"] {
+            guard let known = AttributeType(xcodeName: typeName) else {
+                throw invalid("has an unknown attributeType (\(typeName))", at: element, entity: entity, property: name)
+            }
+            type = known
+        }
+        var attribute = AttributeDescription(
+            name: name, type: type, isOptional: flag(element, "optional"), isTransient: flag(element, "transient"))
+        attribute.defaultValue = try value(element, entity: entity, property: name) { text throws(XcodeValueText.Failure) in
+            try XcodeValueText.defaultValue(text, for: type)
+        }
+        if type == .date, let seconds = try interval(element, "defaultDateTimeInterval", entity: entity, property: name) {
+            attribute.defaultValue = .date(Date(timeIntervalSinceReferenceDate: seconds))
+        }
+        if type == .date {
+            attribute.minimum = try interval(element, "minDateTimeInterval", entity: entity, property: name)
+                .map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+            attribute.maximum = try interval(element, "maxDateTimeInterval", entity: entity, property: name)
+                .map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+        } else {
+            attribute.minimum = try value(element, "minValueString", entity: entity, property: name) {
+                text throws(XcodeValueText.Failure) in try XcodeValueText.bound(text, for: type)
+            }
+            attribute.maximum = try value(element, "maxValueString", entity: entity, property: name) {
+                text throws(XcodeValueText.Failure) in try XcodeValueText.bound(text, for: type)
+            }
+        }
+        attribute.regularExpression = element[attribute: "regularExpressionString"]
+        attribute.allowsExternalBinaryDataStorage = flag(element, "allowsExternalBinaryDataStorage")
+        attribute.preservesValueInHistoryOnDeletion = flag(element, "preserveAfterDeletion")
+        attribute.valueTransformerName = element[attribute: "valueTransformerName"]
+        attribute.attributeValueClassName = element[attribute: "customClassName"]
+        if flag(element, "derived") {
+            attribute.derivationExpression = element[attribute: "derivationExpression"] ?? ""
+        }
+        attribute.renamingIdentifier = element[attribute: "elementID"]
+        attribute.versionHashModifier = element[attribute: "versionHashModifier"]
+        attribute.isIndexed = flag(element, "indexed")
+        attribute.isIndexedBySpotlight = flag(element, "spotlightIndexingEnabled")
+        attribute.isStoredInExternalRecord = flag(element, "storedInTruthFile")
+        attribute.allowsCloudEncryption = flag(element, "allowsCloudEncryption")
+        attribute.usesScalarValueType = element[attribute: "usesScalarValueType"].map { Self.isYes($0) }
+        attribute.userInfo = userInfo(of: element)
+        return attribute
+    }
+
+    func relationship(from element: XMLElementTree, entity: String) throws(TernError) -> RelationshipDescription {
+        let name = try requiredName(of: element, in: entity)
+        guard let destination = element[attribute: "destinationEntity"] else {
+            throw failure("names no destinationEntity", at: element, entity: entity, property: name)
+        }
+        var deleteRule = DeleteRule.nullify
+        if let ruleName = element[attribute: "deletionRule"] {
+            guard let rule = DeleteRule(xcodeName: ruleName) else {
+                throw invalid("has an unknown deletionRule (\(ruleName))", at: element, entity: entity, property: name)
+            }
+            deleteRule = rule
+        }
+        let isToMany = flag(element, "toMany")
+        var relationship = RelationshipDescription(
+            name: name, destination: destination, inverse: element[attribute: "inverseName"], toMany: isToMany,
+            ordered: flag(element, "ordered"), deleteRule: deleteRule, isOptional: flag(element, "optional"))
+        relationship.minCount = try count(element, "minCount", entity: entity, property: name) ?? 0
+        relationship.maxCount = try count(element, "maxCount", entity: entity, property: name) ?? (isToMany ? 0 : 1)
+        relationship.isTransient = flag(element, "transient")
+        relationship.renamingIdentifier = element[attribute: "elementID"]
+        relationship.versionHashModifier = element[attribute: "versionHashModifier"]
+        relationship.isIndexed = flag(element, "indexed")
+        relationship.userInfo = userInfo(of: element)
+        return relationship
+    }
+
+    func fetchedProperty(from element: XMLElementTree, entity: String) throws(TernError) -> FetchedPropertyDescription {
+        let name = try requiredName(of: element, in: entity)
+        guard let request = element.child(named: "fetchRequest"), let target = request[attribute: "entity"] else {
+            throw failure("has no fetch request naming an entity", at: element, entity: entity, property: name)
+        }
+        var property = FetchedPropertyDescription(
+            name: name, entityName: target, predicate: request[attribute: "predicateString"])
+        property.isOptional = flag(element, "optional")
+        property.userInfo = userInfo(of: element)
+        return property
+    }
+
+    // MARK: - Non public
+
+    /// Whether an XML attribute holds Xcode's `YES` (case-insensitive; `true` and `1` are accepted too).
+    static func isYes(_ text: String) -> Bool {
+        switch text.lowercased() {
+        case "yes", "true", "1": true
+        default: false
+        }
+    }
+
+    private func flag(_ element: XMLElementTree, _ name: String) -> Bool {
+        element[attribute: name].map(Self.isYes) ?? false
+    }
+
+    private func userInfo(of element: XMLElementTree) -> [String: String] {
+        var entries: [String: String] = [:]
+        for group in element.children(named: "userInfo") {
+            for entry in group.children(named: "entry") {
+                guard let key = entry[attribute: "key"] else { continue }
+                entries[key] = entry[attribute: "value"] ?? ""
+            }
+        }
+        return entries
+    }
+
+    private func value(
+        _ element: XMLElementTree, _ name: String = "defaultValueString", entity: String, property: String,
+        parse: (String) throws(XcodeValueText.Failure) -> AttributeValue?
+    ) throws(TernError) -> AttributeValue? {
+        guard let text = element[attribute: name] else { return nil }
+        do {
+            return try parse(text)
+        } catch {
+            throw invalid("has a \(name) that \(error.reason)", at: element, entity: entity, property: property)
+        }
+    }
+
+    private func interval(
+        _ element: XMLElementTree, _ name: String, entity: String, property: String
+    ) throws(TernError) -> TimeInterval? {
+        guard let text = element[attribute: name] else { return nil }
+        do {
+            return try XcodeValueText.interval(text)
+        } catch {
+            throw invalid("has a \(name) that \(error.reason)", at: element, entity: entity, property: property)
+        }
+    }
+
+    private func count(
+        _ element: XMLElementTree, _ name: String, entity: String, property: String
+    ) throws(TernError) -> Int? {
+        guard let text = element[attribute: name] else { return nil }
+        guard let count = Int(text.trimmingCharacters(in: .whitespaces)), count >= 0 else {
+            throw invalid("has a \(name) that is not a whole number of at least 0", at: element, entity: entity, property: property)
+        }
+        return count
+    }
+
+    private func requiredName(of element: XMLElementTree, in entity: String? = nil) throws(TernError) -> String {
+        guard let name = element[attribute: "name"], !name.isEmpty else {
+            throw failure("an <\(element.name)> element has no name", at: element, entity: entity)
+        }
+        return name
+    }
+
+    private func failure(
+        _ message: String, at element: XMLElementTree, entity: String? = nil, property: String? = nil
+    ) -> TernError {
+        TernError(.unreadableModelFile, message + lineSuffix(element), entity: entity, property: property, path: path)
+    }
+
+    private func invalid(
+        _ message: String, at element: XMLElementTree, entity: String, property: String
+    ) -> TernError {
+        TernError(
+            .invalidModel, "the property " + message + lineSuffix(element) + "; fix it in Xcode",
+            entity: entity, property: property, path: path)
+    }
+
+    private func lineSuffix(_ element: XMLElementTree) -> String {
+        element.line > 0 ? " (line \(element.line))" : ""
+    }
+}
