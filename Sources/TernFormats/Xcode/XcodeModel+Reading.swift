@@ -285,10 +285,10 @@ struct ContentsDecoder {
         return entries
     }
 
-    private func value(
+    private func value<Value>(
         _ element: XMLElementTree, _ name: String = "defaultValueString", entity: String, property: String,
-        parse: (String) throws(XcodeValueText.Failure) -> AttributeValue?
-    ) throws(TernError) -> AttributeValue? {
+        parse: (String) throws(XcodeValueText.Failure) -> Value?
+    ) throws(TernError) -> Value? {
         guard let text = element[attribute: name] else { return nil }
         do {
             return try parse(text)
@@ -300,11 +300,8 @@ struct ContentsDecoder {
     private func interval(
         _ element: XMLElementTree, _ name: String, entity: String, property: String
     ) throws(TernError) -> TimeInterval? {
-        guard let text = element[attribute: name] else { return nil }
-        do {
-            return try XcodeValueText.interval(text)
-        } catch {
-            throw invalid("has a \(name) that \(error.reason)", at: element, entity: entity, property: property)
+        try value(element, name, entity: entity, property: property) { text throws(XcodeValueText.Failure) in
+            try XcodeValueText.interval(text)
         }
     }
 
