@@ -1,0 +1,173 @@
+internal import CSQLite
+import Foundation
+
+/// A SQLite connection: the one owner of a `sqlite3` handle, closed with `sqlite3_close_v2`
+/// in `deinit`.
+///
+/// A connection belongs to one serial executor (the ``SQLiteStore`` actor, or a single function
+/// for one-off reads); it is not `Sendable` so the compiler keeps it there. It is opened in
+/// SQLite's multi-thread mode (`SQLITE_OPEN_NOMUTEX`) for that reason.
+package final class Connection {
+    /// The database file.
+    package let path: String
+    /// The configuration the connection was opened with.
+    package let configuration: SQLiteConfiguration
+    /// The connection handle.
+    let handle: OpaquePointer
+    /// The connection's prepared statements.
+    private var cache = StatementCache()
+
+    /// Opens a database file, creating it unless the configuration is read-only.
+    ///
+    /// A read-only open never writes in the store's folder: a write-ahead-log store without its
+    /// `-wal` file is opened as immutable, so that SQLite creates no `-wal` or `-shm` file.
+    ///
+    /// - Parameters:
+    ///   - path: The database file.
+    ///   - configuration: How to open it.
+    /// - Throws: ``SQLiteError`` when the file cannot be opened or configured.
+    package init(path: String, configuration: SQLiteConfiguration) throws(SQLiteError) {
+        self.path = path
+        self.configuration = configuration
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        var filename = Self.uri(forPath: path)
+        if configuration.isReadOnly {
+            flags |= SQLITE_OPEN_READONLY
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw SQLiteError(
+                    .ioFailure, "No store exists at this path; check the path.", path: path)
+            }
+            if Self.isWriteAheadLogFile(atPath: path), !FileManager.default.fileExists(atPath: path + "-wal") {
+                filename += "?immutable=1"
+            }
+        } else {
+            flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        }
+        var database: OpaquePointer?
+        let code = sqlite3_open_v2(filename, &database, flags, nil)
+        guard code == SQLITE_OK, let database else {
+            let error = SQLiteError(sqliteCode: code, database: database, sql: nil, path: path)
+            sqlite3_close_v2(database)
+            throw error
+        }
+        self.handle = database
+        sqlite3_extended_result_codes(database, 1)
+        let milliseconds = configuration.busyTimeout.components.seconds * 1000
+            + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(database, Int32(clamping: milliseconds))
+        try configure()
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    // MARK: - Executing statements
+
+    /// Runs a statement to completion.
+    ///
+    /// - Parameter sql: The statement and its arguments.
+    /// - Throws: ``SQLiteError`` with the SQL when it fails.
+    package func execute(_ sql: SQL) throws(SQLiteError) {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+
+    /// Runs a statement once without caching it: for schema changes and one-off commands.
+    ///
+    /// - Parameter sql: The statement and its arguments.
+    /// - Throws: ``SQLiteError`` with the SQL when it fails.
+    package func executeOnce(_ sql: SQL) throws(SQLiteError) {
+        let statement = try Statement(sql: sql.text, database: handle, persistent: false)
+        try statement.bind(sql.arguments)
+        while try statement.step() {}
+    }
+
+    /// Calls `body` with each row of a query, without collecting them.
+    ///
+    /// - Parameters:
+    ///   - sql: The query and its arguments.
+    ///   - body: Called with the values of each row; throw to stop.
+    /// - Throws: ``SQLiteError`` from SQLite or from `body`.
+    /// - Complexity: O(*n*) in the number of rows; memory stays that of one row.
+    package func forEachRow(
+        _ sql: SQL, _ body: ([DatabaseValue]) throws(SQLiteError) -> Void
+    ) throws(SQLiteError) {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        while try statement.step() {
+            try body(statement.row())
+        }
+    }
+
+    /// Every row of a query.
+    ///
+    /// - Complexity: O(*n*) in the number of rows, all kept in memory.
+    package func fetchAll(_ sql: SQL) throws(SQLiteError) -> [[DatabaseValue]] {
+        var rows: [[DatabaseValue]] = []
+        try forEachRow(sql) { rows.append($0) }
+        return rows
+    }
+
+    /// The first row of a query, if any.
+    package func fetchOne(_ sql: SQL) throws(SQLiteError) -> [DatabaseValue]? {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        return try statement.step() ? statement.row() : nil
+    }
+
+    /// The first column of the first row of a query, or nil when there is no row.
+    package func fetchValue(_ sql: SQL) throws(SQLiteError) -> DatabaseValue? {
+        try fetchOne(sql)?.first
+    }
+
+    /// The number of rows the last INSERT, UPDATE or DELETE changed.
+    package var changedRowCount: Int { Int(sqlite3_changes64(handle)) }
+
+    /// The row ID of the last inserted row.
+    package var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether a transaction is open.
+    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    /// Forgets the prepared statements, after a schema change.
+    package func clearStatementCache() { cache.removeAll() }
+
+    // MARK: - Non public
+
+    /// The cached statement for `sql`, with its arguments bound.
+    private func cachedStatement(_ sql: SQL) throws(SQLiteError) -> Statement {
+        let statement = try cache.statement(for: sql.text, database: handle)
+        try statement.bind(sql.arguments)
+        return statement
+    }
+
+    /// Applies the configuration's pragmas.
+    private func configure() throws(SQLiteError) {
+        guard !configuration.isReadOnly else { return }
+        let pageCount = try fetchValue("PRAGMA page_count")?.int64 ?? 0
+        if pageCount == 0 {
+            try executeOnce(SQL(unsafeSQL: "PRAGMA auto_vacuum = \(configuration.autoVacuum.rawValue)"))
+        }
+        try executeOnce(SQL(unsafeSQL: "PRAGMA journal_mode = \(configuration.journalMode.rawValue.uppercased())"))
+        try executeOnce(SQL(unsafeSQL: "PRAGMA synchronous = \(configuration.effectiveSynchronous.rawValue.uppercased())"))
+    }
+
+    /// A `file:` URI for a path, with the characters URIs reserve percent-encoded.
+    private static func uri(forPath path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute)
+    }
+
+    /// Whether a database file's header says it uses a write-ahead log (file format 2).
+    private static func isWriteAheadLogFile(atPath path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        guard let header = try? file.read(upToCount: 20), header.count == 20 else { return false }
+        return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
+    }
+}

@@ -1,0 +1,102 @@
+/// An error of the SQLite store: a failure reported by SQLite, or a store that does not have
+/// Core Data's layout.
+///
+/// Errors carry a ``Code`` to match on, SQLite's result codes when SQLite reported the failure,
+/// a message that says what went wrong and what to do, and the SQL and file involved. They never
+/// carry bound values or attribute contents.
+///
+/// ```swift
+/// do {
+///     let metadata = try SQLiteStore.metadata(at: url)
+/// } catch SQLiteError.Code.notADatabase {
+///     print("not a SQLite file")
+/// }
+/// ```
+public struct SQLiteError: Error, Sendable, Hashable {
+    /// A kind of failure. New codes may be added in any release: match on the ones you handle.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable spelling.
+        public let rawValue: String
+
+        /// Creates a code. Use the static members.
+        package init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The code's stable spelling.
+        public var description: String { rawValue }
+
+        /// SQLite reported a failure; see ``SQLiteError/resultCode``.
+        public static let sqliteFailure = Code("sqliteFailure")
+        /// The file is not a SQLite database.
+        public static let notADatabase = Code("notADatabase")
+        /// The database is not a Core Data store: a required table is missing or malformed.
+        public static let notACoreDataStore = Code("notACoreDataStore")
+        /// The store's metadata could not be decoded or encoded.
+        public static let invalidMetadata = Code("invalidMetadata")
+        /// The store's tables do not match the model: a property has no column, an entity no row.
+        public static let schemaMismatch = Code("schemaMismatch")
+        /// A row changed since it was read (optimistic locking): `Z_OPT` no longer matches.
+        public static let optimisticLockingConflict = Code("optimisticLockingConflict")
+        /// A row that was asked for does not exist.
+        public static let rowNotFound = Code("rowNotFound")
+        /// A value does not fit its column or attribute.
+        public static let invalidValue = Code("invalidValue")
+        /// A reference to external binary data is malformed or its file is missing.
+        public static let invalidExternalData = Code("invalidExternalData")
+        /// The store was opened read-only and a write was attempted.
+        public static let readOnly = Code("readOnly")
+        /// A file operation outside SQLite failed.
+        public static let ioFailure = Code("ioFailure")
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// SQLite's primary result code (`SQLITE_BUSY` is 5…), when SQLite reported the failure.
+    public var resultCode: Int?
+    /// SQLite's extended result code (`SQLITE_CONSTRAINT_UNIQUE` is 2067…), when known.
+    public var extendedResultCode: Int?
+    /// What went wrong and what to do about it, without any bound value.
+    public var message: String
+    /// The SQL statement involved, if any, with `?` placeholders in place of values.
+    public var sql: String?
+    /// The file involved, if any.
+    public var path: String?
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: What went wrong and what to do.
+    ///   - resultCode: SQLite's primary result code.
+    ///   - extendedResultCode: SQLite's extended result code.
+    ///   - sql: The statement involved.
+    ///   - path: The file involved.
+    public init(
+        _ code: Code, _ message: String, resultCode: Int? = nil, extendedResultCode: Int? = nil,
+        sql: String? = nil, path: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.resultCode = resultCode
+        self.extendedResultCode = extendedResultCode
+        self.sql = sql
+        self.path = path
+    }
+}
+
+extension SQLiteError.Code {
+    /// Matches an error against a code, so that `catch SQLiteError.Code.notADatabase` works.
+    public static func ~= (code: Self, error: any Error) -> Bool {
+        (error as? SQLiteError)?.code == code
+    }
+}
+
+extension SQLiteError: CustomStringConvertible {
+    /// The message, followed by the result code, the SQL and the file when there are any.
+    public var description: String {
+        var text = message
+        if let extendedResultCode { text += " (SQLite code \(extendedResultCode))" }
+        if let sql { text += " – SQL: \(sql)" }
+        if let path { text += " – file: \(path)" }
+        return text
+    }
+}

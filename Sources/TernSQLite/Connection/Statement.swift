@@ -1,0 +1,177 @@
+internal import CSQLite
+import Foundation
+
+/// A prepared statement, the one owner of its `sqlite3_stmt` handle (finalized in `deinit`).
+///
+/// Statements are used from their connection's executor only. Arguments are bound with
+/// `SQLITE_TRANSIENT` and cleared after each execution so that no value outlives its use.
+final class Statement {
+    /// The statement's SQL, with `?` placeholders.
+    let sql: String
+    /// The statement handle.
+    private let handle: OpaquePointer
+    /// The connection handle, for error messages.
+    private let database: OpaquePointer
+
+    /// Prepares a statement.
+    ///
+    /// - Parameters:
+    ///   - sql: One SQL statement.
+    ///   - database: The connection handle.
+    ///   - persistent: Whether the statement is kept for long (`SQLITE_PREPARE_PERSISTENT`).
+    /// - Throws: ``SQLiteError`` with the SQL when SQLite rejects it.
+    init(sql: String, database: OpaquePointer, persistent: Bool) throws(SQLiteError) {
+        var statement: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let code = sqlite3_prepare_v3(database, sql, -1, flags, &statement, &tail)
+        guard code == SQLITE_OK, let statement else {
+            throw SQLiteError(sqliteCode: code, database: database, sql: sql)
+        }
+        if let tail, tail.pointee != 0,
+            !String(cString: tail).allSatisfy({ $0.isWhitespace || $0 == ";" })
+        {
+            sqlite3_finalize(statement)
+            throw SQLiteError(
+                .sqliteFailure, "A statement may hold only one SQL command; split the text.", sql: sql)
+        }
+        self.sql = sql
+        self.handle = statement
+        self.database = database
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    // MARK: - Executing
+
+    /// Binds the arguments, replacing earlier ones.
+    ///
+    /// - Parameter arguments: One value per `?` placeholder.
+    /// - Throws: ``SQLiteError`` when the count is wrong or SQLite refuses a value.
+    func bind(_ arguments: [DatabaseValue]) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard expected == arguments.count else {
+            throw SQLiteError(
+                .sqliteFailure, "The statement expects \(expected) arguments, not \(arguments.count).",
+                sql: sql)
+        }
+        for (offset, value) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case .null:
+                code = sqlite3_bind_null(handle, index)
+            case .integer(let integer):
+                code = sqlite3_bind_int64(handle, index, integer)
+            case .real(let real):
+                code = sqlite3_bind_double(handle, index, real)
+            case .text(let text):
+                code = sqlite3_bind_text64(
+                    handle, index, text, UInt64(text.utf8.count), sqliteTransient, UInt8(SQLITE_UTF8))
+            case .blob(let data):
+                code = data.withUnsafeBytes { bytes in
+                    // A zero-length blob still needs a non-null pointer to be a blob, not NULL.
+                    sqlite3_bind_blob64(
+                        handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
+                        UInt64(bytes.count), sqliteTransient)
+                }
+            }
+            guard code == SQLITE_OK else { throw SQLiteError(sqliteCode: code, database: database, sql: sql) }
+        }
+    }
+
+    /// Advances to the next row.
+    ///
+    /// - Returns: `true` when a row is available, `false` when the statement is done.
+    /// - Throws: ``SQLiteError`` with the SQL when the step fails.
+    func step() throws(SQLiteError) -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = SQLiteError(sqliteCode: code, database: database, sql: sql)
+            reset()
+            throw error
+        }
+    }
+
+    /// Ends the current execution and forgets the bound arguments.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: - Reading columns
+
+    /// The number of columns of the result.
+    var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// The name of a result column.
+    func columnName(_ index: Int) -> String {
+        sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
+    }
+
+    /// The value of a column of the current row.
+    func value(at index: Int) -> DatabaseValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard let bytes = sqlite3_column_text(handle, column) else { return .text("") }
+            let buffer = UnsafeBufferPointer(start: bytes, count: count)
+            return .text(String(decoding: buffer, as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default:
+            return .null
+        }
+    }
+
+    /// Every column of the current row.
+    func row() -> [DatabaseValue] {
+        (0..<columnCount).map { value(at: $0) }
+    }
+}
+
+/// `SQLITE_TRANSIENT`: SQLite copies the bound bytes before the call returns.
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+extension SQLiteError {
+    /// An error for a SQLite result code, with SQLite's message for the connection.
+    init(sqliteCode code: Int32, database: OpaquePointer?, sql: String?, path: String? = nil) {
+        let extended = database.map { Int(sqlite3_extended_errcode($0)) } ?? Int(code)
+        let primary = Int(code) & 0xFF
+        let detail = database.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            ?? String(cString: sqlite3_errstr(code))
+        let kind: Code = primary == Int(SQLITE_NOTADB) ? .notADatabase
+            : primary == Int(SQLITE_READONLY) ? .readOnly : .sqliteFailure
+        var advice = ""
+        switch primary {
+        case Int(SQLITE_BUSY), Int(SQLITE_LOCKED):
+            advice = " Another connection holds a lock; retry later or raise the busy timeout."
+        case Int(SQLITE_NOTADB):
+            advice = " The file is not a SQLite database (or is encrypted)."
+        case Int(SQLITE_CORRUPT):
+            advice = " The database is damaged; restore it from a backup."
+        case Int(SQLITE_READONLY):
+            advice = " The store is read-only; open it read-write to change it."
+        case Int(SQLITE_CONSTRAINT):
+            advice = " A constraint (unique, primary key, not null) refused the change."
+        default: break
+        }
+        self.init(
+            kind, "SQLite failed: \(detail).\(advice)", resultCode: primary, extendedResultCode: extended,
+            sql: sql, path: path)
+    }
+}

@@ -1,0 +1,110 @@
+public import Foundation
+public import TernCore
+
+/// A Core Data SQLite store: the file Core Data's `NSSQLiteStoreType` writes, read and written
+/// in Core Data's own layout (`Z_PRIMARYKEY`, `Z_METADATA`, `Z_MODELCACHE`, one table per
+/// inheritance root).
+///
+/// A store owns one SQLite connection and serializes every use of it: it is an actor.
+///
+/// ```swift
+/// let metadata = try SQLiteStore.metadata(at: url)       // without opening the store
+/// let store = try SQLiteStore(at: url)
+/// print(await store.metadata.uuid)
+/// ```
+///
+/// ## Topics
+/// - ``metadata(at:)``
+/// - ``setMetadata(_:at:)``
+/// - ``SQLiteConfiguration``
+/// - ``SQLiteError``
+public actor SQLiteStore {
+    /// The store file.
+    public nonisolated let url: URL
+    /// How the store was opened.
+    public nonisolated let configuration: SQLiteConfiguration
+    /// The connection; only this actor uses it.
+    let connection: Connection
+    /// The store's metadata, as last read or written.
+    public private(set) var metadata: StoreMetadata
+
+    /// Opens an existing store.
+    ///
+    /// - Parameters:
+    ///   - url: The store file.
+    ///   - configuration: How to open it; read-write with write-ahead logging by default.
+    /// - Throws: ``SQLiteError`` when the file is not a SQLite database or not a Core Data store.
+    public init(at url: URL, configuration: SQLiteConfiguration = SQLiteConfiguration()) throws {
+        self.url = url
+        self.configuration = configuration
+        let connection = try Self.openExisting(url, configuration: configuration)
+        self.connection = connection
+        self.metadata = try connection.readMetadata()
+    }
+
+    // MARK: - Metadata without opening the store
+
+    /// Reads a store's metadata without loading any data, and without writing anything beside it.
+    ///
+    /// - Parameter url: The store file.
+    /// - Returns: The metadata: UUID, version hashes, identifiers and the application's keys.
+    /// - Throws: ``SQLiteError`` with code `notADatabase` for a file that is not SQLite,
+    ///   `notACoreDataStore` for a database without `Z_METADATA`, `invalidMetadata` for a
+    ///   malformed dictionary; the error carries the path.
+    public static func metadata(at url: URL) throws -> StoreMetadata {
+        let connection = try openExisting(url, configuration: .readOnly)
+        return try connection.readMetadata()
+    }
+
+    /// Replaces a store's metadata, keeping the keys Tern does not interpret.
+    ///
+    /// - Parameters:
+    ///   - metadata: The metadata to write; its `applicationKeys` are written as they are.
+    ///   - url: The store file.
+    /// - Throws: ``SQLiteError`` when the store cannot be opened or written.
+    public static func setMetadata(_ metadata: StoreMetadata, at url: URL) throws {
+        var configuration = SQLiteConfiguration()
+        configuration.journalMode = try journalMode(ofStoreAt: url)
+        let connection = try openExisting(url, configuration: configuration)
+        try connection.checkCoreDataLayout()
+        try connection.writeMetadata(metadata)
+    }
+
+    // MARK: - Changing metadata
+
+    /// Replaces this store's metadata, keeping the keys Tern does not interpret.
+    ///
+    /// - Parameter metadata: The new metadata.
+    /// - Throws: ``SQLiteError`` when the write fails or the store is read-only.
+    public func setMetadata(_ metadata: StoreMetadata) throws {
+        try requireWritable()
+        try connection.writeMetadata(metadata)
+        self.metadata = metadata
+    }
+
+    // MARK: - Non public
+
+    /// Throws when the store was opened read-only.
+    func requireWritable() throws(SQLiteError) {
+        if configuration.isReadOnly {
+            throw SQLiteError(.readOnly, "The store was opened read-only; open it read-write to change it.", path: url.path)
+        }
+    }
+
+    /// Opens a connection to a file that must already exist.
+    static func openExisting(_ url: URL, configuration: SQLiteConfiguration) throws(SQLiteError) -> Connection {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw SQLiteError(.ioFailure, "No store exists at this path; check the path.", path: url.path)
+        }
+        let connection = try Connection(path: url.path, configuration: configuration)
+        try connection.checkCoreDataLayout()
+        return connection
+    }
+
+    /// The journal mode a store file already uses, so that a short write does not convert it.
+    static func journalMode(ofStoreAt url: URL) throws(SQLiteError) -> SQLiteConfiguration.JournalMode {
+        let connection = try openExisting(url, configuration: .readOnly)
+        let mode = try connection.fetchValue("PRAGMA journal_mode")?.string?.lowercased() ?? "delete"
+        return SQLiteConfiguration.JournalMode(rawValue: mode) ?? .delete
+    }
+}

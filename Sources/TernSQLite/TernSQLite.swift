@@ -1,1 +1,0 @@
-// The SQLite store, in Core Data's own layout.
