@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import TernTestSupport
 @testable import TernTool
 
 /// Runs the built `tern` binary as a user would and checks stdout, stderr and the exit status.
@@ -45,5 +47,46 @@ import Testing
         #expect(result.standardOutput.isEmpty)
         #expect(result.errorLines.first == "error: unknown option '--frobnicate'")
         #expect(result.errorLines.contains("usage: tern help [COMMAND]"))
+    }
+}
+
+/// `tern model` and its failures, through the binary.
+@Suite struct ModelExecutableTests {
+    @Test func modelPrintsJSONOnStdout() throws {
+        let result = try ToolRunner.runExecutable(["model", Fixtures.sampleModel.path, "--json"])
+        #expect(result.status == 0)
+        #expect(result.standardError.isEmpty)
+        #expect(result.standardOutput.contains("\"current\" : \"SampleModel\""))
+        #expect(result.standardOutput.contains("nlVVKQchWCING6zS+Ao9rUkZ90oyqovp7iKmp7QSbI8="))
+    }
+
+    @Test func missingArgumentIsAUsageError() throws {
+        let result = try ToolRunner.runExecutable(["model", "--json"])
+        #expect(result.status == 2)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.errorLines == [
+            "error: missing argument MODEL",
+            "usage: tern model MODEL [--version NAME] [--order LIST] [--json]",
+            "See 'tern model --help' for every option.",
+        ])
+    }
+
+    @Test func missingFileFailsWithExitOne() throws {
+        let tmp = try TemporaryDirectory()
+        let missing = tmp.path("Missing.xcdatamodeld").path
+        let result = try ToolRunner.runExecutable(["model", missing])
+        #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.errorLines == [
+            "error: no model exists at \(missing); give an .xcdatamodeld bundle or an .xcdatamodel folder"
+        ])
+    }
+
+    @Test func modelHelpListsEveryOption() throws {
+        let result = try ToolRunner.runExecutable(["model", "--help"])
+        #expect(result.status == 0)
+        for option in ["MODEL", "--version NAME", "--order LIST", "--json", "EXAMPLES:"] {
+            #expect(result.standardOutput.contains(option))
+        }
     }
 }

@@ -47,10 +47,11 @@ enum ModelLoading {
         do {
             model = try XcodeModel.readVersionedModel(at: url, order: order)
         } catch {
-            throw CommandFailure(
-                "cannot read the model at \(path): \(error.message); "
-                    + "give an .xcdatamodeld bundle or an .xcdatamodel folder"
-                    + (error.code == .invalidModel && order != nil ? " and let --order name each version once" : ""))
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw CommandFailure(
+                    "no model exists at \(path); give an .xcdatamodeld bundle or an .xcdatamodel folder")
+            }
+            throw CommandFailure("cannot read the model at \(path): \(error.message)")
         }
         if let versionName {
             guard model.version(named: versionName) != nil else {
