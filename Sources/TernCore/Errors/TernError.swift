@@ -40,6 +40,8 @@ public struct TernError: Error, Sendable, Hashable {
         public static let ioFailure = Code("ioFailure")
         /// The operation is not supported by this store type.
         public static let unsupported = Code("unsupported")
+        /// A predicate's text could not be parsed, or a predicate could not be evaluated.
+        public static let invalidPredicate = Code("invalidPredicate")
     }
 
     /// The kind of failure.
