@@ -50,25 +50,36 @@ extension FetchPredicate {
     ///
     /// - Complexity: O(*n*) in the size of the predicate.
     public var variableNames: Set<String> {
-        switch self {
-        case .constant: []
-        case .not(let operand): operand.variableNames
-        case .and(let terms), .or(let terms): terms.reduce(into: []) { $0.formUnion($1.variableNames) }
-        case .comparison(let comparison): comparison.lhs.variableNames.union(comparison.rhs.variableNames)
+        Set(
+            expressions.compactMap { expression in
+                if case .variable(let name) = expression { name } else { nil }
+            })
+    }
+
+    /// Every expression of the predicate's comparisons, including the elements of collections,
+    /// outermost first.
+    var expressions: [Expression] {
+        var found: [Expression] = []
+        func collect(_ expression: Expression) {
+            found.append(expression)
+            if case .aggregate(let elements) = expression { elements.forEach(collect) }
         }
+        func walk(_ predicate: FetchPredicate) {
+            switch predicate {
+            case .constant: break
+            case .not(let operand): walk(operand)
+            case .and(let terms), .or(let terms): terms.forEach(walk)
+            case .comparison(let comparison):
+                collect(comparison.lhs)
+                collect(comparison.rhs)
+            }
+        }
+        walk(self)
+        return found
     }
 }
 
 extension FetchPredicate.Expression {
-    /// The names of the variables in the expression.
-    var variableNames: Set<String> {
-        switch self {
-        case .variable(let name): [name]
-        case .aggregate(let elements): elements.reduce(into: []) { $0.formUnion($1.variableNames) }
-        default: []
-        }
-    }
-
     /// The expression with variables replaced.
     func substituting(_ arguments: [String: FetchPredicate.Argument]) -> Self {
         switch self {

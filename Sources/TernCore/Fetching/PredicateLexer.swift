@@ -198,7 +198,10 @@ struct PredicateLexer {
     }
 
     private static func isIdentifierPart(_ scalar: Unicode.Scalar) -> Bool {
-        isIdentifierStart(scalar) || scalar.properties.numericType != nil
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .decimalNumber, .connectorPunctuation: true
+        default: isIdentifierStart(scalar)
+        }
     }
 
     /// Reads a name made of letters, digits and underscores that does not start with a digit.

@@ -60,12 +60,14 @@ extension FetchPredicate {
     ///
     /// - Complexity: O(*n*) in the size of the predicate.
     public var keyPaths: Set<String> {
-        switch self {
-        case .constant: []
-        case .not(let operand): operand.keyPaths
-        case .and(let terms), .or(let terms): terms.reduce(into: []) { $0.formUnion($1.keyPaths) }
-        case .comparison(let comparison): comparison.lhs.keyPaths.union(comparison.rhs.keyPaths)
-        }
+        Set(
+            expressions.compactMap { expression in
+                switch expression {
+                case .keyPath(let path): path
+                case .collection(_, let path, let key): key.map { path + "." + $0 } ?? path
+                default: nil
+                }
+            })
     }
 }
 
@@ -80,18 +82,6 @@ extension FetchPredicate.Comparison {
         case .endsWith: return .suffix(text)
         case .contains: return .substring(text)
         default: return nil
-        }
-    }
-}
-
-extension FetchPredicate.Expression {
-    /// The key paths that the expression reads.
-    var keyPaths: Set<String> {
-        switch self {
-        case .keyPath(let path): [path]
-        case .collection(_, let path, let key): [key.map { path + "." + $0 } ?? path]
-        case .aggregate(let elements): elements.reduce(into: []) { $0.formUnion($1.keyPaths) }
-        case .constant, .evaluatedObject, .variable: []
         }
     }
 }
