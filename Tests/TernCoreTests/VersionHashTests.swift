@@ -132,4 +132,26 @@ import TernTestSupport
         #expect(hashes.count == 3)
         #expect(hashes["C"] == ManagedObjectModel(entities: [EntityDescription(name: "C")]).versionHash(ofEntity: "C"))
     }
+
+    @Test func derivedAttributesHashOnlyTheirExpression() {
+        func hash(_ attribute: AttributeDescription) -> Data? {
+            ManagedObjectModel(entities: [EntityDescription(name: "List", attributes: [attribute])])
+                .propertyVersionHashes(ofEntity: "List")[attribute.name]
+        }
+        let count = Attribute("itemCount", .integer64).derived(from: "count:(items)")
+        let renamed = Attribute("total", .integer32).required().derived(from: "count:(items)")
+        #expect(hash(count) == hash(renamed))
+        #expect(hash(count) != hash(Attribute("itemCount", .integer64)))
+        #expect(hash(count) != hash(Attribute("itemCount", .integer64).derived(from: "now()")))
+    }
+
+    @Test func selfInverseLeavesTheInverseNameOut() {
+        func hash(_ relationship: RelationshipDescription) -> Data? {
+            ManagedObjectModel(entities: [EntityDescription(name: "Person", relationships: [relationship])])
+                .propertyVersionHashes(ofEntity: "Person")["spouse"]
+        }
+        let spouse = Relationship("spouse", to: "Person", inverse: "spouse")
+        #expect(hash(spouse) == hash(Relationship("spouse", to: "Person")))
+        #expect(hash(Relationship("spouse", to: "Person", inverse: "partner")) != hash(Relationship("spouse", to: "Person")))
+    }
 }
