@@ -72,6 +72,17 @@ import Testing
         }
     }
 
+    @Test func binaryCurrentVersionFileIsRead() throws {
+        let tmp = try TemporaryDirectory()
+        let bundle = try Self.makeBundle(in: tmp, versions: ["A", "B"], currentVersion: nil)
+        let list = try PropertyListSerialization.data(
+            fromPropertyList: ["_XCCurrentVersionName": "A.xcdatamodel"], format: .binary, options: 0)
+        try list.write(to: bundle.appendingPathComponent(".xccurrentversion"))
+        let versioned = try XcodeModel.readVersionedModel(at: bundle)
+        #expect(versioned.currentVersionName == "A")
+        #expect(versioned.versions.map(\.name) == ["B", "A"])
+    }
+
     @Test func explicitOrder() throws {
         let tmp = try TemporaryDirectory()
         let bundle = try Self.makeBundle(

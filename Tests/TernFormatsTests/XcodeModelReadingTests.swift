@@ -109,6 +109,14 @@ import Testing
         #expect(v2.entity(named: "Book")?.relationship(named: "publisher")?.maxCount == 1)
     }
 
+    @Test(arguments: [Fixtures.sampleModel, Fixtures.sampleModel3, Fixtures.coreDataStackModel])
+    func everyFixtureVersionIsValid(bundle: URL) throws {
+        for version in try XcodeModel.readVersionedModel(at: bundle).versions {
+            #expect(version.model.validationIssues.isEmpty, "\(version.name)")
+            #expect(throws: Never.self) { try version.model.validate() }
+        }
+    }
+
     @Test func readsOneVersionFolderOrContentsFile() throws {
         let folder = Fixtures.coreDataStackModel.appendingPathComponent("TestModel.xcdatamodel")
         let fromFolder = try XcodeModel.readModel(contentsOf: folder)

@@ -58,6 +58,7 @@ import Testing
         let xml = XcodeModel.contentsXML(for: model)
         let reread = try XcodeModel.model(fromContents: Data(xml.utf8))
         #expect(reread == model)
+        #expect(model.validationIssues.isEmpty)
         for (entity, original) in zip(reread.entities, model.entities) {
             #expect(entity == original, "\(entity.name)")
             for (attribute, expected) in zip(entity.attributes, original.attributes) {
