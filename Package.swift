@@ -51,7 +51,7 @@ let package = Package(
             name: "TernCoreTests", dependencies: ["TernCore", "TernTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TernFormatsTests", dependencies: ["TernFormats", "TernTestSupport"],
+            name: "TernFormatsTests", dependencies: ["TernFormats", "TernTestSupport", "CSQLite", "CZlib"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernSQLiteTests", dependencies: ["TernSQLite", "TernFormats", "TernTestSupport"],

@@ -22,6 +22,7 @@ struct ModelCacheDecoder {
             }
             entities.append(entity)
         }
+        try checkInheritance(of: entities)
         var model = ManagedObjectModel(entities: entities)
         model.versionIdentifiers = try strings(in: root.value(forKey: "NSVersionIdentifiers")).sorted()
         model.configurations = try configurations(of: root)
@@ -131,14 +132,16 @@ struct ModelCacheDecoder {
         guard let deleteRule = Int(exactly: rule).flatMap(DeleteRule.init(rawValue:)) else {
             throw TernError(.corruptArchive, "The archived relationship has an unknown delete rule \(rule).", entity: entity, property: name)
         }
-        // Unbounded to-many relationships archive a max count of 0, or -1 (NSUIntegerMax) in newer stores.
+        // Unbounded to-many relationships archive a max count of 0; a model built in code with
+        // `Int.max` archives -1 (encodeInt truncates), and Core Data hashes those same 32 bits,
+        // so -1 is kept as is: SampleModel2_V1's Author hash only matches with it.
         let maxCount = try Int(clamping: object.integer(forKey: "NSMaxCount") ?? 1)
         let minCount = try Int(clamping: object.integer(forKey: "NSMinCount") ?? 0)
         var relationship = RelationshipDescription(
             name: name, destination: destination, inverse: inverse, toMany: maxCount != 1,
             ordered: flags.isOrdered, deleteRule: deleteRule, isOptional: flags.isOptional)
-        relationship.maxCount = max(maxCount, 0)
-        relationship.minCount = max(minCount, 0)
+        relationship.maxCount = maxCount
+        relationship.minCount = minCount
         relationship.isTransient = flags.isTransient
         try applyCommon(object, name: name, flags: flags) { relationship.renamingIdentifier = $0; relationship.versionHashModifier = $1; relationship.userInfo = $2 }
         return relationship
@@ -158,6 +161,25 @@ struct ModelCacheDecoder {
     }
 
     // MARK: - Non public
+
+    /// Checks that every parent exists and that no entity is its own ancestor.
+    private func checkInheritance(of entities: [EntityDescription]) throws {
+        let parents = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.parentName) })
+        for entity in entities {
+            var current = entity.parentName
+            var steps = 0
+            while let name = current {
+                guard let next = parents[name] else {
+                    throw TernError(.corruptArchive, "The archived entity's parent \(name) is not in the model.", entity: entity.name)
+                }
+                steps += 1
+                guard steps <= entities.count else {
+                    throw TernError(.corruptArchive, "The archived entities' parents form a cycle.", entity: entity.name)
+                }
+                current = next
+            }
+        }
+    }
 
     private func expect(_ object: ArchivedObject, _ className: String) throws {
         guard object.isKind(of: className) else {
