@@ -9,7 +9,7 @@ public import TernCore
 ///
 /// ```swift
 /// let metadata = try SQLiteStore.metadata(at: url)       // without opening the store
-/// let store = try SQLiteStore(at: url)
+/// let store = try SQLiteStore(at: url, model: model)     // creates the store if it is missing
 /// print(await store.metadata.uuid)
 /// ```
 ///
@@ -23,23 +23,59 @@ public actor SQLiteStore {
     public nonisolated let url: URL
     /// How the store was opened.
     public nonisolated let configuration: SQLiteConfiguration
+    /// The model the store's tables are mapped with.
+    public nonisolated let model: ManagedObjectModel
+    /// How the model's entities map onto the store's tables.
+    package nonisolated let schema: StoreSchema
     /// The connection; only this actor uses it.
     let connection: Connection
     /// The store's metadata, as last read or written.
     public private(set) var metadata: StoreMetadata
 
-    /// Opens an existing store.
+    /// Opens a store, creating it for the model when no file exists yet.
+    ///
+    /// An existing store is mapped with its `Z_PRIMARYKEY` entity numbers and its actual
+    /// columns. Without a model, the store's own model cache (`Z_MODELCACHE`) is used.
     ///
     /// - Parameters:
     ///   - url: The store file.
+    ///   - model: The model; required to create a store. For an existing store its version
+    ///     hashes must match the store's metadata.
     ///   - configuration: How to open it; read-write with write-ahead logging by default.
-    /// - Throws: ``SQLiteError`` when the file is not a SQLite database or not a Core Data store.
-    public init(at url: URL, configuration: SQLiteConfiguration = SQLiteConfiguration()) throws {
+    /// - Throws: ``SQLiteError`` when the file is not a SQLite database or not a Core Data store,
+    ///   or with code `schemaMismatch` when the model does not match the store.
+    public init(
+        at url: URL, model: ManagedObjectModel? = nil, configuration: SQLiteConfiguration = SQLiteConfiguration()
+    ) throws {
         self.url = url
         self.configuration = configuration
-        let connection = try Self.openExisting(url, configuration: configuration)
-        self.connection = connection
-        self.metadata = try connection.readMetadata()
+        let isNew = !configuration.isReadOnly && ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size]
+            as? NSNumber)?.intValue ?? 0 == 0
+        if isNew {
+            guard let model else {
+                throw SQLiteError(.ioFailure, "No store exists at this path; pass a model to create one.", path: url.path)
+            }
+            let schema = try StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model))
+            let metadata = StoreSchema.newMetadata(for: model, autoVacuum: configuration.autoVacuum)
+            let connection = try Connection(path: url.path, configuration: configuration)
+            try connection.createStore(schema: schema, metadata: metadata, modelCache: Self.encodedModelCache(model))
+            if configuration.fullSync {
+                try FileSystem.synchronizeDirectory(atPath: url.deletingLastPathComponent().path)
+            }
+            (self.model, self.schema, self.connection, self.metadata) = (model, schema, connection, metadata)
+        } else {
+            let connection = try Self.openExisting(url, configuration: configuration)
+            let metadata = try connection.readMetadata()
+            let storeModel = try model ?? connection.readModelCache()
+            if model != nil, !storeModel.isCompatible(with: metadata) {
+                throw SQLiteError(
+                    .schemaMismatch,
+                    "The model's entity version hashes differ from the store's; migrate the store to this model first.",
+                    path: url.path)
+            }
+            let schema = try connection.readSchema(model: storeModel)
+            (self.model, self.schema, self.connection, self.metadata) = (storeModel, schema, connection, metadata)
+        }
     }
 
     // MARK: - Metadata without opening the store

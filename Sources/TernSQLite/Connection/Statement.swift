@@ -21,6 +21,9 @@ final class Statement {
     ///   - persistent: Whether the statement is kept for long (`SQLITE_PREPARE_PERSISTENT`).
     /// - Throws: ``SQLiteError`` with the SQL when SQLite rejects it.
     init(sql: String, database: OpaquePointer, persistent: Bool) throws(SQLiteError) {
+        guard !sql.utf8.contains(0) else {
+            throw SQLiteError(.sqliteFailure, "SQL text cannot hold a NUL character; bind the value instead.")
+        }
         var statement: OpaquePointer?
         var tail: UnsafePointer<CChar>?
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0

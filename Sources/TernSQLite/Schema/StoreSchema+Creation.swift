@@ -1,0 +1,119 @@
+import Foundation
+import TernCore
+
+extension StoreSchema {
+    /// The fixed tables of every Core Data store, in Core Data's exact text.
+    static let fixedTableStatements: [SQL] = [
+        "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
+        "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
+        "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
+    ]
+
+    /// The statements that create the store's entity tables, join tables and indexes, written as
+    /// Core Data writes them (names that are plain identifiers are not quoted).
+    ///
+    /// - Complexity: O(*n*) in the number of tables, columns and indexes.
+    package var creationStatements: [SQL] {
+        var statements: [SQL] = []
+        var indexes: [SQL] = []
+        for table in tables.values.sorted(by: { $0.name < $1.name }) {
+            let name = Self.schemaName(table.name)
+            let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+                + table.columns.map { "\(Self.schemaName($0.name)) \($0.type)" }
+            statements.append(SQL(unsafeSQL: "CREATE TABLE \(name) ( \(columns.joined(separator: ", ")) )"))
+            for index in table.indexes {
+                let list = index.columns.map { Self.schemaName($0.name) + $0.suffix }.joined(separator: ", ")
+                let unique = index.isUnique ? "UNIQUE " : ""
+                indexes.append(SQL(unsafeSQL: "CREATE \(unique)INDEX \(Self.schemaName(index.name)) ON \(name) (\(list))"))
+            }
+        }
+        for join in joinTables.values.sorted(by: { $0.name < $1.name }) {
+            let name = Self.schemaName(join.name)
+            let first = Self.schemaName(join.columns[0])
+            let second = Self.schemaName(join.columns[1])
+            let columns = (join.columns + join.orderColumns).map { "\(Self.schemaName($0)) INTEGER" }
+            statements.append(SQL(unsafeSQL:
+                "CREATE TABLE \(name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(first), \(second)) )"))
+            let indexName = Self.schemaName("\(join.name)_\(join.columns[1])_INDEX")
+            indexes.append(SQL(unsafeSQL: "CREATE INDEX \(indexName) ON \(name) (\(second), \(first))"))
+        }
+        return statements + indexes + Self.fixedTableStatements
+    }
+
+    /// The rows of `Z_PRIMARYKEY` for a new store, with `Z_MAX` 0.
+    package var primaryKeyRows: [SQL] {
+        entities.values.sorted { $0.number < $1.number }.map { entity in
+            "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(entity.number), \(entity.name), \(entity.superNumber), 0)"
+        }
+    }
+
+    /// A name as it appears in schema text: bare when it is a plain upper-case `Z…` identifier
+    /// (no SQLite keyword starts with Z), quoted otherwise.
+    static func schemaName(_ name: String) -> String {
+        let plain = name.first == "Z" && name.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
+        }
+        return plain ? name : SQL.quoted(name)
+    }
+
+    /// Metadata for a new store written with a model.
+    ///
+    /// - Parameters:
+    ///   - model: The model.
+    ///   - autoVacuum: The store's auto-vacuum level, recorded as `_NSAutoVacuumLevel`.
+    /// - Returns: Metadata with a fresh UUID, the model's hashes, checksum and digest.
+    static func newMetadata(for model: ManagedObjectModel, autoVacuum: SQLiteConfiguration.AutoVacuum) -> StoreMetadata {
+        var metadata = StoreMetadata(storeType: "SQLite", uuid: UUID().uuidString, versionHashes: model.entityVersionHashes)
+        metadata.versionIdentifiers = model.versionIdentifiers
+        metadata.modelChecksum = model.versionChecksum
+        metadata.hashesDigest = model.versionHashesDigest
+        metadata.applicationKeys[StoreMetadata.Key.autoVacuumLevel] = .string(String(autoVacuum.rawValue))
+        return metadata
+    }
+}
+
+extension Connection {
+    // MARK: - Reading a store's layout
+
+    /// Builds the schema of an existing store for a model: entity numbers from `Z_PRIMARYKEY`
+    /// (matching an entity by name, else by its renaming identifier), columns from the tables.
+    ///
+    /// - Parameter model: The model the store was written with.
+    /// - Throws: ``SQLiteError`` with code `schemaMismatch` when the store lacks an entity,
+    ///   table or column the model needs.
+    func readSchema(model: ManagedObjectModel) throws(SQLiteError) -> StoreSchema {
+        var rows: [(number: Int, name: String, superNumber: Int)] = []
+        try forEachRow("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT") { row in
+            rows.append((Int(row[0].int64 ?? 0), row[1].string ?? "", Int(row[2].int64 ?? 0)))
+        }
+        var numbers: [String: StoreSchema.EntityNumber] = [:]
+        var claimed: Set<Int> = []
+        for entity in model.entities {
+            let match = rows.first { $0.name == entity.name }
+                ?? entity.renamingIdentifier.flatMap { old in rows.first { $0.name == old } }
+            guard let match else {
+                throw SQLiteError(
+                    .schemaMismatch,
+                    "Z_PRIMARYKEY has no row for entity \(SQL.quoted(entity.name)); the model does not match "
+                        + "the store, migrate it first.",
+                    path: path)
+            }
+            numbers[entity.name] = StoreSchema.EntityNumber(number: match.number, superNumber: match.superNumber)
+            claimed.insert(match.number)
+        }
+        var others: [Int: String] = [:]
+        for row in rows where !claimed.contains(row.number) { others[row.number] = row.name }
+        var columns: [String: Set<String>] = [:]
+        let tables = try fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0.first?.string }
+        for table in tables {
+            columns[table] = Set(try fetchAll("SELECT name FROM pragma_table_info(\(table))").compactMap { $0.first?.string })
+        }
+        do {
+            return try StoreSchema(model: model, numbers: numbers, otherNames: others, actualColumns: columns)
+        } catch {
+            var located = error
+            located.path = path
+            throw located
+        }
+    }
+}
