@@ -64,30 +64,15 @@ extension StoreSchema {
 
     /// Checks that every table and column the layout needs exists.
     private func verify(against actualColumns: [String: Set<String>]) throws(SQLiteError) {
-        for table in tables.values.sorted(by: { $0.name < $1.name }) {
-            guard let columns = actualColumns[table.name] else {
-                throw SQLiteError(
-                    .schemaMismatch,
-                    "The store has no table \(table.name) for entity \(table.rootEntity); "
-                        + "the model does not match the store, migrate it first.")
+        let needed = tables.values.map { ($0.name, $0.columns.map(\.name), "entity \($0.rootEntity) and its subentities") }
+            + joinTables.values.map { ($0.name, $0.columns + $0.orderColumns, "a many-to-many relationship") }
+        for (table, columns, owner) in needed.sorted(by: { $0.0 < $1.0 }) {
+            let advice = "the model does not match the store, migrate it first."
+            guard let existing = actualColumns[table] else {
+                throw SQLiteError(.schemaMismatch, "The store has no table \(table) for \(owner); " + advice)
             }
-            for column in table.columns where !columns.contains(column.name) {
-                throw SQLiteError(
-                    .schemaMismatch,
-                    "Table \(table.name) has no column \(column.name) for a property of "
-                        + "\(table.rootEntity) or its subentities; the model does not match the store, migrate it first.")
-            }
-        }
-        for join in joinTables.values.sorted(by: { $0.name < $1.name }) {
-            guard let columns = actualColumns[join.name] else {
-                throw SQLiteError(
-                    .schemaMismatch,
-                    "The store has no join table \(join.name) for a many-to-many relationship; "
-                        + "the model does not match the store, migrate it first.")
-            }
-            for column in join.columns + join.orderColumns where !columns.contains(column) {
-                throw SQLiteError(
-                    .schemaMismatch, "Join table \(join.name) has no column \(column); the model does not match the store.")
+            for column in columns where !existing.contains(column) {
+                throw SQLiteError(.schemaMismatch, "Table \(table) has no column \(column) for \(owner); " + advice)
             }
         }
     }
