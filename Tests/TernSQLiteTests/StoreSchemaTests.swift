@@ -97,6 +97,18 @@ struct FixtureWithModel: Sendable, CustomStringConvertible {
         }
     }
 
+    @Test(arguments: ExpectedStore.all)
+    func opensEveryFixtureThroughItsModelCache(_ expected: ExpectedStore) async throws {
+        let folder = try TemporaryDirectory()
+        let url = try folder.copyStore(expected)
+        let store = try SQLiteStore(at: url, configuration: .readOnly)
+        #expect(Set(store.model.entities.map(\.name)) == Set(expected.hashes.keys))
+        for row in expected.primaryKeys where row.entity < 16000 {
+            #expect(try store.schema.entity(number: row.entity).superNumber == row.superEntity)
+        }
+        #expect(await store.metadata.uuid == expected.uuid)
+    }
+
     @Test func mapsInheritanceRelationshipsAndJoinTables() throws {
         let folder = try TemporaryDirectory()
         let url = try folder.copyStore(ExpectedStore.all[4])

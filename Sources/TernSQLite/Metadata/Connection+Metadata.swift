@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernFormats
 
 extension Connection {
     // MARK: - Reading and writing Z_METADATA
@@ -45,20 +46,15 @@ extension Connection {
                 sql: sql.text, path: path)
         }
         let uuid = row[0].string ?? ""
-        let dictionary: [String: PropertyListValue]
+        var dictionary: [String: PropertyListValue] = [:]
         if let plist = row[1].data, !plist.isEmpty {
-            do throws(BinaryPropertyList.FormatError) {
-                guard case .dictionary(let decoded) = try BinaryPropertyList.decode(plist) else {
-                    throw BinaryPropertyList.FormatError(reason: "the top object is not a dictionary")
-                }
-                dictionary = decoded
-            } catch {
+            let decoded = try? BinaryPropertyList.decode(plist)
+            guard let decoded, case .dictionary(let top)? = PropertyListValue(decoded) else {
                 throw SQLiteError(
-                    .invalidMetadata, "Z_METADATA.Z_PLIST is not a valid binary property list (\(error.reason)).",
+                    .invalidMetadata, "Z_METADATA.Z_PLIST is not a valid binary property list dictionary.",
                     sql: sql.text, path: path)
             }
-        } else {
-            dictionary = [:]
+            dictionary = top
         }
         guard let metadata = StoreMetadata(propertyList: dictionary, uuid: uuid) else {
             throw SQLiteError(
@@ -73,7 +69,7 @@ extension Connection {
     /// - Parameter metadata: The metadata; unknown keys in `applicationKeys` are written as they are.
     /// - Throws: ``SQLiteError`` when the write fails.
     func writeMetadata(_ metadata: StoreMetadata) throws(SQLiteError) {
-        let plist = BinaryPropertyList.encode(.dictionary(metadata.propertyList))
+        let plist = BinaryPropertyList.encode(PropertyListValue.dictionary(metadata.propertyList).binaryPropertyListValue)
         try inTransaction(.immediate) { () throws(SQLiteError) in
             try execute("DELETE FROM Z_METADATA")
             try execute(

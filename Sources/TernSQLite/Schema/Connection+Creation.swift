@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernFormats
 
 extension Connection {
     // MARK: - Creating a store
@@ -37,9 +38,13 @@ extension Connection {
 extension SQLiteStore {
     /// Decodes a `Z_MODELCACHE` blob into a model.
     static func decodeModelCache(_ content: Data, path: String) throws(SQLiteError) -> ManagedObjectModel {
-        throw SQLiteError(
-            .schemaMismatch, "Reading a store's own model cache is not available yet; open it with its model.",
-            path: path)
+        do {
+            return try ModelCache.decode(content)
+        } catch {
+            throw SQLiteError(
+                .schemaMismatch, "The store's model cache (Z_MODELCACHE) cannot be decoded (\(error)); "
+                    + "open the store with its model.", path: path)
+        }
     }
 
     /// The compressed model archive to record in a new store's `Z_MODELCACHE`, when one can be made.
