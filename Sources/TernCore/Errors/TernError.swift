@@ -42,6 +42,13 @@ public struct TernError: Error, Sendable, Hashable {
         public static let unsupported = Code("unsupported")
         /// A predicate's text could not be parsed, or a predicate could not be evaluated.
         public static let invalidPredicate = Code("invalidPredicate")
+        /// Objects changed in the store since they were read (an optimistic-locking failure);
+        /// ``TernError/failures`` names each conflicting object.
+        public static let mergeConflict = Code("mergeConflict")
+        /// A save would break a uniqueness constraint; ``TernError/failures`` names each object.
+        public static let constraintConflict = Code("constraintConflict")
+        /// An object, row or store that was asked for does not exist.
+        public static let objectNotFound = Code("objectNotFound")
     }
 
     /// The kind of failure.
@@ -54,6 +61,11 @@ public struct TernError: Error, Sendable, Hashable {
     public var propertyName: String?
     /// The file involved, if any.
     public var path: String?
+    /// The object involved, if any.
+    public var objectID: ObjectID?
+    /// The individual failures behind this error: one per object and property for
+    /// ``Code/validationFailed``, ``Code/mergeConflict`` and ``Code/constraintConflict``.
+    public var failures: [TernError] = []
 
     /// Creates an error.
     ///
@@ -72,6 +84,23 @@ public struct TernError: Error, Sendable, Hashable {
         self.entityName = entity
         self.propertyName = property
         self.path = path
+    }
+
+    /// Creates an error about one object, or one that gathers several failures.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: What went wrong and what to do.
+    ///   - objectID: The object involved.
+    ///   - property: The property involved.
+    ///   - failures: The individual failures this error gathers.
+    public init(
+        _ code: Code, _ message: String, objectID: ObjectID?, property: String? = nil,
+        failures: [TernError] = []
+    ) {
+        self.init(code, message, entity: objectID?.entityName, property: property)
+        self.objectID = objectID
+        self.failures = failures
     }
 }
 

@@ -1,0 +1,100 @@
+public import Foundation
+
+/// What every store type implements: SQLite, binary, XML, in-memory and any other.
+///
+/// A store keeps rows (``StoreRow``) and knows nothing of objects or contexts: a
+/// ``PersistentStoreCoordinator`` routes the fetches and saves of ``ObjectContext``s to it.
+/// Stores are `Sendable`: each one serialises its own work.
+///
+/// A store must:
+/// - apply each ``save(_:)`` as one transaction, all or nothing;
+/// - reject a save when an updated or deleted row's version is not the one it was read at,
+///   throwing ``TernError/Code/mergeConflict`` with one failure per conflicting row;
+/// - reject a save that breaks an entity's uniqueness constraints, throwing
+///   ``TernError/Code/constraintConflict`` with one failure per offending row;
+/// - hand out primary keys that are unique within an inheritance root.
+///
+/// `StoreConformance` in TernTestSupport checks all of this for any store.
+///
+/// ```swift
+/// let store = InMemoryStore(model: model)
+/// let keys = try await store.newPrimaryKeys(forEntity: "Recipe", count: 1)
+/// var row = StoreRow(reference: RowReference(entityName: "Recipe", primaryKey: keys[0]))
+/// row.attributes["title"] = .string("Soup")
+/// _ = try await store.save(StoreChangeSet(inserted: [row]))
+/// ```
+public protocol PersistentStore: AnyObject, Sendable {
+    /// The store's UUID (its metadata's ``StoreMetadata/uuid``).
+    var identifier: String { get }
+    /// The store's file, or nil for a store without one.
+    var location: URL? { get }
+    /// The store's type.
+    var kind: StoreKind { get }
+    /// Whether saves are refused.
+    var isReadOnly: Bool { get }
+    /// The model the store was opened with.
+    var model: ManagedObjectModel { get }
+
+    /// Reads the store's metadata.
+    ///
+    /// - Throws: ``TernError`` or the store's own error when it cannot be read.
+    func metadata() async throws -> StoreMetadata
+
+    /// Replaces the store's metadata.
+    ///
+    /// - Parameter metadata: The new metadata.
+    /// - Throws: When the store is read-only or cannot be written.
+    func setMetadata(_ metadata: StoreMetadata) async throws
+
+    /// The rows of an entity (and, when asked, its subentities) that match a predicate, sorted,
+    /// with the request's offset and limit applied.
+    ///
+    /// - Parameter request: What to fetch.
+    /// - Returns: The rows, in the requested order.
+    /// - Throws: When the store cannot be read.
+    /// - Complexity: Proportional to the number of rows of the entities involved.
+    func fetch(_ request: StoreFetchRequest) async throws -> [StoreRow]
+
+    /// The references of the rows ``fetch(_:)`` would return, in the same order: what batched
+    /// iteration reads first.
+    ///
+    /// - Parameter request: What to fetch.
+    /// - Returns: The references, in the requested order.
+    /// - Throws: When the store cannot be read.
+    func fetchReferences(_ request: StoreFetchRequest) async throws -> [RowReference]
+
+    /// How many rows ``fetch(_:)`` would return.
+    ///
+    /// - Parameter request: What to count.
+    /// - Returns: The number of rows.
+    /// - Throws: When the store cannot be read.
+    func count(_ request: StoreFetchRequest) async throws -> Int
+
+    /// The rows with these references; references with no row are left out.
+    ///
+    /// - Parameter references: The rows wanted.
+    /// - Returns: The rows found, in the order of `references`.
+    /// - Throws: When the store cannot be read.
+    func rows(for references: [RowReference]) async throws -> [StoreRow]
+
+    /// Applies a change set as one transaction, checking versions and uniqueness constraints.
+    ///
+    /// - Parameter changes: The rows to insert, update and delete.
+    /// - Returns: The new version of every inserted and updated row.
+    /// - Throws: ``TernError/Code/mergeConflict`` when a row changed since it was read,
+    ///   ``TernError/Code/constraintConflict`` when a uniqueness constraint would break; in both
+    ///   cases nothing is written.
+    func save(_ changes: StoreChangeSet) async throws -> StoreSaveResult
+
+    /// Reserves primary keys for new rows of an entity.
+    ///
+    /// Keys are shared by an inheritance root: a key is never handed out twice among the root
+    /// entity and all its subentities.
+    ///
+    /// - Parameters:
+    ///   - entity: The concrete entity of the new rows.
+    ///   - count: How many keys to reserve.
+    /// - Returns: `count` new keys.
+    /// - Throws: When the store cannot be written.
+    func newPrimaryKeys(forEntity entity: String, count: Int) async throws -> [Int64]
+}
