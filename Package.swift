@@ -57,6 +57,9 @@ let package = Package(
             name: "TernSQLiteTests", dependencies: ["TernSQLite", "TernFormats", "TernTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "StoreConformanceTests", dependencies: ["TernCore", "TernTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "TernToolTests", dependencies: ["TernTool", "TernTestSupport"],
             swiftSettings: swiftSettings),
     ]

@@ -1,0 +1,283 @@
+/// Fetching objects, IDs, dictionaries and counts.
+extension ObjectContext {
+    // MARK: - Fetching
+
+    /// The objects matching a request, loaded, with their relationships' destinations prefetched.
+    ///
+    /// With ``FetchRequest/includesPendingChanges`` (the default), unsaved inserts, updates and
+    /// deletes count: a deleted object is left out, an inserted one that matches is included.
+    ///
+    /// ```swift
+    /// let recipes = try await context.fetch(FetchRequest(entityName: "Recipe"))
+    /// ```
+    ///
+    /// - Parameter request: What to fetch.
+    /// - Returns: The objects, in the requested order.
+    /// - Throws: When a store cannot be read.
+    /// - Complexity: One store read for the rows and one per level of prefetched relationships.
+    public func fetch(_ request: FetchRequest) async throws -> [ManagedObject] {
+        let objects = try await fetchObjects(request)
+        try await prefetch(request, for: objects)
+        return objects
+    }
+
+    /// The objects matching a request, as instances of a registered class.
+    ///
+    /// - Parameters:
+    ///   - request: What to fetch.
+    ///   - type: The class registered for the request's entity.
+    /// - Returns: The objects; objects of another class are left out.
+    /// - Throws: When a store cannot be read.
+    public func fetch<T: ManagedObject>(_ request: FetchRequest, as type: T.Type) async throws -> [T] {
+        try await fetch(request).compactMap { $0 as? T }
+    }
+
+    /// The IDs of the objects matching a request, without making objects when no unsaved change
+    /// is involved.
+    ///
+    /// - Parameter request: What to fetch.
+    /// - Returns: The IDs, in the requested order.
+    /// - Throws: When a store cannot be read.
+    public func fetchObjectIDs(_ request: FetchRequest) async throws -> [ObjectID] {
+        if needsPendingChanges(request) { return try await fetchObjects(request).map(\.objectID) }
+        return try await fetchStates(request.storeRequest).map(\.id)
+    }
+
+    /// The attribute values of the matching objects as saved, one dictionary per object.
+    ///
+    /// Unsaved changes are not seen, as in Core Data's dictionary fetches. Nil values are absent.
+    ///
+    /// - Parameter request: What to fetch; ``FetchRequest/propertiesToFetch`` names the attributes.
+    /// - Returns: One dictionary per object, in the requested order.
+    /// - Throws: When a store cannot be read.
+    public func fetchDictionaries(_ request: FetchRequest) async throws -> [[String: AttributeValue]] {
+        let wanted = request.propertiesToFetch.map(Set.init)
+        return try await fetchStates(request.storeRequest).map { state in
+            state.attributes.filter { wanted?.contains($0.key) ?? true }
+        }
+    }
+
+    /// How many objects a request matches.
+    ///
+    /// - Parameter request: What to count.
+    /// - Returns: The number of objects, after offset and limit.
+    /// - Throws: When a store cannot be read.
+    public func count(for request: FetchRequest) async throws -> Int {
+        if needsPendingChanges(request) { return try await fetchObjects(request).count }
+        if let parent { return try await parent.countForChild(request.storeRequest) }
+        var total = 0
+        for store in coordinator.affectedStores(forEntity: request.entityName) {
+            total += try await store.count(request.storeRequest)
+        }
+        return total
+    }
+
+    /// Walks the objects matching a request batch by batch, keeping only one batch in memory.
+    ///
+    /// The matching references are read first; then each batch's rows are read, turned into
+    /// objects, handed to `body` and let go. Unsaved changes are not seen.
+    ///
+    /// ```swift
+    /// var request = FetchRequest(entityName: "Recipe")
+    /// request.fetchBatchSize = 500
+    /// try await context.forEachBatch(of: request) { recipes in
+    ///     for recipe in recipes { total += recipe["servings"] ?? 0 }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - request: What to fetch; ``FetchRequest/fetchBatchSize`` sets the batch size.
+    ///   - body: Called once per batch, in order.
+    /// - Throws: When a store cannot be read, or what `body` throws.
+    /// - Complexity: Memory proportional to the batch size plus the number of references.
+    public func forEachBatch(of request: FetchRequest, _ body: ([ManagedObject]) throws -> Void) async throws {
+        let size = request.fetchBatchSize > 0 ? request.fetchBatchSize : 100
+        let ids = try await fetchReferences(request.storeRequest)
+        var start = 0
+        while start < ids.count {
+            let chunk = Array(ids[start..<min(start + size, ids.count)])
+            start += size
+            try await fulfillFaults(for: chunk)
+            try autoreleasingBatch(chunk, body)
+        }
+    }
+
+    // MARK: - Non public
+
+    private func autoreleasingBatch(_ chunk: [ObjectID], _ body: ([ManagedObject]) throws -> Void) throws {
+        let objects = chunk.map { graph.object(for: $0) }.filter(\.isLoaded)
+        defer {
+            for id in chunk where graph.changed[id] == nil { graph.rowCache[id] = nil }
+        }
+        try body(objects)
+    }
+
+    /// Whether unsaved changes of the context can change the request's result.
+    func needsPendingChanges(_ request: FetchRequest) -> Bool {
+        guard request.includesPendingChanges else { return false }
+        let kinds = request.includesSubentities ? graph.schema(for: request.entityName).kinds : [request.entityName]
+        return graph.changed.values.contains { kinds.contains($0.schema.name) }
+    }
+
+    /// The objects matching a request, with pending changes applied, without prefetching.
+    func fetchObjects(_ request: FetchRequest) async throws -> [ManagedObject] {
+        let overlay = needsPendingChanges(request)
+        var storeRequest = request.storeRequest
+        if overlay {
+            storeRequest.offset = 0
+            storeRequest.limit = nil
+        }
+        var objects = try await fetchStates(storeRequest).map(materialize)
+        guard overlay else { return objects }
+        let kinds = request.includesSubentities ? graph.schema(for: request.entityName).kinds : [request.entityName]
+        objects.removeAll { $0.isDeleted || ($0.isLoaded && $0.hasChanges) }
+        let changed = graph.changed.values.filter {
+            !$0.isDeleted && $0.isLoaded && $0.hasChanges && kinds.contains($0.schema.name)
+        }
+        objects += changed.filter { request.predicate?.evaluate(with: $0) ?? true }
+            .sorted { ($0.objectID.primaryKey ?? .max, $0.objectID.description) < ($1.objectID.primaryKey ?? .max, $1.objectID.description) }
+        objects = sorted(objects, by: request.sortDescriptors)
+        let first = min(request.fetchOffset, objects.count)
+        let last = request.fetchLimit.map { min(first + $0, objects.count) } ?? objects.count
+        return Array(objects[first..<last])
+    }
+
+    /// The object for a state just read: made or refreshed from it unless it has changes.
+    func materialize(_ state: ObjectState) -> ManagedObject {
+        graph.rowCache[state.id] = state
+        let object = graph.object(for: state.id)
+        if !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
+            graph.fulfill(object, with: state)
+        }
+        return object
+    }
+
+    /// A stable sort by descriptors; items that compare equal keep their order.
+    func sorted<Item: KeyValueReading>(_ items: [Item], by descriptors: [FetchSort]) -> [Item] {
+        guard !descriptors.isEmpty else { return items }
+        return items.enumerated().sorted { lhs, rhs in
+            for sort in descriptors {
+                if let before = sort.orders(lhs.element, before: rhs.element) { return before }
+            }
+            return lhs.offset < rhs.offset
+        }.map(\.element)
+    }
+
+    /// Loads the destinations of the prefetched relationships into the row cache.
+    func prefetch(_ request: FetchRequest, for objects: [ManagedObject]) async throws {
+        guard !objects.isEmpty else { return }
+        let paths = request.relationshipKeyPathsForPrefetching
+            ?? objects[0].schema.relationships.values.filter { !$0.isTransient }.map(\.name)
+        for path in paths {
+            var frontier = objects.filter(\.isLoaded).map(\.state)
+            for name in path.split(separator: ".").map(String.init) {
+                let ids = Set(frontier.flatMap { ($0.toMany[name] ?? []) + ($0.toOne[name].map { [$0] } ?? []) })
+                let missing = ids.filter { graph.rowCache[$0] == nil && !(graph.registeredObject(for: $0)?.isLoaded ?? false) }
+                for state in try await loadStates(Array(missing)) { graph.rowCache[state.id] = state }
+                frontier = ids.compactMap { graph.registeredObject(for: $0).flatMap { $0.isLoaded ? $0.state : nil } ?? graph.rowCache[$0] }
+            }
+        }
+    }
+
+    /// Reads states from the parent context or the stores.
+    func fetchStates(_ request: StoreFetchRequest) async throws -> [ObjectState] {
+        if let parent { return try await parent.statesForChild(request) }
+        let stores = coordinator.affectedStores(forEntity: request.entityName)
+        if stores.count == 1 {
+            return try await stores[0].fetch(request).map { ObjectState(row: $0, storeIdentifier: stores[0].identifier) }
+        }
+        var wide = request
+        wide.offset = 0
+        wide.limit = request.limit.map { $0 + request.offset }
+        var states: [ObjectState] = []
+        for store in stores {
+            states += try await store.fetch(wide).map { ObjectState(row: $0, storeIdentifier: store.identifier) }
+        }
+        states = sorted(states.map(StateValues.init), by: request.sortDescriptors).map(\.state)
+        let first = min(request.offset, states.count)
+        let last = request.limit.map { min(first + $0, states.count) } ?? states.count
+        return Array(states[first..<last])
+    }
+
+    /// Reads the IDs of matching objects from the parent context or the stores.
+    func fetchReferences(_ request: StoreFetchRequest) async throws -> [ObjectID] {
+        if let parent { return try await parent.statesForChild(request).map(\.id) }
+        var ids: [ObjectID] = []
+        for store in coordinator.affectedStores(forEntity: request.entityName) {
+            ids += try await store.fetchReferences(request).map {
+                ObjectID(entityName: $0.entityName, storeIdentifier: store.identifier, primaryKey: $0.primaryKey)
+            }
+        }
+        return ids
+    }
+
+    /// Reads the states of objects by ID from the parent context or their stores.
+    func loadStates(_ ids: [ObjectID]) async throws -> [ObjectState] {
+        guard !ids.isEmpty else { return [] }
+        if let parent { return try await parent.statesForChild(ids) }
+        var byStore: [String: [RowReference]] = [:]
+        for id in ids {
+            if let store = id.storeIdentifier, let reference = id.rowReference { byStore[store, default: []].append(reference) }
+        }
+        var states: [ObjectState] = []
+        for (identifier, references) in byStore {
+            guard let store = coordinator.store(withIdentifier: identifier) else { continue }
+            states += try await store.rows(for: references).map { ObjectState(row: $0, storeIdentifier: identifier) }
+        }
+        return states
+    }
+
+    // MARK: - Serving child contexts
+
+    func statesForChild(_ request: StoreFetchRequest) async throws -> [ObjectState] {
+        var fetch = FetchRequest(entityName: request.entityName, predicate: request.predicate, sortDescriptors: request.sortDescriptors)
+        fetch.includesSubentities = request.includesSubentities
+        fetch.fetchOffset = request.offset
+        fetch.fetchLimit = request.limit
+        return try await fetchObjects(fetch).map(\.state)
+    }
+
+    func statesForChild(_ ids: [ObjectID]) async throws -> [ObjectState] {
+        var unknown: [ObjectID] = []
+        var states: [ObjectID: ObjectState] = [:]
+        for id in ids {
+            if let object = graph.registeredObject(for: id), object.isLoaded {
+                if !object.isDeleted { states[id] = object.state }
+            } else {
+                unknown.append(id)
+            }
+        }
+        for state in try await loadStates(unknown) { states[state.id] = state }
+        return ids.compactMap { states[$0] }
+    }
+
+    func countForChild(_ request: StoreFetchRequest) async throws -> Int {
+        try await statesForChild(request).count
+    }
+}
+
+/// A state seen through key paths (attributes only), for sorting rows of several stores.
+struct StateValues: KeyValueReading {
+    let state: ObjectState
+
+    func value(forKeyPath keyPath: String) -> AttributeValue? { state.attributes[keyPath] }
+}
+
+extension ManagedObject: KeyValueReading {
+    /// The value at a key path: `title`, or `recipe.title` through to-one relationships.
+    ///
+    /// - Parameter keyPath: Attribute names, after to-one relationship names, joined by dots.
+    /// - Returns: The value, or nil when a step is nil, unknown or not loaded.
+    public func value(forKeyPath keyPath: String) -> AttributeValue? {
+        var current: ManagedObject = self
+        var parts = keyPath.split(separator: ".").map(String.init)
+        while parts.count > 1 {
+            guard current.isLoaded, let id = current.toOne[parts.removeFirst()], let next = graph?.object(for: id) else {
+                return nil
+            }
+            current = next
+        }
+        guard current.isLoaded, let last = parts.first else { return nil }
+        return current.values[last]
+    }
+}

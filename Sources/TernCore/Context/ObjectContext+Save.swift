@@ -1,0 +1,222 @@
+/// Saving: delete rules, validation, permanent IDs, writing to the stores or the parent.
+extension ObjectContext {
+    // MARK: - Saving
+
+    /// Saves every change, to the stores (one transaction per store) or, for a child context,
+    /// into the parent.
+    ///
+    /// In order: pending relationship changes are applied and delete rules run (cascade,
+    /// nullify, deny, no action); every changed object is validated, and all failures are
+    /// reported together; new objects get permanent IDs; rows are written, and version conflicts
+    /// are resolved with ``mergePolicy``. Then a ``ContextDidSave`` goes to ``changes()`` and to
+    /// contexts that merge automatically.
+    ///
+    /// ```swift
+    /// do {
+    ///     try await context.save()
+    /// } catch let error as TernError where error.code == .validationFailed {
+    ///     for failure in error.failures { print(failure) }
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``TernError/Code/validationFailed`` listing each failure (entity, object,
+    ///   property); ``TernError/Code/mergeConflict`` under the `.error` policy;
+    ///   ``TernError/Code/constraintConflict`` when the store finds a uniqueness conflict; any
+    ///   store error. Nothing is saved then, and the changes stay in the context.
+    public func save() async throws {
+        guard graph.hasChanges else { return }
+        try await processPendingChanges()
+        let failures = validationFailures()
+        if !failures.isEmpty {
+            throw TernError(
+                .validationFailed,
+                "\(failures.count) validation failure(s), the first: \(failures[0]); fix them and save again",
+                objectID: nil, failures: failures)
+        }
+        let event: ContextDidSave
+        if let parent {
+            event = try await saveIntoParent(parent)
+        } else {
+            event = try await saveToStores()
+        }
+        guard !event.isEmpty else { return }
+        post(event)
+        if parent == nil { await coordinator.broadcast(event, from: self) }
+    }
+
+    // MARK: - Non public
+
+    /// Loads faults that have pending work and runs delete rules until nothing more changes.
+    func processPendingChanges() async throws {
+        var propagated: Set<ObjectID> = []
+        while true {
+            let faults = graph.changed.values.filter { !$0.isLoaded }
+            if !faults.isEmpty {
+                try await fulfillFaults(for: faults.map(\.objectID))
+                for object in faults where !object.isLoaded {
+                    // Its row is gone from the store: there is nothing left to change or delete.
+                    object.pendingOperations = []
+                    graph.changed[object.objectID] = nil
+                }
+                continue
+            }
+            let deleted = graph.changed.values.filter { $0.isDeleted && !propagated.contains($0.objectID) }
+            if deleted.isEmpty { return }
+            for object in deleted {
+                propagated.insert(object.objectID)
+                applyDeleteRules(of: object)
+            }
+        }
+    }
+
+    private func applyDeleteRules(of object: ManagedObject) {
+        for relationship in object.schema.relationships.values {
+            let targets = relationship.isToMany
+                ? object.toMany[relationship.name] ?? [] : object.toOne[relationship.name].map { [$0] } ?? []
+            switch relationship.deleteRule {
+            case .nullify:
+                for target in targets { graph.unrelate(object, relationship.name, target) }
+            case .cascade:
+                for target in targets {
+                    let destination = graph.object(for: target)
+                    if !destination.isDeleted {
+                        destination.isDeleted = true
+                        graph.willChange(destination)
+                    }
+                }
+            case .deny, .noAction:
+                break
+            }
+        }
+    }
+
+    private func saveToStores() async throws -> ContextDidSave {
+        let inserted = graph.changed.values.filter { $0.isInserted && !$0.isDeleted }
+        let deleted = graph.changed.values.filter { $0.isDeleted && !$0.isInserted }
+        let dropped = graph.changed.values.filter { $0.isDeleted && $0.isInserted }
+        let mapping = try await permanentIDs(for: inserted)
+        var results: [String: StoreSaveResult] = [:]
+        var updated: [ManagedObject] = []
+        for attempt in 0... {
+            updated = graph.changed.values.filter { !$0.isInserted && !$0.isDeleted && $0.isLoaded && $0.hasStoredChanges }
+            do {
+                for (identifier, changes) in changeSets(inserted: inserted, updated: updated, deleted: deleted, mapping: mapping)
+                where results[identifier] == nil {
+                    guard let store = coordinator.store(withIdentifier: identifier) else {
+                        throw TernError(.objectNotFound, "store \(identifier) was removed from the coordinator; add it back to save")
+                    }
+                    results[identifier] = try await store.save(changes)
+                }
+                break
+            } catch let error as TernError where error.code == .mergeConflict && attempt < 3 && mergePolicy != .error {
+                try await resolveConflicts(error.failures.compactMap(\.objectID))
+            }
+        }
+        var event = ContextDidSave()
+        event.inserted = Set(inserted.compactMap { mapping[$0.objectID] })
+        event.deleted = Set(deleted.map(\.objectID))
+        event.updated = Set(updated.map(\.objectID))
+        for object in updated { event.changedKeys[object.objectID] = object.changedKeys }
+        graph.replaceIDs(mapping)
+        let versions = results.values.reduce(into: [RowReference: Int64]()) { $0.merge($1.newVersions) { $1 } }
+        for object in inserted + updated {
+            var state = object.state
+            state.version = object.objectID.rowReference.flatMap { versions[$0] } ?? state.version
+            object.snapshot = state
+            object.isInserted = false
+            graph.rowCache[object.objectID] = state
+        }
+        for object in deleted + dropped { graph.forget(object.objectID) }
+        graph.changed = [:]
+        return event
+    }
+
+    /// Reserves primary keys for new objects in the stores that will hold them.
+    private func permanentIDs(for inserted: [ManagedObject]) async throws -> [ObjectID: ObjectID] {
+        var groups: [String: [ManagedObject]] = [:]
+        for object in inserted { groups[object.schema.name, default: []].append(object) }
+        var mapping: [ObjectID: ObjectID] = [:]
+        for (entityName, objects) in groups.sorted(by: { $0.key < $1.key }) {
+            guard let store = coordinator.store(forEntity: entityName) else {
+                throw TernError(
+                    .objectNotFound, "no store holds \(entityName); add a store for its configuration before saving",
+                    entity: entityName)
+            }
+            let keys = try await store.newPrimaryKeys(forEntity: entityName, count: objects.count)
+            for (object, key) in zip(objects, keys) {
+                mapping[object.objectID] = ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: key)
+            }
+        }
+        return mapping
+    }
+
+    private func changeSets(
+        inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject], mapping: [ObjectID: ObjectID]
+    ) -> [(String, StoreChangeSet)] {
+        var sets: [String: StoreChangeSet] = [:]
+        func store(of object: ManagedObject) -> String? { (mapping[object.objectID] ?? object.objectID).storeIdentifier }
+        for object in inserted {
+            if let store = store(of: object), let row = object.state.row(mapping: mapping) { sets[store, default: .init()].inserted.append(row) }
+        }
+        for object in updated {
+            if let store = store(of: object), let row = object.state.row(mapping: mapping) { sets[store, default: .init()].updated.append(row) }
+        }
+        for object in deleted {
+            if let store = store(of: object), let reference = object.objectID.rowReference {
+                sets[store, default: .init()].deleted[reference] = object.snapshot?.version ?? 0
+            }
+        }
+        return sets.sorted { $0.key < $1.key }
+    }
+
+    private func saveIntoParent(_ parent: ObjectContext) async throws -> ContextDidSave {
+        let inserted = graph.changed.values.filter { $0.isInserted && !$0.isDeleted }
+        let updated = graph.changed.values.filter { !$0.isInserted && !$0.isDeleted && $0.isLoaded && $0.hasStoredChanges }
+        let deleted = graph.changed.values.filter(\.isDeleted)
+        try await parent.acceptChildChanges(
+            inserted: inserted.map(\.state), updated: updated.map(\.state),
+            deleted: deleted.filter { !$0.isInserted }.map(\.objectID))
+        var event = ContextDidSave(
+            inserted: Set(inserted.map(\.objectID)), updated: Set(updated.map(\.objectID)),
+            deleted: Set(deleted.filter { !$0.isInserted }.map(\.objectID)))
+        for object in updated { event.changedKeys[object.objectID] = object.changedKeys }
+        for object in inserted + updated {
+            object.snapshot = object.state
+            object.isInserted = false
+        }
+        for object in deleted { graph.forget(object.objectID) }
+        graph.changed = [:]
+        return event
+    }
+
+    /// Takes a child context's saved changes as this context's own unsaved changes.
+    func acceptChildChanges(inserted: [ObjectState], updated: [ObjectState], deleted: [ObjectID]) async throws {
+        try await fulfillFaults(for: updated.map(\.id) + deleted)
+        for state in inserted {
+            let object = graph.registeredObject(for: state.id) ?? graph.make(state.id)
+            object.isLoaded = true
+            object.isInserted = true
+            object.apply(state)
+            graph.willChange(object)
+        }
+        for state in updated {
+            let object = graph.object(for: state.id)
+            guard object.isLoaded else { continue }
+            object.apply(state)
+            graph.willChange(object)
+        }
+        for id in deleted {
+            let object = graph.object(for: id)
+            object.isDeleted = true
+            graph.willChange(object)
+        }
+    }
+}
+
+extension ManagedObject {
+    /// Whether a stored (non-transient) property differs from the snapshot.
+    var hasStoredChanges: Bool {
+        let current = state
+        return schema.storedPropertyNames.contains { current.value(of: $0) != snapshot?.value(of: $0) }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+
+/// Save-time validation: required values, ranges, lengths, patterns, relationship counts,
+/// deny rules and uniqueness among the context's objects.
+extension ObjectContext {
+    // MARK: - Non public
+
+    /// Every failure of the changed objects, one per object and property.
+    func validationFailures() -> [TernError] {
+        var failures: [TernError] = []
+        let objects = graph.changed.values.filter(\.isLoaded).sorted { $0.objectID.description < $1.objectID.description }
+        for object in objects {
+            if object.isDeleted {
+                if !object.isInserted { failures += denyFailures(of: object) }
+            } else if object.isInserted || object.hasChanges {
+                failures += attributeFailures(of: object) + relationshipFailures(of: object)
+            }
+        }
+        return failures + uniquenessFailures(among: objects.filter { !$0.isDeleted })
+    }
+
+    private func failure(_ object: ManagedObject, _ property: String, _ message: String) -> TernError {
+        TernError(.validationFailed, "\(object.schema.name).\(property) of \(object.objectID) \(message)",
+                  objectID: object.objectID, property: property)
+    }
+
+    private func denyFailures(of object: ManagedObject) -> [TernError] {
+        object.schema.relationships.values.filter { $0.deleteRule == .deny }.sorted { $0.name < $1.name }.compactMap { relationship in
+            let targets = relationship.isToMany
+                ? object.toMany[relationship.name] ?? [] : object.toOne[relationship.name].map { [$0] } ?? []
+            let live = targets.filter { !(graph.registeredObject(for: $0)?.isDeleted ?? false) }
+            return live.isEmpty ? nil : failure(object, relationship.name, "denies the deletion while it holds \(live.count) object(s)")
+        }
+    }
+
+    private func attributeFailures(of object: ManagedObject) -> [TernError] {
+        var failures: [TernError] = []
+        for attribute in object.schema.attributes.values.sorted(by: { $0.name < $1.name }) where !attribute.isDerived {
+            guard let value = object.values[attribute.name] else {
+                if !attribute.isOptional { failures.append(failure(object, attribute.name, "is required")) }
+                continue
+            }
+            if let problem = Self.problem(with: value, for: attribute) {
+                failures.append(failure(object, attribute.name, problem))
+            }
+        }
+        return failures
+    }
+
+    /// What is wrong with a non-nil value, or nil when it is valid.
+    static func problem(with value: AttributeValue, for attribute: AttributeDescription) -> String? {
+        if !value.fits(attribute.type) { return "holds a value that is not a \(attribute.type.xcodeName)" }
+        if case .integer(let integer) = value {
+            let bounds: ClosedRange<Int64>? = switch attribute.type {
+            case .integer16: Int64(Int16.min)...Int64(Int16.max)
+            case .integer32: Int64(Int32.min)...Int64(Int32.max)
+            default: nil
+            }
+            if let bounds, !bounds.contains(integer) { return "does not fit \(attribute.type.xcodeName)" }
+        }
+        let measure: Double?
+        switch value {
+        case .integer(let integer): measure = Double(integer)
+        case .double(let double): measure = double
+        case .decimal(let decimal): measure = NSDecimalNumber(decimal: decimal).doubleValue
+        case .string(let string): measure = Double(string.count)
+        case .data(let data): measure = Double(data.count)
+        case .date(let date): measure = date.timeIntervalSinceReferenceDate
+        default: measure = nil
+        }
+        let what = if case .string = value { "length" } else if case .data = value { "size" } else { "value" }
+        if let measure, let minimum = attribute.minimum.flatMap(Self.number), measure < minimum {
+            return "has a \(what) below its minimum"
+        }
+        if let measure, let maximum = attribute.maximum.flatMap(Self.number), measure > maximum {
+            return "has a \(what) above its maximum"
+        }
+        if case .string(let string) = value, let pattern = attribute.regularExpression {
+            guard let regex = try? NSRegularExpression(pattern: pattern) else { return "has an invalid pattern in the model" }
+            let whole = NSRange(string.startIndex..., in: string)
+            if regex.firstMatch(in: string, options: [.anchored], range: whole)?.range != whole {
+                return "does not match its pattern"
+            }
+        }
+        return nil
+    }
+
+    private static func number(_ bound: AttributeValue) -> Double? {
+        switch bound {
+        case .integer(let integer): Double(integer)
+        case .double(let double): double
+        case .decimal(let decimal): NSDecimalNumber(decimal: decimal).doubleValue
+        case .date(let date): date.timeIntervalSinceReferenceDate
+        default: nil
+        }
+    }
+
+    private func relationshipFailures(of object: ManagedObject) -> [TernError] {
+        var failures: [TernError] = []
+        for relationship in object.schema.relationships.values.sorted(by: { $0.name < $1.name }) {
+            let count = relationship.isToMany
+                ? (object.toMany[relationship.name] ?? []).count : (object.toOne[relationship.name] == nil ? 0 : 1)
+            if count == 0 {
+                if !relationship.isOptional { failures.append(failure(object, relationship.name, "is required")) }
+                continue
+            }
+            guard relationship.isToMany else { continue }
+            if relationship.minCount > 0, count < relationship.minCount {
+                failures.append(failure(object, relationship.name, "holds \(count) object(s), fewer than \(relationship.minCount)"))
+            }
+            if relationship.maxCount > 0, count > relationship.maxCount {
+                failures.append(failure(object, relationship.name, "holds \(count) object(s), more than \(relationship.maxCount)"))
+            }
+        }
+        return failures
+    }
+
+    private func uniquenessFailures(among objects: [ManagedObject]) -> [TernError] {
+        var failures: [TernError] = []
+        var seen: [String: [[AnyHashable]: ObjectID]] = [:]
+        for object in objects {
+            for (entity, properties) in object.schema.uniquenessConstraints {
+                let values = properties.map { object.values[$0].map(AnyHashable.init) ?? object.toOne[$0].map(AnyHashable.init) }
+                let key = values.compactMap { $0 }
+                guard key.count == properties.count else { continue }
+                let scope = entity + "|" + properties.joined(separator: ",")
+                if seen[scope]?[key] != nil {
+                    failures.append(failure(object, properties.joined(separator: ","), "repeats the values of another \(entity)"))
+                } else {
+                    seen[scope, default: [:]][key] = object.objectID
+                }
+            }
+        }
+        return failures
+    }
+}

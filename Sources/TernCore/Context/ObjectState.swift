@@ -1,0 +1,57 @@
+/// The stored state of one object with its relationships as object IDs: what a context keeps
+/// as a snapshot and what parent and child contexts exchange.
+struct ObjectState: Hashable, Sendable {
+    var id: ObjectID
+    var version: Int64
+    var attributes: [String: AttributeValue]
+    var toOne: [String: ObjectID]
+    var toMany: [String: [ObjectID]]
+
+    init(
+        id: ObjectID, version: Int64 = 0, attributes: [String: AttributeValue] = [:],
+        toOne: [String: ObjectID] = [:], toMany: [String: [ObjectID]] = [:]
+    ) {
+        self.id = id
+        self.version = version
+        self.attributes = attributes
+        self.toOne = toOne
+        self.toMany = toMany
+    }
+
+    /// The state of a store row, its references turned into IDs of that store.
+    init(row: StoreRow, storeIdentifier: String) {
+        func id(_ reference: RowReference) -> ObjectID {
+            ObjectID(entityName: reference.entityName, storeIdentifier: storeIdentifier, primaryKey: reference.primaryKey)
+        }
+        self.init(
+            id: id(row.reference), version: row.version, attributes: row.attributes,
+            toOne: row.toOne.mapValues(id), toMany: row.toMany.mapValues { $0.map(id) })
+    }
+
+    /// The row of this state, with IDs replaced through `permanent` and empty to-manys left out.
+    func row(mapping permanent: [ObjectID: ObjectID]) -> StoreRow? {
+        func rowReference(_ id: ObjectID) -> RowReference? { (permanent[id] ?? id).rowReference }
+        guard let reference = rowReference(id) else { return nil }
+        return StoreRow(
+            reference: reference, version: version, attributes: attributes,
+            toOne: toOne.compactMapValues(rowReference),
+            toMany: toMany.filter { !$0.value.isEmpty }.mapValues { $0.compactMap(rowReference) })
+    }
+
+    /// The state with every ID replaced through `mapping`.
+    func replacingIDs(_ mapping: [ObjectID: ObjectID]) -> ObjectState {
+        var copy = self
+        copy.id = mapping[id] ?? id
+        copy.toOne = toOne.mapValues { mapping[$0] ?? $0 }
+        copy.toMany = toMany.mapValues { $0.map { mapping[$0] ?? $0 } }
+        return copy
+    }
+
+    /// The value of a property as a comparable thing, for change tracking.
+    func value(of property: String) -> AnyHashable? {
+        if let value = attributes[property] { return value }
+        if let value = toOne[property] { return value }
+        if let value = toMany[property], !value.isEmpty { return value }
+        return nil
+    }
+}

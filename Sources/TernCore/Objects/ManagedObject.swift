@@ -1,0 +1,202 @@
+/// What a context needs to create an object; the context makes these, applications never do.
+public struct ObjectSeed {
+    let objectID: ObjectID
+    let schema: EntitySchema
+    weak var graph: ObjectGraph?
+}
+
+/// An object of an entity, living in one ``ObjectContext``: Core Data's `NSManagedObject`.
+///
+/// Objects are not `Sendable`: each belongs to the context that made it and never leaves it
+/// (use its ``objectID`` to find it again elsewhere). Read and write properties inside the
+/// context's isolation, for example in ``ObjectContext/perform(_:)``. Writing a relationship
+/// keeps its inverse up to date.
+///
+/// Values are checked against the model: an unknown property name or a value of the wrong
+/// type is a programmer error and stops the program; ``setValue(_:forAttribute:)`` throws
+/// instead. Rules such as "required" or "at most 10 characters" are checked on save.
+///
+/// For typed access, subclass and register the class with the context:
+///
+/// ```swift
+/// final class Recipe: ManagedObject {
+///     var title: String? {
+///         get { self["title"] }
+///         set { self["title"] = newValue }
+///     }
+///     var ingredients: [ManagedObject] { objects(for: "ingredients") }
+/// }
+///
+/// try await context.perform { context in
+///     context.register(Recipe.self, forEntity: "Recipe")
+///     let soup = context.insert(Recipe.self)
+///     soup.title = "Soup"
+///     try await context.save()
+/// }
+/// ```
+///
+/// ## Topics
+/// - ``subscript(attribute:)``, ``subscript(_:)``, ``setValue(_:forAttribute:)``
+/// - ``subscript(toOne:)``, ``objects(for:)``, ``add(_:to:)``, ``remove(_:from:)``
+/// - ``isInserted``, ``isUpdated``, ``isDeleted``, ``hasChanges``, ``isFault``, ``changedKeys``
+open class ManagedObject {
+    /// The object's identity; temporary until the object is first saved.
+    public internal(set) var objectID: ObjectID
+    /// The object's entity.
+    public var entity: EntityDescription { schema.entity }
+    /// Whether the object was inserted and not saved yet.
+    public internal(set) var isInserted: Bool = false
+    /// Whether the object was deleted and the deletion not saved yet (or the object is gone).
+    public internal(set) var isDeleted: Bool = false
+
+    let schema: EntitySchema
+    weak var graph: ObjectGraph?
+    var values: [String: AttributeValue] = [:]
+    var toOne: [String: ObjectID] = [:]
+    var toMany: [String: [ObjectID]] = [:]
+    /// The state last read from or saved to the parent (store or parent context).
+    var snapshot: ObjectState?
+    /// Whether the object's data is in memory; false for a fault.
+    var isLoaded = false
+    /// Relationship changes made while the object was a fault, applied once it is loaded.
+    var pendingOperations: [(ManagedObject) -> Void] = []
+
+    /// Creates an object; only contexts call this.
+    ///
+    /// - Parameter seed: What the context passes.
+    public required init(_ seed: ObjectSeed) {
+        self.objectID = seed.objectID
+        self.schema = seed.schema
+        self.graph = seed.graph
+    }
+
+    // MARK: - State
+
+    /// The context the object belongs to, or nil once that context is gone.
+    public var context: ObjectContext? { graph?.context }
+
+    /// Whether the object's data has not been loaded: reading its properties stops the
+    /// program until ``ObjectContext/fulfillFaults(for:)`` or a fetch loads it.
+    public var isFault: Bool { !isLoaded }
+
+    /// Whether the object has unsaved changes of its values (not inserted nor deleted).
+    public var isUpdated: Bool { !isInserted && !isDeleted && !changedKeys.isEmpty }
+
+    /// Whether the object is inserted, deleted or updated.
+    public var hasChanges: Bool { isInserted || isDeleted || !changedKeys.isEmpty || !pendingOperations.isEmpty }
+
+    /// The names of the properties whose values differ from the last saved ones.
+    ///
+    /// - Complexity: O(*p*) in the number of properties.
+    public var changedKeys: Set<String> {
+        guard isLoaded else { return [] }
+        let current = state
+        let names = schema.attributes.keys.map { $0 } + schema.relationships.keys.map { $0 }
+        return Set(names.filter { current.value(of: $0) != snapshot?.value(of: $0) })
+    }
+
+    /// The last saved value of an attribute.
+    ///
+    /// - Parameter name: An attribute of the entity.
+    /// - Returns: Its value when last read or saved; nil for a new object.
+    public func committedValue(forAttribute name: String) -> AttributeValue? {
+        _ = attributeDescription(name)
+        return snapshot?.attributes[name]
+    }
+
+    // MARK: - Attributes
+
+    /// The value of an attribute.
+    ///
+    /// - Parameter name: An attribute of the entity (own or inherited).
+    /// - Precondition: The entity has such an attribute, the object is not a fault and a new
+    ///   value fits the attribute's type.
+    public subscript(attribute name: String) -> AttributeValue? {
+        get {
+            _ = attributeDescription(name)
+            requireLoaded(name)
+            return values[name]
+        }
+        set {
+            do {
+                try setValue(newValue, forAttribute: name)
+            } catch {
+                preconditionFailure(error.description)
+            }
+        }
+    }
+
+    /// The value of an attribute as a Swift type.
+    ///
+    /// - Parameter name: An attribute of the entity (own or inherited).
+    /// - Returns: The value, or nil when it is nil or of another kind.
+    /// - Precondition: As for ``subscript(attribute:)``.
+    public subscript<Value: AttributeValueConvertible>(_ name: String) -> Value? {
+        get { self[attribute: name].flatMap(Value.init(attributeValue:)) }
+        set { self[attribute: name] = newValue?.attributeValue }
+    }
+
+    /// Sets an attribute, checking the value's type.
+    ///
+    /// - Parameters:
+    ///   - value: The new value, or nil.
+    ///   - name: An attribute of the entity.
+    /// - Throws: ``TernError/Code/validationFailed`` when the value does not fit the attribute's
+    ///   type, the attribute is derived or does not exist.
+    /// - Precondition: The object is not a fault.
+    public func setValue(_ value: AttributeValue?, forAttribute name: String) throws(TernError) {
+        guard let attribute = schema.attributes[name] else {
+            throw TernError(.validationFailed, "\(schema.name) has no attribute \(name)", objectID: objectID, property: name)
+        }
+        if attribute.isDerived {
+            throw TernError(.validationFailed, "\(schema.name).\(name) is derived and cannot be set",
+                            objectID: objectID, property: name)
+        }
+        if let value, !value.fits(attribute.type) {
+            throw TernError(.validationFailed, "the value does not fit \(schema.name).\(name) of type \(attribute.type.xcodeName)",
+                            objectID: objectID, property: name)
+        }
+        requireLoaded(name)
+        guard values[name] != value else { return }
+        graph?.willChange(self)
+        values[name] = value
+    }
+
+    // MARK: - Non public
+
+    /// The object's current stored state.
+    var state: ObjectState {
+        ObjectState(
+            id: objectID, version: snapshot?.version ?? 0,
+            attributes: values.filter { schema.attributes[$0.key]?.isTransient == false },
+            toOne: toOne.filter { schema.relationships[$0.key]?.isTransient == false },
+            toMany: toMany.filter { schema.relationships[$0.key]?.isTransient == false && !$0.value.isEmpty })
+    }
+
+    /// Replaces the object's values with a state (keeping transient values).
+    func apply(_ state: ObjectState) {
+        values = values.filter { schema.attributes[$0.key]?.isTransient == true }.merging(state.attributes) { $1 }
+        toOne = state.toOne
+        toMany = state.toMany
+    }
+
+    func attributeDescription(_ name: String) -> AttributeDescription {
+        guard let attribute = schema.attributes[name] else {
+            preconditionFailure("\(schema.name) has no attribute \(name)")
+        }
+        return attribute
+    }
+
+    func relationshipDescription(_ name: String) -> RelationshipDescription {
+        guard let relationship = schema.relationships[name] else {
+            preconditionFailure("\(schema.name) has no relationship \(name)")
+        }
+        return relationship
+    }
+
+    func requireLoaded(_ property: String) {
+        precondition(
+            isLoaded,
+            "\(objectID) is a fault: fetch it, prefetch \(property)'s relationship or call fulfillFaults(for:) first")
+    }
+}
