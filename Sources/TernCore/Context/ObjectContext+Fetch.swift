@@ -134,9 +134,9 @@ extension ObjectContext {
         let changed = graph.changed.values.filter {
             !$0.isDeleted && $0.isLoaded && $0.hasChanges && kinds.contains($0.schema.name)
         }
-        objects += changed.filter { request.predicate?.evaluate(with: $0) ?? true }
+        objects += try changed.filter { try request.predicate?.evaluate(with: $0) ?? true }
             .sorted { ($0.objectID.primaryKey ?? .max, $0.objectID.description) < ($1.objectID.primaryKey ?? .max, $1.objectID.description) }
-        objects = sorted(objects, by: request.sortDescriptors)
+        objects = try FetchSort.sorted(objects, by: request.sortDescriptors)
         let first = min(request.fetchOffset, objects.count)
         let last = request.fetchLimit.map { min(first + $0, objects.count) } ?? objects.count
         return Array(objects[first..<last])
@@ -150,17 +150,6 @@ extension ObjectContext {
             graph.fulfill(object, with: state)
         }
         return object
-    }
-
-    /// A stable sort by descriptors; items that compare equal keep their order.
-    func sorted<Item: KeyValueReading>(_ items: [Item], by descriptors: [FetchSort]) -> [Item] {
-        guard !descriptors.isEmpty else { return items }
-        return items.enumerated().sorted { lhs, rhs in
-            for sort in descriptors {
-                if let before = sort.orders(lhs.element, before: rhs.element) { return before }
-            }
-            return lhs.offset < rhs.offset
-        }.map(\.element)
     }
 
     /// Loads the destinations of the prefetched relationships into the row cache.
@@ -193,7 +182,7 @@ extension ObjectContext {
         for store in stores {
             states += try await store.fetch(wide).map { ObjectState(row: $0, storeIdentifier: store.identifier) }
         }
-        states = sorted(states.map(StateValues.init), by: request.sortDescriptors).map(\.state)
+        states = try FetchSort.sorted(states.map(StateValues.init), by: request.sortDescriptors).map(\.state)
         let first = min(request.offset, states.count)
         let last = request.limit.map { min(first + $0, states.count) } ?? states.count
         return Array(states[first..<last])
@@ -253,31 +242,5 @@ extension ObjectContext {
 
     func countForChild(_ request: StoreFetchRequest) async throws -> Int {
         try await statesForChild(request).count
-    }
-}
-
-/// A state seen through key paths (attributes only), for sorting rows of several stores.
-struct StateValues: KeyValueReading {
-    let state: ObjectState
-
-    func value(forKeyPath keyPath: String) -> AttributeValue? { state.attributes[keyPath] }
-}
-
-extension ManagedObject: KeyValueReading {
-    /// The value at a key path: `title`, or `recipe.title` through to-one relationships.
-    ///
-    /// - Parameter keyPath: Attribute names, after to-one relationship names, joined by dots.
-    /// - Returns: The value, or nil when a step is nil, unknown or not loaded.
-    public func value(forKeyPath keyPath: String) -> AttributeValue? {
-        var current: ManagedObject = self
-        var parts = keyPath.split(separator: ".").map(String.init)
-        while parts.count > 1 {
-            guard current.isLoaded, let id = current.toOne[parts.removeFirst()], let next = graph?.object(for: id) else {
-                return nil
-            }
-            current = next
-        }
-        guard current.isLoaded, let last = parts.first else { return nil }
-        return current.values[last]
     }
 }

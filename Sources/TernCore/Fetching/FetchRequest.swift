@@ -7,7 +7,7 @@
 ///
 /// ```swift
 /// var request = FetchRequest(entityName: "Recipe")
-/// request.sortDescriptors = [FetchSort("title")]
+/// request.sortDescriptors = [FetchSort(key: "title")]
 /// request.fetchLimit = 20
 /// let ids = try await context.fetchObjectIDs(request)
 /// ```

@@ -148,17 +148,13 @@ public final class InMemoryStore: PersistentStore {
         var names = [request.entityName]
         if request.includesSubentities { names += model.allSubentities(of: request.entityName).map(\.name) }
         let rows = state.withLock { state in names.map { state.rows[$0] ?? [:] } }
-        var matches = rows.flatMap(\.values)
+        var matches = rows.flatMap(\.values).sorted { $0.reference < $1.reference }
         if let predicate = request.predicate {
-            matches = matches.filter { predicate.evaluate(with: RowValues(row: $0, store: self)) }
+            matches = try matches.filter { try predicate.evaluate(with: RowValues(row: $0, store: self)) }
         }
-        matches.sort { lhs, rhs in
-            for sort in request.sortDescriptors {
-                if let before = sort.orders(RowValues(row: lhs, store: self), before: RowValues(row: rhs, store: self)) {
-                    return before
-                }
-            }
-            return lhs.reference < rhs.reference
+        if !request.sortDescriptors.isEmpty {
+            matches = try FetchSort.sorted(matches.map { RowValues(row: $0, store: self) }, by: request.sortDescriptors)
+                .map(\.row)
         }
         let start = min(request.offset, matches.count)
         let end = request.limit.map { min(start + $0, matches.count) } ?? matches.count

@@ -3,7 +3,7 @@
 ///
 /// ```swift
 /// var request = StoreFetchRequest(entityName: "Recipe")
-/// request.sortDescriptors = [FetchSort("title")]
+/// request.sortDescriptors = [FetchSort(key: "title")]
 /// request.limit = 20
 /// let rows = try await store.fetch(request)
 /// ```

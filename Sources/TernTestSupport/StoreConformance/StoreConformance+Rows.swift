@@ -99,17 +99,48 @@ extension StoreConformance {
         let inserted = try await ObjectContext(coordinator: coordinator).batchInsert(
             entityName: "Pet", objects: names.map { ["name": .string($0)] })
         #expect(inserted.count == 5)
-        var request = FetchRequest(entityName: "Pet", sortDescriptors: [FetchSort("name")])
+        var request = FetchRequest(entityName: "Pet", sortDescriptors: [FetchSort(key: "name")])
         request.fetchOffset = 1
         request.fetchLimit = 3
         let context = ObjectContext(coordinator: coordinator)
         let sorted = try await context.fetchDictionaries(request).map { $0["name"] }
         #expect(sorted == [.string("bravo"), .string("charlie"), .string("delta")])
         #expect(try await context.count(for: request) == 3)
-        request.sortDescriptors = [FetchSort("name", ascending: false)]
+        request.sortDescriptors = [FetchSort(key: "name", ascending: false)]
         request.fetchOffset = 0
         request.fetchLimit = nil
         let descending = try await context.fetchDictionaries(request).compactMap { $0["name"] }
         #expect(descending == names.sorted(by: >).map { .string($0) })
+    }
+
+    func predicates() async throws {
+        let (coordinator, _) = try await makeCoordinator()
+        _ = try await insertPersonWithPets(coordinator)
+        let context = ObjectContext(coordinator: coordinator)
+        func names(_ entity: String, _ format: String) async throws -> [String] {
+            let request = FetchRequest(
+                entityName: entity, predicate: try FetchPredicate(format), sortDescriptors: [FetchSort(key: "name")])
+            return try await context.fetchDictionaries(request).compactMap { value in
+                if case .string(let name)? = value["name"] { name } else { nil }
+            }
+        }
+        #expect(try await names("Pet", "name BEGINSWITH 'R'") == ["Rex"])
+        #expect(try await names("Pet", "owner.name == 'Ada'") == ["Rex", "Tom"])
+        #expect(try await names("Person", "ANY pets.name == 'Tom'") == ["Ada"])
+        #expect(try await names("Person", "pets.@count == 3") == [])
+        // Pending changes count: a renamed pet matches by its new name, a new one too.
+        let pending = try await context.perform { context in
+            let pets = try await context.fetch(FetchRequest(entityName: "Pet", predicate: try FetchPredicate("name == 'Rex'")))
+            pets.first?["name"] = "Max"
+            context.insert("Pet")["name"] = "Mia"
+            let request = FetchRequest(
+                entityName: "Pet", predicate: try FetchPredicate("name BEGINSWITH 'M'"), sortDescriptors: [FetchSort(key: "name")])
+            let found = try await context.fetch(request).compactMap { $0["name"] as String? }
+            var saved = request
+            saved.includesPendingChanges = false
+            return (found, try await context.fetchObjectIDs(saved).count)
+        }
+        #expect(pending.0 == ["Max", "Mia"])
+        #expect(pending.1 == 0)
     }
 }

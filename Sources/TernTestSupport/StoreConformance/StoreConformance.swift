@@ -54,6 +54,8 @@ public struct StoreConformance: Sendable {
         case rowsByReference
         /// Sorting, offset and limit.
         case sortOffsetLimit
+        /// Predicates on attributes and through relationships, in the store and on pending changes.
+        case predicates
         /// A one-to-one relationship keeps both sides.
         case toOneRelationship
         /// A one-to-many relationship keeps both sides.
@@ -101,6 +103,7 @@ public struct StoreConformance: Sendable {
         case .metadataRoundTrips: try await metadataRoundTrips()
         case .rowsByReference: try await rowsByReference()
         case .sortOffsetLimit: try await sortOffsetLimit()
+        case .predicates: try await predicates()
         case .toOneRelationship: try await toOneRelationship()
         case .toManyRelationship: try await toManyRelationship()
         case .orderedRelationship: try await orderedRelationship()
