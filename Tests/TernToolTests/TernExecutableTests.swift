@@ -90,3 +90,22 @@ import TernTestSupport
         }
     }
 }
+
+/// `tern info` through the binary.
+@Suite struct InfoExecutableTests {
+    @Test func infoOnACopiedStore() throws {
+        let tmp = try TemporaryDirectory()
+        let copy = try tmp.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite"))
+        let result = try ToolRunner.runExecutable(["info", copy.path, "--model=\(Fixtures.sampleModel.path)"])
+        #expect(result.status == 0)
+        #expect(result.standardError.isEmpty)
+        #expect(result.standardOutput.contains("written by model version: SampleModel\n"))
+    }
+
+    @Test func missingStoreFailsWithExitOne() throws {
+        let result = try ToolRunner.runExecutable(["info", "/nonexistent/store.sqlite", "--json"])
+        #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.errorLines == ["error: no store exists at /nonexistent/store.sqlite; check the path"])
+    }
+}

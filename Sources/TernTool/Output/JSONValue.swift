@@ -29,6 +29,11 @@ enum JSONValue: Sendable, Hashable {
         value.map(JSONValue.string) ?? .null
     }
 
+    /// A date as an ISO 8601 UTC string with milliseconds: `2011-05-09T11:30:53.000Z`.
+    static func date(_ date: Date) -> JSONValue {
+        .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+
     // MARK: - Encoding
 
     /// The value as JSON text with sorted keys.

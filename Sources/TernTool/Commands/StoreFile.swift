@@ -1,0 +1,119 @@
+import Foundation
+import TernCore
+import TernSQLite
+
+/// A `STORE` argument: its location, its type found from its contents, and reading it.
+struct StoreFile {
+    /// A store type, as `--type` and `tern info` spell it.
+    enum Kind: String, CaseIterable, Sendable {
+        /// A Core Data SQLite store.
+        case sqlite
+        /// A Tern binary store.
+        case binary
+        /// A Tern XML store.
+        case xml
+        /// A PostgreSQL database.
+        case postgres
+    }
+
+    /// The path as the user typed it.
+    var path: String
+    /// The resolved location.
+    var url: URL
+
+    /// The help line for a `STORE` argument.
+    static let help = "A store file; its type is found from its contents."
+
+    /// Resolves a store argument.
+    ///
+    /// - Parameters:
+    ///   - path: The path as the user typed it.
+    ///   - environment: Where relative paths start.
+    init(_ path: String, environment: ToolEnvironment) {
+        self.path = path
+        self.url = environment.url(forPath: path)
+    }
+
+    // MARK: - Reading
+
+    /// The store's type, found from the first bytes of the file.
+    ///
+    /// - Throws: ``CommandFailure`` when the file is missing or of no known type.
+    func kind() throws(CommandFailure) -> Kind {
+        if path.hasPrefix("postgres://") || path.hasPrefix("postgresql://") {
+            throw CommandFailure("PostgreSQL stores are not supported yet; give a store file")
+        }
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw CommandFailure("no store exists at \(path); check the path")
+        }
+        let head: Data
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            head = try handle.read(upToCount: 16) ?? Data()
+        } catch {
+            throw CommandFailure("cannot read \(path): \(error.localizedDescription)")
+        }
+        if head.starts(with: Data("SQLite format 3\u{0}".utf8)) { return .sqlite }
+        let text = String(decoding: head, as: UTF8.self)
+        if text.hasPrefix("<?xml") || text.hasPrefix("<") {
+            throw CommandFailure("\(path) is an XML file, and XML stores are not supported yet; give a SQLite store")
+        }
+        throw CommandFailure("\(path) is not a store Tern knows (SQLite); give a Core Data SQLite store")
+    }
+
+    /// The store's metadata, read without writing beside the file.
+    ///
+    /// - Throws: ``CommandFailure`` when the file is not a readable store.
+    func metadata() throws(CommandFailure) -> StoreMetadata {
+        _ = try kind()
+        do {
+            return try SQLiteStore.metadata(at: url)
+        } catch {
+            throw CommandFailure(
+                "cannot read the store's metadata at \(path): \(Self.message(of: error))")
+        }
+    }
+
+    /// The number of objects of each entity, subentities not included, from the store's own tables.
+    ///
+    /// Every entity the store knows (`Z_PRIMARYKEY`) is listed, with zero when it has no objects;
+    /// Core Data's history entities (numbered from 16000) are left out.
+    ///
+    /// - Throws: ``CommandFailure`` when the store cannot be read.
+    /// - Complexity: One grouped count per inheritance root.
+    func objectCounts() throws(CommandFailure) -> [String: Int] {
+        do {
+            let connection = try Connection(path: url.path, configuration: .readOnly)
+            var names: [Int64: String] = [:]
+            var parents: [Int64: Int64] = [:]
+            try connection.forEachRow("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
+                guard let number = row[0].int64, number < 16000, let name = row[1].string else { return }
+                names[number] = name
+                parents[number] = row[2].int64 ?? 0
+            }
+            var counts = Dictionary(uniqueKeysWithValues: names.values.map { ($0, 0) })
+            let tables = Set(
+                try connection.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].string })
+            for (number, name) in names where (parents[number] ?? 0) == 0 && tables.contains("Z" + name.uppercased()) {
+                let table = SQL.identifier("Z" + name.uppercased())
+                try connection.forEachRow("SELECT Z_ENT, COUNT(*) FROM \(table) GROUP BY Z_ENT") { row in
+                    guard let entity = row[0].int64.flatMap({ names[$0] }), let count = row[1].int64 else { return }
+                    counts[entity] = Int(count)
+                }
+            }
+            return counts
+        } catch {
+            throw CommandFailure("cannot count the objects in \(path): \(Self.message(of: error))")
+        }
+    }
+
+    /// The message of a lower layer's error, without the path it repeats.
+    static func message(of error: any Error) -> String {
+        switch error {
+        case let error as SQLiteError: return error.message
+        case let error as TernError: return error.message
+        default: return String(describing: error)
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import TernTestSupport
+import Testing
+
+/// `tern info` on copies of the real Core Data stores (facts in Tests/Fixtures/EXPECTED.md).
+@Suite struct InfoCommandTests {
+    /// Runs `tern info … --json` on a copy of a fixture store and decodes the document.
+    func infoJSON(_ store: String, _ options: [String] = []) throws -> [String: Any] {
+        let tmp = try TemporaryDirectory()
+        let copy = try tmp.copy(Fixtures.url(store))
+        let result = ToolRunner.run(["info", copy.path] + options + ["--json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.isEmpty)
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    }
+
+    @Test func storeWithItsModelMatchesTheVersionThatWroteIt() throws {
+        let document = try infoJSON(
+            "CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite", ["--model", Fixtures.sampleModel.path])
+        #expect(document["type"] as? String == "sqlite")
+        #expect(document["uuid"] as? String == "753753D3-A961-4901-AB05-8CC48B1D3853")
+        #expect(document["matchingVersion"] as? String == "SampleModel")
+        #expect(document["needsMigration"] as? Bool == false)
+        let counts = try #require(document["counts"] as? [String: Int])
+        #expect(counts == ["Car": 115, "SportCar": 5, "ExpensiveSportCar": 5, "Person": 20])
+        #expect(counts.values.reduce(0, +) == 125 + 20)
+        let hashes = try #require(document["hashes"] as? [String: String])
+        #expect(hashes["Car"] == "nlVVKQchWCING6zS+Ao9rUkZ90oyqovp7iKmp7QSbI8=")
+        let metadata = try #require(document["metadata"] as? [String: Any])
+        #expect(metadata["NSPersistenceFrameworkVersion"] as? Int == 1044)
+        #expect(metadata["NSStoreModelVersionIdentifiers"] as? [String] == ["1"])
+        #expect(metadata["NSStoreModelVersionHashes"] as? [String: String] == hashes)
+    }
+
+    @Test func olderStoreNeedsMigrationToAnotherCurrentVersion() throws {
+        let document = try infoJSON(
+            "CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
+            ["--model", Fixtures.sampleModel.path, "--version", "SampleModel3"])
+        #expect(document["matchingVersion"] as? String == "SampleModel2")
+        #expect(document["needsMigration"] as? Bool == true)
+    }
+
+    @Test func withoutAModelVersionAndMigrationAreNull() throws {
+        let document = try infoJSON("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite")
+        #expect(document["matchingVersion"] is NSNull)
+        #expect(document["needsMigration"] is NSNull)
+        let counts = try #require(document["counts"] as? [String: Int])
+        #expect(counts["Page"] == 4970)
+        #expect(counts["Feedback"] == 444)
+        #expect((counts["Book"] ?? 0) + (counts["GraphicNovel"] ?? 0) == 52)
+        #expect(counts["CHANGE"] == nil)
+    }
+
+    @Test func textNamesTheVersionAndCounts() throws {
+        let tmp = try TemporaryDirectory()
+        let copy = try tmp.copy(Fixtures.url("CoreDataStack/TestModel.sqlite"))
+        let result = ToolRunner.run(["info", copy.path, "--model", Fixtures.coreDataStackModel.path])
+        #expect(result.status == 0)
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("uuid: E7350B5D-5058-46F7-90B9-DCA517BBAF92"))
+        #expect(lines.contains("written by model version: TestModel"))
+        #expect(lines.contains("  Author  y8H1wnTr9BRHTE41D3OxSx3TVsIngq50iIENWXGIxG0=  0 objects"))
+    }
+
+    @Test func fileThatIsNotAStoreFails() throws {
+        let tmp = try TemporaryDirectory()
+        let notAStore = try tmp.copy(Fixtures.url("EXPECTED.md"))
+        let result = ToolRunner.run(["info", notAStore.path])
+        #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.errorLines == ["error: \(notAStore.path) is not a store Tern knows (SQLite); give a Core Data SQLite store"])
+    }
+
+    @Test func versionWithoutModelIsAUsageError() {
+        let result = ToolRunner.run(["info", "x.sqlite", "--version", "v1"])
+        #expect(result.status == 2)
+        #expect(result.errorLines.first == "error: --version and --order need --model; give the model too")
+    }
+}
