@@ -7,7 +7,7 @@ struct InfoCommand: Command {
     /// The store to describe.
     static let store = ArgumentDefinition.positional("STORE", help: StoreFile.help)
     /// The model to compare the store with.
-    static let model = ArgumentDefinition.option("model", value: "MODEL", help: ModelLoading.modelHelp)
+    static let model = ArgumentDefinition.option("model", value: "MODEL", help: ModelSelection.modelHelp)
 
     /// The command's name, arguments and help.
     static let configuration = CommandConfiguration(
@@ -24,7 +24,7 @@ struct InfoCommand: Command {
             "counts": {ENTITY: INT}}; metadata keys are Core Data's (NSStoreModelVersionHashes…),
             data is base64 and dates are ISO 8601.
             """,
-        arguments: [store, model, ModelLoading.version, ModelLoading.order, .json],
+        arguments: [store, model, ModelSelection.version, ModelSelection.order, .json],
         examples: [
             "tern info Recipes.sqlite",
             "tern info Recipes.sqlite --model Recipes.xcdatamodeld --json | jq .needsMigration",
@@ -32,25 +32,16 @@ struct InfoCommand: Command {
 
     /// The store as typed.
     var storePath: String
-    /// The model's path, if given.
-    var modelPath: String?
-    /// The version to compare with, if not the current one.
-    var versionName: String?
-    /// The migration order, if given.
-    var order: [String]?
+    /// The model to compare with, if given.
+    var selection: ModelSelection?
     /// Whether to print JSON.
     var json: Bool
 
     /// Makes the command from its parsed command line.
     init(_ arguments: ParsedArguments) throws(ValidationError) {
         storePath = try arguments.requiredValue(of: Self.store)
-        modelPath = arguments.value(of: Self.model)
-        versionName = arguments.value(of: ModelLoading.version)
-        order = try ModelLoading.order(from: arguments)
+        selection = try ModelSelection.parse(Self.model, from: arguments)
         json = arguments.isSet(.json)
-        if modelPath == nil, versionName != nil || order != nil {
-            throw ValidationError("--version and --order need --model; give the model too")
-        }
     }
 
     /// Reads the store (and model) and prints what it found.
@@ -62,9 +53,8 @@ struct InfoCommand: Command {
         var matching: String?
         var needsMigration: Bool?
         var target: String?
-        if let modelPath {
-            let model = try ModelLoading.read(
-                modelPath, order: order, version: versionName, environment: context.environment)
+        if let selection {
+            let model = try selection.read(in: context.environment)
             matching = model.version(matching: metadata)?.name
             needsMigration = !model.currentVersion.model.isCompatible(with: metadata)
             target = model.currentVersionName

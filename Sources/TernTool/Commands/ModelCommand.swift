@@ -6,7 +6,7 @@ import TernCore
 /// model checksum.
 struct ModelCommand: Command {
     /// The model to describe.
-    static let model = ArgumentDefinition.positional("MODEL", help: ModelLoading.modelHelp)
+    static let model = ArgumentDefinition.positional("MODEL", help: ModelSelection.modelHelp)
 
     /// The command's name, arguments and help.
     static let configuration = CommandConfiguration(
@@ -21,34 +21,30 @@ struct ModelCommand: Command {
             --json prints {"current": NAME, "versions": [{"name": NAME, "checksum": BASE64,
             "entities": {ENTITY: {"hash": BASE64, "parent": NAME|null, "abstract": BOOL}}}]}.
             """,
-        arguments: [model, ModelLoading.version, ModelLoading.order, .json],
+        arguments: [model, ModelSelection.version, ModelSelection.order, .json],
         examples: [
             "tern model Recipes.xcdatamodeld",
             "tern model Recipes.xcdatamodeld --json | jq -r '.versions[].name'",
             "tern model Recipes.xcdatamodeld --order \"Recipes,Recipes 2,Recipes 10\"",
         ])
 
-    /// The model's path as typed.
-    var modelPath: String
-    /// The version to report as current, if not the bundle's.
-    var versionName: String?
-    /// The migration order, if given.
-    var order: [String]?
+    /// The model, version and order to show.
+    var selection: ModelSelection
     /// Whether to print JSON.
     var json: Bool
 
     /// Makes the command from its parsed command line.
     init(_ arguments: ParsedArguments) throws(ValidationError) {
-        modelPath = try arguments.requiredValue(of: Self.model)
-        versionName = arguments.value(of: ModelLoading.version)
-        order = try ModelLoading.order(from: arguments)
+        guard let selection = try ModelSelection.parse(Self.model, from: arguments) else {
+            throw ValidationError("missing argument \(Self.model.valueName)")
+        }
+        self.selection = selection
         json = arguments.isSet(.json)
     }
 
     /// Reads the model and prints its versions.
     func run(in context: CommandContext) throws {
-        let model = try ModelLoading.read(
-            modelPath, order: order, version: versionName, environment: context.environment)
+        let model = try selection.read(in: context.environment)
         if json {
             context.printJSON(Self.document(for: model))
         } else {

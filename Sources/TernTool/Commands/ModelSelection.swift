@@ -2,9 +2,16 @@ import Foundation
 import TernCore
 import TernFormats
 
-/// The model arguments several commands share (`MODEL`, `--model`, `--version`, `--order`) and
-/// how a model is read from them.
-enum ModelLoading {
+/// The model a command works with: the `MODEL` path (positional or `--model`), `--version` and
+/// `--order`, which several commands share, and how the model is read from them.
+struct ModelSelection: Sendable {
+    /// The model's path as typed.
+    var path: String
+    /// The version to use as current, if not the bundle's.
+    var versionName: String?
+    /// The migration order, if given.
+    var order: [String]?
+
     /// `--version NAME`: the version to use instead of the current one.
     static let version = ArgumentDefinition.option(
         "version", value: "NAME",
@@ -17,10 +24,43 @@ enum ModelLoading {
     /// The help line for a `MODEL` path, whether positional or `--model`.
     static let modelHelp = "An .xcdatamodeld bundle or a single .xcdatamodel folder."
 
+    /// Reads the model path, `--version` and `--order` from a command line.
+    ///
+    /// - Parameters:
+    ///   - argument: The `MODEL` positional or the `--model` option.
+    ///   - arguments: The parsed command line.
+    /// - Returns: The selection, or nil when the model was not given.
+    /// - Throws: ``ValidationError`` when `--order` has an empty name, or `--version` or `--order`
+    ///   is given without a model.
+    static func parse(
+        _ argument: ArgumentDefinition, from arguments: ParsedArguments
+    ) throws(ValidationError) -> ModelSelection? {
+        let versionName = arguments.value(of: version)
+        let order = try Self.order(from: arguments)
+        guard let path = arguments.value(of: argument) else {
+            if versionName != nil || order != nil {
+                throw ValidationError("--version and --order need \(argument.displayName); give the model too")
+            }
+            return nil
+        }
+        return ModelSelection(path: path, versionName: versionName, order: order)
+    }
+
+    /// Reads the model and makes the chosen version, when given, its current version.
+    ///
+    /// - Parameter environment: Where relative paths start.
+    /// - Returns: The model, with the chosen version current.
+    /// - Throws: ``CommandFailure`` when the model cannot be read or has no such version.
+    func read(in environment: ToolEnvironment) throws(CommandFailure) -> VersionedModel {
+        try Self.read(path, order: order, version: versionName, environment: environment)
+    }
+
+    // MARK: - Non public
+
     /// The names a `--order` list gives, in order.
     ///
     /// - Throws: ``ValidationError`` when a name is empty.
-    static func order(from arguments: ParsedArguments) throws(ValidationError) -> [String]? {
+    private static func order(from arguments: ParsedArguments) throws(ValidationError) -> [String]? {
         guard let list = arguments.value(of: order) else { return nil }
         let names = list.split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
@@ -31,15 +71,7 @@ enum ModelLoading {
     }
 
     /// Reads a versioned model and makes `versionName`, when given, its current version.
-    ///
-    /// - Parameters:
-    ///   - path: The path the user gave.
-    ///   - order: The migration order, or nil for the default.
-    ///   - versionName: The version to make current, or nil to keep the bundle's.
-    ///   - environment: Where relative paths start.
-    /// - Returns: The model, with the chosen version current.
-    /// - Throws: ``CommandFailure`` when the model cannot be read or has no such version.
-    static func read(
+    private static func read(
         _ path: String, order: [String]?, version versionName: String?, environment: ToolEnvironment
     ) throws(CommandFailure) -> VersionedModel {
         let url = environment.url(forPath: path)
