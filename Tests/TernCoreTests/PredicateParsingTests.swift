@@ -218,3 +218,65 @@ private func str(_ value: String) -> E { .constant(.string(value)) }
         #expect(throws: Never.self) { try FetchPredicate(text, arguments: [1]) }
     }
 }
+
+/// A small deterministic generator, so that the random inputs are the same on every run.
+private struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct PredicateRandomInputTests {
+    static let pieces = [
+        "a", "b.c", "items.@count", "d.@sum.e", "SELF", "#in", "$V", "%@", "%K", "1", "-2.5", "0x1f", "1e3",
+        "'s\\'q'", "\"d\\\"q\\n\"", "nil", "TRUE", "NO", "CAST(1.5, 'NSDate')", "CAST('2.5', 'NSDecimalNumber')",
+        "==", "=", "!=", "<>", "<", "<=", "=<", ">", ">=", "=>", "IN", "BETWEEN", "BEGINSWITH", "ENDSWITH",
+        "CONTAINS", "LIKE", "MATCHES", "[c]", "[cd]", "[d]", "AND", "&&", "OR", "||", "NOT", "!", "(", ")",
+        "{", "}", ",", "ANY", "ALL", "NONE", "SOME", "TRUEPREDICATE", "FALSEPREDICATE", ".", "@", "#", "\0",
+        "é", "🐦", "'", "\"", "\\",
+    ]
+
+    @Test func randomTokenSoupNeverCrashesAndRoundTrips() throws {
+        var generator = SplitMix64(state: 0x7E44)
+        var parsed = 0
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 1...12, using: &generator)
+            let text = (0..<count).map { _ in Self.pieces.randomElement(using: &generator) ?? "" }.joined(separator: " ")
+            let arguments: [FetchPredicate.Argument] = (0..<text.components(separatedBy: "%").count - 1).map { _ in "k" }
+            guard let predicate = try? FetchPredicate(text, arguments: arguments) else { continue }
+            parsed += 1
+            #expect(try FetchPredicate(predicate.description) == predicate, "\(text)")
+        }
+        #expect(parsed > 50)
+    }
+
+    @Test func wellFormedRandomPredicatesRoundTrip() throws {
+        var generator = SplitMix64(state: 42)
+        let operands = ["a", "b.c", "items.@count", "d.@max.e", "SELF", "$V", "1", "-2.5", "'x'", "nil", "TRUE", "{1, 'y'}"]
+        let operators = ["==", "!=", "<", "<=", ">", ">=", "IN", "CONTAINS[c]", "LIKE[cd]", "BEGINSWITH", "MATCHES"]
+        func comparison() -> String {
+            let quantifier = ["", "ANY ", "ALL ", "NONE "].randomElement(using: &generator) ?? ""
+            return quantifier + (operands.randomElement(using: &generator) ?? "a") + " "
+                + (operators.randomElement(using: &generator) ?? "==") + " " + (operands.randomElement(using: &generator) ?? "1")
+        }
+        func predicate(_ depth: Int) -> String {
+            guard depth > 0 else { return comparison() }
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: return "NOT " + predicate(depth - 1)
+            case 1: return "(" + predicate(depth - 1) + " AND " + predicate(depth - 1) + ")"
+            case 2: return predicate(depth - 1) + " OR " + predicate(depth - 1)
+            default: return comparison()
+            }
+        }
+        for _ in 0..<2_000 {
+            let text = predicate(4)
+            let parsed = try FetchPredicate(text)
+            #expect(try FetchPredicate(parsed.description) == parsed, "\(text)")
+        }
+    }
+}
