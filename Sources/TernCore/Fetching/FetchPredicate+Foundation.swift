@@ -1,0 +1,340 @@
+public import Foundation
+
+extension FetchPredicate {
+    // MARK: - Converting typed predicates
+
+    /// Converts a typed Foundation predicate, written with `#Predicate`, into a fetch predicate, so
+    /// that stores can run it in SQL.
+    ///
+    /// Supported: comparisons (`==`, `!=`, `<`, `<=`, `>`, `>=`) of key paths and constants, `&&`,
+    /// `||`, `!`, Boolean key paths, `nil`, optional chaining through to-one relationships
+    /// (`$0.owner?.name`), `contains(_:)` on strings (`CONTAINS`), on constant arrays (`IN`) and on
+    /// collections (`CONTAINS`), `starts(with:)` (`BEGINSWITH`), `count` of a collection (`@count`),
+    /// and `contains(where:)`/`allSatisfy(_:)` over a to-many relationship with one comparison inside
+    /// (`ANY`/`ALL`).
+    ///
+    /// ```swift
+    /// let typed = #Predicate<Person> { $0.age >= 18 && $0.name.starts(with: "A") }
+    /// let predicate = try FetchPredicate(typed)  // age >= 18 AND name BEGINSWITH "A"
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - predicate: A predicate over one input.
+    ///   - keyPathName: The key of a property's Swift key path (one property, such as
+    ///     `\Person.name`); return `nil` to use the property's name, read from the key path's
+    ///     description.
+    /// - Throws: ``TernError/Code/unsupported`` for expressions outside the supported set, and for
+    ///   key paths whose name cannot be known.
+    /// - Complexity: O(*n*) in the size of the predicate.
+    public init<Root>(
+        _ predicate: Predicate<Root>, keyPathName: (AnyKeyPath) -> String? = { _ in nil }
+    ) throws(TernError) {
+        let converted = withoutActuallyEscaping(keyPathName) { keyPathName in
+            var context = TypedPredicateContext(keyPathName: keyPathName)
+            context.prefixes[predicate.variable.key] = ""
+            return Result { () throws(TernError) in try context.predicate(from: predicate.expression) }
+        }
+        self = try converted.get()
+    }
+}
+
+/// What converting a typed predicate needs: how to name key paths, and the key path each
+/// closure variable stands for.
+struct TypedPredicateContext {
+    var keyPathName: (AnyKeyPath) -> String?
+    /// The key path that each variable stands for: empty for the predicate's input.
+    var prefixes: [PredicateExpressions.VariableID: String] = [:]
+
+    static func unsupported(_ what: String) -> TernError {
+        TernError(
+            .unsupported,
+            "\(what) has no equivalent in fetch predicates; use comparisons of key paths with constants, &&, ||, !, contains, starts(with:) or count")
+    }
+
+    func predicate(from expression: Any) throws(TernError) -> FetchPredicate {
+        if let convertible = expression as? any TypedPredicateConvertible {
+            return try convertible.fetchPredicate(in: self)
+        }
+        switch try self.expression(from: expression) {
+        case .constant(.bool(let value)?): return .constant(value)
+        case let value: return .compare(value, .equalTo, .constant(.bool(true)))
+        }
+    }
+
+    func expression(from expression: Any) throws(TernError) -> FetchPredicate.Expression {
+        guard let convertible = expression as? any TypedExpressionConvertible else {
+            throw Self.unsupported("The expression \(type(of: expression))")
+        }
+        return try convertible.fetchExpression(in: self)
+    }
+
+    /// The key path a key path expression stands for.
+    func keyPath(from expression: Any) throws(TernError) -> String {
+        guard case .keyPath(let path) = try self.expression(from: expression) else {
+            throw Self.unsupported("A closure over something other than a key path")
+        }
+        return path
+    }
+
+    /// The name of a single-property key path: the caller's, else the last member of its description.
+    func name(of keyPath: AnyKeyPath) throws(TernError) -> String {
+        if let name = keyPathName(keyPath) { return name }
+        let text = String(describing: keyPath)
+        guard let dot = text.lastIndex(of: "."), !text.contains("<"), !text.contains("?"), !text.contains("!")
+        else {
+            throw Self.unsupported("The computed or unnamed key path \(text)")
+        }
+        return String(text[text.index(after: dot)...])
+    }
+
+    /// A constant for a Swift value, `nil` when the value's type has no attribute value.
+    static func constant(_ value: Any) -> FetchPredicate.Expression? {
+        if let optional = value as? any TypedPredicateOptional {
+            guard let wrapped = optional.wrappedValue else { return .constant(nil) }
+            return constant(wrapped)
+        }
+        if let array = value as? [Any] {
+            var elements: [FetchPredicate.Expression] = []
+            for element in array {
+                guard let converted = constant(element) else { return nil }
+                elements.append(converted)
+            }
+            return .aggregate(elements)
+        }
+        let attribute: AttributeValue? =
+            switch value {
+            case let number as Int: .integer(Int64(number))
+            case let number as Int64: .integer(number)
+            case let number as Int32: .integer(Int64(number))
+            case let number as Int16: .integer(Int64(number))
+            case let number as Int8: .integer(Int64(number))
+            case let number as UInt8: .integer(Int64(number))
+            case let number as UInt16: .integer(Int64(number))
+            case let number as UInt32: .integer(Int64(number))
+            case let number as UInt: Int64(exactly: number).map { .integer($0) } ?? .double(Double(number))
+            case let number as UInt64: Int64(exactly: number).map { .integer($0) } ?? .double(Double(number))
+            case let number as Double: .double(number)
+            case let number as Float: .double(Double(number))
+            case let number as Decimal: .decimal(number)
+            case let string as String: .string(string)
+            case let string as Substring: .string(String(string))
+            case let flag as Bool: .bool(flag)
+            case let date as Date: .date(date)
+            case let data as Data: .data(data)
+            case let uuid as UUID: .uuid(uuid)
+            case let url as URL: .uri(url)
+            default: nil
+            }
+        return attribute.map { .constant($0) }
+    }
+}
+
+// MARK: - Conversions of Foundation's expressions
+
+/// A Boolean expression of a typed predicate that converts to a fetch predicate.
+protocol TypedPredicateConvertible {
+    func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate
+}
+
+/// A value expression of a typed predicate that converts to a fetch predicate expression.
+protocol TypedExpressionConvertible {
+    func fetchExpression(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate.Expression
+}
+
+/// A closure variable of a typed predicate.
+protocol TypedPredicateVariable {
+    var variableID: PredicateExpressions.VariableID { get }
+}
+
+/// An optional, seen through `Any`.
+protocol TypedPredicateOptional {
+    var wrappedValue: Any? { get }
+}
+
+/// A collection whose `count` key path becomes `@count`.
+protocol TypedPredicateCountable {
+    static func isCount(_ keyPath: AnyKeyPath) -> Bool
+}
+
+extension Optional: TypedPredicateOptional {
+    var wrappedValue: Any? { self.map { $0 as Any } }
+}
+
+extension Array: TypedPredicateCountable {
+    static func isCount(_ keyPath: AnyKeyPath) -> Bool { keyPath == \Self.count }
+}
+
+extension Set: TypedPredicateCountable {
+    static func isCount(_ keyPath: AnyKeyPath) -> Bool { keyPath == \Self.count }
+}
+
+extension PredicateExpressions.Variable: TypedPredicateVariable {
+    var variableID: PredicateExpressions.VariableID { key }
+}
+
+extension PredicateExpressions.Conjunction: TypedPredicateConvertible {
+    func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
+        var terms: [FetchPredicate] = []
+        for side in [lhs as Any, rhs] {
+            switch try context.predicate(from: side) {
+            case .and(let nested): terms += nested  // a && b && c nests on the left.
+            case let term: terms.append(term)
+            }
+        }
+        return .and(terms)
+    }
+}
+
+extension PredicateExpressions.Disjunction: TypedPredicateConvertible {
+    func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
+        var terms: [FetchPredicate] = []
+        for side in [lhs as Any, rhs] {
+            switch try context.predicate(from: side) {
+            case .or(let nested): terms += nested  // a || b || c nests on the left.
+            case let term: terms.append(term)
+            }
+        }
+        return .or(terms)
+    }
+}
+
+extension PredicateExpressions.Negation: TypedPredicateConvertible {
+    func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
+        .not(try context.predicate(from: wrapped))
+    }
+}
+
+extension PredicateExpressions.Equal: TypedPredicateConvertible {
+    func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
+        .compare(try context.expression(from: lhs), .equalTo, try context.expression(from: rhs))
+    }
+}
+
+extension PredicateExpressions.NotEqual: TypedPredicateConvertible {
+    func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
+        .compare(try context.expression(from: lhs), .notEqualTo, try context.expression(from: rhs))
+    }
+}
+
+extension PredicateExpressions.Comparison: TypedPredicateConvertible {
+    func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
+        let converted: FetchPredicate.Operator =
+            switch op {
+            case .lessThan: .lessThan
+            case .lessThanOrEqual: .lessThanOrEqualTo
+            case .greaterThan: .greaterThan
+            case .greaterThanOrEqual: .greaterThanOrEqualTo
+            }
+        return .compare(try context.expression(from: lhs), converted, try context.expression(from: rhs))
+    }
+}
+
+extension PredicateExpressions.CollectionContainsCollection: TypedPredicateConvertible {
+    func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
+        .compare(try context.expression(from: base), .contains, try context.expression(from: other))
+    }
+}
+
+extension PredicateExpressions.SequenceStartsWith: TypedPredicateConvertible {
+    func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
+        .compare(try context.expression(from: base), .beginsWith, try context.expression(from: prefix))
+    }
+}
+
+extension PredicateExpressions.SequenceContains: TypedPredicateConvertible {
+    func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
+        let collection = try context.expression(from: sequence)
+        let element = try context.expression(from: element)
+        if case .aggregate = collection { return .compare(element, .in, collection) }
+        return .compare(collection, .contains, element)
+    }
+}
+
+extension PredicateExpressions.SequenceContainsWhere: TypedPredicateConvertible {
+    func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
+        try context.quantified(.any, over: sequence, variable: variable.key, test: test)
+    }
+}
+
+extension PredicateExpressions.SequenceAllSatisfy: TypedPredicateConvertible {
+    func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
+        try context.quantified(.all, over: sequence, variable: variable.key, test: test)
+    }
+}
+
+extension TypedPredicateContext {
+    /// `ANY`/`ALL` over a to-many key path, for a closure holding one comparison of its element.
+    func quantified(
+        _ quantifier: FetchPredicate.Quantifier, over sequence: Any, variable: PredicateExpressions.VariableID,
+        test: Any
+    ) throws(TernError) -> FetchPredicate {
+        var inner = self
+        inner.prefixes[variable] = try keyPath(from: sequence)
+        guard case .comparison(var comparison) = try inner.predicate(from: test), comparison.quantifier == .direct
+        else {
+            throw Self.unsupported("A contains(where:) or allSatisfy closure with more than one comparison")
+        }
+        comparison.quantifier = quantifier
+        return .comparison(comparison)
+    }
+}
+
+extension PredicateExpressions.KeyPath: TypedExpressionConvertible {
+    func fetchExpression(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate.Expression {
+        let prefix: String
+        if let variable = root as? any TypedPredicateVariable {
+            guard let known = context.prefixes[variable.variableID] else {
+                throw TypedPredicateContext.unsupported("A key path on an unknown variable")
+            }
+            prefix = known
+        } else {
+            prefix = try context.keyPath(from: root)
+        }
+        if let countable = Root.Output.self as? any TypedPredicateCountable.Type, countable.isCount(keyPath) {
+            guard !prefix.isEmpty else { throw TypedPredicateContext.unsupported("The count of the input") }
+            return .collection(.count, keyPath: prefix, key: nil)
+        }
+        let name = try context.name(of: keyPath)
+        return .keyPath(prefix.isEmpty ? name : prefix + "." + name)
+    }
+}
+
+extension PredicateExpressions.Value: TypedExpressionConvertible {
+    func fetchExpression(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate.Expression {
+        guard let constant = TypedPredicateContext.constant(value) else {
+            throw TypedPredicateContext.unsupported("A constant of type \(Output.self)")
+        }
+        return constant
+    }
+}
+
+extension PredicateExpressions.UnaryMinus: TypedExpressionConvertible {
+    func fetchExpression(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate.Expression {
+        switch try context.expression(from: wrapped) {
+        case .constant(.integer(let number)?) where number != .min: .constant(.integer(-number))
+        case .constant(.double(let number)?): .constant(.double(-number))
+        case .constant(.decimal(let number)?): .constant(.decimal(-number))
+        default: throw TypedPredicateContext.unsupported("Negating something other than a constant")
+        }
+    }
+}
+
+extension PredicateExpressions.NilLiteral: TypedExpressionConvertible {
+    func fetchExpression(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate.Expression {
+        .constant(nil)
+    }
+}
+
+extension PredicateExpressions.ForcedUnwrap: TypedExpressionConvertible {
+    func fetchExpression(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate.Expression {
+        try context.expression(from: inner)
+    }
+}
+
+extension PredicateExpressions.OptionalFlatMap: TypedExpressionConvertible {
+    func fetchExpression(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate.Expression {
+        var inner = context
+        inner.prefixes[variable.key] = try context.keyPath(from: wrapped)
+        return try inner.expression(from: transform)
+    }
+}
