@@ -202,6 +202,10 @@ private func str(_ value: String) -> E { .constant(.string(value)) }
         #expect(parseError("a ==[c") != nil)
         #expect(parseError(". == 1") != nil)
         #expect(parseError("a. == 1") != nil)
+        for text in ["1e999999", "-1e-999999", "nan", "inf", "-", "", "1.2.3", String(repeating: "9", count: 500)] {
+            _ = try? FetchPredicate("a == CAST('\(text)', 'NSDecimalNumber') OR a == CAST('\(text)', 'NSNumber')")
+        }
+        #expect(parseError("a == CAST(1e308, 'NSDate') AND b == 1e999") == nil)
         // Nesting just under the limit is fine.
         let limit = FetchPredicate.maximumNestingDepth
         let nested = String(repeating: "(", count: limit) + "a == 1" + String(repeating: ")", count: limit)
@@ -241,6 +245,11 @@ private struct SplitMix64: RandomNumberGenerator {
         "é", "🐦", "'", "\"", "\\",
     ]
 
+    static let row: [String: PredicateValue] = [
+        "a": .single(.integer(1)), "b.c": .single(.string("x")), "items": .many([.integer(1), nil]),
+        "d.e": .many([.double(.nan), .decimal(2), .string("s")]), "": .single(.date(.distantPast)), "k": .single(nil),
+    ]
+
     @Test func randomTokenSoupNeverCrashesAndRoundTrips() throws {
         var generator = SplitMix64(state: 0x7E44)
         var parsed = 0
@@ -251,6 +260,7 @@ private struct SplitMix64: RandomNumberGenerator {
             guard let predicate = try? FetchPredicate(text, arguments: arguments) else { continue }
             parsed += 1
             #expect(try FetchPredicate(predicate.description) == predicate, "\(text)")
+            _ = try? predicate.substituting(variables: ["V": .string("v")]).evaluate(with: Self.row)
         }
         #expect(parsed > 50)
     }

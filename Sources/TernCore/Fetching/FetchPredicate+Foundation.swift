@@ -174,27 +174,19 @@ extension PredicateExpressions.Variable: TypedPredicateVariable {
 
 extension PredicateExpressions.Conjunction: TypedPredicateConvertible {
     func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
-        var terms: [FetchPredicate] = []
-        for side in [lhs as Any, rhs] {
-            switch try context.predicate(from: side) {
-            case .and(let nested): terms += nested  // a && b && c nests on the left.
-            case let term: terms.append(term)
-            }
-        }
-        return .and(terms)
+        .and(
+            try context.terms(lhs, rhs) { predicate in
+                if case .and(let nested) = predicate { nested } else { nil }
+            })
     }
 }
 
 extension PredicateExpressions.Disjunction: TypedPredicateConvertible {
     func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
-        var terms: [FetchPredicate] = []
-        for side in [lhs as Any, rhs] {
-            switch try context.predicate(from: side) {
-            case .or(let nested): terms += nested  // a || b || c nests on the left.
-            case let term: terms.append(term)
-            }
-        }
-        return .or(terms)
+        .or(
+            try context.terms(lhs, rhs) { predicate in
+                if case .or(let nested) = predicate { nested } else { nil }
+            })
     }
 }
 
@@ -263,6 +255,19 @@ extension PredicateExpressions.SequenceAllSatisfy: TypedPredicateConvertible {
 }
 
 extension TypedPredicateContext {
+    /// The terms of a compound of two sides, splicing in the terms of a side that is the same
+    /// compound, since `a && b && c` nests on the left.
+    func terms(
+        _ lhs: Any, _ rhs: Any, nested: (FetchPredicate) -> [FetchPredicate]?
+    ) throws(TernError) -> [FetchPredicate] {
+        var terms: [FetchPredicate] = []
+        for side in [lhs, rhs] {
+            let term = try predicate(from: side)
+            terms += nested(term) ?? [term]
+        }
+        return terms
+    }
+
     /// `ANY`/`ALL` over a to-many key path, for a closure holding one comparison of its element.
     func quantified(
         _ quantifier: FetchPredicate.Quantifier, over sequence: Any, variable: PredicateExpressions.VariableID,
