@@ -198,13 +198,13 @@ extension PredicateExpressions.Negation: TypedPredicateConvertible {
 
 extension PredicateExpressions.Equal: TypedPredicateConvertible {
     func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
-        .compare(try context.expression(from: lhs), .equalTo, try context.expression(from: rhs))
+        try context.comparison(lhs, .equalTo, rhs)
     }
 }
 
 extension PredicateExpressions.NotEqual: TypedPredicateConvertible {
     func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
-        .compare(try context.expression(from: lhs), .notEqualTo, try context.expression(from: rhs))
+        try context.comparison(lhs, .notEqualTo, rhs)
     }
 }
 
@@ -217,19 +217,19 @@ extension PredicateExpressions.Comparison: TypedPredicateConvertible {
             case .greaterThan: .greaterThan
             case .greaterThanOrEqual: .greaterThanOrEqualTo
             }
-        return .compare(try context.expression(from: lhs), converted, try context.expression(from: rhs))
+        return try context.comparison(lhs, converted, rhs)
     }
 }
 
 extension PredicateExpressions.CollectionContainsCollection: TypedPredicateConvertible {
     func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
-        .compare(try context.expression(from: base), .contains, try context.expression(from: other))
+        try context.comparison(base, .contains, other)
     }
 }
 
 extension PredicateExpressions.SequenceStartsWith: TypedPredicateConvertible {
     func fetchPredicate(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate {
-        .compare(try context.expression(from: base), .beginsWith, try context.expression(from: prefix))
+        try context.comparison(base, .beginsWith, prefix)
     }
 }
 
@@ -266,6 +266,11 @@ extension TypedPredicateContext {
             terms += nested(term) ?? [term]
         }
         return terms
+    }
+
+    /// A comparison of two value expressions.
+    func comparison(_ lhs: Any, _ op: FetchPredicate.Operator, _ rhs: Any) throws(TernError) -> FetchPredicate {
+        .compare(try expression(from: lhs), op, try expression(from: rhs))
     }
 
     /// `ANY`/`ALL` over a to-many key path, for a closure holding one comparison of its element.
