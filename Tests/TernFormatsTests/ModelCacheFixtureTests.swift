@@ -84,3 +84,52 @@ import TernTestSupport
         #expect(model.entity(named: "Car")?.renamingIdentifier == nil)
     }
 }
+
+/// The decoded cache against the Xcode model version that wrote each store.
+@Suite struct ModelCacheVersusXcodeModelTests {
+    static let storesWithModels = Fixtures.stores.filter { $0.model != nil }.map { "\($0.path)|\($0.model ?? "")|\($0.version ?? "")" }
+
+    @Test(arguments: storesWithModels)
+    func decodedCacheMatchesTheModelFile(fixture: String) throws {
+        let parts = fixture.split(separator: "|").map(String.init)
+        let blobs = try FixtureStoreReader.blobs(ofFixture: parts[0])
+        let decoded = try ModelCache.decode(blobs.modelCache)
+        let bundle = try XcodeModel.readVersionedModel(at: Fixtures.url(parts[1]))
+        let expected = try #require(bundle.version(named: parts[2])).model
+
+        #expect(decoded.entities.map(\.name) == expected.entities.map(\.name))
+        for entity in expected.entities {
+            let other = try #require(decoded.entity(named: entity.name))
+            #expect(other.parentName == entity.parentName, "\(entity.name)")
+            #expect(other.isAbstract == entity.isAbstract, "\(entity.name)")
+            #expect(other.uniquenessConstraints == entity.uniquenessConstraints, "\(entity.name)")
+            #expect(other.fetchIndexes == entity.fetchIndexes, "\(entity.name)")
+            #expect(other.attributes.map(\.name) == entity.attributes.map(\.name), "\(entity.name)")
+            for attribute in entity.attributes {
+                let match = try #require(other.attribute(named: attribute.name))
+                let place = "\(entity.name).\(attribute.name)"
+                #expect(match.type == attribute.type, "\(place)")
+                #expect(match.isOptional == attribute.isOptional, "\(place)")
+                #expect(match.isTransient == attribute.isTransient, "\(place)")
+                #expect(match.defaultValue == attribute.defaultValue, "\(place)")
+                #expect(match.valueTransformerName == attribute.valueTransformerName, "\(place)")
+                #expect(match.derivationExpression == attribute.derivationExpression, "\(place)")
+                #expect(match.allowsExternalBinaryDataStorage == attribute.allowsExternalBinaryDataStorage, "\(place)")
+                #expect(match.preservesValueInHistoryOnDeletion == attribute.preservesValueInHistoryOnDeletion, "\(place)")
+            }
+            #expect(other.relationships.map(\.name) == entity.relationships.map(\.name), "\(entity.name)")
+            for relationship in entity.relationships {
+                let match = try #require(other.relationship(named: relationship.name))
+                let place = "\(entity.name).\(relationship.name)"
+                #expect(match.destinationEntityName == relationship.destinationEntityName, "\(place)")
+                #expect(match.inverseName == relationship.inverseName, "\(place)")
+                #expect(match.isToMany == relationship.isToMany, "\(place)")
+                #expect(match.isOrdered == relationship.isOrdered, "\(place)")
+                #expect(match.isOptional == relationship.isOptional, "\(place)")
+                #expect(match.deleteRule == relationship.deleteRule, "\(place)")
+                #expect(match.minCount == relationship.minCount && match.maxCount == relationship.maxCount, "\(place)")
+            }
+        }
+        #expect(decoded.entityVersionHashes == expected.entityVersionHashes)
+    }
+}
