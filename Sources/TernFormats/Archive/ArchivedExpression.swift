@@ -25,6 +25,14 @@ enum ArchivedExpression {
             return try constantText(expression.value(forKey: "NSConstantValue"), depth: depth + 1)
         case "NSKeyPathExpression", "NSFunctionExpression":
             return try functionText(expression, depth: depth)
+        case "NSAggregateExpression":
+            let elements = try (expression.value(forKey: "NSCollection").elements() ?? []).map { element -> String in
+                guard let object = element.object, object.isKind(of: "NSExpression") else {
+                    return try constantText(element, depth: depth + 1)
+                }
+                return try expressionText(object, depth: depth + 1)
+            }
+            return "{" + elements.joined(separator: ", ") + "}"
         default:
             return "<\(expression.className)>"
         }

@@ -18,6 +18,8 @@ public import TernCore
 /// ## Topics
 /// - ``decode(_:maxInflatedBytes:)``
 /// - ``encode(_:)``
+/// - ``decodeArchive(_:)``
+/// - ``encodeArchive(_:)``
 public enum ModelCache {
     /// The most bytes a cache may inflate to before decoding gives up: 64 MiB.
     public static let defaultMaxInflatedBytes = Deflate.defaultMaxOutputBytes
@@ -41,6 +43,36 @@ public enum ModelCache {
     public static func decode(_ compressed: Data, maxInflatedBytes: Int = defaultMaxInflatedBytes) throws -> ManagedObjectModel {
         let archive = try Deflate.inflateRaw(compressed, maxOutputBytes: maxInflatedBytes)
         return try decodeArchive(archive)
+    }
+
+    /// Encodes a model as a model cache blob: the keyed archive of an `NSManagedObjectModel`,
+    /// compressed as raw DEFLATE.
+    ///
+    /// The archive uses the classes and keys of Core Data's own caches (`NSEntityDescription`,
+    /// `NSAttributeDescription`, `_P` flags, `NSKnownKeysDictionary1`…), so ``decode(_:maxInflatedBytes:)``
+    /// reads it back to an equal model and Core Data can read it too. What Core Data does not
+    /// archive (code generation settings, `usesScalarValueType`, fetch request settings, the exact
+    /// text of expressions and predicates) is kept under extra keys prefixed `_Tern`, which Core
+    /// Data ignores. See `docs/ModelCache.md`.
+    ///
+    /// - Parameter model: The model to encode.
+    /// - Returns: Bytes for `Z_MODELCACHE.Z_CONTENT`.
+    /// - Throws: ``TernError`` with code `invalidModel` when an entity's parent is missing or the
+    ///   inheritance has a cycle, `ioFailure` when compression fails.
+    /// - Complexity: O(*n*) in the size of the model.
+    public static func encode(_ model: ManagedObjectModel) throws -> Data {
+        try Deflate.deflateRaw(encodeArchive(model))
+    }
+
+    /// Encodes a model as the uncompressed keyed archive of a model cache.
+    ///
+    /// - Parameter model: The model to encode.
+    /// - Returns: `bplist00` bytes in `NSKeyedArchiver`'s layout.
+    /// - Throws: ``TernError`` with code `invalidModel` for a broken inheritance chain.
+    /// - Complexity: O(*n*) in the size of the model.
+    public static func encodeArchive(_ model: ManagedObjectModel) throws -> Data {
+        var encoder = ModelCacheEncoder(model: model)
+        return try encoder.archive()
     }
 
     /// Decodes an inflated model cache: the keyed archive of an `NSManagedObjectModel`.

@@ -24,7 +24,7 @@ struct ModelCacheDecoder {
         }
         try checkInheritance(of: entities)
         var model = ManagedObjectModel(entities: entities)
-        model.versionIdentifiers = try strings(in: root.value(forKey: "NSVersionIdentifiers")).sorted()
+        model.versionIdentifiers = try strings(in: root.value(forKey: "NSVersionIdentifiers"))
         model.configurations = try configurations(of: root)
         model.fetchRequestTemplates = try fetchRequestTemplates(of: root)
         return model
@@ -45,6 +45,7 @@ struct ModelCacheDecoder {
         }
         entity.isAbstract = try object.bool(forKey: "NSIsAbstract")
         entity.representedClassName = try object.string(forKey: "NSClassNameForEntity")
+        entity.codeGenerationType = try object.string(forKey: "_TernCodeGenerationType")
         entity.renamingIdentifier = try object.string(forKey: "NSRenamingIdentifier").flatMap { $0 == name ? nil : $0 }
         entity.versionHashModifier = try object.string(forKey: "NSVersionHashModifier")
         entity.userInfo = try userInfo(object.value(forKey: "NSUserInfo"))
@@ -108,11 +109,16 @@ struct ModelCacheDecoder {
         let attributeFlags = try object.integer(forKey: "NSFlagsKey") ?? 0
         attribute.allowsExternalBinaryDataStorage = attributeFlags & 0x4 != 0
         attribute.preservesValueInHistoryOnDeletion = attributeFlags & 0x10 != 0
-        let integral = type.isInteger || type == .string || type == .binary
-        if attributeFlags & 0x1 != 0 { attribute.maximum = try limit(object, "NSMaxValueName", integral: integral) }
-        if attributeFlags & 0x2 != 0 { attribute.minimum = try limit(object, "NSMinValueName", integral: integral) }
-        if let expression = try object.object(forKey: "NSDerivationExpression") {
+        if attributeFlags & 0x1 != 0 { attribute.maximum = try limit(object, "NSMaxValueName", type: type) }
+        if attributeFlags & 0x2 != 0 { attribute.minimum = try limit(object, "NSMinValueName", type: type) }
+        if let text = try object.string(forKey: "_TernExpressionText") {
+            attribute.derivationExpression = text
+        } else if let expression = try object.object(forKey: "NSDerivationExpression") {
             attribute.derivationExpression = try ArchivedExpression.expressionText(expression)
+        }
+        if case .bool(let scalar) = try object.value(forKey: "_TernUsesScalarValueType") { attribute.usesScalarValueType = scalar }
+        if !flags.hasNoValidationPredicates {
+            try ValidationRules(object).apply(to: &attribute)
         }
         try applyCommon(object, name: name, flags: flags) { attribute.renamingIdentifier = $0; attribute.versionHashModifier = $1; attribute.userInfo = $2 }
         return attribute
@@ -143,6 +149,7 @@ struct ModelCacheDecoder {
         relationship.maxCount = maxCount
         relationship.minCount = minCount
         relationship.isTransient = flags.isTransient
+        relationship.isIndexed = try object.bool(forKey: "NSIsIndexed")
         try applyCommon(object, name: name, flags: flags) { relationship.renamingIdentifier = $0; relationship.versionHashModifier = $1; relationship.userInfo = $2 }
         return relationship
     }
@@ -218,10 +225,13 @@ struct ModelCacheDecoder {
         assign(renaming, modifier, try userInfo(object.value(forKey: "NSUserInfo")))
     }
 
-    private func limit(_ object: ArchivedObject, _ key: String, integral: Bool) throws -> AttributeValue? {
+    /// A minimum or maximum: a length for strings and binary data, else a value of the type.
+    private func limit(_ object: ArchivedObject, _ key: String, type: AttributeType) throws -> AttributeValue? {
+        let integral = type.isInteger || type == .string || type == .binary
         switch try object.value(forKey: key) {
-        case .integer(let number): return integral ? .integer(number) : .double(Double(number))
-        case .real(let number): return integral ? .integer(Int64(exactly: number.rounded()) ?? 0) : .double(number)
+        case .integer(let number): return ValidationRules.converted(.integer(number), to: type)
+        case .real(let number) where integral: return Int64(exactly: number.rounded()).map { .integer($0) }
+        case .real(let number): return ValidationRules.converted(.double(number), to: type)
         default: return nil
         }
     }
@@ -243,8 +253,8 @@ struct ModelCacheDecoder {
         guard let entries = try root.value(forKey: "NSConfigurations").stringKeyedEntries() else { return [] }
         return try entries.map { entry in
             let names = try (entry.value.elements() ?? []).compactMap { try $0.object?.string(forKey: "NSEntityName") }
-            return Configuration(name: entry.key, entityNames: names.sorted())
-        }.sorted { $0.name < $1.name }
+            return Configuration(name: entry.key, entityNames: names)
+        }
     }
 
     private func fetchRequestTemplates(of root: ArchivedObject) throws -> [FetchRequestTemplate] {
@@ -252,12 +262,17 @@ struct ModelCacheDecoder {
         return try entries.compactMap { entry in
             guard let request = entry.value.object else { return nil }
             let entity = try request.object(forKey: "NSEntity").flatMap { try $0.string(forKey: "NSEntityName") }
-            return FetchRequestTemplate(name: entry.key, entityName: entity ?? "", predicate: try predicateText(of: request))
-        }.sorted { $0.name < $1.name }
+            let settings = try userInfo(request.value(forKey: "_TernSettings"))
+            return FetchRequestTemplate(
+                name: entry.key, entityName: entity ?? "", predicate: try predicateText(of: request), settings: settings)
+        }
     }
 
+    /// The predicate of a fetch request: Tern's own text when Tern wrote the archive, else the
+    /// archived `NSPredicate` printed.
     private func predicateText(of request: ArchivedObject) throws -> String? {
-        try request.object(forKey: "NSPredicate").map { try ArchivedExpression.predicateText($0) }
+        if let text = try request.string(forKey: "_TernPredicateText") { return text }
+        return try request.object(forKey: "NSPredicate").map { try ArchivedExpression.predicateText($0) }
     }
 }
 
@@ -272,6 +287,7 @@ struct PropertyFlags {
     var isOrdered: Bool
     var allowsCloudEncryption: Bool
     var hasNoVersionHashModifier: Bool
+    var hasNoValidationPredicates: Bool
 
     init(_ object: ArchivedObject) throws {
         let packed = try object.integer(forKey: "_P") ?? 0
@@ -280,6 +296,7 @@ struct PropertyFlags {
             isReadOnly = packed & 0x4 != 0
             isTransient = packed & 0x8 != 0
             hasNoVersionHashModifier = packed & 0x80 != 0
+            hasNoValidationPredicates = packed & 0x10 != 0
             isIndexedBySpotlight = packed & 0x100 != 0
             isStoredInExternalRecord = packed & 0x200 != 0
             isOrdered = packed & 0x400 != 0
@@ -289,6 +306,7 @@ struct PropertyFlags {
             isReadOnly = try object.bool(forKey: "NSIsReadOnly")
             isTransient = try object.bool(forKey: "NSIsTransient")
             hasNoVersionHashModifier = false
+            hasNoValidationPredicates = false
             isIndexedBySpotlight = try object.bool(forKey: "NSIndexedBySpotlight")
             isStoredInExternalRecord = try object.bool(forKey: "NSIsStoredInTruth")
             isOrdered = try object.bool(forKey: "NSIsOrdered")
