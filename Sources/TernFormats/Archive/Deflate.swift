@@ -25,10 +25,13 @@ public enum Deflate {
     /// - Returns: The inflated bytes.
     /// - Throws: ``TernError`` with code `corruptArchive` for truncated or corrupt input (or
     ///   trailing bytes after the end of the stream), and `archiveTooLarge` when the output
-    ///   would exceed `maxOutputBytes`.
+    ///   would exceed `maxOutputBytes` (or the input is over 4 GiB).
     /// - Complexity: O(*n*) in the size of the output.
     public static func inflateRaw(_ data: Data, maxOutputBytes: Int = defaultMaxOutputBytes) throws -> Data {
         precondition(maxOutputBytes >= 0, "maxOutputBytes must not be negative")
+        guard data.count <= Int(UInt32.max) else {
+            throw TernError(.archiveTooLarge, "The compressed data is \(data.count) bytes, more than zlib takes in one call.")
+        }
         var stream = z_stream()
         guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw TernError(.ioFailure, "zlib could not start inflating: out of memory?")
@@ -82,9 +85,13 @@ public enum Deflate {
     ///
     /// - Parameter data: The bytes to compress.
     /// - Returns: Raw DEFLATE bytes that ``inflateRaw(_:maxOutputBytes:)`` (and Core Data) can read.
-    /// - Throws: ``TernError`` with code `ioFailure` when zlib fails.
+    /// - Throws: ``TernError`` with code `ioFailure` when zlib fails, `archiveTooLarge` for
+    ///   data of 2 GiB or more.
     /// - Complexity: O(*n*) in the size of `data`.
     public static func deflateRaw(_ data: Data) throws -> Data {
+        guard data.count < Int(UInt32.max / 2) else {
+            throw TernError(.archiveTooLarge, "The data is \(data.count) bytes, more than Tern compresses in one call.")
+        }
         var stream = z_stream()
         let initStatus = deflateInit2_(
             &stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
