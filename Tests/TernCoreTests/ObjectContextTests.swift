@@ -150,3 +150,46 @@ func makeObjectsCoordinator() async throws -> PersistentStoreCoordinator {
         #expect(try await context.fetchObjectIDs(request).count == 1)
     }
 }
+
+@Suite struct ObjectContextFaultTests {
+    @Test func changesThroughFaultsApplyOnSave() async throws {
+        let coordinator = try await makeObjectsCoordinator()
+        let personID = try await ObjectContext(coordinator: coordinator).perform { context in
+            let person = context.insert("Person")
+            person["name"] = "Ada"
+            for name in ["Rex", "Tom"] {
+                let pet = context.insert("Pet")
+                pet["name"] = name
+                pet[toOne: "owner"] = person
+            }
+            try await context.save()
+            return person.objectID
+        }
+        let wasFault = try await ObjectContext(coordinator: coordinator).perform { context in
+            var request = FetchRequest(entityName: "Pet", predicate: try FetchPredicate("name == 'Rex'"))
+            request.relationshipKeyPathsForPrefetching = []
+            let rex = try #require(try await context.fetch(request).first)
+            let fault = rex[toOne: "owner"]?.isFault ?? false
+            rex[toOne: "owner"] = nil
+            try await context.save()
+            return fault
+        }
+        #expect(wasFault)
+        let pets = try await ObjectContext(coordinator: coordinator).perform { context in
+            try await context.object(with: personID).objects(for: "pets").compactMap { $0["name"] as String? }
+        }
+        #expect(pets == ["Tom"])
+    }
+
+    @Test func mainQueueContextsRunOnTheMainActor() async throws {
+        let coordinator = try await makeObjectsCoordinator()
+        let context = ObjectContext(coordinator: coordinator, queue: .main)
+        let id = try await context.perform { context in
+            MainActor.preconditionIsolated()
+            let pet = context.insert("Pet")
+            try await context.save()
+            return pet.objectID
+        }
+        #expect(!id.isTemporary)
+    }
+}

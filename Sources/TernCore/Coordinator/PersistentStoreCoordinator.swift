@@ -145,7 +145,9 @@ public final class PersistentStoreCoordinator: Sendable {
     func addObserver(_ context: ObjectContext) {
         state.withLock { state in
             state.observers.removeAll { $0.context == nil }
-            state.observers.append(Observer(context: context))
+            if !state.observers.contains(where: { $0.context === context }) {
+                state.observers.append(Observer(context: context))
+            }
         }
     }
 
