@@ -98,6 +98,7 @@ private func check(_ text: String, _ object: some PredicateEvaluable = ann, _ ar
         #expect(try !check("name MATCHES 'A'"))  // Whole string only.
         #expect(try check("name MATCHES 'A|Ann'"))  // Alternation that must reach the end.
         #expect(try check("name MATCHES[c] 'a[n]+'"))
+        #expect(try !check("name MATCHES 'a[n]+'"))  // Compiled apart from the [c] one.
         #expect(try check(#"age MATCHES '\\d+'"#, Person(age: .string("123"))))
         #expect(try check("owner.name MATCHES[d] 'Zoe'"))
         #expect(throws: TernError.self) { try check("name MATCHES 'a)(b'") }
@@ -106,6 +107,7 @@ private func check(_ text: String, _ object: some PredicateEvaluable = ann, _ ar
     @Test func inBetweenAndContains() throws {
         #expect(try check("age IN {1, 30, 'x'}"))
         #expect(try check("age IN %@", ann, [.values([.double(30)])]))
+        #expect(try check("age IN %@ AND name IN %@", ann, [[.integer(29), .integer(30)], [nil, .string("Ann")]]))
         #expect(try !check("age IN {}"))
         #expect(try check("name IN[c] {'ann'}"))
         #expect(try check("'nn' IN name"))

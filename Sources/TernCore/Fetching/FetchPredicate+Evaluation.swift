@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension FetchPredicate {
     // MARK: - Evaluating
@@ -177,16 +178,8 @@ extension FetchPredicate.Comparison {
     private static func matches(
         _ string: String, pattern: String, options: FetchPredicate.ComparisonOptions
     ) throws(TernError) -> Bool {
-        let regexOptions: NSRegularExpression.Options = options.contains(.caseInsensitive) ? [.caseInsensitive] : []
-        let whole: NSRegularExpression
-        do {
-            // Checked alone first, so that wrapping cannot give meaning to a broken pattern.
-            _ = try NSRegularExpression(pattern: pattern, options: regexOptions)
-            whole = try NSRegularExpression(pattern: "(?:" + pattern + ")\\z", options: regexOptions)
-        } catch {
-            throw TernError(
-                .invalidPredicate, "The pattern of MATCHES is not an ICU regular expression; check its syntax")
-        }
+        let whole = try RegularExpressionCache.shared.expression(
+            matchingWhole: pattern, caseInsensitive: options.contains(.caseInsensitive))
         let subject =
             options.contains(.diacriticInsensitive)
             ? string.folding(options: .diacriticInsensitive, locale: nil) : string
@@ -277,5 +270,41 @@ extension FetchPredicate.Expression {
             return .integer(integerTotal)
         }
         return .double(numbers.reduce(0) { $0 + $1.doubleValue })
+    }
+}
+
+/// Compiled `MATCHES` patterns, so that evaluating a predicate over many objects compiles each
+/// pattern once.
+private final class RegularExpressionCache: Sendable {
+    static let shared = RegularExpressionCache()
+
+    private struct Key: Hashable {
+        var pattern: String
+        var caseInsensitive: Bool
+    }
+
+    /// The most patterns kept; the cache empties when it is full.
+    private static let capacity = 64
+    private let expressions = Mutex<[Key: NSRegularExpression]>([:])
+
+    /// A regular expression that matches the whole string, anchored at its start by the caller.
+    func expression(matchingWhole pattern: String, caseInsensitive: Bool) throws(TernError) -> NSRegularExpression {
+        let key = Key(pattern: pattern, caseInsensitive: caseInsensitive)
+        if let cached = expressions.withLock({ $0[key] }) { return cached }
+        let options: NSRegularExpression.Options = caseInsensitive ? [.caseInsensitive] : []
+        let whole: NSRegularExpression
+        do {
+            // Checked alone first, so that wrapping cannot give meaning to a broken pattern.
+            _ = try NSRegularExpression(pattern: pattern, options: options)
+            whole = try NSRegularExpression(pattern: "(?:" + pattern + ")\\z", options: options)
+        } catch {
+            throw TernError(
+                .invalidPredicate, "The pattern of MATCHES is not an ICU regular expression; check its syntax")
+        }
+        expressions.withLock { cache in
+            if cache.count >= Self.capacity { cache.removeAll() }
+            cache[key] = whole
+        }
+        return whole
     }
 }

@@ -213,7 +213,7 @@ extension FetchPredicate {
     public enum Argument: Sendable, Hashable {
         /// A single value, or `nil`, for `%@`. A string value is also accepted by `%K`.
         case value(AttributeValue?)
-        /// A key path, for `%K`.
+        /// A key path, for `%K` (or for `%@`, which then stands for the key path).
         case keyPath(String)
         /// A collection of values for `%@`, as used by `IN` and `BETWEEN`.
         case values([AttributeValue?])
@@ -221,8 +221,12 @@ extension FetchPredicate {
 }
 
 extension FetchPredicate.Argument: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
+    ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral
 {
+    /// A collection of values, for `IN` and `BETWEEN`.
+    ///
+    /// - Parameter elements: The values.
+    public init(arrayLiteral elements: AttributeValue?...) { self = .values(elements) }
     /// A string value.
     ///
     /// - Parameter value: The string.
