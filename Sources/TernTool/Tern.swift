@@ -5,7 +5,7 @@
 ///
 /// ```swift
 /// let captured = CapturedOutput()
-/// let status = Tern.run(["help"], environment: ToolEnvironment(output: captured))
+/// let status = await Tern.run(["help"], environment: ToolEnvironment(output: captured))
 /// ```
 public enum Tern {
     /// The tool's version.
@@ -20,8 +20,8 @@ public enum Tern {
     ///
     /// - Parameter arguments: The command-line arguments, without the program name.
     /// - Returns: The exit status: 0 success, 1 failure, 2 usage error.
-    public static func main(_ arguments: [String]) -> Int32 {
-        run(arguments, environment: .process)
+    public static func main(_ arguments: [String]) async -> Int32 {
+        await run(arguments, environment: .process)
     }
 
     /// Runs the tool in a given environment.
@@ -30,7 +30,7 @@ public enum Tern {
     ///   - arguments: The command-line arguments, without the program name.
     ///   - environment: Where output goes, the environment variables and the working directory.
     /// - Returns: The exit status: 0 success, 1 failure, 2 usage error.
-    public static func run(_ arguments: [String], environment: ToolEnvironment) -> Int32 {
+    public static func run(_ arguments: [String], environment: ToolEnvironment) async -> Int32 {
         let output = environment.output
         guard let name = arguments.first else {
             let error = ValidationError("missing command; run 'tern help' for the list of commands")
@@ -51,7 +51,7 @@ public enum Tern {
                 let error = ValidationError("unknown command '\(name)'; run 'tern help' for the list of commands")
                 return report(error, of: nil, to: output).rawValue
             }
-            return run(command, Array(arguments.dropFirst()), environment: environment).rawValue
+            return await run(command, Array(arguments.dropFirst()), environment: environment).rawValue
         }
     }
 
@@ -65,7 +65,7 @@ public enum Tern {
     /// Parses and runs one command; results reach stdout only when it succeeds.
     private static func run(
         _ type: any Command.Type, _ arguments: [String], environment: ToolEnvironment
-    ) -> ExitCode {
+    ) async -> ExitCode {
         let configuration = type.configuration
         do {
             let parsed = try CommandLineParser.parse(arguments, for: configuration)
@@ -76,7 +76,7 @@ public enum Tern {
             let command = try type.init(parsed)
             let context = CommandContext(
                 environment: environment, quiet: parsed.isSet(.quiet), progress: parsed.isSet(.progress))
-            try command.run(in: context)
+            try await command.run(in: context)
             try context.flush()
             return .success
         } catch {

@@ -1,4 +1,4 @@
 import Foundation
 import TernTool
 
-exit(Tern.main(Array(CommandLine.arguments.dropFirst())))
+exit(await Tern.main(Array(CommandLine.arguments.dropFirst())))

@@ -5,17 +5,17 @@ import Testing
 /// `tern info` on copies of the real Core Data stores (facts in Tests/Fixtures/EXPECTED.md).
 @Suite struct InfoCommandTests {
     /// Runs `tern info … --json` on a copy of a fixture store and decodes the document.
-    func infoJSON(_ store: String, _ options: [String] = []) throws -> [String: Any] {
+    func infoJSON(_ store: String, _ options: [String] = []) async throws -> [String: Any] {
         let tmp = try TemporaryDirectory()
         let copy = try tmp.copy(Fixtures.url(store))
-        let result = ToolRunner.run(["info", copy.path] + options + ["--json"])
+        let result = await ToolRunner.run(["info", copy.path] + options + ["--json"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.isEmpty)
         return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
     }
 
-    @Test func storeWithItsModelMatchesTheVersionThatWroteIt() throws {
-        let document = try infoJSON(
+    @Test func storeWithItsModelMatchesTheVersionThatWroteIt() async throws {
+        let document = try await infoJSON(
             "CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite", ["--model", Fixtures.sampleModel.path])
         #expect(document["type"] as? String == "sqlite")
         #expect(document["uuid"] as? String == "753753D3-A961-4901-AB05-8CC48B1D3853")
@@ -32,16 +32,16 @@ import Testing
         #expect(metadata["NSStoreModelVersionHashes"] as? [String: String] == hashes)
     }
 
-    @Test func olderStoreNeedsMigrationToAnotherCurrentVersion() throws {
-        let document = try infoJSON(
+    @Test func olderStoreNeedsMigrationToAnotherCurrentVersion() async throws {
+        let document = try await infoJSON(
             "CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
             ["--model", Fixtures.sampleModel.path, "--version", "SampleModel3"])
         #expect(document["matchingVersion"] as? String == "SampleModel2")
         #expect(document["needsMigration"] as? Bool == true)
     }
 
-    @Test func withoutAModelVersionAndMigrationAreNull() throws {
-        let document = try infoJSON("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite")
+    @Test func withoutAModelVersionAndMigrationAreNull() async throws {
+        let document = try await infoJSON("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite")
         #expect(document["matchingVersion"] is NSNull)
         #expect(document["needsMigration"] is NSNull)
         let counts = try #require(document["counts"] as? [String: Int])
@@ -51,10 +51,10 @@ import Testing
         #expect(counts["CHANGE"] == nil)
     }
 
-    @Test func textNamesTheVersionAndCounts() throws {
+    @Test func textNamesTheVersionAndCounts() async throws {
         let tmp = try TemporaryDirectory()
         let copy = try tmp.copy(Fixtures.url("CoreDataStack/TestModel.sqlite"))
-        let result = ToolRunner.run(["info", copy.path, "--model", Fixtures.coreDataStackModel.path])
+        let result = await ToolRunner.run(["info", copy.path, "--model", Fixtures.coreDataStackModel.path])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.contains("uuid: E7350B5D-5058-46F7-90B9-DCA517BBAF92"))
@@ -62,17 +62,17 @@ import Testing
         #expect(lines.contains("  Author  y8H1wnTr9BRHTE41D3OxSx3TVsIngq50iIENWXGIxG0=  0 objects"))
     }
 
-    @Test func fileThatIsNotAStoreFails() throws {
+    @Test func fileThatIsNotAStoreFails() async throws {
         let tmp = try TemporaryDirectory()
         let notAStore = try tmp.copy(Fixtures.url("EXPECTED.md"))
-        let result = ToolRunner.run(["info", notAStore.path])
+        let result = await ToolRunner.run(["info", notAStore.path])
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
         #expect(result.errorLines == ["error: \(notAStore.path) is not a store Tern knows (SQLite); give a Core Data SQLite store"])
     }
 
-    @Test func versionWithoutModelIsAUsageError() {
-        let result = ToolRunner.run(["info", "x.sqlite", "--version", "v1"])
+    @Test func versionWithoutModelIsAUsageError() async {
+        let result = await ToolRunner.run(["info", "x.sqlite", "--version", "v1"])
         #expect(result.status == 2)
         #expect(result.errorLines.first == "error: --version and --order need --model; give the model too")
     }

@@ -23,8 +23,8 @@ import Testing
     }
 
     /// Runs `tern model … --json` and decodes the document.
-    func modelJSON(_ arguments: [String]) throws -> [String: Any] {
-        let result = ToolRunner.run(["model"] + arguments + ["--json"])
+    func modelJSON(_ arguments: [String]) async throws -> [String: Any] {
+        let result = await ToolRunner.run(["model"] + arguments + ["--json"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.isEmpty)
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
@@ -35,9 +35,9 @@ import Testing
         ("CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "CoreDataPlus/SampleModel/Fixtures/SampleModel.momd/VersionInfo.plist"),
         ("CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld", "CoreDataPlus/SampleModel3/Fixtures/SampleModel3.momd/VersionInfo.plist"),
     ])
-    func jsonMatchesXcodesCompiledModel(model: String, versionInfo: String) throws {
+    func jsonMatchesXcodesCompiledModel(model: String, versionInfo: String) async throws {
         let expected = try VersionInfo(versionInfo)
-        let document = try modelJSON([Fixtures.url(model).path])
+        let document = try await modelJSON([Fixtures.url(model).path])
         #expect(document["current"] as? String == expected.current)
         let versions = try #require(document["versions"] as? [[String: Any]])
         #expect(Set(versions.compactMap { $0["name"] as? String }) == Set(expected.hashes.keys))
@@ -56,14 +56,14 @@ import Testing
         }
     }
 
-    @Test func jsonGivesParentsAndIsOneSortedDocument() throws {
-        let result = ToolRunner.run(["model", Fixtures.sampleModel.path, "--json"])
+    @Test func jsonGivesParentsAndIsOneSortedDocument() async throws {
+        let result = await ToolRunner.run(["model", Fixtures.sampleModel.path, "--json"])
         let text = result.standardOutput
         #expect(text.hasPrefix("{") && text.hasSuffix("}\n"))
         let current = try #require(text.range(of: "\"current\""))
         let versions = try #require(text.range(of: "\"versions\""))
         #expect(current.lowerBound < versions.lowerBound)
-        let document = try modelJSON([Fixtures.sampleModel.path])
+        let document = try await modelJSON([Fixtures.sampleModel.path])
         let first = try #require((document["versions"] as? [[String: Any]])?.first { $0["name"] as? String == "SampleModel" })
         let entities = try #require(first["entities"] as? [String: [String: Any]])
         #expect(entities["ExpensiveSportCar"]?["parent"] as? String == "SportCar")
@@ -71,8 +71,8 @@ import Testing
         #expect(entities["Car"]?["parent"] is NSNull)
     }
 
-    @Test func textListsVersionsInOrderWithHashes() throws {
-        let result = ToolRunner.run(["model", Fixtures.sampleModel.path])
+    @Test func textListsVersionsInOrderWithHashes() async throws {
+        let result = await ToolRunner.run(["model", Fixtures.sampleModel.path])
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == "SampleModel: 3 versions in migration order, current SampleModel")
@@ -84,8 +84,8 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("  checksum ") })
     }
 
-    @Test func orderAndVersionOptionsChooseOrderAndCurrent() throws {
-        let document = try modelJSON([
+    @Test func orderAndVersionOptionsChooseOrderAndCurrent() async throws {
+        let document = try await modelJSON([
             Fixtures.sampleModel.path, "--order", "SampleModel,SampleModel2,SampleModel3", "--version=SampleModel3",
         ])
         #expect(document["current"] as? String == "SampleModel3")
@@ -93,9 +93,9 @@ import Testing
         #expect(names == ["SampleModel", "SampleModel2", "SampleModel3"])
     }
 
-    @Test func singleVersionFolderIsAModelWithOneVersion() throws {
+    @Test func singleVersionFolderIsAModelWithOneVersion() async throws {
         let folder = Fixtures.sampleModel.appendingPathComponent("SampleModel2.xcdatamodel")
-        let document = try modelJSON([folder.path])
+        let document = try await modelJSON([folder.path])
         #expect(document["current"] as? String == "SampleModel2")
         #expect((document["versions"] as? [Any])?.count == 1)
     }
@@ -104,24 +104,24 @@ import Testing
         (["--version", "Nope"], "error: the model has no version named 'Nope'; use one of: "),
         (["--order", "SampleModel,Other"], "error: cannot read the model at "),
     ])
-    func badVersionChoicesFailWithOneErrorLine(options: [String], prefix: String) {
-        let result = ToolRunner.run(["model", Fixtures.sampleModel.path] + options)
+    func badVersionChoicesFailWithOneErrorLine(options: [String], prefix: String) async {
+        let result = await ToolRunner.run(["model", Fixtures.sampleModel.path] + options)
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
         #expect(result.errorLines.count == 1)
         #expect(result.errorLines.first?.hasPrefix(prefix) == true)
     }
 
-    @Test func emptyOrderNameIsAUsageError() {
-        let result = ToolRunner.run(["model", Fixtures.sampleModel.path, "--order", "a,,b"])
+    @Test func emptyOrderNameIsAUsageError() async {
+        let result = await ToolRunner.run(["model", Fixtures.sampleModel.path, "--order", "a,,b"])
         #expect(result.status == 2)
         #expect(result.errorLines.first?.hasPrefix("error: --order has an empty version name") == true)
     }
 
-    @Test func pathThatIsNotAModelFails() throws {
+    @Test func pathThatIsNotAModelFails() async throws {
         let tmp = try TemporaryDirectory()
         let notAModel = try tmp.copy(Fixtures.url("EXPECTED.md"))
-        let result = ToolRunner.run(["model", notAModel.path])
+        let result = await ToolRunner.run(["model", notAModel.path])
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
         #expect(result.errorLines.count == 1)

@@ -24,9 +24,9 @@ enum ToolRunner {
     ///   - variables: The environment variables.
     static func run(
         _ arguments: [String], terminal: Bool = false, variables: [String: String] = [:]
-    ) -> ToolResult {
+    ) async -> ToolResult {
         let captured = CapturedOutput(terminal: terminal)
-        let status = Tern.run(arguments, environment: ToolEnvironment(output: captured, variables: variables))
+        let status = await Tern.run(arguments, environment: ToolEnvironment(output: captured, variables: variables))
         return ToolResult(
             status: status, standardOutput: captured.standardOutput, standardError: captured.standardError)
     }

@@ -22,7 +22,7 @@ struct HelpCommand: Command {
     }
 
     /// Prints the help.
-    func run(in context: CommandContext) throws {
+    func run(in context: CommandContext) async throws {
         if let commandName, let command = Tern.command(named: commandName) {
             context.print(HelpFormatter.page(for: command.configuration), terminator: "")
         } else {

@@ -45,7 +45,7 @@ struct InfoCommand: Command {
     }
 
     /// Reads the store (and model) and prints what it found.
-    func run(in context: CommandContext) throws {
+    func run(in context: CommandContext) async throws {
         let store = StoreFile(storePath, environment: context.environment)
         let kind = try store.kind()
         let metadata = try store.metadata()

@@ -43,7 +43,7 @@ struct ModelCommand: Command {
     }
 
     /// Reads the model and prints its versions.
-    func run(in context: CommandContext) throws {
+    func run(in context: CommandContext) async throws {
         let model = try selection.read(in: context.environment)
         if json {
             context.printJSON(Self.document(for: model))

@@ -13,7 +13,7 @@ public enum OutputChannel: Sendable, Hashable {
 ///
 /// ```swift
 /// let captured = CapturedOutput()
-/// let status = Tern.run(["model", path, "--json"], environment: ToolEnvironment(output: captured))
+/// let status = await Tern.run(["model", path, "--json"], environment: ToolEnvironment(output: captured))
 /// captured.standardOutput   // the JSON document
 /// ```
 public protocol OutputSink: Sendable {
@@ -58,7 +58,7 @@ public struct StandardOutputSink: OutputSink {
 ///
 /// ```swift
 /// let captured = CapturedOutput(terminal: true)
-/// _ = Tern.run(["--version"], environment: ToolEnvironment(output: captured))
+/// _ = await Tern.run(["--version"], environment: ToolEnvironment(output: captured))
 /// captured.standardOutput   // "tern 0.1.0\n"
 /// ```
 public final class CapturedOutput: OutputSink {

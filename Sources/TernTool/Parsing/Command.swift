@@ -12,7 +12,7 @@
 ///     init(_ arguments: ParsedArguments) throws(ValidationError) {
 ///         name = try arguments.requiredValue(of: Self.who)
 ///     }
-///     func run(in context: CommandContext) throws { context.print("hello, \(name)") }
+///     func run(in context: CommandContext) async throws { context.print("hello, \(name)") }
 /// }
 /// ```
 protocol Command {
@@ -27,5 +27,5 @@ protocol Command {
     /// Does the command's work, writing results to the context.
     ///
     /// - Throws: ``CommandFailure``, ``ValidationError``, or a Tern error for a failed operation.
-    func run(in context: CommandContext) throws
+    func run(in context: CommandContext) async throws
 }
