@@ -1,0 +1,76 @@
+import Foundation
+import TernCore
+import TernSQLite
+
+/// `tern create STORE --model MODEL [--version V] [--type sqlite]`: a new, empty store for a
+/// model version.
+struct CreateCommand: Command {
+    /// The store file to create.
+    static let store = ArgumentDefinition.positional("STORE", help: "The store file to create; it must not exist.")
+    /// The model to create the store for.
+    static let model = ArgumentDefinition.option(
+        "model", value: "MODEL", isRequired: true, help: ModelSelection.modelHelp)
+    /// The store type.
+    static let type = ArgumentDefinition.option(
+        "type", value: "TYPE", help: "The store type: sqlite (the default; binary, xml and postgres are not supported yet).")
+
+    /// The command's name, arguments and help.
+    static let configuration = CommandConfiguration(
+        name: "create",
+        abstract: "Creates a new, empty store for a model version.",
+        discussion: """
+            The store is laid out as Core Data lays out a store for that model (Z_PRIMARYKEY,
+            Z_METADATA, Z_MODELCACHE and one table per inheritance root), and its metadata records
+            the version's entity hashes, so Core Data opens it with the same model. The version is
+            the model's current one unless --version names another. An existing file is never
+            overwritten.
+            """,
+        arguments: [store, model, ModelSelection.version, ModelSelection.order, type],
+        examples: [
+            "tern create Recipes.sqlite --model Recipes.xcdatamodeld",
+            "tern create Old.sqlite --model Recipes.xcdatamodeld --version \"Recipes 2\"",
+        ])
+
+    /// The store as typed.
+    var storePath: String
+    /// The model and version to create it for.
+    var selection: ModelSelection
+    /// The store type.
+    var kind: StoreFile.Kind
+
+    /// Makes the command from its parsed command line.
+    init(_ arguments: ParsedArguments) throws(ValidationError) {
+        storePath = try arguments.requiredValue(of: Self.store)
+        guard let selection = try ModelSelection.parse(Self.model, from: arguments) else {
+            throw ValidationError("missing option \(Self.model.label)")
+        }
+        self.selection = selection
+        let typeName = arguments.value(of: Self.type) ?? StoreFile.Kind.sqlite.rawValue
+        guard let kind = StoreFile.Kind(rawValue: typeName) else {
+            let names = StoreFile.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("unknown store type '\(typeName)'; use one of: \(names)")
+        }
+        self.kind = kind
+    }
+
+    /// Creates the store and says what it made.
+    func run(in context: CommandContext) async throws {
+        guard kind == .sqlite else {
+            throw CommandFailure("\(kind.rawValue) stores are not supported yet; use --type sqlite")
+        }
+        let store = StoreFile(storePath, environment: context.environment)
+        guard !FileManager.default.fileExists(atPath: store.url.path) else {
+            throw CommandFailure("a file already exists at \(storePath); remove it or choose another path")
+        }
+        let model = try selection.read(in: context.environment)
+        let version = model.currentVersion
+        let uuid: String
+        do {
+            let created = try SQLiteStore(at: store.url, model: version.model)
+            uuid = await created.metadata.uuid
+        } catch {
+            throw CommandFailure("cannot create the store at \(storePath): \(StoreFile.message(of: error))")
+        }
+        context.print("created \(storePath): sqlite store for \(model.name) version \(version.name), uuid \(uuid)")
+    }
+}
