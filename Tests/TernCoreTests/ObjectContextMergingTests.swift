@@ -151,3 +151,45 @@ import TernTestSupport
         #expect(try await context.count(for: FetchRequest(entityName: "Pet")) == 0)
     }
 }
+
+@Suite struct ObjectContextConflictTests {
+    @Test func childChangesReachTheStoreAfterTheParentGaveThemPermanentIDs() async throws {
+        let coordinator = try await makeObjectsCoordinator()
+        let parent = ObjectContext(coordinator: coordinator)
+        let child = ObjectContext(parent: parent)
+        let petID = try await child.perform { context in
+            let pet = context.insert("Pet")
+            pet["name"] = "Rex"
+            try await context.save()
+            return pet.objectID
+        }
+        try await parent.perform { context in try await context.save() }
+        try await child.perform { context in
+            try await context.object(with: petID)["name"] = "Max"
+            try await context.save()
+        }
+        try await parent.perform { context in try await context.save() }
+        let names = try await ObjectContext(coordinator: coordinator).fetchDictionaries(FetchRequest(entityName: "Pet"))
+        #expect(names == [["name": .string("Max")]])
+    }
+
+    @Test func rollbackPolicyUndeletesAnObjectChangedElsewhere() async throws {
+        let coordinator = try await makeObjectsCoordinator()
+        let deleter = ObjectContext(coordinator: coordinator)
+        let id = try await deleter.perform { context in
+            let pet = context.insert("Pet")
+            pet["name"] = "Rex"
+            try await context.save()
+            context.delete(pet)
+            context.mergePolicy = .rollback
+            return pet.objectID
+        }
+        try await ObjectContext(coordinator: coordinator).perform { context in
+            try await context.object(with: id)["name"] = "Max"
+            try await context.save()
+        }
+        try await deleter.perform { context in try await context.save() }
+        let names = try await ObjectContext(coordinator: coordinator).fetchDictionaries(FetchRequest(entityName: "Pet"))
+        #expect(names == [["name": .string("Max")]])
+    }
+}

@@ -231,12 +231,21 @@ extension ObjectContext {
         var states: [ObjectID: ObjectState] = [:]
         for id in ids {
             if let object = graph.registeredObject(for: id), object.isLoaded {
-                if !object.isDeleted { states[id] = object.state }
+                if !object.isDeleted {
+                    // Keep the ID the child asked with, which may be a temporary one saved since.
+                    var state = object.state
+                    state.id = id
+                    states[id] = state
+                }
             } else {
                 unknown.append(id)
             }
         }
-        for state in try await loadStates(unknown) { states[state.id] = state }
+        let requested = Dictionary(unknown.map { (graph.canonical($0), $0) }) { first, _ in first }
+        for var state in try await loadStates(Array(requested.keys)) {
+            state.id = requested[state.id] ?? state.id
+            states[state.id] = state
+        }
         return ids.compactMap { states[$0] }
     }
 

@@ -92,13 +92,15 @@ extension ObjectContext {
 
     private func saveToStores() async throws -> ContextDidSave {
         let inserted = graph.changed.values.filter { $0.isInserted && !$0.isDeleted }
-        let deleted = graph.changed.values.filter { $0.isDeleted && !$0.isInserted }
         let dropped = graph.changed.values.filter { $0.isDeleted && $0.isInserted }
         let mapping = try await permanentIDs(for: inserted)
         var results: [String: StoreSaveResult] = [:]
         var updated: [ManagedObject] = []
+        var deleted: [ManagedObject] = []
         for attempt in 0... {
+            // Resolving a conflict may undelete or drop objects: gather them on each attempt.
             updated = graph.changed.values.filter { !$0.isInserted && !$0.isDeleted && $0.isLoaded && $0.hasStoredChanges }
+            deleted = graph.changed.values.filter { $0.isDeleted && !$0.isInserted }
             do {
                 for (identifier, changes) in changeSets(inserted: inserted, updated: updated, deleted: deleted, mapping: mapping)
                 where results[identifier] == nil {
@@ -183,6 +185,7 @@ extension ObjectContext {
         for object in inserted + updated {
             object.snapshot = object.state
             object.isInserted = false
+            graph.rowCache[object.objectID] = object.state
         }
         for object in deleted { graph.forget(object.objectID) }
         graph.changed = [:]
@@ -191,6 +194,10 @@ extension ObjectContext {
 
     /// Takes a child context's saved changes as this context's own unsaved changes.
     func acceptChildChanges(inserted: [ObjectState], updated: [ObjectState], deleted: [ObjectID]) async throws {
+        // The child may still use temporary IDs of objects this context saved since.
+        let inserted = inserted.map { $0.replacingIDs(graph.formerIDs) }
+        let updated = updated.map { $0.replacingIDs(graph.formerIDs) }
+        let deleted = deleted.map(graph.canonical)
         try await fulfillFaults(for: updated.map(\.id) + deleted)
         for state in inserted {
             let object = graph.registeredObject(for: state.id) ?? graph.make(state.id)

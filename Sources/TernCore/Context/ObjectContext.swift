@@ -175,7 +175,9 @@ public actor ObjectContext {
     /// - Throws: When the store cannot be read.
     /// - Complexity: One read of the parent for all of them.
     public func fulfillFaults(for ids: [ObjectID]) async throws {
-        let missing = ids.filter { !(graph.registeredObject(for: $0)?.isLoaded ?? false) && !$0.isTemporary }
+        let missing = ids.filter {
+            !(graph.registeredObject(for: $0)?.isLoaded ?? false) && (parent != nil || !$0.isTemporary)
+        }
         guard !missing.isEmpty else { return }
         let states = try await loadStates(missing)
         for state in states {

@@ -15,6 +15,9 @@ final class ObjectGraph {
     var changed: [ObjectID: ManagedObject] = [:]
     /// States read from the parent, from which objects are made without another read.
     var rowCache: [ObjectID: ObjectState] = [:]
+    /// The permanent ID of each object saved here under a temporary one, so that child contexts
+    /// that still use the temporary ID reach the same object.
+    var formerIDs: [ObjectID: ObjectID] = [:]
 
     init(model: ManagedObjectModel) {
         self.model = model
@@ -33,11 +36,17 @@ final class ObjectGraph {
     }
 
     func registeredObject(for id: ObjectID) -> ManagedObject? {
-        registered[id]?.object
+        registered[canonical(id)]?.object
+    }
+
+    /// The ID an object has now: the permanent one for a temporary ID saved since.
+    func canonical(_ id: ObjectID) -> ObjectID {
+        formerIDs[id] ?? id
     }
 
     /// The object with that ID: the registered one, else one made from the row cache, else a fault.
     func object(for id: ObjectID) -> ManagedObject {
+        let id = canonical(id)
         if let object = registeredObject(for: id) { return object }
         let object = make(id)
         if let state = rowCache[id] { fulfill(object, with: state) }
@@ -176,6 +185,7 @@ final class ObjectGraph {
     /// Replaces temporary IDs by permanent ones everywhere: registry, objects, snapshots, cache.
     func replaceIDs(_ mapping: [ObjectID: ObjectID]) {
         guard !mapping.isEmpty else { return }
+        formerIDs.merge(mapping) { $1 }
         func map(_ id: ObjectID) -> ObjectID { mapping[id] ?? id }
         var live: [ManagedObject] = []
         for entry in registered.values { if let object = entry.object { live.append(object) } }
