@@ -29,6 +29,8 @@ public actor SQLiteStore {
     package nonisolated let schema: StoreSchema
     /// The connection; only this actor uses it.
     let connection: Connection
+    /// The files of binary values stored outside the store.
+    let externalData: ExternalDataStore
     /// The store's metadata, as last read or written.
     public private(set) var metadata: StoreMetadata
 
@@ -49,6 +51,8 @@ public actor SQLiteStore {
     ) throws {
         self.url = url
         self.configuration = configuration
+        self.externalData = ExternalDataStore(
+            storeURL: url, threshold: configuration.externalStorageThreshold, isDurable: true)
         let isNew = !configuration.isReadOnly && ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size]
             as? NSNumber)?.intValue ?? 0 == 0
         if isNew {

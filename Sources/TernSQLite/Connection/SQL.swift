@@ -61,6 +61,13 @@ package struct SQL: Sendable, Hashable, ExpressibleByStringInterpolation {
         return result
     }
 
+    /// Two fragments one after the other, with their arguments.
+    package static func + (lhs: SQL, rhs: SQL) -> SQL {
+        var result = lhs
+        result.append(rhs)
+        return result
+    }
+
     /// Appends a fragment with its arguments.
     package mutating func append(_ other: SQL) {
         text += other.text

@@ -1,0 +1,42 @@
+import Foundation
+
+extension SQLiteStore {
+    // MARK: - Allocating primary keys
+
+    /// Reserves a block of primary keys for new objects of an entity.
+    ///
+    /// Keys come from the `Z_MAX` of the entity's inheritance root (the hierarchy shares one key
+    /// space), inside an IMMEDIATE transaction, so that two connections, in this process or
+    /// another, never receive the same key.
+    ///
+    /// - Parameters:
+    ///   - entity: The entity of the new objects.
+    ///   - count: How many keys to reserve.
+    /// - Returns: The reserved keys.
+    /// - Throws: ``SQLiteError`` when the store is read-only, the entity unknown or the lock
+    ///   cannot be taken within the busy timeout.
+    package func allocatePrimaryKeys(for entity: String, count: Int) throws(SQLiteError) -> ClosedRange<Int64> {
+        precondition(count > 0, "allocate at least one key")
+        try requireWritable()
+        return try connection.inTransaction(.immediate) { () throws(SQLiteError) in
+            try reservePrimaryKeys(for: try schema.entity(named: entity), count: count)
+        }
+    }
+
+    /// Reserves keys; the caller holds the write lock.
+    func reservePrimaryKeys(for layout: EntityLayout, count: Int) throws(SQLiteError) -> ClosedRange<Int64> {
+        let root = try schema.entity(named: layout.rootName)
+        let select: SQL = "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(root.number)"
+        guard let current = try connection.fetchValue(select) else {
+            throw SQLiteError(
+                .schemaMismatch, "Z_PRIMARYKEY has no row for entity \(SQL.quoted(root.name)); the store is damaged.",
+                sql: select.text, path: url.path)
+        }
+        // Z_MAX should never lag behind the table, but a key handed out twice would be worse.
+        let largest = try connection.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(root.table))")?.int64 ?? 0
+        let first = max(current.int64 ?? 0, largest) + 1
+        let last = first + Int64(count) - 1
+        try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(last) WHERE Z_ENT = \(root.number)")
+        return first...last
+    }
+}

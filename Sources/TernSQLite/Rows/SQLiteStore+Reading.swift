@@ -1,0 +1,190 @@
+import Foundation
+import TernCore
+
+extension SQLiteStore {
+    // MARK: - Reading rows
+
+    /// The row of an object, if it exists.
+    ///
+    /// - Parameters:
+    ///   - entity: The entity; rows of its subentities are found too.
+    ///   - primaryKey: The object's `Z_PK`.
+    /// - Returns: The row with its exact entity, values, references and version, or nil.
+    /// - Throws: ``SQLiteError`` when the entity is unknown or a value cannot be read.
+    /// - Complexity: O(log *n*) plus the size of the object's to-many relationships.
+    package func row(of entity: String, primaryKey: Int64) throws(SQLiteError) -> StoredRow? {
+        let layout = try schema.entity(named: entity)
+        let select = try selection(for: layout)
+        let sql: SQL = "\(select.sql) WHERE Z_PK = \(primaryKey) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
+        guard let values = try connection.fetchOne(sql) else { return nil }
+        return try decode(values, columns: select.columns)
+    }
+
+    /// The next batch of an entity's rows, in primary-key order (keyset pagination).
+    ///
+    /// - Parameters:
+    ///   - entity: The entity.
+    ///   - includingSubentities: Whether rows of its subentities are included.
+    ///   - primaryKey: Only rows with a larger `Z_PK` are returned; 0 to start.
+    ///   - limit: The most rows to return.
+    /// - Returns: Up to `limit` rows; fewer means the scan is done.
+    /// - Throws: ``SQLiteError`` when the entity is unknown or a value cannot be read.
+    /// - Complexity: O(`limit` · log *n*); memory is bounded by `limit`.
+    package func rows(
+        of entity: String, includingSubentities: Bool = true, after primaryKey: Int64 = 0, limit: Int
+    ) throws(SQLiteError) -> [StoredRow] {
+        precondition(limit > 0, "a batch holds at least one row")
+        let layout = try schema.entity(named: entity)
+        let select = try selection(for: layout)
+        let numbers = includingSubentities ? layout.hierarchyNumbers : [layout.number]
+        let sql: SQL = """
+            \(select.sql) WHERE Z_ENT IN (\(Self.list(numbers))) AND Z_PK > \(primaryKey) \
+            ORDER BY Z_PK LIMIT \(limit)
+            """
+        var rows: [StoredRow] = []
+        for values in try connection.fetchAll(sql) { rows.append(try decode(values, columns: select.columns)) }
+        return rows
+    }
+
+    /// An entity's rows in batches: an asynchronous sequence that reads one batch at a time.
+    ///
+    /// ```swift
+    /// for try await batch in store.batches(of: "Car", size: 500) {
+    ///     for row in batch { … }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - entity: The entity.
+    ///   - includingSubentities: Whether rows of its subentities are included.
+    ///   - size: The most rows per batch.
+    /// - Complexity: Memory is bounded by `size`.
+    package nonisolated func batches(of entity: String, includingSubentities: Bool = true, size: Int = 500) -> RowBatches {
+        RowBatches(store: self, entity: entity, includingSubentities: includingSubentities, size: size)
+    }
+
+    /// The number of rows of exactly this entity (subentities excluded).
+    ///
+    /// - Complexity: O(*n*) in the rows of the entity's table.
+    package func count(of entity: String) throws(SQLiteError) -> Int {
+        let layout = try schema.entity(named: entity)
+        let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE Z_ENT = \(layout.number)"
+        return Int(try connection.fetchValue(sql)?.int64 ?? 0)
+    }
+
+    // MARK: - Non public
+
+    /// The SELECT of every column of an entity's root table, with the position of each column.
+    func selection(for layout: EntityLayout) throws(SQLiteError) -> (sql: SQL, columns: [String: Int]) {
+        guard let table = schema.tables[layout.table] else {
+            throw SQLiteError(.schemaMismatch, "The schema has no table \(layout.table).")
+        }
+        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
+        var positions: [String: Int] = [:]
+        for (index, name) in names.enumerated() { positions[name] = index }
+        let list = SQL.joined(names.map { SQL.identifier($0) })
+        return ("SELECT \(list) FROM \(.identifier(layout.table))", positions)
+    }
+
+    /// A row from the values of a ``selection(for:)``.
+    func decode(_ values: [DatabaseValue], columns: [String: Int]) throws(SQLiteError) -> StoredRow {
+        let primaryKey = values[0].int64 ?? 0
+        let layout = try schema.entity(number: Int(values[1].int64 ?? 0))
+        var row = StoredRow(entity: layout.name, primaryKey: primaryKey, version: values[2].int64 ?? 0)
+        for attribute in layout.attributes {
+            guard let index = columns[attribute.column] else { continue }
+            var value = values[index]
+            if attribute.allowsExternalStorage, case .blob(let bytes) = value {
+                value = .blob(try externalData.resolve(bytes))
+            }
+            do {
+                row.attributes[attribute.name] = try AttributeValue(databaseValue: value, type: attribute.type)
+            } catch {
+                throw SQLiteError(
+                    .invalidValue,
+                    "\(layout.name).\(attribute.name) of row \(primaryKey) holds a value a \(attribute.type.xcodeName) "
+                        + "attribute cannot read.", path: url.path)
+            }
+        }
+        for relationship in layout.toOneRelationships {
+            guard let index = columns[relationship.column], let key = values[index].int64 else { continue }
+            var destination = relationship.destination
+            if let entityColumn = relationship.entityColumn, let position = columns[entityColumn],
+                let number = values[position].int64
+            {
+                destination = try schema.entity(number: Int(number)).name
+            }
+            row.toOne[relationship.name] = ObjectReference(entity: destination, primaryKey: key)
+        }
+        for relationship in layout.toManyRelationships {
+            row.toMany[relationship.name] = try references(of: relationship, from: primaryKey)
+        }
+        return row
+    }
+
+    /// The objects a to-many relationship of an object holds, in order for an ordered one.
+    func references(of relationship: ToManyMapping, from primaryKey: Int64) throws(SQLiteError) -> [ObjectReference] {
+        let destination = try schema.entity(named: relationship.destination)
+        let sql: SQL
+        switch relationship.storage {
+        case .inverseForeignKey(let table, let column, let orderColumn):
+            let order = SQL(unsafeSQL: orderColumn.map { SQL.quoted($0) + ", " } ?? "")
+            sql = """
+                SELECT Z_ENT, Z_PK FROM \(.identifier(table)) WHERE \(.identifier(column)) = \(primaryKey) \
+                AND Z_ENT IN (\(Self.list(destination.hierarchyNumbers))) ORDER BY \(order)Z_PK
+                """
+        case .joinTable(let table, let source, let target, let orderColumn):
+            let order = SQL(unsafeSQL: orderColumn.map { "j." + SQL.quoted($0) + ", " } ?? "")
+            sql = """
+                SELECT d.Z_ENT, d.Z_PK FROM \(.identifier(table)) AS j JOIN \(.identifier(destination.table)) AS d \
+                ON d.Z_PK = j.\(.identifier(target)) WHERE j.\(.identifier(source)) = \(primaryKey) \
+                ORDER BY \(order)d.Z_PK
+                """
+        }
+        var references: [ObjectReference] = []
+        for values in try connection.fetchAll(sql) {
+            let entity = try schema.entity(number: Int(values[0].int64 ?? 0)).name
+            references.append(ObjectReference(entity: entity, primaryKey: values[1].int64 ?? 0))
+        }
+        return references
+    }
+
+    /// A comma-separated list of bound integers.
+    static func list(_ numbers: [Int]) -> SQL {
+        SQL.joined(numbers.map { "\($0)" })
+    }
+}
+
+/// An entity's rows, one batch at a time, read with keyset pagination (`Z_PK > last`).
+package struct RowBatches: AsyncSequence, Sendable {
+    /// The store.
+    let store: SQLiteStore
+    /// The entity.
+    let entity: String
+    /// Whether rows of subentities are included.
+    let includingSubentities: Bool
+    /// The most rows per batch.
+    let size: Int
+
+    package func makeAsyncIterator() -> Iterator {
+        Iterator(batches: self)
+    }
+
+    /// Reads the next batch after the last primary key seen.
+    package struct Iterator: AsyncIteratorProtocol {
+        let batches: RowBatches
+        var lastPrimaryKey: Int64 = 0
+        var isFinished = false
+
+        package mutating func next() async throws -> [StoredRow]? {
+            guard !isFinished else { return nil }
+            let batch = try await batches.store.rows(
+                of: batches.entity, includingSubentities: batches.includingSubentities, after: lastPrimaryKey,
+                limit: batches.size)
+            if batch.count < batches.size { isFinished = true }
+            guard let last = batch.last?.primaryKey else { return nil }
+            lastPrimaryKey = last
+            return batch
+        }
+    }
+}
