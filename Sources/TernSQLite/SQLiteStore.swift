@@ -10,7 +10,7 @@ public import TernCore
 /// ```swift
 /// let metadata = try SQLiteStore.metadata(at: url)       // without opening the store
 /// let store = try SQLiteStore(at: url, model: model)     // creates the store if it is missing
-/// print(await store.metadata.uuid)
+/// print(try await store.metadata().uuid)
 /// ```
 ///
 /// ## Topics
@@ -31,8 +31,10 @@ public actor SQLiteStore {
     let connection: Connection
     /// The files of binary values stored outside the store.
     let externalData: ExternalDataStore
+    /// The store's UUID when it was opened (its metadata's `uuid`, `Z_UUID`).
+    public nonisolated let identifier: String
     /// The store's metadata, as last read or written.
-    public private(set) var metadata: StoreMetadata
+    var currentMetadata: StoreMetadata
 
     /// Opens a store, creating it for the model when no file exists yet.
     ///
@@ -66,7 +68,8 @@ public actor SQLiteStore {
             if configuration.fullSync {
                 try FileSystem.synchronizeDirectory(atPath: url.deletingLastPathComponent().path)
             }
-            (self.model, self.schema, self.connection, self.metadata) = (model, schema, connection, metadata)
+            (self.model, self.schema, self.connection, self.currentMetadata) = (model, schema, connection, metadata)
+            self.identifier = metadata.uuid
         } else {
             let connection = try Self.openExisting(url, configuration: configuration)
             let metadata = try connection.readMetadata()
@@ -78,7 +81,8 @@ public actor SQLiteStore {
                     path: url.path)
             }
             let schema = try connection.readSchema(model: storeModel)
-            (self.model, self.schema, self.connection, self.metadata) = (storeModel, schema, connection, metadata)
+            (self.model, self.schema, self.connection, self.currentMetadata) = (storeModel, schema, connection, metadata)
+            self.identifier = metadata.uuid
         }
     }
 
@@ -119,7 +123,12 @@ public actor SQLiteStore {
     public func setMetadata(_ metadata: StoreMetadata) throws {
         try requireWritable()
         try connection.writeMetadata(metadata)
-        self.metadata = metadata
+        currentMetadata = metadata
+    }
+
+    /// The store's metadata, as last read or written.
+    public func metadata() -> StoreMetadata {
+        currentMetadata
     }
 
     // MARK: - Non public

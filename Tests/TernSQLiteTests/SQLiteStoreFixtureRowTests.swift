@@ -33,7 +33,7 @@ import Testing
         var batchCount = 0
         for try await batch in store.batches(of: "Car", size: 7) {
             #expect(batch.count <= 7)
-            keys += batch.compactMap(\.primaryKey)
+            keys += batch.map(\.reference.primaryKey)
             batchCount += 1
         }
         #expect(keys.count == 125)
@@ -41,8 +41,8 @@ import Testing
         #expect(batchCount == 18)
         var sportKeys: [Int64] = []
         for try await batch in store.batches(of: "SportCar", includingSubentities: false, size: 2) {
-            #expect(batch.allSatisfy { $0.entity == "SportCar" })
-            sportKeys += batch.compactMap(\.primaryKey)
+            #expect(batch.allSatisfy { $0.reference.entityName == "SportCar" })
+            sportKeys += batch.map(\.reference.primaryKey)
         }
         #expect(sportKeys.count == (try await store.count(of: "SportCar")))
     }
@@ -53,7 +53,7 @@ import Testing
         let owner = try #require(try raw.fetchValue("SELECT ZOWNER FROM ZCAR WHERE ZOWNER IS NOT NULL LIMIT 1")?.int64)
         let person = try #require(try await store.row(of: "Person", primaryKey: owner))
         let stored = try #require(try raw.fetchOne("SELECT ZUPDATEDAT, ZID, ZFIRSTNAME FROM ZPERSON WHERE Z_PK = \(owner)"))
-        #expect(person.entity == "Person")
+        #expect(person.reference.entityName == "Person")
         #expect(person.version >= 1)
         #expect(person.attributes["updatedAt"] == .date(Date(timeIntervalSinceReferenceDate: try #require(stored[0].double))))
         guard case .uuid(let id)? = person.attributes["id"] else { Issue.record("id is not a UUID"); return }
@@ -63,19 +63,19 @@ import Testing
         #expect(!cars.isEmpty)
         for reference in cars {
             let car = try #require(try await store.row(of: "Car", primaryKey: reference.primaryKey))
-            #expect(car.entity == reference.entity)
-            #expect(car.toOne["owner"] == ObjectReference(entity: "Person", primaryKey: owner))
+            #expect(car.reference == reference)
+            #expect(car.toOne["owner"] == RowReference(entityName: "Person", primaryKey: owner))
         }
         var seenKinds: Set<String> = []
         for try await batch in store.batches(of: "Car", size: 50) {
             for car in batch {
-                seenKinds.insert(car.entity)
-                if car.entity == "ExpensiveSportCar" {
+                seenKinds.insert(car.reference.entityName)
+                if car.reference.entityName == "ExpensiveSportCar" {
                     #expect(car.attributes["isLimitedEdition"].map { if case .bool = $0 { true } else { false } } ?? true)
                 }
                 if let owner = car.toOne["owner"] {
                     let row = try #require(try await store.row(of: "Person", primaryKey: owner.primaryKey))
-                    #expect(row.toMany["cars"]?.contains(try #require(car.reference)) == true)
+                    #expect(row.toMany["cars"]?.contains(car.reference) == true)
                 }
             }
         }
@@ -92,8 +92,8 @@ import Testing
         var bookKinds: Set<String> = []
         for try await batch in store.batches(of: "Book", size: 10) {
             for book in batch {
-                bookKinds.insert(book.entity)
-                let pages = try #require(book.toMany["pages"])
+                bookKinds.insert(book.reference.entityName)
+                let pages = book.toMany["pages"] ?? []
                 pageCount += pages.count
                 if case .date? = book.attributes["publishedAt"] {} else { Issue.record("publishedAt is not a date") }
                 if case .uuid? = book.attributes["uniqueID"] {} else { Issue.record("uniqueID is not a UUID") }
@@ -111,7 +111,7 @@ import Testing
         #expect(bookKinds.contains("GraphicNovel") == (graphic > 0))
         let writers = try await store.rows(of: "Writer", limit: 10)
         #expect(writers.count == 2)
-        for author in writers where author.entity == "Author" {
+        for author in writers where author.reference.entityName == "Author" {
             for book in author.toMany["books"] ?? [] {
                 #expect(try await store.row(of: "Book", primaryKey: book.primaryKey)?.toOne["author"] == author.reference)
             }
@@ -126,7 +126,8 @@ import Testing
         let store = try SQLiteStore(at: url, configuration: .readOnly)
         _ = try await store.rows(of: "Car", limit: 200)
         let error = await #expect(throws: SQLiteError.self) {
-            try await store.insert(StoredRow(entity: "Person", attributes: ["firstName": .string("x")]))
+            let row = StoreRow(reference: RowReference(entityName: "Person", primaryKey: 999), attributes: ["firstName": .string("x")])
+            return try await store.save(StoreChangeSet(inserted: [row]))
         }
         #expect(error?.code == .readOnly)
         #expect(folder.fileNames == before)

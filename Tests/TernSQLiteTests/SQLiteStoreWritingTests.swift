@@ -40,23 +40,28 @@ import Testing
         ]
     }
 
-    /// Inserts a playlist with three songs (one a Single) and two tags; returns the saved rows.
-    func fill(_ store: SQLiteStore, playlist: String = "Playlist", values: [String: AttributeValue]) async throws -> [StoredRow] {
-        let songKeys = try await store.allocatePrimaryKeys(for: "Song", count: 3)
-        let tagKeys = try await store.allocatePrimaryKeys(for: "Tag", count: 2)
-        let songs = songKeys.map { ObjectReference(entity: $0 == songKeys.lowerBound ? "Single" : "Song", primaryKey: $0) }
-        let tags = tagKeys.map { ObjectReference(entity: "Tag", primaryKey: $0) }
-        let list = StoredRow(entity: playlist, attributes: values, toMany: ["songs": [songs[2], songs[0], songs[1]]])
-        var rows = [list]
+    /// Inserts a playlist with three songs (one a Single) and two tags; returns the rows written.
+    @discardableResult
+    func fill(_ store: SQLiteStore, playlist: String = "Playlist", values: [String: AttributeValue]) async throws -> [StoreRow] {
+        let listKey = try await store.newPrimaryKeys(forEntity: playlist, count: 1)[0]
+        let songKeys = try await store.newPrimaryKeys(forEntity: "Song", count: 3)
+        let tagKeys = try await store.newPrimaryKeys(forEntity: "Tag", count: 2)
+        let list = RowReference(entityName: playlist, primaryKey: listKey)
+        let songs = songKeys.map { RowReference(entityName: $0 == songKeys[0] ? "Single" : "Song", primaryKey: $0) }
+        let tags = tagKeys.map { RowReference(entityName: "Tag", primaryKey: $0) }
+        var rows = [StoreRow(reference: list, version: 1, attributes: values, toMany: ["songs": [songs[2], songs[0], songs[1]]])]
         for (index, song) in songs.enumerated() {
             var attributes: [String: AttributeValue] = ["title": .string("Song \(index)")]
-            if song.entity == "Single" { attributes["chart"] = .integer(3) }
-            rows.append(StoredRow(
-                entity: song.entity, primaryKey: song.primaryKey, attributes: attributes,
+            if song.entityName == "Single" { attributes["chart"] = .integer(3) }
+            rows.append(StoreRow(
+                reference: song, version: 1, attributes: attributes, toOne: ["playlist": list],
                 toMany: ["tags": index == 0 ? [tags[1], tags[0]] : [tags[0]]]))
         }
-        rows += tags.map { StoredRow(entity: "Tag", primaryKey: $0.primaryKey, attributes: ["label": .string("t\($0.primaryKey)")]) }
-        return try await store.save(RowChanges(inserted: rows)).inserted
+        rows.append(StoreRow(reference: tags[0], version: 1, attributes: ["label": .string("t0")], toMany: ["songs": songs]))
+        rows.append(StoreRow(reference: tags[1], version: 1, attributes: ["label": .string("t1")], toMany: ["songs": [songs[0]]]))
+        let result = try await store.save(StoreChangeSet(inserted: rows))
+        #expect(result.newVersions.count == rows.count && result.newVersions.values.allSatisfy { $0 == 1 })
+        return rows
     }
 
     func integrityCheck(_ url: URL) throws -> [DatabaseValue] {
@@ -70,27 +75,28 @@ import Testing
         let store = try SQLiteStore(at: url, model: model)
         let values = Self.playlistValues()
         let saved = try await fill(store, values: values)
-        let playlist = try #require(try await store.row(of: "Playlist", primaryKey: (saved[0].primaryKey ?? -1)))
-        #expect(playlist.version == 1)
-        #expect(playlist.attributes == values)
-        let songs = saved[1...3].compactMap(\.reference)
-        #expect(playlist.toMany["songs"] == [songs[2], songs[0], songs[1]])
+        let playlist = try #require(try await store.rows(for: [saved[0].reference]).first)
+        #expect(playlist == saved[0])
+        let songs = saved[1...3].map(\.reference)
+        #expect(try await store.rows(for: saved.map(\.reference)) == saved)
         let single = try #require(try await store.row(of: "Song", primaryKey: songs[0].primaryKey))
-        #expect(single.entity == "Single")
+        #expect(single.reference.entityName == "Single")
         #expect(single.attributes == ["title": .string("Song 0"), "chart": .integer(3)])
         #expect(single.toOne["playlist"] == playlist.reference)
-        let tags = saved[4...5].compactMap(\.reference)
+        let tags = saved[4...5].map(\.reference)
         #expect(single.toMany["tags"] == [tags[1], tags[0]])
         let tag = try #require(try await store.row(of: "Tag", primaryKey: tags[0].primaryKey))
-        #expect(tag.toMany["songs"] == songs)
+        #expect(tag.toMany["songs"] == songs.sorted { $0.primaryKey < $1.primaryKey })
         #expect(try integrityCheck(url) == [.text("ok")])
         #expect(try await store.count(of: "Song") == 2)
         #expect(try await store.count(of: "Single") == 1)
 
         // Another connection, and the same store opened through the model cache-free path with the model, agree.
         let reopened = try SQLiteStore(at: url, model: model, configuration: .readOnly)
-        #expect(try await reopened.row(of: "Playlist", primaryKey: (playlist.primaryKey ?? -1)) == playlist)
-        #expect(await reopened.metadata.versionHashes == model.entityVersionHashes)
+        #expect(try await reopened.rows(for: [playlist.reference]) == [playlist])
+        #expect(await reopened.metadata().versionHashes == model.entityVersionHashes)
+        let cached = try SQLiteStore(at: url, configuration: .readOnly)
+        #expect(try await cached.rows(for: saved.map(\.reference)) == saved)
         let raw = try Connection(path: url.path, configuration: .readOnly)
         #expect(try raw.fetchValue("SELECT typeof(ZCREATED) FROM ZPLAYLIST") == .text("real"))
         #expect(try raw.fetchValue("SELECT length(ZID) FROM ZPLAYLIST") == .integer(16))
@@ -107,28 +113,45 @@ import Testing
         let saved = try await fill(store, values: ["name": .string("v1")])
         var first = saved[0]
         first.attributes["name"] = .string("v2")
-        first.toMany = [:]
-        let updated = try await store.update(first)
-        #expect(updated.version == 2)
+        let updated = try await store.save(StoreChangeSet(updated: [first]))
+        #expect(updated.newVersions[first.reference] == 2)
         var stale = first
         stale.attributes["name"] = .string("lost")
-        let conflict = await #expect(throws: SQLiteError.self) { try await store.update(stale) }
-        #expect(conflict?.code == .optimisticLockingConflict)
+        let conflict = await #expect(throws: TernError.self) { try await store.save(StoreChangeSet(updated: [stale, saved[4]])) }
+        #expect(conflict?.code == .mergeConflict)
+        #expect(conflict?.failures.compactMap(\.objectID?.primaryKey) == [first.reference.primaryKey])
         #expect(!(conflict?.description.contains("lost") ?? true))
-        let staleDelete = await #expect(throws: SQLiteError.self) { try await store.delete(stale) }
-        #expect(staleDelete?.code == .optimisticLockingConflict)
-        let current = try #require(try await store.row(of: "Playlist", primaryKey: (first.primaryKey ?? -1)))
+        let staleDelete = await #expect(throws: TernError.self) {
+            try await store.save(StoreChangeSet(deleted: [first.reference: 1]))
+        }
+        #expect(staleDelete?.code == .mergeConflict)
+        let current = try #require(try await store.rows(for: [first.reference]).first)
         #expect(current.attributes["name"] == .string("v2"))
         #expect(current.version == 2)
+        // The failed saves wrote nothing: the tag kept its version.
+        #expect(try await store.rows(for: [saved[4].reference]).first?.version == 1)
 
         // Deleting a song removes its join-table rows.
         let song = saved[1]
-        try await store.delete(song)
-        #expect(try await store.row(of: "Song", primaryKey: (song.primaryKey ?? -1)) == nil)
-        let tag = try #require(try await store.row(of: "Tag", primaryKey: (saved[4].primaryKey ?? -1)))
-        #expect(tag.toMany["songs"]?.contains(try #require(song.reference)) == false)
-        let gone = await #expect(throws: SQLiteError.self) { try await store.update(song) }
-        #expect(gone?.code == .rowNotFound)
+        try await store.save(StoreChangeSet(deleted: [song.reference: 1]))
+        #expect(try await store.rows(for: [song.reference]).isEmpty)
+        let tag = try #require(try await store.rows(for: [saved[4].reference]).first)
+        #expect(tag.toMany["songs"]?.contains(song.reference) == false)
+        let gone = await #expect(throws: TernError.self) { try await store.save(StoreChangeSet(updated: [song])) }
+        #expect(gone?.code == .mergeConflict)
+    }
+
+    @Test func uniqueIndexesBecomeConstraintConflicts() async throws {
+        let folder = try TemporaryDirectory()
+        var model = Self.libraryModel()
+        model.entities[model.entities.firstIndex { $0.name == "Tag" } ?? 0].uniquenessConstraints = [["label"]]
+        let store = try SQLiteStore(at: folder.path("Unique.sqlite"), model: model)
+        let keys = try await store.newPrimaryKeys(forEntity: "Tag", count: 2)
+        let rows = keys.map { StoreRow(reference: RowReference(entityName: "Tag", primaryKey: $0), attributes: ["label": .string("same")]) }
+        let error = await #expect(throws: TernError.self) { try await store.save(StoreChangeSet(inserted: rows)) }
+        #expect(error?.code == .constraintConflict)
+        #expect(error?.failures.count == 1)
+        #expect(try await store.count(StoreFetchRequest(entityName: "Tag")) == 0)
     }
 
     @Test func primaryKeysFromTwoConnectionsAreDisjoint() async throws {
@@ -150,7 +173,7 @@ import Testing
         var keys: [Int64] = []
         for index in 0..<rounds {
             // Singles share the Song hierarchy's key space.
-            keys += try await store.allocatePrimaryKeys(for: index.isMultiple(of: 2) ? "Song" : "Single", count: 3)
+            keys += try await store.newPrimaryKeys(forEntity: index.isMultiple(of: 2) ? "Song" : "Single", count: 3)
         }
         return keys
     }
@@ -165,9 +188,7 @@ import Testing
         for text in ["it's", "\"quoted\"", "'; DROP TABLE x; --", "nul\u{0}inside", "🦅 émoji"] {
             let values = Self.playlistValues(name: attribute, text: text)
             let saved = try await fill(store, playlist: entity, values: values)
-            let row = try #require(try await store.row(of: entity, primaryKey: (saved[0].primaryKey ?? -1)))
-            #expect(row.attributes == values)
-            #expect(row.entity == entity)
+            #expect(try await store.rows(for: saved.map(\.reference)) == saved)
         }
         #expect(try await store.count(of: entity) == 5)
         #expect(try await store.count(of: "Song") == 10)
@@ -192,14 +213,15 @@ import Testing
         let store = try SQLiteStore(at: url, model: Self.libraryModel(), configuration: configuration)
         let small = Data(repeating: 7, count: 10)
         let large = Data((0..<5000).map { UInt8($0 % 251) })
-        let smallRow = try await store.insert(StoredRow(entity: "Playlist", attributes: ["cover": .data(small)]))
-        let largeRow = try await store.insert(StoredRow(entity: "Playlist", attributes: ["cover": .data(large)]))
-        #expect(try await store.row(of: "Playlist", primaryKey: (smallRow.primaryKey ?? -1))?.attributes["cover"] == .data(small))
-        #expect(try await store.row(of: "Playlist", primaryKey: (largeRow.primaryKey ?? -1))?.attributes["cover"] == .data(large))
+        let keys = try await store.newPrimaryKeys(forEntity: "Playlist", count: 2)
+        let smallRow = StoreRow(reference: RowReference(entityName: "Playlist", primaryKey: keys[0]), version: 1, attributes: ["cover": .data(small)])
+        let largeRow = StoreRow(reference: RowReference(entityName: "Playlist", primaryKey: keys[1]), version: 1, attributes: ["cover": .data(large)])
+        try await store.save(StoreChangeSet(inserted: [smallRow, largeRow]))
+        #expect(try await store.rows(for: [smallRow.reference, largeRow.reference]) == [smallRow, largeRow])
         let raw = try Connection(path: url.path, configuration: SQLiteConfiguration())
-        let inline = try #require(try raw.fetchValue("SELECT ZCOVER FROM ZPLAYLIST WHERE Z_PK = \((smallRow.primaryKey ?? -1))")?.data)
+        let inline = try #require(try raw.fetchValue("SELECT ZCOVER FROM ZPLAYLIST WHERE Z_PK = \(smallRow.reference.primaryKey)")?.data)
         #expect(inline == Data([1]) + small)
-        let reference = try #require(try raw.fetchValue("SELECT ZCOVER FROM ZPLAYLIST WHERE Z_PK = \((largeRow.primaryKey ?? -1))")?.data)
+        let reference = try #require(try raw.fetchValue("SELECT ZCOVER FROM ZPLAYLIST WHERE Z_PK = \(largeRow.reference.primaryKey)")?.data)
         #expect(reference.first == 2 && reference.last == 0 && reference.count == 38)
         let name = String(decoding: reference.dropFirst().dropLast(), as: UTF8.self)
         let file = folder.url.appendingPathComponent(".Media_SUPPORT/_EXTERNAL_DATA/\(name)")
@@ -207,9 +229,9 @@ import Testing
 
         // A reference that tries to leave the folder is refused.
         let hostile = Data([2]) + Data("../../../../etc/passwd".utf8) + Data([0])
-        try raw.execute("UPDATE ZPLAYLIST SET ZCOVER = \(hostile) WHERE Z_PK = \((largeRow.primaryKey ?? -1))")
+        try raw.execute("UPDATE ZPLAYLIST SET ZCOVER = \(hostile) WHERE Z_PK = \(largeRow.reference.primaryKey)")
         let error = await #expect(throws: SQLiteError.self) {
-            try await store.row(of: "Playlist", primaryKey: (largeRow.primaryKey ?? -1))
+            try await store.rows(for: [largeRow.reference])
         }
         #expect(error?.code == .invalidExternalData)
     }
@@ -225,10 +247,9 @@ import Testing
             try FileManager.default.copyItem(atPath: url.path + suffix, toPath: copy.path("Wal.sqlite").path + suffix)
         }
         let reader = try SQLiteStore(at: copy.path("Wal.sqlite"), model: Self.libraryModel(), configuration: .readOnly)
-        let row = try await reader.row(of: "Playlist", primaryKey: (saved[0].primaryKey ?? -1))
-        #expect(row?.attributes["name"] == .string("in the log"))
+        #expect(try await reader.rows(for: saved.map(\.reference)) == saved)
         let live = try SQLiteStore(at: url, model: Self.libraryModel(), configuration: .readOnly)
-        #expect(try await live.count(of: "Playlist") == 1)
+        #expect(try await live.count(StoreFetchRequest(entityName: "Playlist")) == 1)
         _ = writer
     }
 }

@@ -106,7 +106,7 @@ struct FixtureWithModel: Sendable, CustomStringConvertible {
         for row in expected.primaryKeys where row.entity < 16000 {
             #expect(try store.schema.entity(number: row.entity).superNumber == row.superEntity)
         }
-        #expect(await store.metadata.uuid == expected.uuid)
+        #expect(await store.metadata().uuid == expected.uuid)
     }
 
     @Test func mapsInheritanceRelationshipsAndJoinTables() throws {

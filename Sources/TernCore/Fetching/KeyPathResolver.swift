@@ -4,14 +4,26 @@
 /// A path through a to-many relationship gives one value per object reached; a path ending at
 /// a relationship gives the related objects' ID URIs; the empty path (`SELF`) gives the
 /// object's own ID URI.
-struct KeyPathResolver<Node> {
+package struct KeyPathResolver<Node> {
     let model: ManagedObjectModel
     let entityName: (Node) -> String
     let identity: (Node) -> AttributeValue?
     let attribute: (Node, String) -> AttributeValue?
     let related: (Node, String) -> [Node]
 
-    func value(of root: Node, at keyPath: String) throws(TernError) -> PredicateValue {
+    /// Creates a resolver over nodes of any kind (rows, objects).
+    package init(
+        model: ManagedObjectModel, entityName: @escaping (Node) -> String, identity: @escaping (Node) -> AttributeValue?,
+        attribute: @escaping (Node, String) -> AttributeValue?, related: @escaping (Node, String) -> [Node]
+    ) {
+        self.model = model
+        self.entityName = entityName
+        self.identity = identity
+        self.attribute = attribute
+        self.related = related
+    }
+
+    package func value(of root: Node, at keyPath: String) throws(TernError) -> PredicateValue {
         guard !keyPath.isEmpty else { return .single(identity(root)) }
         var nodes = [root]
         var isMany = false

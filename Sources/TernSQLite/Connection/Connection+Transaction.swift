@@ -43,4 +43,30 @@ extension Connection {
             throw error
         }
     }
+
+    /// Runs `body` in a transaction like ``inTransaction(_:_:)``, for work that throws errors
+    /// other than ``SQLiteError``: they roll the transaction back and are rethrown as they are.
+    ///
+    /// - Parameters:
+    ///   - kind: How the transaction takes its locks.
+    ///   - body: The work.
+    /// - Returns: What `body` returns.
+    /// - Throws: What `body` throws, or ``SQLiteError`` when SQLite fails.
+    package func inTransaction<Result>(_ kind: TransactionKind = .deferred, throwing body: () throws -> Result) throws -> Result {
+        var failure: (any Error)?
+        do {
+            return try inTransaction(kind) { () throws(SQLiteError) -> Result in
+                do {
+                    return try body()
+                } catch let error as SQLiteError {
+                    throw error
+                } catch {
+                    failure = error
+                    throw SQLiteError(.sqliteFailure, "The transaction was rolled back.")
+                }
+            }
+        } catch {
+            throw failure ?? error
+        }
+    }
 }

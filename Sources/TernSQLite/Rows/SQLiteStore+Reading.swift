@@ -1,5 +1,5 @@
 import Foundation
-import TernCore
+package import TernCore
 
 extension SQLiteStore {
     // MARK: - Reading rows
@@ -12,7 +12,7 @@ extension SQLiteStore {
     /// - Returns: The row with its exact entity, values, references and version, or nil.
     /// - Throws: ``SQLiteError`` when the entity is unknown or a value cannot be read.
     /// - Complexity: O(log *n*) plus the size of the object's to-many relationships.
-    package func row(of entity: String, primaryKey: Int64) throws(SQLiteError) -> StoredRow? {
+    package func row(of entity: String, primaryKey: Int64) throws(SQLiteError) -> StoreRow? {
         let layout = try schema.entity(named: entity)
         let select = try selection(for: layout)
         let sql: SQL = "\(select.sql) WHERE Z_PK = \(primaryKey) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
@@ -32,7 +32,7 @@ extension SQLiteStore {
     /// - Complexity: O(`limit` · log *n*); memory is bounded by `limit`.
     package func rows(
         of entity: String, includingSubentities: Bool = true, after primaryKey: Int64 = 0, limit: Int
-    ) throws(SQLiteError) -> [StoredRow] {
+    ) throws(SQLiteError) -> [StoreRow] {
         precondition(limit > 0, "a batch holds at least one row")
         let layout = try schema.entity(named: entity)
         let select = try selection(for: layout)
@@ -41,7 +41,7 @@ extension SQLiteStore {
             \(select.sql) WHERE Z_ENT IN (\(Self.list(numbers))) AND Z_PK > \(primaryKey) \
             ORDER BY Z_PK LIMIT \(limit)
             """
-        var rows: [StoredRow] = []
+        var rows: [StoreRow] = []
         for values in try connection.fetchAll(sql) { rows.append(try decode(values, columns: select.columns)) }
         return rows
     }
@@ -87,10 +87,11 @@ extension SQLiteStore {
     }
 
     /// A row from the values of a ``selection(for:)``.
-    func decode(_ values: [DatabaseValue], columns: [String: Int]) throws(SQLiteError) -> StoredRow {
+    func decode(_ values: [DatabaseValue], columns: [String: Int]) throws(SQLiteError) -> StoreRow {
         let primaryKey = values[0].int64 ?? 0
         let layout = try schema.entity(number: Int(values[1].int64 ?? 0))
-        var row = StoredRow(entity: layout.name, primaryKey: primaryKey, version: values[2].int64 ?? 0)
+        let reference = RowReference(entityName: layout.name, primaryKey: primaryKey)
+        var row = StoreRow(reference: reference, version: values[2].int64 ?? 0)
         for attribute in layout.attributes {
             guard let index = columns[attribute.column] else { continue }
             var value = values[index]
@@ -114,16 +115,18 @@ extension SQLiteStore {
             {
                 destination = try schema.entity(number: Int(number)).name
             }
-            row.toOne[relationship.name] = ObjectReference(entity: destination, primaryKey: key)
+            row.toOne[relationship.name] = RowReference(entityName: destination, primaryKey: key)
         }
         for relationship in layout.toManyRelationships {
-            row.toMany[relationship.name] = try references(of: relationship, from: primaryKey)
+            // An absent key is an empty relationship.
+            let references = try references(of: relationship, from: primaryKey)
+            if !references.isEmpty { row.toMany[relationship.name] = references }
         }
         return row
     }
 
     /// The objects a to-many relationship of an object holds, in order for an ordered one.
-    func references(of relationship: ToManyMapping, from primaryKey: Int64) throws(SQLiteError) -> [ObjectReference] {
+    func references(of relationship: ToManyMapping, from primaryKey: Int64) throws(SQLiteError) -> [RowReference] {
         let destination = try schema.entity(named: relationship.destination)
         let sql: SQL
         switch relationship.storage {
@@ -141,10 +144,10 @@ extension SQLiteStore {
                 ORDER BY \(order)d.Z_PK
                 """
         }
-        var references: [ObjectReference] = []
+        var references: [RowReference] = []
         for values in try connection.fetchAll(sql) {
             let entity = try schema.entity(number: Int(values[0].int64 ?? 0)).name
-            references.append(ObjectReference(entity: entity, primaryKey: values[1].int64 ?? 0))
+            references.append(RowReference(entityName: entity, primaryKey: values[1].int64 ?? 0))
         }
         return references
     }
@@ -176,13 +179,13 @@ package struct RowBatches: AsyncSequence, Sendable {
         var lastPrimaryKey: Int64 = 0
         var isFinished = false
 
-        package mutating func next() async throws -> [StoredRow]? {
+        package mutating func next() async throws -> [StoreRow]? {
             guard !isFinished else { return nil }
             let batch = try await batches.store.rows(
                 of: batches.entity, includingSubentities: batches.includingSubentities, after: lastPrimaryKey,
                 limit: batches.size)
             if batch.count < batches.size { isFinished = true }
-            guard let last = batch.last?.primaryKey else { return nil }
+            guard let last = batch.last?.reference.primaryKey else { return nil }
             lastPrimaryKey = last
             return batch
         }

@@ -1,111 +1,143 @@
 import Foundation
-import TernCore
+public import TernCore
 
 extension SQLiteStore {
     // MARK: - Writing rows
 
     /// Inserts, updates and deletes rows in one IMMEDIATE transaction: all or nothing.
     ///
-    /// Inserted rows get `Z_OPT = 1` and, without a primary key, one allocated from `Z_MAX`.
+    /// Inserted rows get `Z_OPT = 1`; their keys come from ``newPrimaryKeys(forEntity:count:)``.
     /// Updated and deleted rows must still have the version they were read at
-    /// (`UPDATE … WHERE Z_PK = ? AND Z_OPT = ?`); updates bump it. For each to-many relationship
-    /// present in a row, the destination rows' foreign keys and order keys (`Z_FOK_…`) or the
-    /// join-table rows are replaced.
+    /// (`UPDATE … WHERE Z_PK = ? AND Z_OPT = ?`); updates bump it. Every to-many relationship of
+    /// an inserted or updated row is written as the row states it (an absent key is empty): the
+    /// destinations' foreign keys and order keys (`Z_FOK_…`), or the join-table rows. Deleting a
+    /// row deletes its join-table rows.
     ///
     /// - Parameter changes: The rows to write.
-    /// - Returns: The inserted and updated rows with their primary keys and new versions.
-    /// - Throws: ``SQLiteError`` with code `optimisticLockingConflict` when a row changed since
-    ///   it was read, `rowNotFound` when it is gone, `invalidValue` when a value does not fit
-    ///   its attribute, `readOnly` for a read-only store.
+    /// - Returns: The new version of every inserted and updated row.
+    /// - Throws: ``TernError`` with code `mergeConflict` (one failure per row) when rows changed
+    ///   or vanished since they were read, `constraintConflict` when a uniqueness constraint
+    ///   would break; ``SQLiteError`` with code `invalidValue` when a value does not fit its
+    ///   attribute, `readOnly` for a read-only store. Nothing is written when it throws.
     /// - Complexity: O(*k* log *n*) for *k* changed rows and references.
     @discardableResult
-    package func save(_ changes: RowChanges) throws(SQLiteError) -> (inserted: [StoredRow], updated: [StoredRow]) {
+    public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
         try requireWritable()
-        return try connection.inTransaction(.immediate) { () throws(SQLiteError) in
-            var inserted: [StoredRow] = []
-            for row in changes.inserted { inserted.append(try insertColumns(row)) }
-            var updated: [StoredRow] = []
-            for row in changes.updated { updated.append(try updateColumns(row)) }
-            for row in inserted + updated { try writeToMany(row) }
-            for row in changes.deleted { try deleteRow(row) }
-            return (inserted, updated)
-        }
-    }
-
-    /// Inserts one row. See ``save(_:)``.
-    package func insert(_ row: StoredRow) throws(SQLiteError) -> StoredRow {
-        try save(RowChanges(inserted: [row])).inserted[0]
-    }
-
-    /// Updates one row, checking and bumping its version. See ``save(_:)``.
-    package func update(_ row: StoredRow) throws(SQLiteError) -> StoredRow {
-        try save(RowChanges(updated: [row])).updated[0]
-    }
-
-    /// Deletes one row and its join-table rows, checking its version. See ``save(_:)``.
-    package func delete(_ row: StoredRow) throws(SQLiteError) {
-        try save(RowChanges(deleted: [row]))
+        return try connection.inTransaction(.immediate, throwing: {
+            try checkVersions(changes)
+            var result = StoreSaveResult()
+            for row in changes.inserted {
+                try insertColumns(row)
+                result.newVersions[row.reference] = 1
+            }
+            for row in changes.updated {
+                try updateColumns(row)
+                result.newVersions[row.reference] = row.version + 1
+            }
+            for row in changes.inserted + changes.updated { try writeToMany(row) }
+            for (reference, version) in changes.deleted.sorted(by: { $0.key < $1.key }) {
+                try deleteRow(reference, version: version)
+            }
+            return result
+        })
     }
 
     // MARK: - Non public
 
-    func insertColumns(_ row: StoredRow) throws(SQLiteError) -> StoredRow {
-        let layout = try schema.entity(named: row.entity)
+    /// Throws a merge conflict naming every updated or deleted row whose version moved on.
+    func checkVersions(_ changes: StoreChangeSet) throws {
+        var conflicts: [TernError] = []
+        let expected = changes.updated.map { ($0.reference, $0.version) } + changes.deleted.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        for (reference, version) in expected {
+            let layout = try schema.entity(named: reference.entityName)
+            let current = try connection.fetchValue("""
+                SELECT Z_OPT FROM \(.identifier(layout.table)) WHERE Z_PK = \(reference.primaryKey) \
+                AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))
+                """)
+            guard current?.int64 != version else { continue }
+            let what = current == nil ? "was deleted" : "changed (version \(version) was read, the store has \(current?.int64 ?? 0))"
+            var failure = TernError(.mergeConflict, "\(reference) \(what) since it was read", entity: reference.entityName, path: url.path)
+            failure.objectID = objectID(reference)
+            conflicts.append(failure)
+        }
+        if !conflicts.isEmpty {
+            throw TernError(
+                .mergeConflict,
+                "\(conflicts.count) row(s) changed in the store since they were read; refresh them or pick a merge policy",
+                objectID: nil, failures: conflicts)
+        }
+    }
+
+    /// The object ID of a row of this store.
+    nonisolated func objectID(_ reference: RowReference) -> ObjectID {
+        ObjectID(entityName: reference.entityName, storeIdentifier: identifier, primaryKey: reference.primaryKey)
+    }
+
+    func insertColumns(_ row: StoreRow) throws {
+        let layout = try schema.entity(named: row.reference.entityName)
         if layout.isAbstract {
             throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) is abstract; insert one of its subentities.")
         }
-        var stored = row
-        var primaryKey = row.primaryKey ?? 0
-        if row.primaryKey == nil { primaryKey = try reservePrimaryKeys(for: layout, count: 1).lowerBound }
-        stored.primaryKey = primaryKey
-        stored.version = 1
         let values = try columnValues(of: row, layout: layout)
         let names = SQL.joined((["Z_PK", "Z_ENT", "Z_OPT"] + values.map(\.column)).map { SQL.identifier($0) })
-        let arguments: [DatabaseValue] = [.integer(primaryKey), .integer(Int64(layout.number)), .integer(1)] + values.map(\.value)
+        let arguments: [DatabaseValue] = [.integer(row.reference.primaryKey), .integer(Int64(layout.number)), .integer(1)]
+            + values.map(\.value)
         let placeholders = SQL(unsafeSQL: Array(repeating: "?", count: arguments.count).joined(separator: ", "), arguments: arguments)
-        try connection.execute("INSERT INTO \(.identifier(layout.table)) (\(names)) VALUES (\(placeholders))")
-        return stored
+        try execute(
+            "INSERT INTO \(.identifier(layout.table)) (\(names)) VALUES (\(placeholders))", constraintsOf: row.reference)
     }
 
-    func updateColumns(_ row: StoredRow) throws(SQLiteError) -> StoredRow {
-        let layout = try schema.entity(named: row.entity)
-        let primaryKey = try requirePrimaryKey(row)
+    func updateColumns(_ row: StoreRow) throws {
+        let layout = try schema.entity(named: row.reference.entityName)
         let values = try columnValues(of: row, layout: layout)
         var assignments = values.map { SQL.identifier($0.column) + SQL(unsafeSQL: " = ?", arguments: [$0.value]) }
         assignments.append("Z_OPT = Z_OPT + 1")
-        try connection.execute("""
+        try execute("""
             UPDATE \(.identifier(layout.table)) SET \(SQL.joined(assignments)) \
-            WHERE Z_PK = \(primaryKey) AND Z_OPT = \(row.version)
-            """)
-        try checkChanged(row, layout: layout)
-        var stored = row
-        stored.version = row.version + 1
-        return stored
+            WHERE Z_PK = \(row.reference.primaryKey) AND Z_OPT = \(row.version)
+            """, constraintsOf: row.reference)
     }
 
-    func deleteRow(_ row: StoredRow) throws(SQLiteError) {
-        let layout = try schema.entity(named: row.entity)
-        let primaryKey = try requirePrimaryKey(row)
+    func deleteRow(_ reference: RowReference, version: Int64) throws(SQLiteError) {
+        let layout = try schema.entity(named: reference.entityName)
         try connection.execute("""
-            DELETE FROM \(.identifier(layout.table)) WHERE Z_PK = \(primaryKey) AND Z_OPT = \(row.version) \
+            DELETE FROM \(.identifier(layout.table)) WHERE Z_PK = \(reference.primaryKey) AND Z_OPT = \(version) \
             AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))
             """)
-        try checkChanged(row, layout: layout)
         for relationship in layout.toManyRelationships {
             if case .joinTable(let table, let source, _, _) = relationship.storage {
-                try connection.execute("DELETE FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(primaryKey)")
+                try connection.execute("DELETE FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(reference.primaryKey)")
             }
+        }
+    }
+
+    /// Runs a write, turning a broken unique index into a constraint conflict about the row.
+    func execute(_ sql: SQL, constraintsOf reference: RowReference) throws {
+        do {
+            try connection.execute(sql)
+        } catch {
+            // SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY.
+            guard error.extendedResultCode == 2067 || error.extendedResultCode == 1555 else { throw error }
+            var failure = TernError(
+                .constraintConflict, "another \(reference.entityName) has the same unique values (\(error.message))",
+                entity: reference.entityName, path: url.path)
+            failure.objectID = objectID(reference)
+            throw TernError(
+                .constraintConflict, "the save would break a uniqueness constraint; change the values or merge the objects",
+                objectID: nil, failures: [failure])
         }
     }
 
     /// Replaces the to-many relationships present in a row.
-    func writeToMany(_ row: StoredRow) throws(SQLiteError) {
-        let layout = try schema.entity(named: row.entity)
-        let primaryKey = try requirePrimaryKey(row)
-        for (name, references) in row.toMany.sorted(by: { $0.key < $1.key }) {
-            guard let relationship = layout.toMany(named: name) else {
-                throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-many relationship \(SQL.quoted(name)).")
-            }
+    func writeToMany(_ row: StoreRow) throws(SQLiteError) {
+        let layout = try schema.entity(named: row.reference.entityName)
+        let primaryKey = row.reference.primaryKey
+        for name in row.toMany.keys where layout.toMany(named: name) == nil {
+            throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-many relationship \(SQL.quoted(name)).")
+        }
+        for relationship in layout.toManyRelationships {
+            let name = relationship.name
+            let references = row.toMany[name] ?? []
             let destination = try schema.entity(named: relationship.destination)
             var seen: Set<Int64> = []
             let unique = references.filter { seen.insert($0.primaryKey).inserted }
@@ -128,28 +160,44 @@ extension SQLiteStore {
                         "UPDATE \(.identifier(table)) SET \(SQL.joined(set)) WHERE Z_PK = \(reference.primaryKey)")
                     if connection.changedRowCount == 0 {
                         throw SQLiteError(
-                            .rowNotFound, "\(layout.name).\(name) references a \(reference.entity) row that does not exist.",
+                            .rowNotFound, "\(layout.name).\(name) references a \(reference.entityName) row that does not exist.",
                             path: url.path)
                     }
                 }
             case .joinTable(let table, let source, let target, let orderColumn):
-                try connection.execute("DELETE FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(primaryKey)")
+                // Only the difference is written, so that the inverse side, saved in the same
+                // change set, keeps the order column an ordered side wrote.
+                let existing = try connection.fetchAll(
+                    "SELECT \(.identifier(target)) FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(primaryKey)"
+                ).compactMap { $0.first?.int64 }
+                let wanted = Set(unique.map(\.primaryKey))
+                for key in existing where !wanted.contains(key) {
+                    try connection.execute("""
+                        DELETE FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(primaryKey) \
+                        AND \(.identifier(target)) = \(key)
+                        """)
+                }
+                let present = Set(existing)
                 for (index, reference) in unique.enumerated() {
-                    var columns = [SQL.identifier(source), SQL.identifier(target)]
-                    var values: [SQL] = ["\(primaryKey)", "\(reference.primaryKey)"]
-                    if let orderColumn {
-                        columns.append(SQL.identifier(orderColumn))
-                        values.append("\(Int64(index + 1) * 1024)")
+                    if !present.contains(reference.primaryKey) {
+                        try connection.execute("""
+                            INSERT INTO \(.identifier(table)) (\(.identifier(source)), \(.identifier(target))) \
+                            VALUES (\(primaryKey), \(reference.primaryKey))
+                            """)
                     }
-                    try connection.execute(
-                        "INSERT INTO \(.identifier(table)) (\(SQL.joined(columns))) VALUES (\(SQL.joined(values)))")
+                    if let orderColumn {
+                        try connection.execute("""
+                            UPDATE \(.identifier(table)) SET \(.identifier(orderColumn)) = \(Int64(index + 1) * 1024) \
+                            WHERE \(.identifier(source)) = \(primaryKey) AND \(.identifier(target)) = \(reference.primaryKey)
+                            """)
+                    }
                 }
             }
         }
     }
 
     /// The value of each attribute and to-one column of an entity for a row (NULL when absent).
-    func columnValues(of row: StoredRow, layout: EntityLayout) throws(SQLiteError) -> [(column: String, value: DatabaseValue)] {
+    func columnValues(of row: StoreRow, layout: EntityLayout) throws(SQLiteError) -> [(column: String, value: DatabaseValue)] {
         for name in row.attributes.keys where layout.attribute(named: name) == nil {
             throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no stored attribute \(SQL.quoted(name)).")
         }
@@ -179,7 +227,7 @@ extension SQLiteStore {
             }
             values.append((relationship.column, reference.map { .integer($0.primaryKey) } ?? .null))
             if let entityColumn = relationship.entityColumn {
-                let number = try reference.map { reference throws(SQLiteError) in try schema.entity(named: reference.entity).number }
+                let number = try reference.map { reference throws(SQLiteError) in try schema.entity(named: reference.entityName).number }
                 values.append((entityColumn, number.map { .integer(Int64($0)) } ?? .null))
             }
         }
@@ -187,33 +235,13 @@ extension SQLiteStore {
     }
 
     /// Throws unless a reference names the destination entity or one of its subentities.
-    func checkReference(_ reference: ObjectReference, destination: EntityLayout, relationship: String) throws(SQLiteError) {
-        let target = try schema.entity(named: reference.entity)
+    func checkReference(_ reference: RowReference, destination: EntityLayout, relationship: String) throws(SQLiteError) {
+        let target = try schema.entity(named: reference.entityName)
         guard destination.hierarchyNumbers.contains(target.number) else {
             throw SQLiteError(
                 .invalidValue,
                 "Relationship \(SQL.quoted(relationship)) leads to \(SQL.quoted(destination.name)), not to \(SQL.quoted(target.name)).")
         }
     }
-
-    func requirePrimaryKey(_ row: StoredRow) throws(SQLiteError) -> Int64 {
-        guard let primaryKey = row.primaryKey else {
-            throw SQLiteError(.invalidValue, "A row of \(SQL.quoted(row.entity)) has no primary key; insert it first.")
-        }
-        return primaryKey
-    }
-
-    /// After an UPDATE or DELETE guarded by `Z_OPT`, tells a conflict from a missing row.
-    func checkChanged(_ row: StoredRow, layout: EntityLayout) throws(SQLiteError) {
-        guard connection.changedRowCount == 0 else { return }
-        let primaryKey = row.primaryKey ?? 0
-        let current = try connection.fetchValue("SELECT Z_OPT FROM \(.identifier(layout.table)) WHERE Z_PK = \(primaryKey)")
-        if let current {
-            throw SQLiteError(
-                .optimisticLockingConflict,
-                "\(layout.name) row \(primaryKey) changed since it was read (version \(row.version), now "
-                    + "\(current.int64 ?? 0)); fetch it again and retry.", path: url.path)
-        }
-        throw SQLiteError(.rowNotFound, "\(layout.name) row \(primaryKey) no longer exists.", path: url.path)
-    }
 }
+

@@ -49,6 +49,7 @@ extension SQLiteStore {
 
     /// The compressed model archive to record in a new store's `Z_MODELCACHE`, when one can be made.
     static func encodedModelCache(_ model: ManagedObjectModel) -> Data? {
-        nil
+        // A store without a cache is still a valid store (Core Data wrote none before 2011).
+        try? ModelCache.encode(model)
     }
 }

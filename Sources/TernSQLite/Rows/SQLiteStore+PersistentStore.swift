@@ -1,0 +1,122 @@
+public import Foundation
+public import TernCore
+
+extension SQLiteStore: PersistentStore {
+    // MARK: - Describing the store
+
+    /// The store file.
+    public nonisolated var location: URL? { url }
+    /// ``StoreKind/sqlite``.
+    public nonisolated var kind: StoreKind { .sqlite }
+    /// Whether the store was opened read-only.
+    public nonisolated var isReadOnly: Bool { configuration.isReadOnly }
+
+    // MARK: - Fetching
+
+    /// The rows of an entity that match a request, sorted, with its offset and limit.
+    ///
+    /// Rows are read in key order in batches and filtered as they come; only the matches are
+    /// kept, for sorting.
+    ///
+    /// - Parameter request: What to fetch.
+    /// - Returns: The rows, in the requested order (primary-key order among equals).
+    /// - Throws: ``TernError`` with code `objectNotFound` for an unknown entity,
+    ///   `invalidPredicate` for an unknown key path; ``SQLiteError`` when reading fails.
+    /// - Complexity: O(*n*) reads of the entity's rows, O(*m* log *m*) to sort *m* matches.
+    public func fetch(_ request: StoreFetchRequest) throws -> [StoreRow] {
+        guard schema.entities[request.entityName] != nil else {
+            throw TernError(
+                .objectNotFound, "the model has no entity \(request.entityName); check the fetch request",
+                entity: request.entityName)
+        }
+        var matches: [StoreRow] = []
+        var last: Int64 = 0
+        while true {
+            let batch = try rows(
+                of: request.entityName, includingSubentities: request.includesSubentities, after: last,
+                limit: Self.fetchBatchSize)
+            for row in batch where try request.predicate?.evaluate(with: RowValues(row: row, store: self)) ?? true {
+                matches.append(row)
+            }
+            guard batch.count == Self.fetchBatchSize, let key = batch.last?.reference.primaryKey else { break }
+            last = key
+        }
+        if !request.sortDescriptors.isEmpty {
+            matches = try FetchSort.sorted(matches.map { RowValues(row: $0, store: self) }, by: request.sortDescriptors)
+                .map(\.row)
+        }
+        let start = min(request.offset, matches.count)
+        let end = request.limit.map { min(start + $0, matches.count) } ?? matches.count
+        return Array(matches[start..<end])
+    }
+
+    /// The references of the rows ``fetch(_:)`` returns, in the same order.
+    ///
+    /// - Complexity: As ``fetch(_:)``.
+    public func fetchReferences(_ request: StoreFetchRequest) throws -> [RowReference] {
+        try fetch(request).map(\.reference)
+    }
+
+    /// The number of rows ``fetch(_:)`` returns.
+    ///
+    /// - Complexity: One `COUNT(*)` without a predicate, offset or limit; else as ``fetch(_:)``.
+    public func count(_ request: StoreFetchRequest) throws -> Int {
+        guard request.predicate != nil || request.offset > 0 || request.limit != nil else {
+            let layout = try schema.entity(named: request.entityName)
+            let numbers = request.includesSubentities ? layout.hierarchyNumbers : [layout.number]
+            let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE Z_ENT IN (\(Self.list(numbers)))"
+            return Int(try connection.fetchValue(sql)?.int64 ?? 0)
+        }
+        var unsorted = request
+        unsorted.sortDescriptors = []
+        return try fetch(unsorted).count
+    }
+
+    /// The rows with these references, in their order; references without a row are left out.
+    ///
+    /// - Complexity: O(*k* log *n*) for *k* references.
+    public func rows(for references: [RowReference]) throws -> [StoreRow] {
+        var rows: [StoreRow] = []
+        for reference in references {
+            guard schema.entities[reference.entityName] != nil,
+                let row = try row(of: reference.entityName, primaryKey: reference.primaryKey),
+                row.reference.entityName == reference.entityName
+            else { continue }
+            rows.append(row)
+        }
+        return rows
+    }
+
+    /// Reserves primary keys for new rows of an entity, from its root's `Z_MAX`.
+    ///
+    /// - Returns: `count` new keys, unique across every connection to the store.
+    public func newPrimaryKeys(forEntity entity: String, count: Int) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        return Array(try allocatePrimaryKeys(for: entity, count: count))
+    }
+
+    /// How many rows ``fetch(_:)`` reads at a time.
+    static let fetchBatchSize = 500
+}
+
+/// A row seen through key paths, for predicates and sorts: related rows are read from the store.
+struct RowValues: PredicateEvaluable {
+    /// The row.
+    let row: StoreRow
+    /// The store. Values are made and used only on its executor (inside `fetch`), which
+    /// `assumeIsolated` checks when related rows are read.
+    let store: SQLiteStore
+
+    func predicateValue(forKeyPath keyPath: String) throws(TernError) -> PredicateValue {
+        let store = self.store
+        let resolver = KeyPathResolver<StoreRow>(
+            model: store.model, entityName: \.reference.entityName,
+            identity: { row in .uri(store.objectID(row.reference).uriRepresentation) },
+            attribute: { row, name in row.attributes[name] },
+            related: { row, name in
+                let references = (row.toOne[name].map { [$0] } ?? []) + (row.toMany[name] ?? [])
+                return store.assumeIsolated { store in (try? store.rows(for: references)) ?? [] }
+            })
+        return try resolver.value(of: row, at: keyPath)
+    }
+}
