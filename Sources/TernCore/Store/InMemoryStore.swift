@@ -152,13 +152,7 @@ public final class InMemoryStore: PersistentStore {
         if let predicate = request.predicate {
             matches = try matches.filter { try predicate.evaluate(with: RowValues(row: $0, store: self)) }
         }
-        if !request.sortDescriptors.isEmpty {
-            matches = try FetchSort.sorted(matches.map { RowValues(row: $0, store: self) }, by: request.sortDescriptors)
-                .map(\.row)
-        }
-        let start = min(request.offset, matches.count)
-        let end = request.limit.map { min(start + $0, matches.count) } ?? matches.count
-        return Array(matches[start..<end])
+        return try request.ordered(matches.map { RowValues(row: $0, store: self) }).map(\.row)
     }
 
     /// The row with that reference, for predicates that follow relationships.

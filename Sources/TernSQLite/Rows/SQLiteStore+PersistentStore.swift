@@ -41,13 +41,7 @@ extension SQLiteStore: PersistentStore {
             guard batch.count == Self.fetchBatchSize, let key = batch.last?.reference.primaryKey else { break }
             last = key
         }
-        if !request.sortDescriptors.isEmpty {
-            matches = try FetchSort.sorted(matches.map { RowValues(row: $0, store: self) }, by: request.sortDescriptors)
-                .map(\.row)
-        }
-        let start = min(request.offset, matches.count)
-        let end = request.limit.map { min(start + $0, matches.count) } ?? matches.count
-        return Array(matches[start..<end])
+        return try request.ordered(matches.map { RowValues(row: $0, store: self) }).map(\.row)
     }
 
     /// The references of the rows ``fetch(_:)`` returns, in the same order.
