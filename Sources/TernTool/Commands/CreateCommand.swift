@@ -67,7 +67,7 @@ struct CreateCommand: Command {
         let uuid: String
         do {
             let created = try SQLiteStore(at: store.url, model: version.model)
-            uuid = await created.metadata.uuid
+            uuid = created.identifier
         } catch {
             throw CommandFailure("cannot create the store at \(storePath): \(StoreFile.message(of: error))")
         }
