@@ -68,3 +68,26 @@ import TernTestSupport
         #expect(try await main.count(StoreFetchRequest(entityName: "Document")) == 1)
     }
 }
+
+@Suite struct CrossStoreTests {
+    @Test func relationshipsAcrossStoresAreRefused() async throws {
+        var model = ManagedObjectModel(entities: [
+            EntityDescription(name: "Cache", relationships: [RelationshipDescription(name: "document", destination: "Document")]),
+            EntityDescription(name: "Document"),
+        ])
+        model.configurations = [
+            Configuration(name: "Local", entityNames: ["Cache"]), Configuration(name: "Cloud", entityNames: ["Document"]),
+        ]
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try await coordinator.addStore(InMemoryStore(model: model), configuration: "Local")
+        try await coordinator.addStore(InMemoryStore(model: model), configuration: "Cloud")
+        let error = await #expect(throws: TernError.self) {
+            try await ObjectContext(coordinator: coordinator).perform { context in
+                context.insert("Cache")[toOne: "document"] = context.insert("Document")
+                try await context.save()
+            }
+        }
+        #expect(error?.code == .unsupported)
+        #expect(error?.propertyName == "document")
+    }
+}

@@ -102,7 +102,7 @@ extension ObjectContext {
             updated = graph.changed.values.filter { !$0.isInserted && !$0.isDeleted && $0.isLoaded && $0.hasStoredChanges }
             deleted = graph.changed.values.filter { $0.isDeleted && !$0.isInserted }
             do {
-                for (identifier, changes) in changeSets(inserted: inserted, updated: updated, deleted: deleted, mapping: mapping)
+                for (identifier, changes) in try changeSets(inserted: inserted, updated: updated, deleted: deleted, mapping: mapping)
                 where results[identifier] == nil {
                     guard let store = coordinator.store(withIdentifier: identifier) else {
                         throw TernError(.objectNotFound, "store \(identifier) was removed from the coordinator; add it back to save")
@@ -154,14 +154,26 @@ extension ObjectContext {
 
     private func changeSets(
         inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject], mapping: [ObjectID: ObjectID]
-    ) -> [(String, StoreChangeSet)] {
+    ) throws -> [(String, StoreChangeSet)] {
         var sets: [String: StoreChangeSet] = [:]
         func store(of object: ManagedObject) -> String? { (mapping[object.objectID] ?? object.objectID).storeIdentifier }
+        func row(of object: ManagedObject, in store: String) throws -> StoreRow? {
+            let state = object.state
+            for (name, ids) in state.toMany.merging(state.toOne.mapValues { [$0] }, uniquingKeysWith: +) {
+                if let other = ids.first(where: { (mapping[$0] ?? $0).storeIdentifier != store }) {
+                    throw TernError(
+                        .unsupported,
+                        "\(object.objectID) and \(other) are in different stores; relationships cannot cross stores",
+                        objectID: object.objectID, property: name)
+                }
+            }
+            return state.row(mapping: mapping)
+        }
         for object in inserted {
-            if let store = store(of: object), let row = object.state.row(mapping: mapping) { sets[store, default: .init()].inserted.append(row) }
+            if let store = store(of: object), let row = try row(of: object, in: store) { sets[store, default: .init()].inserted.append(row) }
         }
         for object in updated {
-            if let store = store(of: object), let row = object.state.row(mapping: mapping) { sets[store, default: .init()].updated.append(row) }
+            if let store = store(of: object), let row = try row(of: object, in: store) { sets[store, default: .init()].updated.append(row) }
         }
         for object in deleted {
             if let store = store(of: object), let reference = object.objectID.rowReference {

@@ -200,3 +200,11 @@ open class ManagedObject {
             "\(objectID) is a fault: fetch it, prefetch \(property)'s relationship or call fulfillFaults(for:) first")
     }
 }
+
+extension ManagedObject: CustomStringConvertible {
+    /// The entity and ID, with the object's state; never its values.
+    public var description: String {
+        let state = isFault ? "fault" : isDeleted ? "deleted" : isInserted ? "inserted" : hasChanges ? "updated" : "saved"
+        return "\(schema.name) \(objectID) (\(state))"
+    }
+}
