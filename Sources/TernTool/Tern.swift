@@ -12,7 +12,7 @@ public enum Tern {
     public static let version = "0.1.0"
 
     /// Every command, in the order `tern help` lists them.
-    static var commands: [any Command.Type] { [HelpCommand.self, ModelCommand.self, InfoCommand.self, CreateCommand.self] }
+    static var commands: [any Command.Type] { [HelpCommand.self, ModelCommand.self, InfoCommand.self, CreateCommand.self, ExportCommand.self] }
 
     // MARK: - Running
 

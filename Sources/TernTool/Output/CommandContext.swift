@@ -23,6 +23,8 @@ final class CommandContext {
     private(set) var pendingOutput = Data()
     /// A file whose bytes follow ``pendingOutput`` on stdout, for results too large to hold.
     private(set) var pendingOutputFile: URL?
+    /// Whether ``pendingOutputFile`` is removed once copied.
+    private var removesPendingOutputFile = false
 
     /// Creates a context.
     ///
@@ -54,9 +56,12 @@ final class CommandContext {
 
     /// Makes a file's contents the rest of the results, copied to stdout when the command succeeds.
     ///
-    /// - Parameter url: A file the command wrote; it is streamed, not loaded whole.
-    func printContents(of url: URL) {
+    /// - Parameters:
+    ///   - url: A file the command wrote; it is streamed, not loaded whole.
+    ///   - removingAfterwards: Whether to remove the file once copied (or once the command failed).
+    func printContents(of url: URL, removingAfterwards: Bool = false) {
         pendingOutputFile = url
+        removesPendingOutputFile = removingAfterwards
     }
 
     // MARK: - Talking to the user
@@ -87,6 +92,13 @@ final class CommandContext {
 
     // MARK: - Non public
 
+    /// Removes a result file handed over with ``printContents(of:removingAfterwards:)``.
+    deinit {
+        if removesPendingOutputFile, let pendingOutputFile {
+            try? FileManager.default.removeItem(at: pendingOutputFile)
+        }
+    }
+
     /// Writes the held-back results to stdout.
     ///
     /// - Throws: ``CommandFailure`` when the result file cannot be read.
@@ -94,7 +106,10 @@ final class CommandContext {
         environment.output.write(pendingOutput, to: .standardOutput)
         pendingOutput = Data()
         guard let file = pendingOutputFile else { return }
-        pendingOutputFile = nil
+        defer {
+            if removesPendingOutputFile { try? FileManager.default.removeItem(at: file) }
+            pendingOutputFile = nil
+        }
         do {
             let handle = try FileHandle(forReadingFrom: file)
             defer { try? handle.close() }

@@ -1,0 +1,189 @@
+import Foundation
+import TernCore
+import TernSQLite
+
+/// `tern export STORE [--model MODEL] [--entity E] [--format json|tsv] [-o FILE]`: writes a
+/// store's records out, streaming them in batches (see `docs/Export.md`).
+struct ExportCommand: Command {
+    /// The store to export.
+    static let store = ArgumentDefinition.positional("STORE", help: StoreFile.help)
+    /// The model to read the store with.
+    static let model = ArgumentDefinition.option(
+        "model", value: "MODEL",
+        help: "The model to read the store with (default: the model cached in the store).")
+    /// The entity to export.
+    static let entity = ArgumentDefinition.option(
+        "entity", value: "E", help: "Exports only this entity and its subentities (required for tsv).")
+    /// The output format.
+    static let format = ArgumentDefinition.option("format", value: "FORMAT", help: "json (the default) or tsv.")
+    /// The output file.
+    static let output = ArgumentDefinition.option(
+        "output", short: "o", value: "FILE", help: "Writes to FILE, replaced only on success (default: stdout).")
+
+    /// The command's name, arguments and help.
+    static let configuration = CommandConfiguration(
+        name: "export",
+        abstract: "Writes a store's records out as JSON or TSV.",
+        discussion: """
+            JSON is one object keyed by entity name; each value is an array of records, each listed
+            under its own (most derived) entity and ordered by primary key:
+              {"Car": [{"_id": "Car/p1", "maker": "FIAT", "owner": "Person/p3", "tags": []}]}
+            _id is ENTITY/p<primary key>; to-one relationships hold an _id or null, to-many an array
+            of _ids. Integers and doubles are numbers, Decimal a string, Boolean true/false, dates ISO
+            8601 UTC with milliseconds, binary data base64, UUIDs upper-case strings, a missing value
+            null. TSV (with --entity) is a header row (_id, then the attribute names) and one line
+            per object of exactly that entity; \\t, \\n, \\r and \\\\ are escaped, an empty field is null.
+
+            The store is opened read-only. Without --model, the store's own model cache is used;
+            with --model, the version whose hashes match the store's. Progress shows on stderr.
+            """,
+        arguments: [
+            store, model, ModelSelection.version, ModelSelection.order, entity, format, output, .progress, .quiet,
+        ],
+        examples: [
+            "tern export Recipes.sqlite > recipes.json",
+            "tern export Recipes.sqlite --model Recipes.xcdatamodeld --entity Recipe --format tsv -o recipes.tsv",
+        ])
+
+    /// The store as typed.
+    var storePath: String
+    /// The model to read the store with, if given.
+    var selection: ModelSelection?
+    /// The entity to export, or nil for all.
+    var entityName: String?
+    /// The output format.
+    var recordFormat: RecordFormat
+    /// The output file, or nil for stdout.
+    var outputPath: String?
+
+    /// Makes the command from its parsed command line.
+    init(_ arguments: ParsedArguments) throws(ValidationError) {
+        storePath = try arguments.requiredValue(of: Self.store)
+        selection = try ModelSelection.parse(Self.model, from: arguments)
+        entityName = arguments.value(of: Self.entity)
+        outputPath = arguments.value(of: Self.output)
+        let formatName = arguments.value(of: Self.format) ?? RecordFormat.json.rawValue
+        guard let recordFormat = RecordFormat(rawValue: formatName) else {
+            throw ValidationError("unknown format '\(formatName)'; use json or tsv")
+        }
+        if recordFormat == .tsv, entityName == nil {
+            throw ValidationError("tsv holds one entity; name it with --entity")
+        }
+        self.recordFormat = recordFormat
+    }
+
+    /// Opens the store read-only and writes its records to a temporary file, then to the output.
+    func run(in context: CommandContext) async throws {
+        let file = StoreFile(storePath, environment: context.environment)
+        guard try file.kind() == .sqlite else {
+            throw CommandFailure("only SQLite stores can be exported yet")
+        }
+        let store = try await open(file, in: context)
+        let model = store.model
+        let entities = try exportedEntities(of: model)
+        var total: Int64 = 0
+        for entity in entities {
+            var request = StoreFetchRequest(entityName: entity.name)
+            request.includesSubentities = false
+            total += Int64(try await store.count(request))
+        }
+        let destination = outputPath.map(context.environment.url(forPath:))
+        let folder = destination?.deletingLastPathComponent() ?? FileManager.default.temporaryDirectory
+        let temporary = folder.appendingPathComponent(".tern-export-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw CommandFailure("cannot write in \(folder.path); check that the folder exists and is writable")
+        }
+        var keepsTemporary = false
+        defer { if !keepsTemporary { try? FileManager.default.removeItem(at: temporary) } }
+        let progress = Progress(totalUnitCount: total)
+        let bar = context.progressBar("exporting", for: progress)
+        defer { bar.finish() }
+        let writer = try FileHandle(forWritingTo: temporary)
+        do {
+            defer { try? writer.close() }
+            try await write(entities, of: model, from: store, to: writer, progress: progress)
+        }
+        if let destination {
+            _ = try FileManager.default.replaceItemAt(destination, withItemAt: temporary)
+            context.note("exported \(total) object\(total == 1 ? "" : "s") to \(outputPath ?? "")")
+        } else {
+            keepsTemporary = true
+            context.printContents(of: temporary, removingAfterwards: true)
+        }
+    }
+
+    // MARK: - Non public
+
+    /// Opens the store read-only with the chosen model, or with its own model cache.
+    private func open(_ file: StoreFile, in context: CommandContext) async throws -> SQLiteStore {
+        var model: ManagedObjectModel?
+        if let selection {
+            let versions = try selection.read(in: context.environment)
+            if selection.versionName != nil {
+                model = versions.currentVersion.model
+            } else {
+                guard let version = versions.version(matching: try file.metadata()) else {
+                    throw CommandFailure(
+                        "none of the model's versions wrote this store; migrate it, or export without --model")
+                }
+                model = version.model
+            }
+        }
+        do {
+            return try SQLiteStore(at: file.url, model: model, configuration: .readOnly)
+        } catch {
+            throw CommandFailure("cannot open the store at \(storePath): \(StoreFile.message(of: error))")
+        }
+    }
+
+    /// The entities to export, sorted by name: every concrete one, or the chosen one and its subentities.
+    private func exportedEntities(of model: ManagedObjectModel) throws(CommandFailure) -> [EntityDescription] {
+        guard let entityName else { return model.entities.filter { !$0.isAbstract } }
+        guard let entity = model.entity(named: entityName) else {
+            let names = model.entities.map(\.name).joined(separator: ", ")
+            throw CommandFailure("the store's model has no entity named '\(entityName)'; use one of: \(names)")
+        }
+        if recordFormat == .tsv { return [entity] }
+        return ([entity] + model.allSubentities(of: entityName)).filter { !$0.isAbstract }.sorted { $0.name < $1.name }
+    }
+
+    /// Streams the records of each entity to the file, batch by batch.
+    private func write(
+        _ entities: [EntityDescription], of model: ManagedObjectModel, from store: SQLiteStore,
+        to writer: FileHandle, progress: Progress
+    ) async throws {
+        var pending = ""
+        func flush(_ force: Bool = false) throws {
+            guard force || pending.utf8.count >= 1 << 16 else { return }
+            try writer.write(contentsOf: Data(pending.utf8))
+            pending = ""
+        }
+        if recordFormat == .json { pending += "{" }
+        for (index, entity) in entities.enumerated() {
+            let attributes = model.allAttributes(of: entity.name).filter { !$0.isTransient }
+            let relationships = model.allRelationships(of: entity.name).filter { !$0.isTransient }
+            switch recordFormat {
+            case .json: pending += (index == 0 ? "\n" : ",\n") + JSONValue.string(entity.name).encoded() + ": ["
+            case .tsv: pending += (["_id"] + attributes.map(\.name)).map(RecordFormat.tsvEscaped).joined(separator: "\t") + "\n"
+            }
+            var first = true
+            for try await batch in store.batches(of: entity.name, includingSubentities: false) {
+                for row in batch {
+                    switch recordFormat {
+                    case .json:
+                        let record = RecordFormat.jsonRecord(row, attributes: attributes, relationships: relationships)
+                        pending += (first ? "\n" : ",\n") + record.encoded(pretty: false)
+                    case .tsv:
+                        pending += RecordFormat.tsvLine(row, attributes: attributes) + "\n"
+                    }
+                    first = false
+                }
+                progress.completedUnitCount += Int64(batch.count)
+                try flush()
+            }
+            if recordFormat == .json { pending += first ? "]" : "\n]" }
+        }
+        if recordFormat == .json { pending += "\n}\n" }
+        try flush(true)
+    }
+}

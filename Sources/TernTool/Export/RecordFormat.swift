@@ -1,0 +1,103 @@
+import Foundation
+import TernCore
+
+/// How `tern export` writes records, and how each value is spelled (see `docs/Export.md`).
+///
+/// ```swift
+/// RecordFormat.json.header(entity: "Car")          // "\"Car\": ["
+/// RecordFormat.jsonValue(.date(date))                // "2011-05-09T11:30:53.000Z"
+/// RecordFormat.tsvField(.string("a\tb"))            // "a\\tb"
+/// ```
+enum RecordFormat: String, CaseIterable, Sendable {
+    /// One JSON document: `{ENTITY: [RECORD…]}`.
+    case json
+    /// One entity's records as tab-separated lines under a header row.
+    case tsv
+
+    // MARK: - Records
+
+    /// A row as a JSON object: `_id`, every attribute (null when missing) and every relationship.
+    ///
+    /// - Parameters:
+    ///   - row: The row.
+    ///   - attributes: The entity's attributes, inherited ones included.
+    ///   - relationships: The entity's relationships, inherited ones included.
+    /// - Complexity: O(*n*) in the number of properties and references.
+    static func jsonRecord(
+        _ row: StoreRow, attributes: [AttributeDescription], relationships: [RelationshipDescription]
+    ) -> JSONValue {
+        var members: [String: JSONValue] = ["_id": .string(row.reference.description)]
+        for attribute in attributes {
+            members[attribute.name] = row.attributes[attribute.name].map(jsonValue) ?? .null
+        }
+        for relationship in relationships {
+            if relationship.isToMany {
+                members[relationship.name] = .array((row.toMany[relationship.name] ?? []).map { .string($0.description) })
+            } else {
+                members[relationship.name] = .string(row.toOne[relationship.name]?.description)
+            }
+        }
+        return .object(members)
+    }
+
+    /// A row as one TSV line: `_id`, then the attributes in the given order.
+    static func tsvLine(_ row: StoreRow, attributes: [AttributeDescription]) -> String {
+        ([tsvEscaped(row.reference.description)] + attributes.map { tsvField(row.attributes[$0.name]) })
+            .joined(separator: "\t")
+    }
+
+    // MARK: - Values
+
+    /// An attribute value as JSON: numbers, Boolean, and strings for every other type.
+    static func jsonValue(_ value: AttributeValue) -> JSONValue {
+        switch value {
+        case .integer(let number): .integer(number)
+        case .double(let number): .double(number)
+        case .bool(let flag): .bool(flag)
+        case .date(let date): .date(date)
+        default: .string(text(value))
+        }
+    }
+
+    /// An attribute value as a TSV field: its text form, escaped; empty for nil.
+    static func tsvField(_ value: AttributeValue?) -> String {
+        guard let value else { return "" }
+        switch value {
+        case .bool(let flag): return flag ? "true" : "false"
+        case .date(let date): return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        default: return tsvEscaped(text(value))
+        }
+    }
+
+    /// The text form of a value: decimal digits, base64 for bytes, upper-case UUIDs, URI strings.
+    static func text(_ value: AttributeValue) -> String {
+        switch value {
+        case .integer(let number): String(number)
+        case .double(let number): String(number)
+        case .decimal(let number): number.description
+        case .string(let string): string
+        case .bool(let flag): String(flag)
+        case .date(let date): date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        case .data(let bytes): bytes.base64EncodedString()
+        case .uuid(let uuid): uuid.uuidString.uppercased()
+        case .uri(let url): url.absoluteString
+        }
+    }
+
+    /// Text with `\`, tab, newline and carriage return written as `\\`, `\t`, `\n`, `\r`.
+    static func tsvEscaped(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "\\": result += "\\\\"
+            case "\t": result += "\\t"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\r\n": result += "\\r\\n"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}
