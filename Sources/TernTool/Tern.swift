@@ -1,3 +1,5 @@
+import Foundation
+
 /// The `tern` command-line tool as a library, so that tests can run it in-process.
 ///
 /// `main.swift` only calls ``main(_:)``; tests call ``run(_:environment:)`` with a
@@ -107,6 +109,9 @@ public enum Tern {
         case let failure as CommandFailure:
             status = .failure
             lines = [failure.message] + failure.details
+        case let cocoa as CocoaError:
+            status = .failure
+            lines = [cocoa.localizedDescription + (cocoa.filePath.map { " (\($0))" } ?? "")]
         default:
             status = .failure
             lines = String(describing: error).split(separator: "\n", omittingEmptySubsequences: true)

@@ -109,3 +109,24 @@ import TernTestSupport
         #expect(result.errorLines == ["error: no store exists at /nonexistent/store.sqlite; check the path"])
     }
 }
+
+/// `tern create` and `tern export` through the binary.
+@Suite struct StoreExecutableTests {
+    @Test func createThenExportAnEmptyStore() throws {
+        let tmp = try TemporaryDirectory()
+        let store = tmp.path("New.sqlite").path
+        let created = try ToolRunner.runExecutable(["create", store, "--model", Fixtures.sampleModel.path])
+        #expect(created.status == 0)
+        let exported = try ToolRunner.runExecutable(["export", store])
+        #expect(exported.status == 0)
+        #expect(exported.standardError.isEmpty)
+        #expect(exported.standardOutput == "{\n\"Car\": [],\n\"ExpensiveSportCar\": [],\n\"Person\": [],\n\"SportCar\": []\n}\n")
+    }
+
+    @Test func exportOfAMissingStoreFails() throws {
+        let result = try ToolRunner.runExecutable(["export", "/nonexistent/store.sqlite"])
+        #expect(result.status == 1)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.errorLines == ["error: no store exists at /nonexistent/store.sqlite; check the path"])
+    }
+}

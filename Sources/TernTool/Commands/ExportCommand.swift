@@ -104,7 +104,11 @@ struct ExportCommand: Command {
             try await write(entities, of: model, from: store, to: writer, progress: progress)
         }
         if let destination {
-            _ = try FileManager.default.replaceItemAt(destination, withItemAt: temporary)
+            // rename(2) replaces the destination atomically: readers see the old file or the new one.
+            guard rename(temporary.path, destination.path) == 0 else {
+                throw CommandFailure(
+                    "cannot write \(outputPath ?? ""): \(String(cString: strerror(errno))); check the path")
+            }
             context.note("exported \(total) object\(total == 1 ? "" : "s") to \(outputPath ?? "")")
         } else {
             keepsTemporary = true
