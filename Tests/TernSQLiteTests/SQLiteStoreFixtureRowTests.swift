@@ -134,3 +134,29 @@ import Testing
         #expect(try Data(contentsOf: url) == bytes)
     }
 }
+
+@Suite struct SQLiteStoreFixtureWritingTests {
+    @Test func derivedAttributeTriggersRunOnWrites() async throws {
+        let folder = try TemporaryDirectory()
+        let url = try folder.copyStore(ExpectedStore.all[2])
+        let store = try SQLiteStore(at: url)
+        let book = try #require(try await store.rows(of: "Book", limit: 1).first)
+        let before = try #require(book.attributes["pagesCount"])
+        let key = try await store.newPrimaryKeys(forEntity: "Page", count: 1)[0]
+        let page = StoreRow(
+            reference: RowReference(entityName: "Page", primaryKey: key), attributes: ["number": .integer(999)],
+            toOne: ["book": book.reference])
+        try await store.save(StoreChangeSet(inserted: [page]))
+        let after = try #require(try await store.rows(for: [book.reference]).first)
+        guard case .integer(let old) = before, case .integer(let new)? = after.attributes["pagesCount"] else {
+            Issue.record("pagesCount is not an integer")
+            return
+        }
+        #expect(new == old + 1)
+        #expect(after.toMany["pages"]?.contains(page.reference) == true)
+        #expect(try await store.count(StoreFetchRequest(entityName: "Page")) == 4971)
+        let raw = try Connection(path: url.path, configuration: .readOnly)
+        #expect(try raw.fetchAll("PRAGMA integrity_check").compactMap(\.first) == [.text("ok")])
+        #expect(try raw.fetchValue("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Page'") == .integer(4971))
+    }
+}

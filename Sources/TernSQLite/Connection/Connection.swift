@@ -55,6 +55,7 @@ package final class Connection {
         let milliseconds = configuration.busyTimeout.components.seconds * 1000
             + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(database, Int32(clamping: milliseconds))
+        try registerDerivedAttributeFunctions()
         try configure()
     }
 
@@ -153,6 +154,19 @@ package final class Connection {
         }
         try executeOnce(SQL(unsafeSQL: "PRAGMA journal_mode = \(configuration.journalMode.rawValue.uppercased())"))
         try executeOnce(SQL(unsafeSQL: "PRAGMA synchronous = \(configuration.effectiveSynchronous.rawValue.uppercased())"))
+    }
+
+    /// Registers the SQL functions that Core Data's derived-attribute triggers call
+    /// (`Z_DA_…` triggers select `NSCoreDataDATriggerUpdatedAffectedObjectValue(…)`), so that
+    /// writes to such tables do not fail with "no such function". Core Data uses them to refresh
+    /// objects in memory; here they return NULL and the triggers' own UPDATEs do the work.
+    private func registerDerivedAttributeFunctions() throws(SQLiteError) {
+        let names = ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"]
+        for name in names {
+            let code = sqlite3_create_function_v2(
+                handle, name, -1, SQLITE_UTF8, nil, { context, _, _ in sqlite3_result_null(context) }, nil, nil, nil)
+            guard code == SQLITE_OK else { throw SQLiteError(sqliteCode: code, database: handle, sql: nil, path: path) }
+        }
     }
 
     /// A `file:` URI for a path, with the characters URIs reserve percent-encoded.
