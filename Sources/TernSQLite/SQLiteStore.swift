@@ -31,6 +31,8 @@ public actor SQLiteStore {
     let connection: Connection
     /// The files of binary values stored outside the store.
     let externalData: ExternalDataStore
+    /// The external data files written by the save in progress, removed if it fails.
+    var filesOfPendingSave: [String] = []
     /// The store's UUID when it was opened (its metadata's `uuid`, `Z_UUID`).
     public nonisolated let identifier: String
     /// The store's metadata, as last read or written.

@@ -62,6 +62,9 @@ import Testing
         #expect(!error.description.contains(secret))
         let syntax = try #require(throws: SQLiteError.self) { try connection.execute("SELEC 1") }
         #expect(syntax.sql == "SELEC 1")
+        #expect(throws: SQLiteError.self) { try connection.execute("SELECT 1; DROP TABLE t") }
+        try connection.execute("SELECT 1 ;  ")
+        #expect(try connection.fetchValue("SELECT COUNT(*) FROM t") == .integer(1))
     }
 
     @Test func transactionsCommitOrRollBack() throws {

@@ -236,6 +236,33 @@ import Testing
         #expect(error?.code == .invalidExternalData)
     }
 
+    @Test func externalFilesFollowUpdatesDeletesAndFailedSaves() async throws {
+        let folder = try TemporaryDirectory()
+        var configuration = SQLiteConfiguration()
+        configuration.externalStorageThreshold = 16
+        let store = try SQLiteStore(at: folder.path("Files.sqlite"), model: Self.libraryModel(), configuration: configuration)
+        let files = folder.url.appendingPathComponent(".Files_SUPPORT/_EXTERNAL_DATA")
+        func names() -> Set<String> { Set((try? FileManager.default.contentsOfDirectory(atPath: files.path)) ?? []) }
+        let key = try await store.newPrimaryKeys(forEntity: "Playlist", count: 1)[0]
+        var row = StoreRow(reference: RowReference(entityName: "Playlist", primaryKey: key), version: 1, attributes: ["cover": .data(Data(repeating: 1, count: 100))])
+        try await store.save(StoreChangeSet(inserted: [row]))
+        let first = names()
+        #expect(first.count == 1)
+        row.attributes["cover"] = .data(Data(repeating: 2, count: 100))
+        try await store.save(StoreChangeSet(updated: [row]))
+        row.version = 2
+        let second = names()
+        #expect(second.count == 1 && second != first)
+        var stale = row
+        stale.version = 1
+        stale.attributes["cover"] = .data(Data(repeating: 3, count: 100))
+        await #expect(throws: TernError.self) { try await store.save(StoreChangeSet(updated: [stale])) }
+        #expect(names() == second)
+        #expect(try await store.rows(for: [row.reference]) == [row])
+        try await store.save(StoreChangeSet(deleted: [row.reference: 2]))
+        #expect(names().isEmpty)
+    }
+
     @Test func dataOnlyInTheWriteAheadLogIsVisible() async throws {
         let folder = try TemporaryDirectory()
         let url = folder.path("Wal.sqlite")

@@ -24,16 +24,19 @@ final class Statement {
         guard !sql.utf8.contains(0) else {
             throw SQLiteError(.sqliteFailure, "SQL text cannot hold a NUL character; bind the value instead.")
         }
-        var statement: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
-        let code = sqlite3_prepare_v3(database, sql, -1, flags, &statement, &tail)
+        var statement: OpaquePointer?
+        // The tail pointer is only valid while the C string lives: inspect it inside.
+        let (code, hasMore) = sql.withCString { text in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(database, text, -1, flags, &statement, &tail)
+            let rest = tail.map { String(cString: $0) } ?? ""
+            return (code, !rest.allSatisfy { $0.isWhitespace || $0 == ";" })
+        }
         guard code == SQLITE_OK, let statement else {
             throw SQLiteError(sqliteCode: code, database: database, sql: sql)
         }
-        if let tail, tail.pointee != 0,
-            !String(cString: tail).allSatisfy({ $0.isWhitespace || $0 == ";" })
-        {
+        if hasMore {
             sqlite3_finalize(statement)
             throw SQLiteError(
                 .sqliteFailure, "A statement may hold only one SQL command; split the text.", sql: sql)

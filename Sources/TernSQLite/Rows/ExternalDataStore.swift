@@ -42,9 +42,7 @@ struct ExternalDataStore {
         case Self.inlineMarker:
             return column.dropFirst()
         case Self.externalMarker:
-            let name = column.dropFirst().prefix { $0 != 0 }
-            let text = String(decoding: name, as: UTF8.self)
-            guard text.utf8.count == 36, let uuid = UUID(uuidString: text), uuid.uuidString == text.uppercased() else {
+            guard let text = Self.fileName(in: column) else {
                 throw SQLiteError(
                     .invalidExternalData, "A column references external data by a name that is not a UUID; the store is damaged.")
             }
@@ -60,6 +58,20 @@ struct ExternalDataStore {
             // Stores written before the marker convention keep raw bytes.
             return column
         }
+    }
+
+    /// The file name (a UUID) an external reference names, or nil when the column is not a
+    /// well-formed external reference (so no path can be smuggled in).
+    static func fileName(in column: Data) -> String? {
+        guard column.first == externalMarker else { return nil }
+        let text = String(decoding: column.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
+        guard text.utf8.count == 36, let uuid = UUID(uuidString: text), uuid.uuidString == text.uppercased() else { return nil }
+        return text
+    }
+
+    /// Removes files no row references any more; failures are ignored (a leftover file is harmless).
+    func removeFiles(named names: some Sequence<String>) {
+        for name in names { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
     }
 
     // MARK: - Writing

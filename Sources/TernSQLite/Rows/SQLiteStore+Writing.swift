@@ -23,23 +23,35 @@ extension SQLiteStore {
     @discardableResult
     public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
         try requireWritable()
-        return try connection.inTransaction(.immediate, throwing: {
-            try checkVersions(changes)
-            var result = StoreSaveResult()
-            for row in changes.inserted {
-                try insertColumns(row)
-                result.newVersions[row.reference] = 1
-            }
-            for row in changes.updated {
-                try updateColumns(row)
-                result.newVersions[row.reference] = row.version + 1
-            }
-            for row in changes.inserted + changes.updated { try writeToMany(row) }
-            for (reference, version) in changes.deleted.sorted(by: { $0.key < $1.key }) {
-                try deleteRow(reference, version: version)
-            }
+        filesOfPendingSave = []
+        var replacedFiles: [String] = []
+        defer { filesOfPendingSave = [] }
+        do {
+            let result = try connection.inTransaction(.immediate, throwing: {
+                try checkVersions(changes)
+                replacedFiles = try externalFiles(of: changes.updated.map(\.reference) + changes.deleted.keys)
+                var result = StoreSaveResult()
+                for row in changes.inserted {
+                    try insertColumns(row)
+                    result.newVersions[row.reference] = 1
+                }
+                for row in changes.updated {
+                    try updateColumns(row)
+                    result.newVersions[row.reference] = row.version + 1
+                }
+                for row in changes.inserted + changes.updated { try writeToMany(row) }
+                for (reference, version) in changes.deleted.sorted(by: { $0.key < $1.key }) {
+                    try deleteRow(reference, version: version)
+                }
+                return result
+            })
+            // Updated rows got new files; the old ones are only removed once the commit is durable.
+            externalData.removeFiles(named: replacedFiles)
             return result
-        })
+        } catch {
+            externalData.removeFiles(named: filesOfPendingSave)
+            throw error
+        }
     }
 
     // MARK: - Non public
@@ -66,6 +78,21 @@ extension SQLiteStore {
                 "\(conflicts.count) row(s) changed in the store since they were read; refresh them or pick a merge policy",
                 objectID: nil, failures: conflicts)
         }
+    }
+
+    /// The external data files the rows reference now.
+    func externalFiles(of references: [RowReference]) throws(SQLiteError) -> [String] {
+        var names: [String] = []
+        for reference in references {
+            let layout = try schema.entity(named: reference.entityName)
+            let columns = layout.attributes.filter(\.allowsExternalStorage).map { SQL.identifier($0.column) }
+            guard !columns.isEmpty else { continue }
+            let sql: SQL = "SELECT \(SQL.joined(columns)) FROM \(.identifier(layout.table)) WHERE Z_PK = \(reference.primaryKey)"
+            for value in try connection.fetchOne(sql) ?? [] {
+                if let bytes = value.data, let name = ExternalDataStore.fileName(in: bytes) { names.append(name) }
+            }
+        }
+        return names
     }
 
     /// The object ID of a row of this store.
@@ -215,7 +242,9 @@ extension SQLiteStore {
                 }
                 value = converted
                 if attribute.allowsExternalStorage, case .blob(let bytes) = converted {
-                    value = .blob(try externalData.store(bytes))
+                    let column = try externalData.store(bytes)
+                    if let name = ExternalDataStore.fileName(in: column) { filesOfPendingSave.append(name) }
+                    value = .blob(column)
                 }
             }
             values.append((attribute.column, value))
