@@ -82,7 +82,9 @@ public actor ObjectContext {
 
     /// Runs code on the context's executor, with the context isolated.
     ///
-    /// Objects may be used freely inside; only `Sendable` results (IDs, values) leave.
+    /// Objects may be used freely inside; only `Sendable` results (IDs, values) leave. The
+    /// closure is `@Sendable`, so it captures only `Sendable` values: objects can neither come
+    /// in from elsewhere nor go out.
     ///
     /// ```swift
     /// let count = try await context.perform { context in
