@@ -154,17 +154,7 @@ func makeObjectsCoordinator() async throws -> PersistentStoreCoordinator {
 @Suite struct ObjectContextFaultTests {
     @Test func changesThroughFaultsApplyOnSave() async throws {
         let coordinator = try await makeObjectsCoordinator()
-        let personID = try await ObjectContext(coordinator: coordinator).perform { context in
-            let person = context.insert("Person")
-            person["name"] = "Ada"
-            for name in ["Rex", "Tom"] {
-                let pet = context.insert("Pet")
-                pet["name"] = name
-                pet[toOne: "owner"] = person
-            }
-            try await context.save()
-            return person.objectID
-        }
+        let personID = try await StoreConformance(.inMemory).insertPersonWithPets(coordinator)
         let wasFault = try await ObjectContext(coordinator: coordinator).perform { context in
             var request = FetchRequest(entityName: "Pet", predicate: try FetchPredicate("name == 'Rex'"))
             request.relationshipKeyPathsForPrefetching = []

@@ -1,5 +1,5 @@
 import Testing
-import TernCore
+public import TernCore
 
 /// Behaviours about relationships and delete rules.
 extension StoreConformance {
@@ -183,7 +183,12 @@ extension StoreConformance {
         #expect(books == [bookID])
     }
 
-    func insertPersonWithPets(_ coordinator: PersistentStoreCoordinator) async throws -> ObjectID {
+    /// Saves a person named Ada with two pets, Rex and Tom.
+    ///
+    /// - Parameter coordinator: A coordinator over a store with the conformance model.
+    /// - Returns: The person's ID.
+    /// - Throws: When the save fails.
+    public func insertPersonWithPets(_ coordinator: PersistentStoreCoordinator) async throws -> ObjectID {
         try await ObjectContext(coordinator: coordinator).perform { context in
             let person = context.insert("Person")
             person["name"] = "Ada"
