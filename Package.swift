@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "TernCore", targets: ["TernCore"]),
         .library(name: "TernFormats", targets: ["TernFormats"]),
         .library(name: "TernSQLite", targets: ["TernSQLite"]),
+        .library(name: "TernMigration", targets: ["TernMigration"]),
         .executable(name: "tern", targets: ["tern"]),
     ],
     targets: [
@@ -38,6 +39,7 @@ let package = Package(
         .target(
             name: "TernSQLite", dependencies: ["TernCore", "TernFormats", "CSQLite"],
             swiftSettings: swiftSettings),
+        .target(name: "TernMigration", dependencies: ["TernCore"], swiftSettings: swiftSettings),
         .target(
             name: "TernTool", dependencies: ["TernCore", "TernFormats", "TernSQLite"],
             swiftSettings: swiftSettings),
@@ -59,6 +61,9 @@ let package = Package(
         .testTarget(
             name: "StoreConformanceTests", dependencies: ["TernCore", "TernTestSupport"],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TernMigrationTests", dependencies: ["TernMigration", "TernFormats", "TernTestSupport"],
+            exclude: ["Fixtures"], swiftSettings: swiftSettings),
         .testTarget(
             name: "TernToolTests", dependencies: ["TernTool", "TernTestSupport"],
             swiftSettings: swiftSettings),
