@@ -123,11 +123,15 @@ public struct EntityMapping: Sendable, Hashable {
     public var destinationEntityName: String?
     /// Which source objects the mapping migrates; nil for all.
     public var sourceFilter: FetchPredicate?
-    /// How each destination attribute is computed; a destination attribute without a mapping
-    /// gets its default value.
-    public var attributeMappings: [PropertyMapping]
-    /// How each destination relationship is computed, usually with `destinationInstances`.
-    public var relationshipMappings: [PropertyMapping]
+    /// How each destination attribute is computed, sorted by name; a destination attribute
+    /// without a mapping gets its default value.
+    public var attributeMappings: [PropertyMapping] {
+        didSet { attributeMappings.sort { $0.name < $1.name } }
+    }
+    /// How each destination relationship is computed (usually with `destinationInstances`), sorted by name.
+    public var relationshipMappings: [PropertyMapping] {
+        didSet { relationshipMappings.sort { $0.name < $1.name } }
+    }
     /// The name of the custom migration policy, looked up in a ``MigrationPolicyRegistry``.
     public var policyName: String?
 
@@ -151,8 +155,8 @@ public struct EntityMapping: Sendable, Hashable {
         self.sourceEntityName = source
         self.destinationEntityName = destination
         self.sourceFilter = filter
-        self.attributeMappings = attributes
-        self.relationshipMappings = relationships
+        self.attributeMappings = attributes.sorted { $0.name < $1.name }
+        self.relationshipMappings = relationships.sorted { $0.name < $1.name }
         self.policyName = policy
     }
 

@@ -1,0 +1,197 @@
+import TernCore
+
+/// Inference of attribute and relationship mappings.
+extension InferenceBuilder {
+    /// The property mappings of a destination entity from its source entity; records changes
+    /// and issues on the way.
+    mutating func propertyMappings(of entity: String, from sourceEntity: String) -> (
+        attributes: [PropertyMapping], relationships: [PropertyMapping]
+    ) {
+        var attributes: [PropertyMapping] = []
+        var relationships: [PropertyMapping] = []
+        for attribute in destination.allAttributes(of: entity) where !attribute.isTransient {
+            let owner = declaringEntity(attribute.name, of: entity, in: destination)
+            guard let sourceName = correspondence.sourceProperty(attribute.name, ofEntity: entity) else {
+                added("attribute", owner, attribute.name)
+                if !attribute.isOptional, attribute.defaultValue == nil {
+                    issue(
+                        owner, attribute.name,
+                        "\(owner).\(attribute.name) is new and required but has no default value, which cannot be inferred; "
+                            + "give it a default value or add a mapping with an expression for it")
+                }
+                continue
+            }
+            let sourceOwner = declaringEntity(sourceName, of: sourceEntity, in: source)
+            consumed.insert(sourceOwner + "." + sourceName)
+            guard let old = source.attribute(named: sourceName, inEntity: sourceEntity) else {
+                issue(
+                    owner, attribute.name,
+                    "\(owner).\(attribute.name) changes from a relationship to an attribute, which cannot be inferred; "
+                        + "add a mapping or a custom migration policy")
+                continue
+            }
+            moved(sourceOwner, sourceName, to: owner, attribute.name, sourceEntity: sourceEntity, kind: "attribute")
+            if let expression = attributeExpression(old, attribute, owner: owner) {
+                attributes.append(PropertyMapping(attribute.name, expression))
+            }
+        }
+        for relationship in destination.allRelationships(of: entity) where !relationship.isTransient {
+            let owner = declaringEntity(relationship.name, of: entity, in: destination)
+            guard let sourceName = correspondence.sourceProperty(relationship.name, ofEntity: entity) else {
+                added("relationship", owner, relationship.name)
+                if !relationship.isOptional || relationship.minCount > 0 {
+                    issue(
+                        owner, relationship.name,
+                        "\(owner).\(relationship.name) is new and required, so existing objects would be invalid, which cannot be inferred; "
+                            + "make it optional or add a mapping that fills it")
+                }
+                continue
+            }
+            let sourceOwner = declaringEntity(sourceName, of: sourceEntity, in: source)
+            consumed.insert(sourceOwner + "." + sourceName)
+            guard let old = source.relationship(named: sourceName, inEntity: sourceEntity) else {
+                issue(
+                    owner, relationship.name,
+                    "\(owner).\(relationship.name) changes from an attribute to a relationship, which cannot be inferred; "
+                        + "add a mapping or a custom migration policy")
+                continue
+            }
+            moved(sourceOwner, sourceName, to: owner, relationship.name, sourceEntity: sourceEntity, kind: "relationship")
+            if relationshipIsInferable(old, relationship, owner: owner) {
+                let expression = ValueExpression.call(.destinationInstances, [.source(keyPath: [sourceName])])
+                relationships.append(PropertyMapping(relationship.name, expression))
+            }
+        }
+        return (attributes, relationships)
+    }
+
+    // MARK: - Attributes
+
+    /// The value expression of an attribute that existed before, or nil (with an issue) when the
+    /// change cannot be inferred.
+    private mutating func attributeExpression(_ old: AttributeDescription, _ new: AttributeDescription, owner: String)
+        -> ValueExpression?
+    {
+        var expression = ValueExpression.source(keyPath: [old.name])
+        if old.type != new.type {
+            guard Self.isWidening(old.type, to: new.type) else {
+                issue(
+                    owner, new.name,
+                    "\(owner).\(new.name) changes from \(old.type.xcodeName) to \(new.type.xcodeName), which cannot be inferred; "
+                        + "add a mapping with an expression such as \(Self.suggestion(from: old, to: new.type))")
+                return nil
+            }
+            change(
+                .changeType, owner, new.name,
+                "change \(owner).\(new.name) from \(old.type.xcodeName) to \(new.type.xcodeName)")
+        }
+        if old.isOptional, !new.isOptional {
+            guard let defaultValue = new.defaultValue else {
+                issue(
+                    owner, new.name,
+                    "\(owner).\(new.name) becomes required and has no default value, so objects without a value would be invalid, "
+                        + "which cannot be inferred; give it a default value or add a mapping such as coalesce($source.\(old.name), …)")
+                return nil
+            }
+            change(
+                .changeOptionality, owner, new.name,
+                "\(owner).\(new.name) becomes required; objects without a value get its default value")
+            expression = .call(.coalesce, [expression, .literal(defaultValue)])
+        } else if !old.isOptional, new.isOptional {
+            change(.changeOptionality, owner, new.name, "\(owner).\(new.name) becomes optional")
+        }
+        return expression
+    }
+
+    /// Whether a number type change loses nothing.
+    static func isWidening(_ old: AttributeType, to new: AttributeType) -> Bool {
+        if old.isInteger && new.isInteger { return old.rawValue <= new.rawValue }
+        if old.isInteger && (new == .double || new == .decimal) { return true }
+        return old == .float && new == .double
+    }
+
+    /// A value expression that would convert a value of the old attribute to the new type.
+    static func suggestion(from old: AttributeDescription, to type: AttributeType) -> String {
+        let source = "$source.\(old.name)"
+        switch type {
+        case .integer16, .integer32, .integer64: return "integer(\(source))"
+        case .double, .float: return old.type == .date ? "timeInterval(\(source))" : "double(\(source))"
+        case .decimal: return "number(\(source))"
+        case .string:
+            return old.type == .date ? "formatDate(\(source), \"yyyy-MM-dd HH:mm\")" : "string(\(source))"
+        case .date: return old.type == .string ? "parseDate(\(source), \"yyyy-MM-dd\")" : "date(\(source))"
+        default: return "a custom migration policy"
+        }
+    }
+
+    // MARK: - Relationships
+
+    /// Whether a relationship change can be inferred; records the change or the issue.
+    private mutating func relationshipIsInferable(
+        _ old: RelationshipDescription, _ new: RelationshipDescription, owner: String
+    ) -> Bool {
+        let place = "\(owner).\(new.name)"
+        if let target = correspondence.entities.first(where: { $0.value == old.destinationEntityName })?.key,
+            !destination.isKind(target, of: new.destinationEntityName)
+        {
+            issue(
+                owner, new.name,
+                "\(place) now holds \(new.destinationEntityName) objects, but its \(old.destinationEntityName) objects become \(target), "
+                    + "which cannot be inferred; add a mapping for the relationship")
+            return false
+        }
+        if old.isToMany, !new.isToMany {
+            issue(
+                owner, new.name,
+                "\(place) changes from to-many to to-one, which cannot be inferred; add a mapping that chooses one object, "
+                    + "or a custom migration policy")
+            return false
+        }
+        if old.isOptional, !new.isOptional {
+            issue(
+                owner, new.name,
+                "\(place) becomes required, so objects where it is empty would be invalid, which cannot be inferred; "
+                    + "add a mapping that fills it")
+            return false
+        }
+        if !old.isToMany, new.isToMany {
+            change(.changeCardinality, owner, new.name, "\(place) becomes to-many")
+        } else if old.isToMany, old.isOrdered != new.isOrdered {
+            change(.changeCardinality, owner, new.name, "\(place) becomes \(new.isOrdered ? "ordered" : "unordered")")
+        }
+        if !old.isOptional, new.isOptional { change(.changeOptionality, owner, new.name, "\(place) becomes optional") }
+        return true
+    }
+
+    // MARK: - Non public
+
+    private mutating func added(_ kind: String, _ owner: String, _ name: String) {
+        change(.addProperty, owner, name, "add \(kind) \(owner).\(name)")
+    }
+
+    /// Records a rename or a move up or down the tree.
+    private mutating func moved(
+        _ sourceOwner: String, _ sourceName: String, to owner: String, _ name: String, sourceEntity: String, kind: String
+    ) {
+        let sourceOwnerNow = correspondence.entities.first { $0.value == sourceOwner }?.key ?? sourceOwner
+        if sourceName != name {
+            change(.renameProperty, owner, name, "rename \(kind) \(owner).\(sourceName) to \(name)")
+        }
+        if sourceOwnerNow != owner {
+            change(.moveProperty, owner, name, "move \(kind) \(name) from \(sourceOwnerNow) to \(owner)")
+        }
+    }
+
+    /// The entity along the chain of `entity` that declares a property.
+    private func declaringEntity(_ property: String, of entity: String, in model: ManagedObjectModel) -> String {
+        var current: String? = entity
+        var seen: Set<String> = []
+        while let name = current, seen.insert(name).inserted, let description = model.entity(named: name) {
+            if description.attribute(named: property) != nil || description.relationship(named: property) != nil {
+                return name
+            }
+            current = description.parentName
+        }
+        return entity
+    }
+}
