@@ -1,0 +1,179 @@
+public import TernCore
+
+/// The engine's side of a migration step, as policies see it: Core Data's `NSMigrationManager`.
+///
+/// A migration engine (the SQLite store's, the in-memory ``InMemoryMigrationManager``) conforms
+/// to run mapping models with ``MappingRunner``. Objects are named by ``RowReference`` handles:
+/// source handles name rows of the source store, destination handles rows the engine created.
+/// The engine owns reading, writing, batching and transactions; the protocol only asks for
+/// object-level operations, so that policies never see SQL.
+///
+/// ```swift
+/// struct SplitName: EntityMigrationPolicy {
+///     func createDestinationInstances(
+///         forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+///     ) throws(MigrationError) {
+///         let person = try manager.insertDestinationInstance(ofEntity: "Person")
+///         let full = try manager.sourceValue(forKeyPath: ["name"], of: source)
+///         if case .value(.string(let text)?) = full {
+///             let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
+///             try manager.setDestinationValue(.string(parts.first ?? ""), forAttribute: "firstName", of: person)
+///         }
+///         manager.associate(source: source, withDestination: person, mapping: mapping)
+///     }
+/// }
+/// ```
+public protocol MigrationManager: AnyObject {
+    /// The model of the source store.
+    var sourceModel: ManagedObjectModel { get }
+    /// The model of the destination.
+    var destinationModel: ManagedObjectModel { get }
+    /// The clock and UUID source of value expressions.
+    var environment: ExpressionEnvironment { get }
+
+    // MARK: - Reading the source
+
+    /// Calls `body` for each source object that an entity mapping migrates: objects whose entity
+    /// is exactly the mapping's source entity and that pass its filter, in primary-key order, in
+    /// batches that the engine releases between calls.
+    ///
+    /// - Parameters:
+    ///   - mapping: The entity mapping.
+    ///   - body: Called with each source object's handle.
+    /// - Throws: ``MigrationError`` from the engine or from `body`.
+    func forEachSourceInstance(
+        of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError)
+
+    /// The value at a key path of a source object, as `$source.keyPath` reads it.
+    ///
+    /// - Parameters:
+    ///   - keyPath: Property names; empty for the object itself.
+    ///   - source: The source object.
+    /// - Returns: A value, or the objects of a relationship.
+    /// - Throws: ``MigrationError`` when the key path does not exist.
+    func sourceValue(forKeyPath keyPath: [String], of source: RowReference) throws(MigrationError) -> ExpressionValue
+
+    // MARK: - Writing the destination
+
+    /// Creates a destination object with its entity's default values.
+    ///
+    /// - Parameter entity: The destination entity's name.
+    /// - Returns: The new object's handle.
+    /// - Throws: ``MigrationError`` for an unknown or abstract entity, or from the engine.
+    func insertDestinationInstance(ofEntity entity: String) throws(MigrationError) -> RowReference
+
+    /// Sets an attribute of a destination object; the value is converted to the attribute's type
+    /// with ``TernCore/AttributeValue/converted(to:)``.
+    ///
+    /// - Parameters:
+    ///   - value: The value; nil clears it.
+    ///   - attribute: The attribute's name.
+    ///   - destination: The destination object.
+    /// - Throws: ``MigrationError`` for an unknown attribute or a value that does not convert.
+    func setDestinationValue(_ value: AttributeValue?, forAttribute attribute: String, of destination: RowReference)
+        throws(MigrationError)
+
+    /// Sets a relationship of a destination object (and its inverse).
+    ///
+    /// - Parameters:
+    ///   - relationship: The relationship's name.
+    ///   - destination: The destination object.
+    ///   - objects: The related destination objects, in order for an ordered relationship.
+    /// - Throws: ``MigrationError`` for an unknown relationship or several objects for a to-one one.
+    func setDestinationRelationship(_ relationship: String, of destination: RowReference, to objects: [RowReference])
+        throws(MigrationError)
+
+    /// Calls `body` for each destination object that an entity mapping created, in creation order.
+    ///
+    /// - Parameters:
+    ///   - mapping: The entity mapping.
+    ///   - body: Called with each destination object's handle.
+    /// - Throws: ``MigrationError`` from the engine or from `body`.
+    func forEachDestinationInstance(
+        of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError)
+
+    /// Checks the destination objects an entity mapping created against the destination model
+    /// (required values, value ranges, relationship counts).
+    ///
+    /// - Parameter mapping: The entity mapping.
+    /// - Throws: ``MigrationError`` whose failures name each invalid object and property.
+    func validateDestinationInstances(of mapping: EntityMapping) throws(MigrationError)
+
+    // MARK: - Associations
+
+    /// Records that a source object became a destination object under an entity mapping.
+    ///
+    /// - Parameters:
+    ///   - source: The source object.
+    ///   - destination: One of the destination objects made from it.
+    ///   - mapping: The entity mapping.
+    func associate(source: RowReference, withDestination destination: RowReference, mapping: EntityMapping)
+
+    /// The destination objects made from source objects under an entity mapping.
+    ///
+    /// - Parameters:
+    ///   - mappingName: The entity mapping's name, or nil for whichever mapping made each object.
+    ///   - sources: The source objects.
+    /// - Returns: Their destination objects, in the order of `sources`.
+    func destinationInstances(forMapping mappingName: String?, sourceInstances sources: [RowReference]) -> [RowReference]
+
+    /// The source objects a destination object was made from under an entity mapping.
+    ///
+    /// - Parameters:
+    ///   - mappingName: The entity mapping's name.
+    ///   - destination: The destination object.
+    /// - Returns: The source objects, in the order they were associated.
+    func sourceInstances(forMapping mappingName: String, destinationInstance destination: RowReference) -> [RowReference]
+}
+
+/// The associations of a migration step, in memory: which destination objects each source
+/// object became under each entity mapping, and back.
+///
+/// Engines may keep associations in a table of their own for large stores; this one serves the
+/// in-memory engine and stores small enough for memory.
+///
+/// ```swift
+/// var associations = MigrationAssociations()
+/// associations.associate(source: old, withDestination: new, mapping: "EventToStamp")
+/// associations.destinations(of: [old], mapping: "EventToStamp")   // [new]
+/// ```
+public struct MigrationAssociations: Sendable, Hashable {
+    private var forward: [String: [RowReference: [RowReference]]] = [:]
+    private var backward: [String: [RowReference: [RowReference]]] = [:]
+    private var anyMapping: [RowReference: [RowReference]] = [:]
+
+    /// Creates an empty table.
+    public init() {}
+
+    // MARK: - Recording
+
+    /// Records that a source object became a destination object under a mapping.
+    ///
+    /// - Parameters:
+    ///   - source: The source object.
+    ///   - destination: The destination object.
+    ///   - mapping: The entity mapping's name.
+    public mutating func associate(source: RowReference, withDestination destination: RowReference, mapping: String) {
+        forward[mapping, default: [:]][source, default: []].append(destination)
+        backward[mapping, default: [:]][destination, default: []].append(source)
+        anyMapping[source, default: []].append(destination)
+    }
+
+    // MARK: - Looking up
+
+    /// The destination objects of source objects under a mapping, or under any mapping when nil.
+    ///
+    /// - Complexity: O(*n*) in the number of objects returned.
+    public func destinations(of sources: [RowReference], mapping: String?) -> [RowReference] {
+        guard let mapping else { return sources.flatMap { anyMapping[$0] ?? [] } }
+        let table = forward[mapping] ?? [:]
+        return sources.flatMap { table[$0] ?? [] }
+    }
+
+    /// The source objects of a destination object under a mapping.
+    public func sources(of destination: RowReference, mapping: String) -> [RowReference] {
+        backward[mapping]?[destination] ?? []
+    }
+}
