@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import TernCore
 
 /// The conversions of the expression language's functions, and of values stored into attributes.
@@ -100,7 +100,7 @@ enum ValueConversion {
         case .decimal(let number): number.description
         case .string(let text): text
         case .bool(let flag): flag ? "true" : "false"
-        case .date(let date): date.ISO8601Format(.iso8601(timeZone: .gmt, includingFractionalSeconds: true))
+        case .date(let date): date.ISO8601Format(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         case .data(let data): data.base64EncodedString()
         case .uuid(let uuid): uuid.uuidString
         case .uri(let url): url.absoluteString

@@ -1,4 +1,4 @@
-public import TernCore
+import TernCore
 import Foundation
 
 extension ValueExpression {
@@ -161,6 +161,9 @@ enum ExpressionLexer {
         }
         let text = String(characters[start..<index])
         if isInteger, let value = Int64(text) { return .integer(value) }
+        // 2⁶³ only exists negated: right after a minus it stands for Int64.min, which the parser's
+        // folding of the minus (a wrapping negation) leaves as it is.
+        if isInteger, text == "9223372036854775808", start > 0, characters[start - 1] == "-" { return .integer(.min) }
         if isInteger {
             throw MigrationError(.invalidExpression, "The integer is too large for 64 bits", position: start)
         }

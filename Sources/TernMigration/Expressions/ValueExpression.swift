@@ -151,6 +151,10 @@ extension ValueExpression: CustomStringConvertible {
             return ValueExpression.literalText(value)
         case .negate(let operand):
             let inner = operand.text(parentPrecedence: 3, isRightOperand: false)
+            // "-3" would read back as the literal -3, and "--x" does not parse: parenthesize both.
+            if case .literal(let value) = operand, value?.isNumber == true || inner.hasPrefix("-") {
+                return "-(\(inner))"
+            }
             return inner.hasPrefix("-") ? "-(\(inner))" : "-" + inner
         case .arithmetic(let op, let lhs, let rhs):
             let own = op.precedence
