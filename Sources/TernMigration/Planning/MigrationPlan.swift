@@ -96,7 +96,7 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
             try container.encode(to, forKey: .to)
             try container.encode(kind, forKey: .kind)
             try container.encode(changes.map(\.summary), forKey: .changes)
-            try container.encode(problems.map(\.description), forKey: .problems)
+            try container.encode(problems.map(\.message), forKey: .problems)
         }
 
         private enum CodingKeys: String, CodingKey {
