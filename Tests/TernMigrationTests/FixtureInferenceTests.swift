@@ -5,6 +5,7 @@ import TernMigration
 import TernTestSupport
 import Testing
 
+/// Inference over the real CoreDataPlus SampleModel bundle, whose stores Core Data wrote.
 @Suite struct FixtureInferenceTests {
     let sample: VersionedModel
 
@@ -13,18 +14,57 @@ import Testing
             at: Fixtures.sampleModel, order: ["SampleModel", "SampleModel2", "SampleModel3"])
     }
 
-    @Test func printsSample() throws {
-        let v1 = try #require(sample.version(named: "SampleModel")).model
-        let v2 = try #require(sample.version(named: "SampleModel2")).model
-        let v3 = try #require(sample.version(named: "SampleModel3")).model
-        for (a, b, via) in [(v1, v2, [ManagedObjectModel]()), (v2, v3, []), (v1, v3, [v2]), (v1, v3, [])] {
-            let inference = MappingInference(from: a, to: b, through: via)
-            print("----")
-            for change in inference.changes { print(change) }
-            for issue in inference.issues { print("ISSUE", issue) }
-            for mapping in inference.mapping.entityMappings {
-                print(mapping.name, mapping.kind, mapping.propertyMappings.map { "\($0.name)=\($0.valueExpression.map(String.init(describing:)) ?? "-")" })
-            }
+    func model(_ name: String) throws -> ManagedObjectModel {
+        try #require(sample.version(named: name)).model
+    }
+
+    @Test func sampleModelToSampleModel2RenamesTheExpensiveSportCar() throws {
+        let inference = MappingInference(from: try model("SampleModel"), to: try model("SampleModel2"))
+        #expect(inference.isInferable)
+        #expect(
+            inference.changes.map(\.summary) == [
+                "rename entity ExpensiveSportCar to LuxuryCar", "remove attribute Car.color", "remove attribute Person.id",
+            ])
+        #expect(
+            inference.mapping.entityMappings.map(\.name) == [
+                "CarToCar", "ExpensiveSportCarToLuxuryCar", "PersonToPerson", "SportCarToSportCar",
+            ])
+        #expect(inference.mapping.entityMappings.allSatisfy { $0.kind == .transform })
+        let luxury = try #require(inference.mapping.entityMapping(named: "ExpensiveSportCarToLuxuryCar"))
+        #expect(luxury.attributeMappings.map(\.name) == ["isLimitedEdition", "maker", "markedForDeletionAsOf", "model", "numberPlate"])
+        #expect(luxury.relationshipMappings.map(\.valueExpression?.description) == ["destinationInstances($source.owner)"])
+        try inference.mapping.validate(source: try model("SampleModel"), destination: try model("SampleModel2"))
+    }
+
+    @Test func sampleModel2ToSampleModel3InfersButDropsTheMakerText() throws {
+        let inference = MappingInference(from: try model("SampleModel2"), to: try model("SampleModel3"))
+        #expect(inference.isInferable)
+        #expect(
+            Set(inference.changes.map(\.summary)) == [
+                "add relationship Car.createdBy", "add relationship Car.previousOwners", "add entity Maker",
+                "add relationship Person.previousCars", "remove attribute Car.maker",
+            ])
+        #expect(inference.mapping.entityMapping(named: "AddMaker")?.kind == .add)
+        #expect(inference.mapping.entityMapping(named: "LuxuryCarToLuxuryCar") != nil)
+    }
+
+    @Test func theStoresMigrateToSampleModel3InOneInferredStep() throws {
+        for version in ["SampleModel", "SampleModel2"] {
+            let plan = try MigrationPlanner(model: sample).plan(storeHashes: try model(version).entityVersionHashes, to: "SampleModel3")
+            #expect(plan.steps.map { "\($0.from)→\($0.to):\($0.kind.rawValue)" } == ["\(version)→SampleModel3:inferred"])
+            #expect(plan.isExecutable)
+            let changes = try #require(plan.steps.first).changes.map(\.summary)
+            #expect(changes.contains("remove attribute Car.maker"))
+            #expect(changes.contains("rename entity ExpensiveSportCar to LuxuryCar") == (version == "SampleModel"))
         }
+    }
+
+    @Test func theBundlesCurrentVersionIsTheOldest() throws {
+        // The bundle's .xccurrentversion names SampleModel, so a plan to the current version from
+        // SampleModel2 is a downgrade.
+        #expect(sample.currentVersionName == "SampleModel")
+        #expect {
+            _ = try MigrationPlanner(model: sample).plan(storeHashes: try model("SampleModel2").entityVersionHashes)
+        } throws: { ($0 as? MigrationError)?.code == .downgradeRefused }
     }
 }
