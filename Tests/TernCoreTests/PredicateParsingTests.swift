@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernTestSupport
 import Testing
 
 private typealias P = FetchPredicate
@@ -220,18 +221,6 @@ private func str(_ value: String) -> E { .constant(.string(value)) }
             _ = try? FetchPredicate(String(scalars), arguments: [1])
         }
         #expect(throws: Never.self) { try FetchPredicate(text, arguments: [1]) }
-    }
-}
-
-/// A small deterministic generator, so that the random inputs are the same on every run.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernTestSupport
 import Testing
 
 @Suite struct ValueExpressionParsingTests {
@@ -88,7 +89,7 @@ import Testing
     }
 
     @Test func randomTextNeverCrashesTheParser() {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(state: 7)
         let alphabet = Array("$source.ab(),'\"\\+-*/ 0123456789.e-trunlcoalesceformatDate\n")
         var parsed = 0
         for _ in 0..<3_000 {
@@ -103,14 +104,14 @@ import Testing
     }
 
     @Test func randomTreesPrintAndReadBack() throws {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(state: 42)
         for _ in 0..<500 {
             let expression = Self.randomExpression(depth: 4, using: &generator)
             #expect(try ValueExpression(expression.description) == expression, "\(expression)")
         }
     }
 
-    static func randomExpression(depth: Int, using generator: inout SeededGenerator) -> ValueExpression {
+    static func randomExpression(depth: Int, using generator: inout SplitMix64) -> ValueExpression {
         let choice = depth == 0 ? Int.random(in: 0...2, using: &generator) : Int.random(in: 0...6, using: &generator)
         switch choice {
         case 0: return .literal(.integer(Int64.random(in: -1_000...1_000, using: &generator)))
@@ -124,20 +125,5 @@ import Testing
         default:
             return .call(.coalesce, [randomExpression(depth: depth - 1, using: &generator), .call(.now, [])])
         }
-    }
-}
-
-/// A small deterministic random number generator (SplitMix64), so random tests repeat.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -223,34 +223,27 @@ struct ExpressionParser {
 
     private var current: ExpressionToken { tokens[index] }
 
-    private mutating func additive() throws(MigrationError) -> ValueExpression {
-        let firstNode = positions.count
-        var result = try multiplicative()
-        let outerDepth = depth
-        defer { depth = outerDepth }
-        while case .symbol(let symbol) = current.kind, symbol == "+" || symbol == "-" {
-            // Each operator of a chain nests the tree one level deeper.
-            try enter(at: current.position)
-            positions.insert(current.position, at: firstNode)
-            index += 1
-            let rhs = try multiplicative()
-            result = .arithmetic(symbol == "+" ? .add : .subtract, result, rhs)
-        }
-        return result
-    }
+    private mutating func additive() throws(MigrationError) -> ValueExpression { try binary(precedence: 1) }
 
-    private mutating func multiplicative() throws(MigrationError) -> ValueExpression {
+    /// A left-associative chain of the operators of one precedence level; operands are the next
+    /// level up (unary expressions above multiplication).
+    private mutating func binary(precedence: Int) throws(MigrationError) -> ValueExpression {
+        func operand(_ parser: inout ExpressionParser) throws(MigrationError) -> ValueExpression {
+            precedence == 1 ? try parser.binary(precedence: 2) : try parser.unary()
+        }
         let firstNode = positions.count
-        var result = try unary()
+        var result = try operand(&self)
         let outerDepth = depth
         defer { depth = outerDepth }
-        while case .symbol(let symbol) = current.kind, symbol == "*" || symbol == "/" {
+        while case .symbol(let symbol) = current.kind,
+            let op = ValueExpression.ArithmeticOperator(rawValue: String(symbol)), op.precedence == precedence
+        {
             // Each operator of a chain nests the tree one level deeper.
             try enter(at: current.position)
             positions.insert(current.position, at: firstNode)
             index += 1
-            let rhs = try unary()
-            result = .arithmetic(symbol == "*" ? .multiply : .divide, result, rhs)
+            let rhs = try operand(&self)
+            result = .arithmetic(op, result, rhs)
         }
         return result
     }

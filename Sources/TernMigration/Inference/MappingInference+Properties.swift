@@ -10,59 +10,60 @@ extension InferenceBuilder {
         var attributes: [PropertyMapping] = []
         var relationships: [PropertyMapping] = []
         for attribute in destination.allAttributes(of: entity) where !attribute.isTransient {
-            let owner = declaringEntity(attribute.name, of: entity, in: destination)
-            guard let sourceName = correspondence.sourceProperty(attribute.name, ofEntity: entity) else {
-                added("attribute", owner, attribute.name)
-                if !attribute.isOptional, attribute.defaultValue == nil {
-                    issue(
-                        owner, attribute.name,
-                        "\(owner).\(attribute.name) is new and required but has no default value, which cannot be inferred; "
-                            + "give it a default value or add a mapping with an expression for it")
-                }
-                continue
-            }
-            let sourceOwner = declaringEntity(sourceName, of: sourceEntity, in: source)
-            consumed.insert(sourceOwner + "." + sourceName)
-            guard let old = source.attribute(named: sourceName, inEntity: sourceEntity) else {
-                issue(
-                    owner, attribute.name,
-                    "\(owner).\(attribute.name) changes from a relationship to an attribute, which cannot be inferred; "
-                        + "add a mapping or a custom migration policy")
-                continue
-            }
-            moved(sourceOwner, sourceName, to: owner, attribute.name, sourceEntity: sourceEntity, kind: "attribute")
+            let emptyProblem =
+                !attribute.isOptional && attribute.defaultValue == nil
+                ? "is new and required but has no default value, which cannot be inferred; "
+                    + "give it a default value or add a mapping with an expression for it" : nil
+            guard let match = origin(of: attribute.name, kind: "attribute", entity, sourceEntity, emptyProblem),
+                let old = source.attribute(named: match.sourceName, inEntity: sourceEntity)
+            else { continue }
+            let owner = match.owner
             if let expression = attributeExpression(old, attribute, owner: owner) {
                 attributes.append(PropertyMapping(attribute.name, expression))
             }
         }
         for relationship in destination.allRelationships(of: entity) where !relationship.isTransient {
-            let owner = declaringEntity(relationship.name, of: entity, in: destination)
-            guard let sourceName = correspondence.sourceProperty(relationship.name, ofEntity: entity) else {
-                added("relationship", owner, relationship.name)
-                if !relationship.isOptional || relationship.minCount > 0 {
-                    issue(
-                        owner, relationship.name,
-                        "\(owner).\(relationship.name) is new and required, so existing objects would be invalid, which cannot be inferred; "
-                            + "make it optional or add a mapping that fills it")
-                }
-                continue
-            }
-            let sourceOwner = declaringEntity(sourceName, of: sourceEntity, in: source)
-            consumed.insert(sourceOwner + "." + sourceName)
-            guard let old = source.relationship(named: sourceName, inEntity: sourceEntity) else {
-                issue(
-                    owner, relationship.name,
-                    "\(owner).\(relationship.name) changes from an attribute to a relationship, which cannot be inferred; "
-                        + "add a mapping or a custom migration policy")
-                continue
-            }
-            moved(sourceOwner, sourceName, to: owner, relationship.name, sourceEntity: sourceEntity, kind: "relationship")
-            if relationshipIsInferable(old, relationship, owner: owner) {
-                let expression = ValueExpression.call(.destinationInstances, [.source(keyPath: [sourceName])])
+            let emptyProblem =
+                !relationship.isOptional || relationship.minCount > 0
+                ? "is new and required, so existing objects would be invalid, which cannot be inferred; "
+                    + "make it optional or add a mapping that fills it" : nil
+            guard let match = origin(of: relationship.name, kind: "relationship", entity, sourceEntity, emptyProblem),
+                let old = source.relationship(named: match.sourceName, inEntity: sourceEntity)
+            else { continue }
+            if relationshipIsInferable(old, relationship, owner: match.owner) {
+                let expression = ValueExpression.call(.destinationInstances, [.source(keyPath: [match.sourceName])])
                 relationships.append(PropertyMapping(relationship.name, expression))
             }
         }
         return (attributes, relationships)
+    }
+
+    /// Where a destination property's values come from: its declaring entity and its source
+    /// property, recorded as consumed, with a rename or move recorded as a change. Nil, with the
+    /// addition recorded (and `emptyProblem` as an issue), for a new property; nil, with an issue,
+    /// when an attribute and a relationship swap kinds.
+    private mutating func origin(
+        of name: String, kind: String, _ entity: String, _ sourceEntity: String, _ emptyProblem: String?
+    ) -> (owner: String, sourceName: String)? {
+        let owner = declaringEntity(name, of: entity, in: destination)
+        guard let sourceName = correspondence.sourceProperty(name, ofEntity: entity) else {
+            change(.addProperty, owner, name, "add \(kind) \(owner).\(name)")
+            if let emptyProblem { issue(owner, name, "\(owner).\(name) \(emptyProblem)") }
+            return nil
+        }
+        let sourceOwner = declaringEntity(sourceName, of: sourceEntity, in: source)
+        consumed.insert(sourceOwner + "." + sourceName)
+        let wasAttribute = source.attribute(named: sourceName, inEntity: sourceEntity) != nil
+        guard wasAttribute == (kind == "attribute") else {
+            let was = wasAttribute ? "an attribute" : "a relationship"
+            issue(
+                owner, name,
+                "\(owner).\(name) changes from \(was) to a\(kind == "attribute" ? "n" : "") \(kind), which cannot be inferred; "
+                    + "add a mapping or a custom migration policy")
+            return nil
+        }
+        moved(sourceOwner, sourceName, to: owner, name, kind: kind)
+        return (owner, sourceName)
     }
 
     // MARK: - Attributes
@@ -165,13 +166,9 @@ extension InferenceBuilder {
 
     // MARK: - Non public
 
-    private mutating func added(_ kind: String, _ owner: String, _ name: String) {
-        change(.addProperty, owner, name, "add \(kind) \(owner).\(name)")
-    }
-
     /// Records a rename or a move up or down the tree.
     private mutating func moved(
-        _ sourceOwner: String, _ sourceName: String, to owner: String, _ name: String, sourceEntity: String, kind: String
+        _ sourceOwner: String, _ sourceName: String, to owner: String, _ name: String, kind: String
     ) {
         let sourceOwnerNow = correspondence.entities.first { $0.value == sourceOwner }?.key ?? sourceOwner
         if sourceName != name {
