@@ -90,59 +90,66 @@ private struct MappingChecker {
             return problems
         }
         for property in mapping.attributeMappings {
-            guard let attribute = destination.attribute(named: property.name, inEntity: destinationEntity) else {
-                problems.append(fail("\(destinationEntity) has no attribute '\(property.name)'", property.name))
-                continue
-            }
-            guard let expression = property.valueExpression else { continue }
-            do {
-                let type = try check(expression)
-                if !type.fits(attribute.type) {
-                    problems.append(
-                        fail(
-                            "'\(expression)' gives \(type.name) but \(destinationEntity).\(attribute.name) is \(attribute.type.xcodeName); "
-                                + "convert it, for example with \(Self.converter(for: attribute.type))(…)", property.name))
-                }
-            } catch {
-                problems.append(located(error, expression, property.name))
+            let attribute = destination.attribute(named: property.name, inEntity: destinationEntity)
+            guard let (expression, type) = typed(property, exists: attribute != nil, "attribute", &problems),
+                let attribute
+            else { continue }
+            if !type.fits(attribute.type) {
+                problems.append(
+                    fail(
+                        "'\(expression)' gives \(type.name) but \(destinationEntity).\(attribute.name) is \(attribute.type.xcodeName); "
+                            + "convert it, for example with \(Self.converter(for: attribute.type))(…)", property.name))
             }
         }
         for property in mapping.relationshipMappings {
-            guard let relationship = destination.relationship(named: property.name, inEntity: destinationEntity) else {
-                problems.append(fail("\(destinationEntity) has no relationship '\(property.name)'", property.name))
-                continue
-            }
-            guard let expression = property.valueExpression else { continue }
-            do {
-                switch try check(expression) {
-                case .null: break
-                case .instances(let entity, let toMany):
-                    if let entity, !destination.isKind(entity, of: relationship.destinationEntityName) {
-                        problems.append(
-                            fail(
-                                "'\(expression)' gives \(entity) objects but \(destinationEntity).\(relationship.name) holds \(relationship.destinationEntityName) objects",
-                                property.name))
-                    }
-                    if toMany, !relationship.isToMany {
-                        problems.append(
-                            fail(
-                                "'\(expression)' gives many objects but \(destinationEntity).\(relationship.name) is to-one",
-                                property.name))
-                    }
-                case let other:
+            let relationship = destination.relationship(named: property.name, inEntity: destinationEntity)
+            guard let (expression, type) = typed(property, exists: relationship != nil, "relationship", &problems),
+                let relationship
+            else { continue }
+            switch type {
+            case .null: break
+            case .instances(let entity, let toMany):
+                if let entity, !destination.isKind(entity, of: relationship.destinationEntityName) {
                     problems.append(
                         fail(
-                            "'\(expression)' gives \(other.name); a relationship needs destinationInstances(\"Mapping\", $source.relationship)",
+                            "'\(expression)' gives \(entity) objects but \(destinationEntity).\(relationship.name) holds \(relationship.destinationEntityName) objects",
                             property.name))
                 }
-            } catch {
-                problems.append(located(error, expression, property.name))
+                if toMany, !relationship.isToMany {
+                    problems.append(
+                        fail(
+                            "'\(expression)' gives many objects but \(destinationEntity).\(relationship.name) is to-one",
+                            property.name))
+                }
+            case let other:
+                problems.append(
+                    fail(
+                        "'\(expression)' gives \(other.name); a relationship needs destinationInstances(\"Mapping\", $source.relationship)",
+                        property.name))
             }
         }
         return problems
     }
 
     // MARK: - Non public
+
+    /// A property mapping's expression and its type, or nil after recording why there is none to
+    /// check: an unknown destination property (a problem), no expression, or a type error (a problem).
+    private mutating func typed(
+        _ property: PropertyMapping, exists: Bool, _ kind: String, _ problems: inout [MigrationError]
+    ) -> (ValueExpression, ExpressionType)? {
+        guard exists else {
+            problems.append(fail("\(mapping.destinationEntityName ?? "") has no \(kind) '\(property.name)'", property.name))
+            return nil
+        }
+        guard let expression = property.valueExpression else { return nil }
+        do {
+            return (expression, try check(expression))
+        } catch {
+            problems.append(located(error, expression, property.name))
+            return nil
+        }
+    }
 
     private func entityProblems() -> [MigrationError] {
         var problems: [MigrationError] = []
