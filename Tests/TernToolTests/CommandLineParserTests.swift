@@ -61,7 +61,7 @@ import Testing
     @Test func usageLineShowsWhatIsOptionalAndRepeatable() {
         #expect(
             Self.configuration.usage
-                == "tern test STORE [DEST] --model PATH [--mapping FILE]… [--output FILE] [--json]")
+                == "tern test STORE [DEST] --model PATH [--mapping FILE]… [-o FILE] [--json]")
         #expect(Self.output.label == "-o, --output FILE")
     }
 }

@@ -128,6 +128,20 @@ import Testing
         #expect(result.errorLines.first == line)
     }
 
+    @Test func progressShowsOnStderrWithProgressAndNeverWithQuiet() async throws {
+        let tmp = try TemporaryDirectory()
+        let copy = try tmp.copy(Fixtures.url(Self.sampleStore))
+        let shown = await ToolRunner.run(["export", copy.path, "--progress"])
+        #expect(shown.status == 0)
+        #expect(shown.errorLines.last?.hasPrefix("exporting 100% 145/145") == true)
+        #expect(!shown.standardError.contains("\u{1B}"))
+        #expect(shown.standardOutput.hasPrefix("{\n\"Car\": ["))
+        let quiet = await ToolRunner.run(["export", copy.path, "--progress", "--quiet"])
+        #expect(quiet.status == 0)
+        #expect(quiet.standardError.isEmpty)
+        #expect(quiet.standardOutput == shown.standardOutput)
+    }
+
     @Test func recordValuesFollowTheContract() throws {
         let date = Date(timeIntervalSince1970: 1_304_940_653)
         #expect(RecordFormat.jsonValue(.date(date)) == .string("2011-05-09T11:30:53.000Z"))

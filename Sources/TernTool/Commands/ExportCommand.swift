@@ -15,7 +15,8 @@ struct ExportCommand: Command {
     static let entity = ArgumentDefinition.option(
         "entity", value: "E", help: "Exports only this entity and its subentities (required for tsv).")
     /// The output format.
-    static let format = ArgumentDefinition.option("format", value: "FORMAT", help: "json (the default) or tsv.")
+    static let format = ArgumentDefinition.option(
+        "format", value: "json|tsv", help: "The record format: json (the default) or tsv.")
     /// The output file.
     static let output = ArgumentDefinition.option(
         "output", short: "o", value: "FILE", help: "Writes to FILE, replaced only on success (default: stdout).")

@@ -75,12 +75,26 @@ enum HelpFormatter {
 
     // MARK: - Non public
 
-    /// A label and its explanation, aligned in two columns.
+    /// The width help text is wrapped to.
+    private static let lineWidth = 100
+
+    /// A label and its explanation, aligned in two columns, the explanation wrapped.
     private static func row(_ label: String, _ text: String) -> String {
-        let padded = "  " + label
-        if padded.count < labelWidth {
-            return padded + String(repeating: " ", count: labelWidth - padded.count) + text
+        let indent = String(repeating: " ", count: labelWidth)
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, labelWidth + line.count + 1 + word.count > lineWidth {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
         }
-        return padded + "\n" + String(repeating: " ", count: labelWidth) + text
+        lines.append(line)
+        let padded = "  " + label
+        let first = padded.count < labelWidth
+            ? padded + String(repeating: " ", count: labelWidth - padded.count) + lines[0]
+            : padded + "\n" + indent + lines[0]
+        return ([first] + lines.dropFirst().map { indent + $0 }).joined(separator: "\n")
     }
 }

@@ -91,12 +91,13 @@ struct ArgumentDefinition: Sendable, Hashable {
 
     // MARK: - Spelling
 
-    /// How the argument is written in a usage line: `MODEL`, `[--json]`, `--model PATH`, `[--mapping FILE]…`.
+    /// How the argument is written in a usage line: `MODEL`, `[--json]`, `--model PATH`, `[--mapping FILE]…`,
+    /// `[-o FILE]` (options with a short name use it).
     var usage: String {
         var text: String
         switch kind {
         case .positional: text = valueName
-        case .option: text = "--\(name) \(valueName)"
+        case .option: text = shortName.map { "-\($0) \(valueName)" } ?? "--\(name) \(valueName)"
         case .flag: text = "--\(name)"
         }
         if !isRequired { text = "[\(text)]" }
