@@ -68,3 +68,13 @@ import Testing
         } throws: { ($0 as? MigrationError)?.code == .downgradeRefused }
     }
 }
+
+extension FixtureInferenceTests {
+    @Test func inferredMappingsSurviveAMappingFile() throws {
+        let inferred = try MappingModel.inferred(from: try model("SampleModel"), to: try model("SampleModel3"))
+        let step = StepMapping(from: "SampleModel", to: "SampleModel3", passes: [inferred])
+        let reread = try StepMapping(jsonData: try step.jsonData())
+        #expect(reread == step)
+        #expect(try reread.resolved(in: sample) == step)
+    }
+}

@@ -127,3 +127,28 @@ import Testing
         }
     }
 }
+
+extension ValueExpressionParsingTests {
+    @Test func randomExpressionsTypeCheckWithoutCrashing() throws {
+        let source = try ManagedObjectModel {
+            Entity("Car") {
+                Attribute("a", .integer32)
+                Attribute("b", .string)
+                Relationship("owner", to: "Person", inverse: "cars")
+            }
+            Entity("Person") { Relationship("cars", to: "Car", inverse: "owner").toMany() }
+        }
+        var generator = SplitMix64(state: 99)
+        var accepted = 0
+        for _ in 0..<500 {
+            let expression = Self.randomExpression(depth: 4, using: &generator)
+            let mapping = MappingModel(name: "Random", entityMappings: [
+                EntityMapping(kind: .transform, source: "Car", destination: "Car", attributes: [PropertyMapping("b", expression)])
+            ])
+            let problems = mapping.validationProblems(source: source, destination: source)
+            if problems.isEmpty { accepted += 1 }
+            #expect(problems.allSatisfy { $0.mappingName == "CarToCar" && $0.propertyName == "b" })
+        }
+        #expect(accepted > 0)
+    }
+}
