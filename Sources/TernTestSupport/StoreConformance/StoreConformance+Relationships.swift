@@ -128,11 +128,14 @@ extension StoreConformance {
     func nullifyDeleteRule() async throws {
         let (coordinator, _) = try await makeCoordinator()
         let personID = try await insertPersonWithPets(coordinator)
-        try await ObjectContext(coordinator: coordinator).perform { context in
+        let deleter = ObjectContext(coordinator: coordinator)
+        var events = deleter.changes().makeAsyncIterator()
+        try await deleter.perform { context in
             let pets = try await context.fetch(FetchRequest(entityName: "Pet"))
             context.delete(pets[0])
             try await context.save()
         }
+        #expect(await events.next()?.updated == [personID])
         #expect(try await names(coordinator, of: personID, "pets").count == 1)
     }
 
@@ -172,15 +175,17 @@ extension StoreConformance {
             try await context.save()
             return (book.objectID, publisher.objectID)
         }
-        try await ObjectContext(coordinator: coordinator).perform { context in
+        let deleter = ObjectContext(coordinator: coordinator)
+        var events = deleter.changes().makeAsyncIterator()
+        try await deleter.perform { context in
             context.delete(try await context.object(with: bookID))
             try await context.save()
         }
-        // The publisher still lists the deleted book: no action means no bookkeeping.
-        let books = try await ObjectContext(coordinator: coordinator).perform { context in
-            try await context.object(with: publisherID).objectIDs(for: "books")
-        }
-        #expect(books == [bookID])
+        // No action: the publisher is neither deleted nor touched by the context.
+        let saved = try #require(await events.next())
+        #expect(saved.deleted == [bookID])
+        #expect(!saved.updated.contains(publisherID))
+        #expect(try await ObjectContext(coordinator: coordinator).count(for: FetchRequest(entityName: "Publisher")) == 1)
     }
 
     /// Saves a person named Ada with two pets, Rex and Tom.

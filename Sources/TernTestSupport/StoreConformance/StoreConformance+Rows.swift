@@ -7,7 +7,7 @@ extension StoreConformance {
     /// One value of each attribute type of `Sample`, by attribute name.
     static let sampleValues: [String: AttributeValue] = [
         "integer16": .integer(-7), "integer32": .integer(100_000), "integer64": .integer(1 << 40),
-        "decimal": .decimal(Decimal(string: "12.34") ?? 0), "double": .double(3.25), "float": .double(1.5),
+        "decimal": .decimal(Decimal(string: "12.5") ?? 0), "double": .double(3.25), "float": .double(1.5),
         "string": .string("héllo wörld"), "boolean": .bool(true),
         "date": .date(Date(timeIntervalSinceReferenceDate: 1000.5)), "binary": .data(Data([0, 1, 2, 255])),
         "uuid": .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F") ?? UUID()),
