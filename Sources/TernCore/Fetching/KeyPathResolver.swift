@@ -61,23 +61,25 @@ package struct KeyPathResolver<Node> {
     }
 }
 
-/// A row of the in-memory store seen through key paths.
+/// A row of a ``RowTable`` seen through key paths.
 struct RowValues: PredicateEvaluable {
     let row: StoreRow
-    let store: InMemoryStore
+    let table: RowTable
+    let model: ManagedObjectModel
+    let storeIdentifier: String
 
     func predicateValue(forKeyPath keyPath: String) throws(TernError) -> PredicateValue {
-        let store = self.store
-        let identifier = store.identifier
+        let table = self.table
+        let identifier = storeIdentifier
         let resolver = KeyPathResolver<StoreRow>(
-            model: store.model, entityName: \.reference.entityName,
+            model: model, entityName: \.reference.entityName,
             identity: { row in
                 .uri(ObjectID(entityName: row.reference.entityName, storeIdentifier: identifier,
                               primaryKey: row.reference.primaryKey).uriRepresentation)
             },
             attribute: { row, name in row.attributes[name] },
             related: { row, name in
-                ((row.toOne[name].map { [$0] } ?? []) + (row.toMany[name] ?? [])).compactMap(store.row(for:))
+                ((row.toOne[name].map { [$0] } ?? []) + (row.toMany[name] ?? [])).compactMap(table.row(for:))
             })
         return try resolver.value(of: row, at: keyPath)
     }

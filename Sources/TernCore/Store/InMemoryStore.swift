@@ -25,7 +25,7 @@ public final class InMemoryStore: PersistentStore {
     /// The model the store was created with.
     public let model: ManagedObjectModel
 
-    private let state: Mutex<State>
+    private let state: Mutex<RowTable>
 
     /// Creates an empty store.
     ///
@@ -37,10 +37,7 @@ public final class InMemoryStore: PersistentStore {
         self.identifier = identifier
         self.model = model
         self.isReadOnly = isReadOnly
-        var metadata = StoreMetadata(
-            storeType: StoreKind.inMemory.rawValue, uuid: identifier, versionHashes: model.entityVersionHashes)
-        metadata.versionIdentifiers = model.versionIdentifiers
-        self.state = Mutex(State(metadata: metadata))
+        self.state = Mutex(RowTable(metadata: StoreMetadata(newStoreOf: .inMemory, uuid: identifier, model: model)))
     }
 
     // MARK: - Metadata
@@ -64,14 +61,14 @@ public final class InMemoryStore: PersistentStore {
     ///
     /// - Complexity: O(*n* log *n*) in the number of rows of the entities involved.
     public func fetch(_ request: StoreFetchRequest) async throws -> [StoreRow] {
-        try select(request)
+        try state.withLock { $0 }.select(request, model: model, storeIdentifier: identifier)
     }
 
     /// The references of the rows matching the request, in order.
     ///
     /// - Complexity: O(*n* log *n*) in the number of rows of the entities involved.
     public func fetchReferences(_ request: StoreFetchRequest) async throws -> [RowReference] {
-        try select(request).map(\.reference)
+        try await fetch(request).map(\.reference)
     }
 
     /// The number of rows matching the request, after offset and limit.
@@ -80,14 +77,14 @@ public final class InMemoryStore: PersistentStore {
     public func count(_ request: StoreFetchRequest) async throws -> Int {
         var unsorted = request
         unsorted.sortDescriptors = []
-        return try select(unsorted).count
+        return try await fetch(unsorted).count
     }
 
     /// The rows with these references, in the same order; missing ones are left out.
     ///
     /// - Complexity: O(*k*) in the number of references.
     public func rows(for references: [RowReference]) async throws -> [StoreRow] {
-        state.withLock { state in references.compactMap { state.rows[$0.entityName]?[$0.primaryKey] } }
+        state.withLock { state in references.compactMap(state.row(for:)) }
     }
 
     // MARK: - Writing
@@ -103,7 +100,7 @@ public final class InMemoryStore: PersistentStore {
         try checkWritable()
         return try state.withLock { state in
             var next = state
-            let result = try apply(changes, to: &next)
+            let result = try next.apply(changes, model: model, storeIdentifier: identifier)
             state = next
             return result
         }
@@ -116,150 +113,14 @@ public final class InMemoryStore: PersistentStore {
         guard let root = model.rootEntity(of: entity)?.name else {
             throw TernError(.objectNotFound, "the model has no entity \(entity)", entity: entity)
         }
-        return state.withLock { state in
-            let first = state.lastKeys[root, default: 0] + 1
-            state.lastKeys[root] = first + Int64(count) - 1
-            return (0..<Int64(count)).map { first + $0 }
-        }
+        return state.withLock { $0.newPrimaryKeys(forRoot: root, count: count) }
     }
 
     // MARK: - Non public
-
-    struct State {
-        var metadata: StoreMetadata
-        /// Rows by concrete entity, then primary key.
-        var rows: [String: [Int64: StoreRow]] = [:]
-        /// The last primary key handed out, by inheritance root.
-        var lastKeys: [String: Int64] = [:]
-    }
 
     private func checkWritable() throws {
         if isReadOnly {
             throw TernError(.unwritableStore, "the in-memory store \(identifier) is read-only; open it writable to save")
         }
-    }
-
-    private func select(_ request: StoreFetchRequest) throws -> [StoreRow] {
-        guard model.entity(named: request.entityName) != nil else {
-            throw TernError(
-                .objectNotFound, "the model has no entity \(request.entityName); check the fetch request",
-                entity: request.entityName)
-        }
-        var names = [request.entityName]
-        if request.includesSubentities { names += model.allSubentities(of: request.entityName).map(\.name) }
-        let rows = state.withLock { state in names.map { state.rows[$0] ?? [:] } }
-        var matches = rows.flatMap(\.values).sorted { $0.reference < $1.reference }
-        if let predicate = request.predicate {
-            matches = try matches.filter { try predicate.evaluate(with: RowValues(row: $0, store: self)) }
-        }
-        return try request.ordered(matches.map { RowValues(row: $0, store: self) }).map(\.row)
-    }
-
-    /// The row with that reference, for predicates that follow relationships.
-    func row(for reference: RowReference) -> StoreRow? {
-        state.withLock { $0.rows[reference.entityName]?[reference.primaryKey] }
-    }
-
-    private func apply(_ changes: StoreChangeSet, to state: inout State) throws -> StoreSaveResult {
-        var conflicts: [TernError] = []
-        func check(_ reference: RowReference, readAt version: Int64) {
-            let current = state.rows[reference.entityName]?[reference.primaryKey]
-            guard current?.version != version else { return }
-            let what = current == nil ? "was deleted" : "changed (version \(version) was read)"
-            conflicts.append(
-                TernError(.mergeConflict, "\(reference) \(what) since it was read", objectID: objectID(reference)))
-        }
-        for row in changes.updated { check(row.reference, readAt: row.version) }
-        for (reference, version) in changes.deleted { check(reference, readAt: version) }
-        if !conflicts.isEmpty {
-            throw TernError(
-                .mergeConflict,
-                "\(conflicts.count) row(s) changed in the store since they were read; refresh them or pick a merge policy",
-                objectID: nil, failures: conflicts)
-        }
-        var result = StoreSaveResult()
-        for (reference, _) in changes.deleted {
-            state.rows[reference.entityName]?[reference.primaryKey] = nil
-        }
-        for var row in changes.updated {
-            row.version += 1
-            state.rows[row.reference.entityName, default: [:]][row.reference.primaryKey] = row
-            result.newVersions[row.reference] = row.version
-        }
-        var reused: [TernError] = []
-        for var row in changes.inserted {
-            if state.rows[row.reference.entityName]?[row.reference.primaryKey] != nil {
-                reused.append(
-                    TernError(.constraintConflict, "primary key \(row.reference) is already used",
-                              objectID: objectID(row.reference)))
-            }
-            row.version = 1
-            state.rows[row.reference.entityName, default: [:]][row.reference.primaryKey] = row
-            result.newVersions[row.reference] = row.version
-        }
-        let touched = Set(changes.inserted.map(\.reference) + changes.updated.map(\.reference))
-        let failures = reused + uniquenessFailures(in: state, touching: touched)
-        if !failures.isEmpty {
-            throw TernError(
-                .constraintConflict,
-                "the save would break \(failures.count) uniqueness constraint(s); change the values or merge the objects",
-                objectID: nil, failures: failures)
-        }
-        return result
-    }
-
-    private func uniquenessFailures(in state: State, touching touched: Set<RowReference>) -> [TernError] {
-        var declaring: Set<String> = []
-        for entityName in Set(touched.map(\.entityName)) {
-            for entity in [model.entity(named: entityName)].compactMap({ $0 }) + model.ancestors(of: entityName)
-            where !entity.uniquenessConstraints.isEmpty {
-                declaring.insert(entity.name)
-            }
-        }
-        var failures: [TernError] = []
-        for name in declaring.sorted() {
-            guard let entity = model.entity(named: name) else { continue }
-            let names = [name] + model.allSubentities(of: name).map(\.name)
-            let rows = names.flatMap { state.rows[$0]?.values.map { $0 } ?? [] }
-            for constraint in entity.uniquenessConstraints {
-                var seen: [[AnyHashable]: RowReference] = [:]
-                for row in rows.sorted(by: { $0.reference < $1.reference }) {
-                    guard let key = uniquenessKey(of: row, for: constraint) else { continue }
-                    if seen[key] != nil, touched.contains(row.reference) {
-                        failures.append(TernError(
-                            .constraintConflict,
-                            "another \(name) has the same \(constraint.joined(separator: ", "))",
-                            objectID: objectID(row.reference), property: constraint.joined(separator: ",")))
-                    } else if let other = seen[key], touched.contains(other), !touched.contains(row.reference) {
-                        failures.append(TernError(
-                            .constraintConflict,
-                            "another \(name) has the same \(constraint.joined(separator: ", "))",
-                            objectID: objectID(other), property: constraint.joined(separator: ",")))
-                    } else if seen[key] == nil {
-                        seen[key] = row.reference
-                    }
-                }
-            }
-        }
-        return failures
-    }
-
-    /// The values of a constraint's properties, or nil when one is nil (nils never collide).
-    private func uniquenessKey(of row: StoreRow, for constraint: [String]) -> [AnyHashable]? {
-        var key: [AnyHashable] = []
-        for property in constraint {
-            if let value = row.attributes[property] {
-                key.append(value)
-            } else if let reference = row.toOne[property] {
-                key.append(reference)
-            } else {
-                return nil
-            }
-        }
-        return key
-    }
-
-    private func objectID(_ reference: RowReference) -> ObjectID {
-        ObjectID(entityName: reference.entityName, storeIdentifier: identifier, primaryKey: reference.primaryKey)
     }
 }

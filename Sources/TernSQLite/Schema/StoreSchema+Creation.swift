@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernFormats
 
 extension StoreSchema {
     /// The fixed tables of every Core Data store, in Core Data's exact text.

@@ -1,13 +1,12 @@
 import Foundation
-import TernCore
-import TernFormats
+package import TernCore
 
 extension PropertyListValue {
     /// Converts a decoded binary property list value; nil for a value metadata cannot hold
     /// (null or a UID, which only keyed archives use).
     ///
     /// - Complexity: O(*n*) in the size of the value.
-    init?(_ value: BinaryPropertyList.Value) {
+    package init?(_ value: BinaryPropertyList.Value) {
         switch value {
         case .null, .uid: return nil
         case .bool(let flag): self = .bool(flag)
@@ -36,7 +35,7 @@ extension PropertyListValue {
     /// The value as a binary property list value.
     ///
     /// - Complexity: O(*n*) in the size of the value.
-    var binaryPropertyListValue: BinaryPropertyList.Value {
+    package var binaryPropertyListValue: BinaryPropertyList.Value {
         switch self {
         case .bool(let flag): .bool(flag)
         case .integer(let number): .integer(number)

@@ -1,18 +1,18 @@
 import Foundation
-import TernCore
+package import TernCore
 
 extension StoreMetadata {
     /// The keys of Core Data's metadata dictionary that have typed properties.
-    enum Key {
-        static let storeType = "NSStoreType"
-        static let storeUUID = "NSStoreUUID"
-        static let versionHashes = "NSStoreModelVersionHashes"
-        static let versionIdentifiers = "NSStoreModelVersionIdentifiers"
-        static let hashesVersion = "NSStoreModelVersionHashesVersion"
-        static let checksum = "NSStoreModelVersionChecksumKey"
-        static let digest = "NSStoreModelVersionHashesDigest"
-        static let frameworkVersion = "NSPersistenceFrameworkVersion"
-        static let autoVacuumLevel = "_NSAutoVacuumLevel"
+    package enum Key {
+        package static let storeType = "NSStoreType"
+        package static let storeUUID = "NSStoreUUID"
+        package static let versionHashes = "NSStoreModelVersionHashes"
+        package static let versionIdentifiers = "NSStoreModelVersionIdentifiers"
+        package static let hashesVersion = "NSStoreModelVersionHashesVersion"
+        package static let checksum = "NSStoreModelVersionChecksumKey"
+        package static let digest = "NSStoreModelVersionHashesDigest"
+        package static let frameworkVersion = "NSPersistenceFrameworkVersion"
+        package static let autoVacuumLevel = "_NSAutoVacuumLevel"
     }
 
     /// Reads metadata from the `Z_METADATA` dictionary and UUID.
@@ -23,7 +23,7 @@ extension StoreMetadata {
     ///   - dictionary: The decoded `Z_PLIST`.
     ///   - uuid: `Z_UUID`.
     /// - Returns: nil when a typed key holds a value of the wrong type.
-    init?(propertyList dictionary: [String: PropertyListValue], uuid: String) {
+    package init?(propertyList dictionary: [String: PropertyListValue], uuid: String) {
         var others = dictionary
         var storeType = "SQLite"
         if let value = others.removeValue(forKey: Key.storeType) {
@@ -73,7 +73,7 @@ extension StoreMetadata {
     }
 
     /// The metadata as Core Data's `Z_PLIST` dictionary (without the UUID, which goes in `Z_UUID`).
-    var propertyList: [String: PropertyListValue] {
+    package var propertyList: [String: PropertyListValue] {
         var dictionary = applicationKeys
         dictionary.removeValue(forKey: Key.storeUUID)
         dictionary[Key.storeType] = .string(storeType)

@@ -1,0 +1,118 @@
+package import Foundation
+#if canImport(Glibc)
+import Glibc
+private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    Glibc.write(descriptor, bytes, count)
+}
+#elseif canImport(Musl)
+import Musl
+private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    Musl.write(descriptor, bytes, count)
+}
+#elseif canImport(Darwin)
+import Darwin
+private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    Darwin.write(descriptor, bytes, count)
+}
+#endif
+
+/// Replaces files so that a crash leaves either the old or the new file, never a mix.
+///
+/// ``write(_:to:)`` writes a temporary file beside the target (same directory, so the rename
+/// stays within one file system), flushes it to disk, renames it over the target, then
+/// flushes the directory so the rename itself survives a power cut. A crash before the rename
+/// leaves a stray temporary file, which ``removeTemporaryFiles(for:)`` deletes.
+package enum DurableFile {
+    /// The start of the names of the temporary files written for `url`: `.<name>.tern-tmp-`.
+    ///
+    /// - Parameter url: The target file.
+    package static func temporaryPrefix(for url: URL) -> String {
+        "." + url.lastPathComponent + ".tern-tmp-"
+    }
+
+    /// Durably replaces (or creates) a file with new contents.
+    ///
+    /// The new file keeps the permissions of the one it replaces.
+    ///
+    /// - Parameters:
+    ///   - data: The new contents.
+    ///   - url: The target file.
+    /// - Throws: ``TernError/Code/ioFailure`` when a step fails; the target is then untouched and
+    ///   the temporary file removed.
+    /// - Complexity: O(*n*) in the size of `data`.
+    package static func write(_ data: Data, to url: URL) throws(TernError) {
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(temporaryPrefix(for: url) + UUID().uuidString)
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("create the temporary file", temporary) }
+        var renamed = false
+        defer {
+            if !renamed { unlink(temporary.path) }
+        }
+        do {
+            defer { close(descriptor) }
+            var existing = stat()
+            if stat(url.path, &existing) == 0 {
+                _ = fchmod(descriptor, existing.st_mode & 0o7777)
+            }
+            try writeAll(data, to: descriptor, temporary)
+            guard fsync(descriptor) == 0 else { throw failure("flush the temporary file to disk", temporary) }
+        }
+        guard rename(temporary.path, url.path) == 0 else { throw failure("rename the temporary file over", url) }
+        renamed = true
+        try synchronizeDirectory(directory)
+    }
+
+    /// Deletes the temporary files a crash during ``write(_:to:)`` left beside a file.
+    ///
+    /// Only files named with ``temporaryPrefix(for:)`` are touched. Do not call it while another
+    /// process may be writing the same file.
+    ///
+    /// - Parameter url: The target file.
+    /// - Returns: How many files were removed.
+    /// - Complexity: O(*n*) in the number of files in the directory.
+    @discardableResult
+    package static func removeTemporaryFiles(for url: URL) -> Int {
+        let directory = url.deletingLastPathComponent()
+        let prefix = temporaryPrefix(for: url)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        var removed = 0
+        for name in names where name.hasPrefix(prefix) {
+            if unlink(directory.appendingPathComponent(name).path) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
+    // MARK: - Non public
+
+    private static func writeAll(_ data: Data, to descriptor: Int32, _ url: URL) throws(TernError) {
+        let failed: Bool = data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                guard let base = buffer.baseAddress else { return true }
+                let written = writeBytes(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return true
+                }
+                offset += written
+            }
+            return false
+        }
+        if failed { throw failure("write the temporary file", url) }
+    }
+
+    private static func synchronizeDirectory(_ directory: URL) throws(TernError) {
+        let descriptor = open(directory.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("open the directory to flush it", directory) }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw failure("flush the directory to disk", directory) }
+    }
+
+    /// An error for the failed step, with the system's reason.
+    private static func failure(_ step: String, _ url: URL) -> TernError {
+        let reason = String(cString: strerror(errno))
+        return TernError(
+            .ioFailure, "could not \(step) (\(reason)); check the folder's permissions and free space", path: url.path)
+    }
+}
