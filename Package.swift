@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "TernFormats", targets: ["TernFormats"]),
         .library(name: "TernSQLite", targets: ["TernSQLite"]),
         .library(name: "TernMigration", targets: ["TernMigration"]),
+        .library(name: "TernBinaryStore", targets: ["TernBinaryStore"]),
+        .library(name: "TernXMLStore", targets: ["TernXMLStore"]),
         .executable(name: "tern", targets: ["tern"]),
     ],
     targets: [
@@ -41,9 +43,15 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(name: "TernMigration", dependencies: ["TernCore"], swiftSettings: swiftSettings),
         .target(
+            name: "TernBinaryStore", dependencies: ["TernCore", "TernFormats", "CZlib"], swiftSettings: swiftSettings),
+        .target(name: "TernXMLStore", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
+        .target(
             name: "TernTool", dependencies: ["TernCore", "TernFormats", "TernSQLite"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "tern-crash-helper", dependencies: ["TernBinaryStore", "TernXMLStore"],
+            path: "Sources/TernCrashHelper", swiftSettings: swiftSettings),
 
         // MARK: Test support and tests
         .target(
@@ -64,6 +72,10 @@ let package = Package(
         .testTarget(
             name: "TernMigrationTests", dependencies: ["TernMigration", "TernFormats", "TernTestSupport"],
             exclude: ["Fixtures"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AtomicStoreTests",
+            dependencies: ["TernBinaryStore", "TernXMLStore", "TernTestSupport", "tern-crash-helper"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "TernToolTests", dependencies: ["TernTool", "TernTestSupport"],
             swiftSettings: swiftSettings),

@@ -1,26 +1,27 @@
-import Foundation
+package import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-import TernCore
+package import TernCore
 
 /// One element of a parsed XML document, with its attributes, children and text.
 ///
 /// Xcode's model files are small (a few hundred kilobytes at most), so they are read into a tree
-/// and decoded from it rather than decoded while parsing.
-struct XMLElementTree: Sendable {
+/// and decoded from it rather than decoded while parsing. Other modules (the XML store) parse
+/// through the same safe reader with ``parse(_:path:limits:)``.
+package struct XMLElementTree: Sendable {
     /// The element's name.
-    var name: String
+    package var name: String
     /// The element's attributes by name.
-    var attributes: [String: String]
+    package var attributes: [String: String]
     /// The child elements, in document order.
-    var children: [XMLElementTree]
+    package var children: [XMLElementTree]
     /// The character data directly inside the element.
-    var text: String
+    package var text: String
     /// The line of the element's start tag (1-based), or 0 when unknown.
-    var line: Int
+    package var line: Int
 
-    init(name: String, attributes: [String: String] = [:], line: Int = 0) {
+    package init(name: String, attributes: [String: String] = [:], line: Int = 0) {
         self.name = name
         self.attributes = attributes
         self.children = []
@@ -29,15 +30,15 @@ struct XMLElementTree: Sendable {
     }
 
     /// The value of the attribute with that name.
-    subscript(attribute name: String) -> String? { attributes[name] }
+    package subscript(attribute name: String) -> String? { attributes[name] }
 
     /// The children with that element name, in document order.
-    func children(named name: String) -> [XMLElementTree] {
+    package func children(named name: String) -> [XMLElementTree] {
         children.filter { $0.name == name }
     }
 
     /// The first child with that element name.
-    func child(named name: String) -> XMLElementTree? {
+    package func child(named name: String) -> XMLElementTree? {
         children.first { $0.name == name }
     }
 }
@@ -45,10 +46,20 @@ struct XMLElementTree: Sendable {
 // MARK: - Parsing
 
 extension XMLElementTree {
-    /// The deepest element nesting accepted. Model files nest five levels deep.
-    static let maximumDepth = 64
-    /// The largest document accepted, in bytes.
-    static let maximumSize = 64 << 20
+    /// What a document may be, and the error to throw when it is not.
+    package struct Limits: Sendable {
+        /// The deepest element nesting accepted. Model files nest five levels deep.
+        package var maximumDepth = 64
+        /// The largest document accepted, in bytes.
+        package var maximumSize = 64 << 20
+        /// The error code thrown for a malformed or unsafe document.
+        package var code = TernError.Code.unreadableModelFile
+        /// What the document is, for messages ("model file", "XML store").
+        package var documentName = "model file"
+
+        /// The limits for Xcode model files.
+        package init() {}
+    }
 
     /// Parses an XML document safely: no external entities, no entity declarations (which allow
     /// entity-expansion bombs), bounded nesting and size.
@@ -56,43 +67,45 @@ extension XMLElementTree {
     /// - Parameters:
     ///   - data: The document's bytes.
     ///   - path: The file the bytes come from, for error messages.
+    ///   - limits: The size and depth allowed, and the error code to throw.
     /// - Returns: The root element.
-    /// - Throws: ``TernError/Code/unreadableModelFile`` when the document is malformed or unsafe.
+    /// - Throws: `limits.code` (``TernError/Code/unreadableModelFile`` by default) when the
+    ///   document is malformed or unsafe.
     /// - Complexity: O(*n*) in the size of the document.
-    static func parse(_ data: Data, path: String) throws(TernError) -> XMLElementTree {
+    package static func parse(_ data: Data, path: String, limits: Limits = Limits()) throws(TernError) -> XMLElementTree {
+        let maximumSize = limits.maximumSize
         guard data.count <= maximumSize else {
             throw TernError(
-                .unreadableModelFile,
-                "the file is larger than \(maximumSize >> 20) MB, too large for a model file",
+                limits.code,
+                "the file is larger than \(maximumSize >> 20) MB, too large for a \(limits.documentName)",
                 path: path)
         }
         // libxml2 expands internal entities even when external ones are off, and FoundationXML
         // reports no entity declarations to its delegate: refuse them before parsing.
         if data.range(of: Data("<!ENTITY".utf8)) != nil {
             throw TernError(
-                .unreadableModelFile,
-                "the XML declares entities (<!ENTITY>), which model files never do; refusing to expand them",
+                limits.code,
+                "the XML declares entities (<!ENTITY>), which a \(limits.documentName) never does; refusing to expand them",
                 path: path)
         }
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
         parser.shouldReportNamespacePrefixes = false
-        let builder = Builder(maximumDepth: maximumDepth)
+        let builder = Builder(maximumDepth: limits.maximumDepth)
         parser.delegate = builder
         let finished = parser.parse()
         if let failure = builder.failure {
-            throw TernError(.unreadableModelFile, failure, path: path)
+            throw TernError(limits.code, failure, path: path)
         }
         if !finished || builder.errorLine != nil || parser.parserError != nil {
             let line = builder.errorLine ?? parser.lineNumber
+            let fix = limits.code == .unreadableModelFile ? "fix or re-save it in Xcode" : "restore it from a backup"
             throw TernError(
-                .unreadableModelFile,
-                "the file is not well-formed XML (error near line \(line)); fix or re-save it in Xcode",
-                path: path)
+                limits.code, "the file is not well-formed XML (error near line \(line)); \(fix)", path: path)
         }
         guard let root = builder.root else {
-            throw TernError(.unreadableModelFile, "the file holds no XML element", path: path)
+            throw TernError(limits.code, "the file holds no XML element", path: path)
         }
         return root
     }
