@@ -3,8 +3,9 @@
 //
 //     tern-crash-helper binary|xml <path> <saves>     (saves = 0: until killed)
 //
-// Each save sets every `Counter` row's `generation` to one more than before and rewrites its
-// payload, so a file that loads with rows of two generations was half-written.
+// It prints "ready" once the store is open. Each save sets every `Counter` row's `generation` to
+// one more than before and rewrites its payload, so a file that loads with rows of two
+// generations was half-written.
 import Foundation
 import TernBinaryStore
 import TernCore
@@ -25,6 +26,7 @@ let url = URL(fileURLWithPath: arguments[2])
 let store: any PersistentStore = arguments[1] == "xml"
     ? try XMLStore(at: url, model: model) : try BinaryStore(at: url, model: model)
 let rowCount = 200
+FileHandle.standardOutput.write(Data("ready\n".utf8))
 var done = 0
 while saves == 0 || done < saves {
     var rows = try await store.fetch(StoreFetchRequest(entityName: "Counter"))
@@ -38,7 +40,7 @@ while saves == 0 || done < saves {
         for index in rows.indices {
             guard case .integer(let generation)? = rows[index].attributes["generation"] else { exit(3) }
             rows[index].attributes["generation"] = .integer(generation + 1)
-            rows[index].attributes["payload"] = .string(String(repeating: "g\(generation + 1) ", count: 20))
+            rows[index].attributes["payload"] = .string(String(repeating: "g\(generation + 1) ", count: 100))
         }
         changes.updated = rows
     }

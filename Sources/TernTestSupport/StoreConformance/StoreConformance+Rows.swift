@@ -1,11 +1,11 @@
 import Foundation
 import Testing
-import TernCore
+public import TernCore
 
 /// Behaviours about values, inheritance, metadata and reading rows.
 extension StoreConformance {
-    /// One value of each attribute type of `Sample`, by attribute name.
-    static let sampleValues: [String: AttributeValue] = [
+    /// One value of each attribute type of ``ConformanceModel``'s `Sample`, by attribute name.
+    public static let sampleValues: [String: AttributeValue] = [
         "integer16": .integer(-7), "integer32": .integer(100_000), "integer64": .integer(1 << 40),
         "decimal": .decimal(Decimal(string: "12.5") ?? 0), "double": .double(3.25), "float": .double(1.5),
         "string": .string("héllo wörld"), "boolean": .bool(true),
