@@ -27,8 +27,8 @@ extension XMLStoreFormat {
 
     /// A string as escaped element text, or as base64 when XML cannot hold it.
     static func encodedString(_ text: String) -> (text: String, isBase64: Bool) {
-        XMLText.isRepresentable(text)
-            ? (XMLText.escapedContent(text), false) : (Data(text.utf8).base64EncodedString(), true)
+        XMLElementTree.isRepresentable(text)
+            ? (XMLElementTree.escape(text), false) : (Data(text.utf8).base64EncodedString(), true)
     }
 
     /// Appends a property-list value in the `<dict>`/`<key>`/`<string>` vocabulary of Apple's

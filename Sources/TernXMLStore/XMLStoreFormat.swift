@@ -46,13 +46,13 @@ public enum XMLStoreFormat: AtomicStoreFormat {
     public static func encode(_ contents: AtomicStoreContents) throws -> Data {
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<database format=\"Tern\" version=\"\(formatVersion)\">\n <databaseInfo>\n"
-        xml += "  <UUID>\(XMLText.escapedContent(contents.metadata.uuid))</UUID>\n  <metadata>\n"
+        xml += "  <UUID>\(XMLElementTree.escape(contents.metadata.uuid))</UUID>\n  <metadata>\n"
         var dictionary = contents.metadata.propertyList
         dictionary.removeValue(forKey: StoreMetadata.Key.storeUUID)
         appendPropertyList(.dictionary(dictionary), indent: "   ", to: &xml)
         xml += "  </metadata>\n  <primaryKeys>\n"
         for (root, last) in contents.lastPrimaryKeys.sorted(by: { $0.key < $1.key }) {
-            xml += "   <lastKey root=\"\(XMLText.escapedAttribute(root))\">\(last)</lastKey>\n"
+            xml += "   <lastKey root=\"\(XMLElementTree.escape(root))\">\(last)</lastKey>\n"
         }
         xml += "  </primaryKeys>\n </databaseInfo>\n"
         for row in contents.rows { appendObject(row, to: &xml) }
@@ -133,22 +133,22 @@ public enum XMLStoreFormat: AtomicStoreFormat {
     }
 
     private static func appendObject(_ row: StoreRow, to xml: inout String) {
-        xml += " <object type=\"\(XMLText.escapedAttribute(row.reference.entityName))\""
+        xml += " <object type=\"\(XMLElementTree.escape(row.reference.entityName))\""
         xml += " pk=\"\(row.reference.primaryKey)\" version=\"\(row.version)\">\n"
         for (name, value) in row.attributes.sorted(by: { $0.key < $1.key }) {
             let (type, text, base64) = encodedValue(value)
-            xml += "  <attribute name=\"\(XMLText.escapedAttribute(name))\" type=\"\(type)\""
+            xml += "  <attribute name=\"\(XMLElementTree.escape(name))\" type=\"\(type)\""
             xml += base64 ? " encoding=\"base64\">" : ">"
             xml += text + "</attribute>\n"
         }
         for (name, reference) in row.toOne.sorted(by: { $0.key < $1.key }) {
-            xml += "  <relationship name=\"\(XMLText.escapedAttribute(name))\" kind=\"to-one\""
-            xml += " idrefs=\"\(XMLText.escapedAttribute(reference.description))\"/>\n"
+            xml += "  <relationship name=\"\(XMLElementTree.escape(name))\" kind=\"to-one\""
+            xml += " idrefs=\"\(XMLElementTree.escape(reference.description))\"/>\n"
         }
         for (name, references) in row.toMany.sorted(by: { $0.key < $1.key }) {
             let refs = references.map(\.description).joined(separator: " ")
-            xml += "  <relationship name=\"\(XMLText.escapedAttribute(name))\" kind=\"to-many\""
-            xml += " idrefs=\"\(XMLText.escapedAttribute(refs))\"/>\n"
+            xml += "  <relationship name=\"\(XMLElementTree.escape(name))\" kind=\"to-many\""
+            xml += " idrefs=\"\(XMLElementTree.escape(refs))\"/>\n"
         }
         xml += " </object>\n"
     }

@@ -27,10 +27,26 @@ struct AtomicFormat: Sendable, CustomStringConvertible {
         decode: { try XMLStoreFormat.decode($0, path: $1) })
     static let all = [binary, xml]
 
+    /// A new store file in a new folder, holding ``AwkwardRows/sampleRows()``.
+    func savedStore() async throws -> StoreFile {
+        let folder = try TemporaryDirectory()
+        let url = folder.path("store.\(fileExtension)")
+        let store = try open(url)
+        _ = try await store.save(StoreChangeSet(inserted: AwkwardRows.sampleRows()))
+        return StoreFile(folder: folder, url: url, store: store)
+    }
+
     /// Opens (or creates) a writable store.
     func open(_ url: URL, model: ManagedObjectModel = ConformanceModel.model) throws -> any PersistentStore {
         try open(url, model, false)
     }
+}
+
+/// A store, its file and the folder that holds it (removed when the value is released).
+struct StoreFile {
+    let folder: TemporaryDirectory
+    let url: URL
+    let store: any PersistentStore
 }
 
 /// Rows holding awkward values of every kind, and a store saved with them.

@@ -100,9 +100,8 @@ import TernTestSupport
 
     @Test(arguments: AtomicFormat.all)
     func aReadOnlyStoreRefusesToSaveAndNeverWrites(format: AtomicFormat) async throws {
-        let tmp = try TemporaryDirectory()
-        let url = tmp.path("store.\(format.fileExtension)")
-        _ = try await format.open(url).save(StoreChangeSet(inserted: AwkwardRows.sampleRows()))
+        let file = try await format.savedStore()
+        let (tmp, url) = (file.folder, file.url)
         let stray = tmp.path(".store.\(format.fileExtension).tern-tmp-left-over")
         try Data("x".utf8).write(to: stray)
         let before = try Data(contentsOf: url)
@@ -129,10 +128,8 @@ import TernTestSupport
 
     @Test(arguments: AtomicFormat.all)
     func openingRemovesTemporaryFilesLeftByACrash(format: AtomicFormat) async throws {
-        let tmp = try TemporaryDirectory()
-        let url = tmp.path("store.\(format.fileExtension)")
-        let store = try format.open(url)
-        _ = try await store.save(StoreChangeSet(inserted: AwkwardRows.sampleRows()))
+        let file = try await format.savedStore()
+        let (tmp, url) = (file.folder, file.url)
         #expect(try fileNames(in: tmp.url) == ["store.\(format.fileExtension)"])
         let strays = [".store.\(format.fileExtension).tern-tmp-1", ".store.\(format.fileExtension).tern-tmp-ABC"]
         let others = [".other.\(format.fileExtension).tern-tmp-1", "store.\(format.fileExtension).tern-tmp-2"]
@@ -162,10 +159,8 @@ import TernTestSupport
 
     @Test(arguments: AtomicFormat.all)
     func metadataRoundTripsWithApplicationKeys(format: AtomicFormat) async throws {
-        let tmp = try TemporaryDirectory()
-        let url = tmp.path("store.\(format.fileExtension)")
-        let store = try format.open(url)
-        _ = try await store.save(StoreChangeSet(inserted: AwkwardRows.sampleRows()))
+        let file = try await format.savedStore()
+        let (url, store) = (file.url, file.store)
         var metadata = try await store.metadata()
         metadata.frameworkVersion = 1_400
         metadata.versionIdentifiers = ["v1", "<two & \"three\">"]
@@ -189,10 +184,8 @@ import TernTestSupport
 
     @Test(arguments: AtomicFormat.all)
     func metadataIsReadWithoutReadingTheRows(format: AtomicFormat) async throws {
-        let tmp = try TemporaryDirectory()
-        let url = tmp.path("store.\(format.fileExtension)")
-        let store = try format.open(url)
-        _ = try await store.save(StoreChangeSet(inserted: AwkwardRows.sampleRows()))
+        let file = try await format.savedStore()
+        let (url, store) = (file.url, file.store)
         let metadata = try await store.metadata()
         // Grow the file to 8 GiB without using disk space (a sparse tail of zeros): reading the
         // rows would fail or take minutes; reading the metadata must not notice.

@@ -128,7 +128,8 @@ import TernXMLStore
         #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<database format=\"Tern\" version=\"1\">"))
         #expect(text.contains("<key>NSStoreType</key>"))
         #expect(text.contains("<object type=\"Person\" pk=\"100\" version=\"1\">"))
-        #expect(text.contains("<attribute name=\"string\" type=\"string\">&lt;tag attr=\"x\"&gt;&amp;amp;"))
+        #expect(text.contains("<attribute name=\"string\" type=\"string\">&lt;tag attr=&quot;x&quot;&gt;&amp;amp;"))
+        #expect(text.contains("<attribute name=\"string\" type=\"string\">cr &#13; crlf &#13;&#10; lf &#10; tab &#9;</attribute>"))
         #expect(text.contains("<relationship name=\"pets\" kind=\"to-many\" idrefs=\"Pet/p102 Pet/p103\"/>"))
         #expect(!text.contains("\u{0}"))
     }

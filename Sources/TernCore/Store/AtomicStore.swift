@@ -128,30 +128,28 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
 
     // MARK: - Reading
 
-    /// The rows matching the request, sorted, with offset and limit applied.
+    /// Fetches from the rows in memory, as ``InMemoryStore`` does; the file is not read.
     ///
     /// - Complexity: O(*n* log *n*) in the number of rows of the entities involved.
     public func fetch(_ request: StoreFetchRequest) async throws -> [StoreRow] {
         try state.withLock { $0 }.select(request, model: model, storeIdentifier: identifier)
     }
 
-    /// The references of the rows matching the request, in order.
+    /// The references ``fetch(_:)`` would return, from the rows in memory.
     ///
     /// - Complexity: O(*n* log *n*) in the number of rows of the entities involved.
     public func fetchReferences(_ request: StoreFetchRequest) async throws -> [RowReference] {
         try await fetch(request).map(\.reference)
     }
 
-    /// The number of rows matching the request, after offset and limit.
+    /// How many rows ``fetch(_:)`` would return, counted in memory.
     ///
     /// - Complexity: O(*n*) in the number of rows of the entities involved.
     public func count(_ request: StoreFetchRequest) async throws -> Int {
-        var unsorted = request
-        unsorted.sortDescriptors = []
-        return try await fetch(unsorted).count
+        try state.withLock { $0 }.count(request, model: model, storeIdentifier: identifier)
     }
 
-    /// The rows with these references, in the same order; missing ones are left out.
+    /// Looks rows up in memory by reference, in order, leaving out the missing ones.
     ///
     /// - Complexity: O(*k*) in the number of references.
     public func rows(for references: [RowReference]) async throws -> [StoreRow] {
@@ -186,10 +184,7 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
     ///
     /// - Throws: ``TernError/Code/objectNotFound`` when the model has no such entity.
     public func newPrimaryKeys(forEntity entity: String, count: Int) async throws -> [Int64] {
-        guard let root = model.rootEntity(of: entity)?.name else {
-            throw TernError(.objectNotFound, "the model has no entity \(entity)", entity: entity)
-        }
-        return state.withLock { $0.newPrimaryKeys(forRoot: root, count: count) }
+        try state.withLock { try $0.newPrimaryKeys(forEntity: entity, count: count, model: model) }
     }
 
     // MARK: - Non public

@@ -75,9 +75,7 @@ public final class InMemoryStore: PersistentStore {
     ///
     /// - Complexity: O(*n*) in the number of rows of the entities involved.
     public func count(_ request: StoreFetchRequest) async throws -> Int {
-        var unsorted = request
-        unsorted.sortDescriptors = []
-        return try await fetch(unsorted).count
+        try state.withLock { $0 }.count(request, model: model, storeIdentifier: identifier)
     }
 
     /// The rows with these references, in the same order; missing ones are left out.
@@ -110,10 +108,7 @@ public final class InMemoryStore: PersistentStore {
     ///
     /// - Throws: ``TernError/Code/objectNotFound`` when the model has no such entity.
     public func newPrimaryKeys(forEntity entity: String, count: Int) async throws -> [Int64] {
-        guard let root = model.rootEntity(of: entity)?.name else {
-            throw TernError(.objectNotFound, "the model has no entity \(entity)", entity: entity)
-        }
-        return state.withLock { $0.newPrimaryKeys(forRoot: root, count: count) }
+        try state.withLock { try $0.newPrimaryKeys(forEntity: entity, count: count, model: model) }
     }
 
     // MARK: - Non public

@@ -83,15 +83,33 @@ package struct RowTable: Sendable, Hashable {
         return try request.ordered(matches.map(values)).map(\.row)
     }
 
+    /// The number of rows matching a request, after offset and limit.
+    ///
+    /// - Complexity: O(*n*) in the number of rows of the entities involved.
+    package func count(
+        _ request: StoreFetchRequest, model: ManagedObjectModel, storeIdentifier: String
+    ) throws -> Int {
+        var unsorted = request
+        unsorted.sortDescriptors = []
+        return try select(unsorted, model: model, storeIdentifier: storeIdentifier).count
+    }
+
     // MARK: - Writing
 
-    /// Reserves primary keys for an inheritance root.
+    /// Reserves primary keys, shared by the entity's inheritance root.
     ///
     /// - Parameters:
-    ///   - root: The inheritance root's name.
+    ///   - entity: The concrete entity of the new rows.
     ///   - count: How many keys.
+    ///   - model: The store's model, to find the inheritance root.
     /// - Returns: `count` consecutive new keys.
-    package mutating func newPrimaryKeys(forRoot root: String, count: Int) -> [Int64] {
+    /// - Throws: ``TernError/Code/objectNotFound`` when the model has no such entity.
+    package mutating func newPrimaryKeys(
+        forEntity entity: String, count: Int, model: ManagedObjectModel
+    ) throws -> [Int64] {
+        guard let root = model.rootEntity(of: entity)?.name else {
+            throw TernError(.objectNotFound, "the model has no entity \(entity)", entity: entity)
+        }
         let first = lastKeys[root, default: 0] + 1
         lastKeys[root] = first + Int64(count) - 1
         return (0..<Int64(count)).map { first + $0 }

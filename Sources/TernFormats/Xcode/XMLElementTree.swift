@@ -163,3 +163,45 @@ extension XMLElementTree {
         }
     }
 }
+
+// MARK: - Writing
+
+extension XMLElementTree {
+    /// Escapes text for an XML attribute or element: markup characters and the whitespace that
+    /// attribute normalisation would change become references. Characters XML 1.0 cannot hold
+    /// at all become U+FFFD: check ``isRepresentable(_:)`` first where they must survive.
+    ///
+    /// - Complexity: O(*n*) in the length of the text.
+    package static func escape(_ value: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(value.utf8.count)
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "\n": escaped += "&#10;"
+            case "\r": escaped += "&#13;"
+            case "\t": escaped += "&#9;"
+            case "\u{0}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": escaped += "\u{FFFD}"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
+
+    /// Whether XML 1.0 can hold the text at all: it has no way, not even a character reference,
+    /// to hold NUL, the other C0 controls but tab, line feed and carriage return, or U+FFFE and U+FFFF.
+    ///
+    /// - Complexity: O(*n*) in the length of the text.
+    package static func isRepresentable(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { scalar in
+            switch scalar {
+            case "\t", "\n", "\r": false
+            case "\u{0}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": true
+            default: false
+            }
+        }
+    }
+}

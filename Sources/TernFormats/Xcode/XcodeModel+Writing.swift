@@ -137,7 +137,7 @@ extension XcodeModel {
         <plist version="1.0">
         <dict>
         \t<key>\(currentVersionKey)</key>
-        \t<string>\(ContentsXMLBuilder.escape(versionName + "." + versionExtension))</string>
+        \t<string>\(XMLElementTree.escape(versionName + "." + versionExtension))</string>
         </dict>
         </plist>
 
@@ -312,28 +312,8 @@ struct ContentsXMLBuilder {
     private static func render(_ attributes: Attributes) -> String {
         var rendered = ""
         for case (let name, let value?) in attributes {
-            rendered += " \(name)=\"\(escape(value))\""
+            rendered += " \(name)=\"\(XMLElementTree.escape(value))\""
         }
         return rendered
-    }
-
-    /// Escapes text for an XML attribute or element. Characters XML 1.0 cannot hold become U+FFFD.
-    static func escape(_ value: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(value.utf8.count)
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "\n": escaped += "&#10;"
-            case "\r": escaped += "&#13;"
-            case "\t": escaped += "&#9;"
-            case "\u{0}"..."\u{1F}", "\u{FFFE}", "\u{FFFF}": escaped += "\u{FFFD}"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
     }
 }
