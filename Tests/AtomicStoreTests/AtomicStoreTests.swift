@@ -99,6 +99,21 @@ import TernTestSupport
     }
 
     @Test(arguments: AtomicFormat.all)
+    func aFailedWriteKeepsTheStoreAsItWasAndLeavesNoTemporaryFile(format: AtomicFormat) async throws {
+        let file = try await format.savedStore()
+        let before = try await file.store.allRows()
+        // Put a non-empty folder where the store file was: the rename over it must fail.
+        try FileManager.default.removeItem(at: file.url)
+        try FileManager.default.createDirectory(at: file.url.appendingPathComponent("blocker"), withIntermediateDirectories: true)
+        let row = StoreRow(reference: RowReference(entityName: "Pet", primaryKey: 900))
+        await #expect { try await file.store.save(StoreChangeSet(inserted: [row])) } throws: { error in
+            (error as? TernError)?.code == .ioFailure && (error as? TernError)?.path == file.url.path
+        }
+        #expect(try await file.store.allRows() == before)
+        #expect(try fileNames(in: file.folder.url) == ["store.\(format.fileExtension)"])
+    }
+
+    @Test(arguments: AtomicFormat.all)
     func aReadOnlyStoreRefusesToSaveAndNeverWrites(format: AtomicFormat) async throws {
         let file = try await format.savedStore()
         let (tmp, url) = (file.folder, file.url)

@@ -121,8 +121,7 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
         try state.withLock { table in
             var next = table
             next.metadata = metadata
-            try Self.write(next, to: url)
-            table = next
+            try Self.write(next, to: url) { table = next }
         }
     }
 
@@ -161,6 +160,10 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
     /// Applies a change set and rewrites the file; nothing changes, in memory or on disk, when
     /// the save fails.
     ///
+    /// The one exception: when the new file is in place but flushing its folder to disk fails,
+    /// the save throws ``TernError/Code/ioFailure`` and yet the store (in memory and in the file)
+    /// holds the changes, which a power loss could still undo.
+    ///
     /// - Throws: ``TernError/Code/mergeConflict`` on a version mismatch,
     ///   ``TernError/Code/constraintConflict`` on a broken uniqueness constraint,
     ///   ``TernError/Code/unwritableStore`` when read-only, ``TernError/Code/ioFailure`` when the
@@ -171,8 +174,7 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
         return try state.withLock { table in
             var next = table
             let result = try next.apply(changes, model: model, storeIdentifier: identifier)
-            try Self.write(next, to: url)
-            table = next
+            try Self.write(next, to: url) { table = next }
             return result
         }
     }
@@ -210,8 +212,10 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
         return try Format.decode(data, path: url.path)
     }
 
-    private static func write(_ table: RowTable, to url: URL) throws {
+    /// Writes the table durably; `replaced` runs once the file holds it, so that the rows in
+    /// memory always match the file even if only the final flush of the folder fails.
+    private static func write(_ table: RowTable, to url: URL, replaced: () -> Void = {}) throws {
         let contents = AtomicStoreContents(metadata: table.metadata, rows: table.allRows, lastPrimaryKeys: table.lastKeys)
-        try DurableFile.write(Format.encode(contents), to: url)
+        try DurableFile.write(Format.encode(contents), to: url, replaced: replaced)
     }
 }

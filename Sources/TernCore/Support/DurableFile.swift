@@ -37,10 +37,13 @@ package enum DurableFile {
     /// - Parameters:
     ///   - data: The new contents.
     ///   - url: The target file.
-    /// - Throws: ``TernError/Code/ioFailure`` when a step fails; the target is then untouched and
-    ///   the temporary file removed.
+    ///   - replaced: Called once the new file has replaced the old one, before the folder is
+    ///     flushed: from then on the new contents are what a reader sees, even if flushing the
+    ///     folder fails.
+    /// - Throws: ``TernError/Code/ioFailure`` when a step fails; before the rename, the target is
+    ///   then untouched and the temporary file removed.
     /// - Complexity: O(*n*) in the size of `data`.
-    package static func write(_ data: Data, to url: URL) throws(TernError) {
+    package static func write(_ data: Data, to url: URL, replaced: () -> Void = {}) throws(TernError) {
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(temporaryPrefix(for: url) + UUID().uuidString)
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -60,6 +63,7 @@ package enum DurableFile {
         }
         guard rename(temporary.path, url.path) == 0 else { throw failure("rename the temporary file over", url) }
         renamed = true
+        replaced()
         try synchronizeDirectory(directory)
     }
 
