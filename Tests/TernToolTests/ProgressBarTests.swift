@@ -60,6 +60,24 @@ import Testing
         }
     }
 
+    @Test(arguments: [true, false])
+    func terminalBarRedrawsInPlaceAndColoursOnlyWhenAllowed(color: Bool) {
+        let captured = CapturedOutput(terminal: true)
+        let progress = Progress(totalUnitCount: 8)
+        let bar = ProgressBar(
+            title: "migrating", progress: progress, display: .bar(delay: .zero), output: captured, color: color,
+            width: 80)
+        bar.start()
+        progress.completedUnitCount = 8
+        bar.finish()
+        let text = captured.standardError
+        #expect(text.hasPrefix("\r"))
+        #expect(text.hasSuffix("\u{1B}[K\n"))
+        #expect(text.contains("100% 8/8"))
+        #expect(text.contains("\u{1B}[32m[") == color)
+        #expect(captured.standardOutput.isEmpty)
+    }
+
     @Test func colourIsUsedOnlyOnATerminalWithoutNoColor() {
         let plain = ToolEnvironment(output: CapturedOutput(terminal: true), variables: ["NO_COLOR": "1"])
         let coloured = ToolEnvironment(output: CapturedOutput(terminal: true), variables: ["NO_COLOR": ""])

@@ -171,7 +171,7 @@ final class ProgressBar: Sendable {
             case .hidden:
                 return
             case .bar(let delay):
-                guard state.hasDrawn || (!final && elapsed >= delay) else { return }
+                guard state.hasDrawn || elapsed >= delay else { return }
                 let barWidth = max(width - title.count - 45, 10)
                 var text = Self.render(
                     title: title, completed: completed, total: total, elapsed: elapsed, barWidth: barWidth)
