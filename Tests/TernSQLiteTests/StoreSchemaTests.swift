@@ -68,6 +68,32 @@ struct FixtureWithModel: Sendable, CustomStringConvertible {
         #expect(actual.tables == expected.tables)
         #expect(actual.indexes == expected.indexes)
         #expect(actual.uniqueIndexes == expected.uniqueIndexes)
+        // The very text Core Data writes, statement by statement.
+        let text: SQL = "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"
+        let expectedText = try Connection(path: original.path, configuration: .readOnly).fetchAll(text).compactMap { $0.first?.string }
+        let actualText = try Connection(path: created.path, configuration: .readOnly).fetchAll(text).compactMap { $0.first?.string }
+        #expect(Set(actualText) == Set(expectedText))
+    }
+
+    @Test func createsSampleModel2sTablesFromItsModelCache() async throws {
+        let folder = try TemporaryDirectory()
+        let original = try folder.copyStore(ExpectedStore.all[2])
+        let model = try SQLiteStore(at: original, configuration: .readOnly).model
+        let created = folder.path("created.sqlite")
+        let store = try SQLiteStore(at: created, model: model)
+        let book = RowReference(entityName: "Book", primaryKey: try await store.newPrimaryKeys(forEntity: "Book", count: 1)[0])
+        let pages = try await store.newPrimaryKeys(forEntity: "Page", count: 2).map { RowReference(entityName: "Page", primaryKey: $0) }
+        try await store.save(StoreChangeSet(inserted: [StoreRow(reference: book, toMany: ["pages": pages])]
+            + pages.map { StoreRow(reference: $0, toOne: ["book": book]) }))
+        #expect(try await store.rows(for: [book]).first?.attributes["pagesCount"] == .integer(2))
+        // Persistent history tables are not part of the model.
+        let history: Set<String> = ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"]
+        let text: SQL = "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"
+        let expected = try Connection(path: original.path, configuration: .readOnly).fetchAll(text)
+            .compactMap { $0.first?.string }.filter { sql in !history.contains { sql.contains(" \($0) ") } }
+        let actual = try Connection(path: created.path, configuration: .readOnly).fetchAll(text).compactMap { $0.first?.string }
+        #expect(expected.count == 18)
+        #expect(Set(actual) == Set(expected))
     }
 
     @Test(arguments: FixtureWithModel.all)

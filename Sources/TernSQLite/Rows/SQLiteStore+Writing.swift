@@ -232,7 +232,8 @@ extension SQLiteStore {
             throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-one relationship \(SQL.quoted(name)).")
         }
         var values: [(column: String, value: DatabaseValue)] = []
-        for attribute in layout.attributes {
+        // Derived attributes are read-only: the store's triggers keep them.
+        for attribute in layout.attributes where attribute.derivation == nil {
             var value = DatabaseValue.null
             if let attributeValue = row.attributes[attribute.name] {
                 guard let converted = attributeValue.databaseValue(for: attribute.type) else {

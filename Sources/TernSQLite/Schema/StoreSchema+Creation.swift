@@ -38,7 +38,52 @@ extension StoreSchema {
             let indexName = Self.schemaName("\(join.name)_\(join.columns[1])_INDEX")
             indexes.append(SQL(unsafeSQL: "CREATE INDEX \(indexName) ON \(name) (\(second), \(first))"))
         }
-        return statements + indexes + Self.fixedTableStatements
+        return statements + indexes + derivedAttributeTriggers + Self.fixedTableStatements
+    }
+
+    /// The triggers that keep `<to-many>.@count` derived attributes, as Core Data writes them:
+    /// four on the destination table (insert, re-parenting both ways, delete) and one on the
+    /// source table for new rows. Other derivations get no trigger.
+    var derivedAttributeTriggers: [SQL] {
+        var triggers: [SQL] = []
+        for layout in entities.values.sorted(by: { $0.number < $1.number }) {
+            guard let entity = model.entity(named: layout.name) else { continue }
+            for attribute in entity.attributes {
+                guard let counted = Self.countedRelationship(attribute.derivationExpression),
+                    let column = layout.attribute(named: attribute.name)?.column,
+                    let relationship = layout.toMany(named: counted),
+                    case .inverseForeignKey(let destination, let key, _) = relationship.storage
+                else { continue }
+                let source = Self.schemaName(layout.table)
+                let (target, fk, value) = (Self.schemaName(destination), Self.schemaName(key), Self.schemaName(column))
+                let literal = { (text: String) in "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+                let notify = { (function: String, row: String) in
+                    "SELECT \(function)(\(literal(layout.table)), Z_ENT, Z_PK, \(literal(attribute.name)), \(value)) FROM \(source) WHERE Z_PK = \(row); END"
+                }
+                let updated = "NSCoreDataDATriggerUpdatedAffectedObjectValue"
+                let prefix = "Z_DA_\(destination)_\(layout.name)_\(attribute.name)_PARAMETER_"
+                let parameter: [(String, String, String, String)] = [
+                    ("INSERT", "INSERT", "NEW", "IFNULL(\(value), 0) + 1"),
+                    ("UPDATE_INCREMENT", "UPDATE OF \(fk)", "NEW", "\(value) + 1"),
+                    ("UPDATE_DECREMENT", "UPDATE OF \(fk)", "OLD", "\(value) - 1"),
+                    ("DELETE", "DELETE", "OLD", "\(value) - 1"),
+                ]
+                for (suffix, event, side, change) in parameter {
+                    triggers.append(SQL(unsafeSQL: """
+                        CREATE TRIGGER \(Self.schemaName(prefix + suffix)) AFTER \(event) ON \(target) FOR EACH ROW \
+                        WHEN (\(side).\(fk) NOT NULL) BEGIN UPDATE \(source) SET \(value) = \(change) \
+                        WHERE Z_PK = \(side).\(fk); \(notify(updated, "\(side).\(fk)"))
+                        """))
+                }
+                let name = Self.schemaName("Z_DA_\(layout.table)_\(layout.name)_\(attribute.name)_SOURCE_INSERT")
+                triggers.append(SQL(unsafeSQL: """
+                    CREATE TRIGGER \(name) AFTER INSERT ON \(source) FOR EACH ROW BEGIN UPDATE \(source) \
+                    SET \(value) = (SELECT IFNULL(COUNT(\(fk)), 0) FROM \(target) WHERE \(fk) = NEW.Z_PK) \
+                    WHERE Z_PK = NEW.Z_PK; \(notify("NSCoreDataDATriggerInsertUpdatedAffectedObjectValue", "NEW.Z_PK"))
+                    """))
+            }
+        }
+        return triggers
     }
 
     /// The rows of `Z_PRIMARYKEY` for a new store, with `Z_MAX` 0.
@@ -46,6 +91,14 @@ extension StoreSchema {
         entities.values.sorted { $0.number < $1.number }.map { entity in
             "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (\(entity.number), \(entity.name), \(entity.superNumber), 0)"
         }
+    }
+
+    /// The relationship a derivation counts: `pages.@count` (Xcode) or `count:(pages)` (archives).
+    static func countedRelationship(_ expression: String?) -> String? {
+        let text = expression?.filter { !$0.isWhitespace } ?? ""
+        if text.hasSuffix(".@count") { return String(text.dropLast(".@count".count)) }
+        if text.hasPrefix("count:("), text.hasSuffix(")") { return String(text.dropFirst("count:(".count).dropLast()) }
+        return nil
     }
 
     /// A name as it appears in schema text: bare when it is a plain upper-case `Z…` identifier

@@ -255,7 +255,7 @@ private struct LayoutBuilder {
             guard let column = columns[key] else { continue }
             attributes.append(AttributeColumn(
                 name: attribute.name, type: attribute.type, column: column,
-                allowsExternalStorage: attribute.allowsExternalBinaryDataStorage))
+                allowsExternalStorage: attribute.allowsExternalBinaryDataStorage, derivation: attribute.derivationExpression))
         }
         var toOnes: [ToOneColumn] = []
         var toManys: [ToManyMapping] = []

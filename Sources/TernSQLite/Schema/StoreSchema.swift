@@ -89,6 +89,8 @@ package struct AttributeColumn: Sendable, Hashable {
     package let column: String
     /// Whether large values may be stored in files beside the store.
     package let allowsExternalStorage: Bool
+    /// The derivation expression of a derived attribute, which writers leave to the store.
+    package let derivation: String?
 }
 
 /// The columns of a to-one relationship.
