@@ -1,6 +1,9 @@
 import Foundation
 import TernTestSupport
 import Testing
+import TernCore
+import TernSQLite
+@testable import TernTool
 
 /// `tern create`, checked by reading the new store back with `tern info`.
 @Suite struct CreateCommandTests {
@@ -49,5 +52,15 @@ import Testing
         let result = await ToolRunner.run(["create", "New.sqlite"])
         #expect(result.status == 2)
         #expect(result.errorLines.first == "error: missing option --model MODEL")
+    }
+}
+
+/// Messages of lower layers read well after `error: … :`.
+@Suite struct StoreFileMessageTests {
+    @Test func lowerLayerMessagesFollowAColon() {
+        let mismatch = SQLiteError(.schemaMismatch, "The model differs; migrate first.")
+        #expect(StoreFile.message(of: mismatch) == "the model differs; migrate first")
+        let acronym = TernError(.unreadableStore, "SQLite said no")
+        #expect(StoreFile.message(of: acronym) == "SQLite said no")
     }
 }

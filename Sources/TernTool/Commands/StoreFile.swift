@@ -108,12 +108,20 @@ struct StoreFile {
         }
     }
 
-    /// The message of a lower layer's error, without the path it repeats.
+    /// The message of a lower layer's error, without the path it repeats, to follow a colon:
+    /// a leading capital of an ordinary word is lowered and a final period dropped.
     static func message(of error: any Error) -> String {
+        var text: String
         switch error {
-        case let error as SQLiteError: return error.message
-        case let error as TernError: return error.message
-        default: return String(describing: error)
+        case let error as SQLiteError: text = error.message
+        case let error as TernError: text = error.message
+        default: text = String(describing: error)
         }
+        if text.hasSuffix(".") { text.removeLast() }
+        let start = text.prefix(2)
+        if start.count == 2, start.first?.isUppercase == true, start.last?.isLowercase == true {
+            text = text.prefix(1).lowercased() + text.dropFirst()
+        }
+        return text
     }
 }
