@@ -53,6 +53,11 @@ let package = Package(
             name: "tern-crash-helper", dependencies: ["TernBinaryStore", "TernXMLStore"],
             path: "Sources/TernCrashHelper", swiftSettings: swiftSettings),
 
+        // MARK: Benchmarks (`swift run -c release tern-bench`)
+        .executableTarget(
+            name: "tern-bench", dependencies: ["TernCore", "TernSQLite", "CSQLite"],
+            path: "Benchmarks/Sources/tern-bench", swiftSettings: swiftSettings),
+
         // MARK: Test support and tests
         .target(
             name: "TernTestSupport", dependencies: ["TernCore"],

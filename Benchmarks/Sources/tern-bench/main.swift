@@ -1,0 +1,66 @@
+// tern-bench: Tern against the SQLite C API, scenario by scenario, in one run.
+// See Benchmarks/README.md.
+import Foundation
+
+/// The whole run; returns the exit status.
+func runBenchmark() async -> Int32 {
+    let options: BenchOptions
+    do {
+        options = try BenchOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+    } catch let failure as BenchFailure {
+        FileHandle.standardError.write(Data((failure.description + "\n").utf8))
+        return failure.isHelp ? 0 : 2
+    } catch {
+        return 2
+    }
+    do {
+        if let side = options.childSide {
+            guard let store = options.store, let scenario = options.selectedScenarios.first, options.scenarios.count == 1 else {
+                throw BenchFailure("a child needs one --scenario and --store")
+            }
+            try await Runner.runChild(scenario, side: side, rows: options.rows, store: store)
+            return 0
+        }
+        let report = try measureAll(options)
+        print(options.json ? try report.json() : report.table())
+        let mismatches = report.results.filter { $0.tern.checksum != $0.baseline.checksum }
+        for result in mismatches {
+            FileHandle.standardError.write(Data("""
+                \(result.scenario): Tern and the baseline disagree (checksums \(result.tern.checksum) and \
+                \(result.baseline.checksum)): the two sides did not do the same work.\n
+                """.utf8))
+        }
+        return mismatches.isEmpty ? 0 : 1
+    } catch {
+        FileHandle.standardError.write(Data("tern-bench: \(error)\n".utf8))
+        return 1
+    }
+}
+
+/// Measures the selected scenarios at the selected size, and memory at two sizes with `--memory`.
+func measureAll(_ options: BenchOptions) throws -> BenchReport {
+    let runner = try Runner()
+    var report = BenchReport(rows: options.rows)
+    func progress(_ text: String) {
+        FileHandle.standardError.write(Data("… \(text)\n".utf8))
+    }
+    for scenario in options.selectedScenarios {
+        progress("\(scenario.rawValue) at \(options.rows) rows")
+        let (tern, baseline) = try runner.measure(scenario, rows: options.rows)
+        report.results.append(ScenarioResult(scenario, rows: options.rows, tern: tern, baseline: baseline))
+    }
+    if options.memory {
+        let small = min(100_000, options.rows)
+        for scenario in options.selectedScenarios where scenario.streams {
+            progress("\(scenario.rawValue) memory at \(small) rows")
+            let (ternSmall, baselineSmall) = try runner.measure(scenario, rows: small)
+            let large = report.results.first { $0.scenario == scenario.rawValue }
+            report.memory.append(MemoryResult(
+                scenario: scenario.rawValue, small: (small, ternSmall, baselineSmall),
+                large: (options.rows, large?.tern ?? ternSmall, large?.baseline ?? baselineSmall)))
+        }
+    }
+    return report
+}
+
+exit(await runBenchmark())
