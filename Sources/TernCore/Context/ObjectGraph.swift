@@ -91,7 +91,9 @@ final class ObjectGraph {
         let pending = object.pendingOperations
         object.pendingOperations = []
         for operation in pending { operation(object) }
-        if !object.hasChanges, !object.isDeleted { changed[object.objectID] = nil }
+        // A fault just loaded, with nothing pending, has no changes: skip comparing its values.
+        let isClean = !wasLoaded && pending.isEmpty && !object.isInserted
+        if isClean || !object.hasChanges, !object.isDeleted { changed[object.objectID] = nil }
     }
 
     func willChange(_ object: ManagedObject) {

@@ -30,25 +30,29 @@ extension SQLiteStore: PersistentStore {
                 entity: request.entityName)
         }
         var matches: [StoreRow] = []
-        var last: Int64 = 0
-        while true {
-            let batch = try rows(
-                of: request.entityName, includingSubentities: request.includesSubentities, after: last,
-                limit: Self.fetchBatchSize)
-            for row in batch where try request.predicate?.evaluate(with: RowValues(row: row, store: self)) ?? true {
-                matches.append(row)
-            }
-            guard batch.count == Self.fetchBatchSize, let key = batch.last?.reference.primaryKey else { break }
-            last = key
-        }
+        try forEachMatch(of: request) { matches.append($0) }
         return try request.ordered(matches.map { RowValues(row: $0, store: self) }).map(\.row)
     }
 
     /// The references of the rows ``fetch(_:)`` returns, in the same order.
     ///
+    /// Without sort descriptors only the references are kept, and without a predicate only the
+    /// keys are read, so memory holds the references and one batch of rows.
+    ///
     /// - Complexity: As ``fetch(_:)``.
     public func fetchReferences(_ request: StoreFetchRequest) throws -> [RowReference] {
-        try fetch(request).map(\.reference)
+        guard request.sortDescriptors.isEmpty else { return try fetch(request).map(\.reference) }
+        let end = request.limit.map { request.offset + $0 } ?? Int.max
+        var references: [RowReference] = []
+        if request.predicate == nil {
+            try forEachKey(of: request.entityName, includingSubentities: request.includesSubentities) { reference in
+                references.append(reference)
+                return references.count < end
+            }
+        } else {
+            try forEachMatch(of: request) { references.append($0.reference) }
+        }
+        return Array(references[min(request.offset, references.count)..<min(end, references.count)])
     }
 
     /// The number of rows ``fetch(_:)`` returns.
@@ -70,15 +74,24 @@ extension SQLiteStore: PersistentStore {
     ///
     /// - Complexity: O(*k* log *n*) for *k* references.
     public func rows(for references: [RowReference]) throws -> [StoreRow] {
-        var rows: [StoreRow] = []
-        for reference in references {
-            guard schema.entities[reference.entityName] != nil,
-                let row = try row(of: reference.entityName, primaryKey: reference.primaryKey),
-                row.reference.entityName == reference.entityName
-            else { continue }
-            rows.append(row)
+        var found: [RowReference: StoreRow] = [:]
+        let known = references.filter { schema.entities[$0.entityName] != nil }
+        for (entity, group) in Dictionary(grouping: known, by: \.entityName) {
+            let layout = try schema.entity(named: entity)
+            let select = try selection(for: layout)
+            for start in stride(from: 0, to: group.count, by: Self.fetchBatchSize) {
+                let keys = group[start..<min(start + Self.fetchBatchSize, group.count)].map { DatabaseValue.integer($0.primaryKey) }
+                let placeholders = SQL(unsafeSQL: Array(repeating: "?", count: keys.count).joined(separator: ", "), arguments: keys)
+                let sql: SQL = "\(select.sql) WHERE Z_PK IN (\(placeholders)) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
+                try connection.forEachRow(sql) { (values) throws(SQLiteError) in
+                    let row = try decode(values, columns: select.columns)
+                    found[RowReference(entityName: entity, primaryKey: row.reference.primaryKey)] = row
+                }
+            }
         }
-        return rows
+        return references.compactMap { reference in
+            found[reference].flatMap { $0.reference.entityName == reference.entityName ? $0 : nil }
+        }
     }
 
     /// Reserves primary keys for new rows of an entity, from its root's `Z_MAX`.
@@ -91,6 +104,55 @@ extension SQLiteStore: PersistentStore {
 
     /// How many rows ``fetch(_:)`` reads at a time.
     static let fetchBatchSize = 500
+
+    // MARK: - Non public
+
+    /// Calls `body` with each row of the request's entity that matches its predicate, in key
+    /// order, reading a batch at a time.
+    private func forEachMatch(of request: StoreFetchRequest, _ body: (StoreRow) -> Void) throws {
+        guard schema.entities[request.entityName] != nil else {
+            throw TernError(
+                .objectNotFound, "the model has no entity \(request.entityName); check the fetch request",
+                entity: request.entityName)
+        }
+        var last: Int64 = 0
+        while true {
+            let batch = try rows(
+                of: request.entityName, includingSubentities: request.includesSubentities, after: last,
+                limit: Self.fetchBatchSize)
+            for row in batch where try request.predicate?.evaluate(with: RowValues(row: row, store: self)) ?? true {
+                body(row)
+            }
+            guard batch.count == Self.fetchBatchSize, let key = batch.last?.reference.primaryKey else { return }
+            last = key
+        }
+    }
+
+    /// Calls `body` with the reference of each row of an entity, in key order, reading only
+    /// keys, a batch at a time, until `body` returns false.
+    private func forEachKey(
+        of entity: String, includingSubentities: Bool, _ body: (RowReference) -> Bool
+    ) throws {
+        let layout = try schema.entity(named: entity)
+        let numbers = includingSubentities ? layout.hierarchyNumbers : [layout.number]
+        var last: Int64 = 0
+        while true {
+            let sql: SQL = """
+                SELECT Z_PK, Z_ENT FROM \(.identifier(layout.table)) WHERE Z_ENT IN (\(Self.list(numbers))) \
+                AND Z_PK > \(last) ORDER BY Z_PK LIMIT \(Self.fetchBatchSize)
+                """
+            var count = 0
+            var proceed = true
+            try connection.forEachRow(sql) { (values) throws(SQLiteError) in
+                guard proceed else { return }
+                count += 1
+                last = values[0].int64 ?? 0
+                let name = try schema.entity(number: Int(values[1].int64 ?? 0)).name
+                proceed = body(RowReference(entityName: name, primaryKey: last))
+            }
+            guard proceed, count == Self.fetchBatchSize else { return }
+        }
+    }
 }
 
 /// A row seen through key paths, for predicates and sorts: related rows are read from the store.
