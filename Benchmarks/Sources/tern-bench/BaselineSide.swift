@@ -36,11 +36,10 @@ struct BaselineSide {
             INSERT INTO ZEVENT (Z_PK, Z_ENT, Z_OPT, ZID, ZNAME, ZTIMESTAMP, ZAMOUNT, ZFLAG) \
             VALUES (?, ?, 1, ?, ?, ?, ?, ?)
             """)
-        let clock = ContinuousClock()
-        var elapsed = Duration.zero
+        var watch = Stopwatch()
         for start in stride(from: 0, to: rows, by: EventData.transactionSize) {
             let chunk = EventData.rows(from: start, count: min(EventData.transactionSize, rows - start))
-            let began = clock.now
+            watch.start()
             try database.execute("BEGIN IMMEDIATE")
             readMax.bind(entityNumber, at: 1)
             _ = try readMax.step()
@@ -63,17 +62,17 @@ struct BaselineSide {
                 insert.reset()
             }
             try database.execute("COMMIT")
-            elapsed += clock.now - began
+            watch.stop()
         }
-        return Timing(seconds: elapsed.seconds, checksum: 0)
+        return watch.timing(checksum: 0)
     }
 
     // MARK: - Reading
 
     /// Every row in key order, every column read into a Swift value.
     private func fetch(_ database: RawDatabase) throws -> Timing {
-        let clock = ContinuousClock()
-        let began = clock.now
+        var watch = Stopwatch()
+        watch.start()
         let select = try database.prepare(
             "SELECT Z_PK, Z_ENT, Z_OPT, ZID, ZNAME, ZTIMESTAMP, ZAMOUNT, ZFLAG FROM ZEVENT ORDER BY Z_PK")
         var checksum: Int64 = 0
@@ -83,7 +82,8 @@ struct BaselineSide {
             checksum &+= select.int64(3) &+ select.int64(6) &+ Int64(name.utf8.count)
             checksum &+= Int64(date.timeIntervalSinceReferenceDate) &+ (select.int64(7) != 0 ? 1 : 0)
         }
-        return Timing(seconds: (clock.now - began).seconds, checksum: checksum)
+        watch.stop()
+        return watch.timing(checksum: checksum)
     }
 
     /// A value of a dictionary row, as hand-written code would keep it.
@@ -95,8 +95,8 @@ struct BaselineSide {
 
     /// Three columns of every row, collected as one dictionary per row, then read.
     private func fetchDictionaries(_ database: RawDatabase) throws -> Timing {
-        let clock = ContinuousClock()
-        let began = clock.now
+        var watch = Stopwatch()
+        watch.start()
         let select = try database.prepare("SELECT ZNAME, ZTIMESTAMP, ZAMOUNT FROM ZEVENT ORDER BY Z_PK")
         var dictionaries: [[String: Value]] = []
         while try select.step() {
@@ -112,17 +112,19 @@ struct BaselineSide {
             if case .string(let name)? = dictionary["name"] { checksum &+= Int64(name.utf8.count) }
             if case .date(let date)? = dictionary["timeStamp"] { checksum &+= Int64(date.timeIntervalSinceReferenceDate) }
         }
-        return Timing(seconds: (clock.now - began).seconds, checksum: checksum)
+        watch.stop()
+        return watch.timing(checksum: checksum)
     }
 
     /// `COUNT(*)` with the predicate in SQL, answered from the index on `ZAMOUNT`.
     private func count(_ database: RawDatabase) throws -> Timing {
-        let clock = ContinuousClock()
-        let began = clock.now
+        var watch = Stopwatch()
+        watch.start()
         let select = try database.prepare("SELECT COUNT(*) FROM ZEVENT WHERE ZAMOUNT < ?")
         select.bind(EventData.countThreshold, at: 1)
         _ = try select.step()
-        return Timing(seconds: (clock.now - began).seconds, checksum: select.int64(0))
+        watch.stop()
+        return watch.timing(checksum: select.int64(0))
     }
 
     // MARK: - Checking what was written

@@ -6,8 +6,10 @@ struct ScenarioResult: Codable {
     var rows: Int
     var tern: SideResult
     var baseline: SideResult
-    /// Tern time ÷ baseline time.
+    /// Tern time ÷ baseline time (wall clock).
     var ratio: Double
+    /// Tern CPU time ÷ baseline CPU time.
+    var cpuRatio: Double
     /// Rows per second through Tern.
     var ternRowsPerSecond: Double
     /// The most ratio the issue allows, if any.
@@ -21,6 +23,7 @@ struct ScenarioResult: Codable {
         self.tern = tern
         self.baseline = baseline
         ratio = tern.seconds / max(baseline.seconds, 1e-9)
+        cpuRatio = tern.cpuSeconds / max(baseline.cpuSeconds, 1e-9)
         ternRowsPerSecond = Double(rows) / max(tern.seconds, 1e-9)
         targetRatio = scenario.targetRatio
         targetMet = scenario.targetRatio.map { ratio <= $0 }
@@ -88,27 +91,27 @@ struct BenchReport: Codable {
     func table() -> String {
         var lines = ["tern-bench: \(rows) rows, \(cores) cores, load average \(loadAverage), \(date)", ""]
         if !results.isEmpty {
-            lines.append(Self.row(["scenario", "rows", "Tern s", "SQLite s", "Tern rows/s", "ratio", "target",
-                                   "Tern peak MiB", "SQLite peak MiB"]))
+            lines.append(Self.row(["scenario", "rows", "Tern s", "SQLite s", "Tern rows/s", "ratio", "CPU ratio",
+                                   "target", "Tern peak MiB", "SQLite peak MiB"]))
             for result in results {
                 let target = result.targetRatio.map { "≤ \(Self.format($0)) \(result.targetMet == true ? "met" : "MISSED")" } ?? "-"
                 lines.append(Self.row([
                     result.scenario, String(result.rows), Self.format(result.tern.seconds, 3),
                     Self.format(result.baseline.seconds, 3), String(Int(result.ternRowsPerSecond)),
-                    Self.format(result.ratio), target, Self.format(result.tern.peakMiB, 1),
+                    Self.format(result.ratio), Self.format(result.cpuRatio), target, Self.format(result.tern.peakMiB, 1),
                     Self.format(result.baseline.peakMiB, 1),
                 ]))
             }
         }
         if !memory.isEmpty {
             lines += ["", "peak memory of streaming scenarios (target: growth ≤ \(Int(MemoryResult.allowedGrowthMiB)) MiB)"]
-            lines.append(Self.row(["scenario", "small rows", "large rows", "Tern small", "Tern large", "growth",
+            lines.append(Self.row(["scenario", "small rows", "large rows", "Tern small", "Tern large", "growth", "",
                                    "target", "SQLite small", "SQLite large"]))
             for result in memory {
                 lines.append(Self.row([
                     result.scenario, String(result.smallRows), String(result.largeRows),
                     Self.format(result.ternSmallMiB, 1), Self.format(result.ternLargeMiB, 1),
-                    Self.format(result.ternGrowthMiB, 1), result.targetMet ? "met" : "MISSED",
+                    Self.format(result.ternGrowthMiB, 1), "", result.targetMet ? "met" : "MISSED",
                     Self.format(result.baselineSmallMiB, 1), Self.format(result.baselineLargeMiB, 1),
                 ]))
             }
@@ -118,7 +121,7 @@ struct BenchReport: Codable {
         return lines.joined(separator: "\n")
     }
 
-    private static let widths = [20, 9, 9, 9, 12, 7, 13, 14, 15]
+    private static let widths = [20, 9, 9, 9, 12, 8, 10, 14, 14, 15]
 
     private static func row(_ cells: [String]) -> String {
         zip(cells, widths).map { cell, width in

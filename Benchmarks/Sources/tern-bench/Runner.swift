@@ -12,6 +12,7 @@ struct ChildReport: Codable {
 /// One side of one scenario as measured in its own process.
 struct SideResult: Codable {
     var seconds: Double
+    var cpuSeconds: Double
     var peakMiB: Double
     var checksum: Int64
 }
@@ -58,7 +59,7 @@ final class Runner {
         defer { if scenario.writes { removeStore(store) } }
         let report = try runChild(["--child", side.rawValue, "--scenario", scenario.rawValue,
                                    "--rows", String(rows), "--store", store.path])
-        return SideResult(seconds: report.timing.seconds, peakMiB: Double(report.peakKiB) / 1024,
+        return SideResult(seconds: report.timing.seconds, cpuSeconds: report.timing.cpuSeconds, peakMiB: Double(report.peakKiB) / 1024,
                           checksum: report.timing.checksum)
     }
 

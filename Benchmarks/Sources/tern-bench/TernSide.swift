@@ -7,6 +7,8 @@ import TernSQLite
 struct Timing: Codable {
     /// Seconds spent in the measured work (setup and data generation excluded).
     var seconds: Double
+    /// CPU seconds of the process (all threads) in the measured work.
+    var cpuSeconds: Double
     /// A sum over the rows written or read, so that both sides are seen to do the same work.
     var checksum: Int64
 }
@@ -37,11 +39,10 @@ struct TernSide {
     // MARK: - Writing
 
     private func batchInsert(_ context: ObjectContext) async throws -> Timing {
-        let clock = ContinuousClock()
-        var elapsed = Duration.zero
+        var watch = Stopwatch()
         for start in stride(from: 0, to: rows, by: EventData.transactionSize) {
             let chunk = EventData.rows(from: start, count: min(EventData.transactionSize, rows - start))
-            let began = clock.now
+            watch.start()
             let objects: [[String: AttributeValue]] = chunk.map { row in
                 [
                     "id": .integer(row.id), "name": .string(row.name),
@@ -50,19 +51,18 @@ struct TernSide {
                 ]
             }
             _ = try await context.batchInsert(entityName: "Event", objects: objects)
-            elapsed += clock.now - began
+            watch.stop()
         }
-        return Timing(seconds: elapsed.seconds, checksum: 0)
+        return watch.timing(checksum: 0)
     }
 
     private func contextInsert(_ context: ObjectContext) async throws -> Timing {
         let rows = self.rows
-        let elapsed = try await context.perform { context in
-            let clock = ContinuousClock()
-            var elapsed = Duration.zero
+        return try await context.perform { context in
+            var watch = Stopwatch()
             for start in stride(from: 0, to: rows, by: EventData.transactionSize) {
                 let chunk = EventData.rows(from: start, count: min(EventData.transactionSize, rows - start))
-                let began = clock.now
+                watch.start()
                 for row in chunk {
                     let event = context.insert("Event")
                     event[attribute: "id"] = .integer(row.id)
@@ -74,11 +74,10 @@ struct TernSide {
                 try await context.save()
                 // What bulk imports do with Core Data: let the saved objects go.
                 context.reset()
-                elapsed += clock.now - began
+                watch.stop()
             }
-            return elapsed
+            return watch.timing(checksum: 0)
         }
-        return Timing(seconds: elapsed.seconds, checksum: 0)
     }
 
     // MARK: - Reading
@@ -88,8 +87,8 @@ struct TernSide {
         request.fetchBatchSize = EventData.fetchBatchSize
         let batched = request
         return try await context.perform { context in
-            let clock = ContinuousClock()
-            let began = clock.now
+            var watch = Stopwatch()
+            watch.start()
             var checksum: Int64 = 0
             try await context.forEachBatch(of: batched) { events in
                 for event in events {
@@ -98,7 +97,8 @@ struct TernSide {
                     if case .bool(true)? = event[attribute: "flag"] { checksum &+= 1 }
                 }
             }
-            return Timing(seconds: (clock.now - began).seconds, checksum: checksum)
+            watch.stop()
+            return watch.timing(checksum: checksum)
         }
     }
 
@@ -107,15 +107,16 @@ struct TernSide {
         request.propertiesToFetch = ["name", "timeStamp", "amount"]
         let chosen = request
         return try await context.perform { context in
-            let clock = ContinuousClock()
-            let began = clock.now
+            var watch = Stopwatch()
+            watch.start()
             let dictionaries = try await context.fetchDictionaries(chosen)
             var checksum: Int64 = 0
             for dictionary in dictionaries {
                 checksum &+= Self.integer(dictionary["amount"])
                 checksum &+= Self.checksum(name: dictionary["name"], timeStamp: dictionary["timeStamp"])
             }
-            return Timing(seconds: (clock.now - began).seconds, checksum: checksum)
+            watch.stop()
+            return watch.timing(checksum: checksum)
         }
     }
 
@@ -124,10 +125,11 @@ struct TernSide {
             entityName: "Event",
             predicate: try FetchPredicate("amount < %@", arguments: [.value(.integer(EventData.countThreshold))]))
         return try await context.perform { context in
-            let clock = ContinuousClock()
-            let began = clock.now
+            var watch = Stopwatch()
+            watch.start()
             let count = try await context.count(for: request)
-            return Timing(seconds: (clock.now - began).seconds, checksum: Int64(count))
+            watch.stop()
+            return watch.timing(checksum: Int64(count))
         }
     }
 
@@ -143,13 +145,5 @@ struct TernSide {
         if case .string(let text)? = name { sum &+= Int64(text.utf8.count) }
         if case .date(let date)? = timeStamp { sum &+= Int64(date.timeIntervalSinceReferenceDate) }
         return sum
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

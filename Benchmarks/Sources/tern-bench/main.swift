@@ -52,12 +52,15 @@ func measureAll(_ options: BenchOptions) throws -> BenchReport {
     if options.memory {
         let small = min(100_000, options.rows)
         for scenario in options.selectedScenarios where scenario.streams {
-            progress("\(scenario.rawValue) memory at \(small) rows")
-            let (ternSmall, baselineSmall) = try runner.measure(scenario, rows: small)
-            let large = report.results.first { $0.scenario == scenario.rawValue }
+            guard let large = report.results.first(where: { $0.scenario == scenario.rawValue }) else { continue }
+            var smaller = (large.tern, large.baseline)
+            if small < options.rows {
+                progress("\(scenario.rawValue) memory at \(small) rows")
+                smaller = try runner.measure(scenario, rows: small)
+            }
             report.memory.append(MemoryResult(
-                scenario: scenario.rawValue, small: (small, ternSmall, baselineSmall),
-                large: (options.rows, large?.tern ?? ternSmall, large?.baseline ?? baselineSmall)))
+                scenario: scenario.rawValue, small: (small, smaller.0, smaller.1),
+                large: (options.rows, large.tern, large.baseline)))
         }
     }
     return report

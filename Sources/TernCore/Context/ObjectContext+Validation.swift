@@ -8,7 +8,9 @@ extension ObjectContext {
     /// Every failure of the changed objects, one per object and property.
     func validationFailures() -> [TernError] {
         var failures: [TernError] = []
-        let objects = graph.changed.values.filter(\.isLoaded).sorted { $0.objectID.description < $1.objectID.description }
+        // Each ID's text is made once: making it in the comparison costs O(n log n) URLs.
+        let objects = graph.changed.values.filter(\.isLoaded).map { ($0.objectID.description, $0) }
+            .sorted { $0.0 < $1.0 }.map(\.1)
         for object in objects {
             if object.isDeleted {
                 if !object.isInserted { failures += denyFailures(of: object) }
