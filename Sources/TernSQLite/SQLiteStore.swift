@@ -37,6 +37,8 @@ public actor SQLiteStore {
     public nonisolated let identifier: String
     /// The store's metadata, as last read or written.
     var currentMetadata: StoreMetadata
+    /// The text of each entity's INSERT, made on first use (see `insertColumns`).
+    var insertTexts: [String: String] = [:]
 
     /// Opens a store, creating it for the model when no file exists yet.
     ///

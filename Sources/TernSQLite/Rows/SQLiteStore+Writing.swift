@@ -106,12 +106,20 @@ extension SQLiteStore {
             throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) is abstract; insert one of its subentities.")
         }
         let values = try columnValues(of: row, layout: layout)
-        let names = SQL.joined((["Z_PK", "Z_ENT", "Z_OPT"] + values.map(\.column)).map { SQL.identifier($0) })
         let arguments: [DatabaseValue] = [.integer(row.reference.primaryKey), .integer(Int64(layout.number)), .integer(1)]
             + values.map(\.value)
-        let placeholders = SQL(unsafeSQL: Array(repeating: "?", count: arguments.count).joined(separator: ", "), arguments: arguments)
-        try execute(
-            "INSERT INTO \(.identifier(layout.table)) (\(names)) VALUES (\(placeholders))", constraintsOf: row.reference)
+        // The columns are the layout's, in its order, for every row: the text is made once.
+        let text: String
+        if let cached = insertTexts[layout.name] {
+            text = cached
+        } else {
+            let names = SQL.joined((["Z_PK", "Z_ENT", "Z_OPT"] + values.map(\.column)).map { SQL.identifier($0) })
+            let placeholders = SQL(unsafeSQL: Array(repeating: "?", count: arguments.count).joined(separator: ", "))
+            let insert: SQL = "INSERT INTO \(.identifier(layout.table)) (\(names)) VALUES (\(placeholders))"
+            text = insert.text
+            insertTexts[layout.name] = text
+        }
+        try execute(SQL(unsafeSQL: text, arguments: arguments), constraintsOf: row.reference)
     }
 
     func updateColumns(_ row: StoreRow) throws {
