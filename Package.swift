@@ -39,14 +39,14 @@ let package = Package(
         .target(name: "TernCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         .target(name: "TernFormats", dependencies: ["TernCore", "CZlib"], swiftSettings: swiftSettings),
         .target(
-            name: "TernSQLite", dependencies: ["TernCore", "TernFormats", "CSQLite"],
+            name: "TernSQLite", dependencies: ["TernCore", "TernFormats", "TernMigration", "CSQLite"],
             swiftSettings: swiftSettings),
         .target(name: "TernMigration", dependencies: ["TernCore"], swiftSettings: swiftSettings),
         .target(
             name: "TernBinaryStore", dependencies: ["TernCore", "TernFormats", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "TernXMLStore", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
         .target(
-            name: "TernTool", dependencies: ["TernCore", "TernFormats", "TernSQLite"],
+            name: "TernTool", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -69,7 +69,7 @@ let package = Package(
             name: "TernFormatsTests", dependencies: ["TernFormats", "TernTestSupport", "CSQLite", "CZlib"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TernSQLiteTests", dependencies: ["TernSQLite", "TernFormats", "TernTestSupport"],
+            name: "TernSQLiteTests", dependencies: ["TernSQLite", "TernFormats", "TernMigration", "TernTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "StoreConformanceTests", dependencies: ["TernCore", "TernTestSupport"],

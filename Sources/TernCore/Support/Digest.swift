@@ -1,5 +1,5 @@
 internal import CCrypto
-import Foundation
+package import Foundation
 
 /// The bytes fed to one hash, built the way Core Data builds its version-hash input:
 /// strings as UTF-8 without terminator, integers little-endian.
@@ -30,9 +30,9 @@ struct DigestInput {
 }
 
 /// One-shot SHA-2 digests over libcrypto.
-enum Digest {
+package enum Digest {
     /// The SHA-256 of some bytes (32 bytes).
-    static func sha256(_ bytes: [UInt8]) -> Data {
+    package static func sha256(_ bytes: [UInt8]) -> Data {
         digest(bytes, length: Int(SHA256_DIGEST_LENGTH)) { input, count, output in
             SHA256(input, count, output)
         }

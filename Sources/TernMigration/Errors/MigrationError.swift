@@ -46,6 +46,10 @@ public struct MigrationError: Error, Sendable, Hashable {
         public static let downgradeRefused = Code("downgradeRefused")
         /// A custom migration policy is not registered under the name a mapping gives.
         public static let unknownPolicy = Code("unknownPolicy")
+        /// The migration was cancelled; the source store is as it was.
+        public static let cancelled = Code("cancelled")
+        /// The store could not be read, written or replaced while migrating.
+        public static let storeFailure = Code("storeFailure")
     }
 
     /// The kind of failure.

@@ -56,15 +56,7 @@ public final class InMemoryMigrationManager: MigrationManager {
     {
         guard let entity = mapping.sourceEntityName else { return }
         for reference in sourceOrder where reference.entityName == entity {
-            if let filter = mapping.sourceFilter {
-                do {
-                    guard try filter.evaluate(with: RowPredicateValues(manager: self, reference: reference)) else { continue }
-                } catch {
-                    throw MigrationError(
-                        .invalidMapping, "The filter cannot be evaluated: \(error.message)", mapping: mapping.name,
-                        entity: entity)
-                }
-            }
+            guard try SourceRowReading.passesFilter(reference, of: mapping, manager: self) else { continue }
             try body(reference)
         }
     }
@@ -73,28 +65,8 @@ public final class InMemoryMigrationManager: MigrationManager {
     public func sourceValue(forKeyPath keyPath: [String], of source: RowReference) throws(MigrationError)
         -> ExpressionValue
     {
-        var current = source
-        for (index, name) in keyPath.enumerated() {
-            let isLast = index == keyPath.count - 1
-            guard let row = sourceRows[current] else { return .value(nil) }
-            switch sourceModel.property(named: name, inEntity: current.entityName) {
-            case .attribute? where isLast:
-                return .value(row.attributes[name])
-            case .relationship(let relationship)?:
-                let targets = relationship.isToMany ? row.toMany[name] ?? [] : row.toOne[name].map { [$0] } ?? []
-                if isLast { return .objects(targets) }
-                guard !relationship.isToMany else { break }
-                guard let next = targets.first else { return .value(nil) }
-                current = next
-                continue
-            default:
-                break
-            }
-            throw MigrationError(
-                .evaluationFailed, "\(current.entityName) has no key path \(keyPath.joined(separator: "."))",
-                entity: current.entityName)
-        }
-        return .objects([current])
+        let rows = sourceRows
+        return try SourceRowReading.value(forKeyPath: keyPath, of: source, in: sourceModel) { reference in rows[reference] }
     }
 
     // MARK: - Writing the destination
@@ -229,24 +201,5 @@ public final class InMemoryMigrationManager: MigrationManager {
     private func invalid(_ reference: RowReference, _ property: String, _ problem: String) -> MigrationError {
         MigrationError(
             .evaluationFailed, "\(reference) \(property) \(problem)", entity: reference.entityName, property: property)
-    }
-
-    /// A source row seen through dotted key paths, for filters.
-    private struct RowPredicateValues: PredicateEvaluable {
-        let manager: InMemoryMigrationManager
-        let reference: RowReference
-
-        func predicateValue(forKeyPath keyPath: String) throws(TernError) -> PredicateValue {
-            let path = keyPath.split(separator: ".").map(String.init)
-            do {
-                switch try manager.sourceValue(forKeyPath: path, of: reference) {
-                case .value(let value): return .single(value)
-                case .objects(let objects): return .many(objects.map { .string($0.description) })
-                case .destinationInstances: return .single(nil)
-                }
-            } catch {
-                throw TernError(.invalidPredicate, error.message, entity: reference.entityName)
-            }
-        }
     }
 }

@@ -1,0 +1,416 @@
+import Foundation
+import TernCore
+import TernMigration
+
+/// The SQLite store's migration engine: a ``TernMigration/MigrationManager`` that reads a source
+/// store and writes a new destination file beside it.
+///
+/// The engine never writes to the source. It reads source rows one at a time through the source
+/// store (on the store's own executor, see ``SQLiteStore/runMapping(_:into:)``), writes the
+/// destination with bound SQL, and keeps its associations in an on-disk table of the destination
+/// file (`TERN_ASSOCIATION`, dropped at the end), so memory does not grow with the store.
+final class SQLiteMigrationEngine: MigrationManager {
+    let sourceModel: ManagedObjectModel
+    let destinationModel: ManagedObjectModel
+    let environment: ExpressionEnvironment
+    /// The source store; every use is on its executor (checked by `assumeIsolated`).
+    private let source: SQLiteStore
+    /// The destination file's connection.
+    let destination: Connection
+    /// The destination layout.
+    let schema: StoreSchema
+    /// Where large destination binary values go (the final store's support folder).
+    private let externalData: ExternalDataStore
+    private let batchSize: Int
+    private let onBatch: (Int) throws(MigrationError) -> Void
+    /// The last primary key given per destination inheritance root.
+    private var lastKeys: [String: Int64] = [:]
+    /// The last source row read, so that the property mappings of one object read it once.
+    private var cachedRow: StoreRow?
+    /// A failure inside a non-throwing protocol method, thrown at the next throwing one.
+    private var pendingFailure: MigrationError?
+
+    /// Creates an engine; the destination file holds the destination model's empty tables.
+    ///
+    /// - Parameters:
+    ///   - source: The source store, opened read-only.
+    ///   - destination: The destination connection.
+    ///   - schema: The destination layout.
+    ///   - finalURL: The store URL the destination will have, for its external data.
+    ///   - externalStorage: Whether large binary values go to files; inline otherwise.
+    ///   - environment: The clock and UUID source of value expressions.
+    ///   - batchSize: How many source objects are read per query.
+    ///   - onBatch: Called after each batch with its object count; throws to stop.
+    init(
+        source: SQLiteStore, destination: Connection, schema: StoreSchema, finalURL: URL, externalStorage: Bool,
+        environment: ExpressionEnvironment, batchSize: Int, onBatch: @escaping (Int) throws(MigrationError) -> Void
+    ) throws(MigrationError) {
+        self.source = source
+        self.sourceModel = source.model
+        self.destinationModel = schema.model
+        self.destination = destination
+        self.schema = schema
+        self.environment = environment
+        self.batchSize = max(1, batchSize)
+        self.onBatch = onBatch
+        self.externalData = ExternalDataStore(
+            storeURL: finalURL, threshold: externalStorage ? source.configuration.externalStorageThreshold : Int.max,
+            isDurable: true)
+        try Self.store {
+            try destination.executeOnce("""
+                CREATE TABLE IF NOT EXISTS TERN_ASSOCIATION (MAPPING TEXT NOT NULL, SENT TEXT NOT NULL, \
+                SPK INTEGER NOT NULL, DENT TEXT NOT NULL, DPK INTEGER NOT NULL)
+                """)
+            try destination.executeOnce("CREATE INDEX IF NOT EXISTS TERN_ASSOCIATION_S ON TERN_ASSOCIATION (SENT, SPK)")
+            try destination.executeOnce(
+                "CREATE INDEX IF NOT EXISTS TERN_ASSOCIATION_D ON TERN_ASSOCIATION (MAPPING, DENT, DPK)")
+            for (name, table) in schema.tables {
+                let largest = try destination.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(table.name))")?.int64
+                lastKeys[name] = largest ?? 0
+            }
+        }
+    }
+
+    // MARK: - Reading the source
+
+    func forEachSourceInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
+        throws(MigrationError)
+    {
+        guard let entity = mapping.sourceEntityName else { return }
+        var last: Int64 = 0
+        while true {
+            let keys = try sourceKeys(of: entity, after: last)
+            for key in keys {
+                let reference = RowReference(entityName: entity, primaryKey: key)
+                guard try SourceRowReading.passesFilter(reference, of: mapping, manager: self) else { continue }
+                try body(reference)
+            }
+            try throwPending()
+            try onBatch(keys.count)
+            guard let next = keys.last, keys.count == batchSize else { return }
+            last = next
+        }
+    }
+
+    func sourceValue(forKeyPath keyPath: [String], of source: RowReference) throws(MigrationError) -> ExpressionValue {
+        try SourceRowReading.value(forKeyPath: keyPath, of: source, in: sourceModel) { reference throws(MigrationError) in
+            try sourceRow(reference)
+        }
+    }
+
+    /// The number of source objects of exactly an entity.
+    func sourceCount(of entity: String) throws(MigrationError) -> Int {
+        let store = source
+        return try Self.store {
+            try store.assumeIsolated { store in
+                let layout = try store.schema.entity(named: entity)
+                let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE Z_ENT = \(layout.number)"
+                return Int(try store.connection.fetchValue(sql)?.int64 ?? 0)
+            }
+        }
+    }
+
+    // MARK: - Writing the destination
+
+    func insertDestinationInstance(ofEntity entity: String) throws(MigrationError) -> RowReference {
+        guard destinationModel.entity(named: entity)?.isAbstract == false, let layout = try? schema.entity(named: entity) else {
+            throw MigrationError(
+                .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of", entity: entity)
+        }
+        let key = (lastKeys[layout.table] ?? 0) + 1
+        lastKeys[layout.table] = key
+        var columns: [SQL] = ["Z_PK", "Z_ENT", "Z_OPT"]
+        var values: [SQL] = ["\(key)", "\(layout.number)", "1"]
+        for attribute in destinationModel.allAttributes(of: entity) where !attribute.isTransient {
+            guard let value = attribute.defaultValue, let column = layout.attribute(named: attribute.name) else { continue }
+            columns.append(.identifier(column.column))
+            values.append("\(try databaseValue(value, column))")
+        }
+        try Self.store {
+            try destination.execute(
+                "INSERT INTO \(.identifier(layout.table)) (\(SQL.joined(columns))) VALUES (\(SQL.joined(values)))")
+        }
+        return RowReference(entityName: entity, primaryKey: key)
+    }
+
+    func setDestinationValue(_ value: AttributeValue?, forAttribute attribute: String, of destination: RowReference)
+        throws(MigrationError)
+    {
+        guard let description = destinationModel.attribute(named: attribute, inEntity: destination.entityName),
+            let layout = try? schema.entity(named: destination.entityName)
+        else {
+            throw MigrationError(
+                .invalidMapping, "\(destination.entityName) has no attribute \(attribute)", entity: destination.entityName,
+                property: attribute)
+        }
+        guard let column = layout.attribute(named: attribute) else { return }  // transient or derived
+        var stored = DatabaseValue.null
+        do {
+            if let converted = try value?.converted(to: description.type) { stored = try databaseValue(converted, column) }
+        } catch {
+            throw error.located(mapping: nil, property: attribute).withEntity(destination.entityName)
+        }
+        try Self.store {
+            try self.destination.execute("""
+                UPDATE \(.identifier(layout.table)) SET \(.identifier(column.column)) = \(stored) \
+                WHERE Z_PK = \(destination.primaryKey)
+                """)
+        }
+    }
+
+    func setDestinationRelationship(_ relationship: String, of destination: RowReference, to objects: [RowReference])
+        throws(MigrationError)
+    {
+        guard let description = destinationModel.relationship(named: relationship, inEntity: destination.entityName),
+            let layout = try? schema.entity(named: destination.entityName)
+        else {
+            throw MigrationError(
+                .invalidMapping, "\(destination.entityName) has no relationship \(relationship)",
+                entity: destination.entityName, property: relationship)
+        }
+        guard description.isToMany || objects.count <= 1 else {
+            throw MigrationError(
+                .evaluationFailed, "The to-one relationship gets \(objects.count) objects", entity: destination.entityName,
+                property: relationship)
+        }
+        try Self.store {
+            if let toOne = layout.toOne(named: relationship) {
+                try setToOne(toOne, of: destination, layout: layout, to: objects.first)
+                // A to-one inverse has its own column; a to-many inverse is this same column.
+                if let inverseName = description.inverseName {
+                    for object in objects {
+                        let objectLayout = try schema.entity(named: object.entityName)
+                        if let inverse = objectLayout.toOne(named: inverseName) {
+                            try setToOne(inverse, of: object, layout: objectLayout, to: destination)
+                        }
+                    }
+                }
+            } else if let toMany = layout.toMany(named: relationship) {
+                try setToMany(toMany, of: destination, layout: layout, to: objects)
+            }
+        }
+    }
+
+    func forEachDestinationInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
+        throws(MigrationError)
+    {
+        var last: Int64 = 0
+        while true {
+            let rows = try Self.store {
+                try destination.fetchAll("""
+                    SELECT MIN(rowid) AS R, DENT, DPK FROM TERN_ASSOCIATION WHERE MAPPING = \(mapping.name) \
+                    GROUP BY DENT, DPK HAVING R > \(last) ORDER BY R LIMIT \(batchSize)
+                    """)
+            }
+            for row in rows {
+                try body(RowReference(entityName: row[1].string ?? "", primaryKey: row[2].int64 ?? 0))
+            }
+            try throwPending()
+            guard let next = rows.last?[0].int64, rows.count == batchSize else { return }
+            last = next
+        }
+    }
+
+    func validateDestinationInstances(of mapping: EntityMapping) throws(MigrationError) {
+        guard let entity = mapping.destinationEntityName, let layout = try? schema.entity(named: entity) else { return }
+        var failures: [MigrationError] = []
+        var checks: [(property: String, column: String)] = []
+        for attribute in destinationModel.allAttributes(of: entity) where !attribute.isOptional && !attribute.isTransient {
+            if let column = layout.attribute(named: attribute.name) { checks.append((attribute.name, column.column)) }
+        }
+        for relationship in destinationModel.allRelationships(of: entity) where !relationship.isOptional {
+            if let column = layout.toOne(named: relationship.name) { checks.append((relationship.name, column.column)) }
+        }
+        for check in checks {
+            let keys = try Self.store {
+                try destination.fetchAll("""
+                    SELECT d.Z_PK FROM \(.identifier(layout.table)) AS d JOIN TERN_ASSOCIATION AS a \
+                    ON a.DPK = d.Z_PK AND a.DENT = \(entity) WHERE a.MAPPING = \(mapping.name) \
+                    AND d.Z_ENT = \(layout.number) AND d.\(.identifier(check.column)) IS NULL LIMIT 100
+                    """)
+            }
+            for key in keys {
+                failures.append(
+                    MigrationError(
+                        .evaluationFailed, "\(entity) \(key.first?.int64 ?? 0) \(check.property) is required but has no value",
+                        entity: entity, property: check.property))
+            }
+        }
+        guard failures.isEmpty else {
+            throw MigrationError(
+                .evaluationFailed, "\(failures.count) migrated object(s) are invalid in the destination model",
+                mapping: mapping.name, failures: failures)
+        }
+    }
+
+    // MARK: - Associations
+
+    func associate(source: RowReference, withDestination destination: RowReference, mapping: EntityMapping) {
+        do {
+            try self.destination.execute("""
+                INSERT INTO TERN_ASSOCIATION (MAPPING, SENT, SPK, DENT, DPK) VALUES (\(mapping.name), \
+                \(source.entityName), \(source.primaryKey), \(destination.entityName), \(destination.primaryKey))
+                """)
+        } catch {
+            pendingFailure = pendingFailure ?? Self.failure(error)
+        }
+    }
+
+    func destinationInstances(forMapping mappingName: String?, sourceInstances sources: [RowReference]) -> [RowReference] {
+        var result: [RowReference] = []
+        for source in sources {
+            let filter: SQL = mappingName.map { " AND MAPPING = \($0)" } ?? ""
+            do {
+                let sql: SQL = "SELECT DENT, DPK FROM TERN_ASSOCIATION WHERE SENT = \(source.entityName) AND SPK = \(source.primaryKey)"
+                for row in try destination.fetchAll(sql + filter + " ORDER BY rowid") {
+                    result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
+                }
+            } catch {
+                pendingFailure = pendingFailure ?? Self.failure(error)
+            }
+        }
+        return result
+    }
+
+    func sourceInstances(forMapping mappingName: String, destinationInstance destination: RowReference) -> [RowReference] {
+        do {
+            return try self.destination.fetchAll("""
+                SELECT SENT, SPK FROM TERN_ASSOCIATION WHERE MAPPING = \(mappingName) AND DENT = \(destination.entityName) \
+                AND DPK = \(destination.primaryKey) ORDER BY rowid
+                """).map { RowReference(entityName: $0[0].string ?? "", primaryKey: $0[1].int64 ?? 0) }
+        } catch {
+            pendingFailure = pendingFailure ?? Self.failure(error)
+            return []
+        }
+    }
+
+    // MARK: - Finishing
+
+    /// Drops the association table and records each root's largest key in `Z_PRIMARYKEY`.
+    func finish() throws(MigrationError) {
+        try throwPending()
+        try Self.store {
+            try destination.executeOnce("DROP TABLE IF EXISTS TERN_ASSOCIATION")
+            for layout in schema.entities.values where layout.superNumber == 0 {
+                let largest = try destination.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(layout.table))")?.int64 ?? 0
+                try destination.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(largest) WHERE Z_ENT = \(layout.number)")
+            }
+        }
+    }
+
+    // MARK: - Non public
+
+    /// Runs SQLite work, turning its errors into migration errors.
+    static func store<Result>(_ body: () throws -> Result) throws(MigrationError) -> Result {
+        do {
+            return try body()
+        } catch let error as MigrationError {
+            throw error
+        } catch let error as SQLiteError {
+            throw failure(error)
+        } catch {
+            throw MigrationError(.storeFailure, "The store failed while migrating: \(error)")
+        }
+    }
+
+    /// A migration error for a SQLite failure.
+    static func failure(_ error: SQLiteError) -> MigrationError {
+        var failure = MigrationError(.storeFailure, "The store failed while migrating: \(error)")
+        failure.path = error.path
+        return failure
+    }
+
+    private func throwPending() throws(MigrationError) {
+        if let pendingFailure { throw pendingFailure }
+    }
+
+    /// The primary keys of the next batch of source objects of exactly an entity.
+    private func sourceKeys(of entity: String, after last: Int64) throws(MigrationError) -> [Int64] {
+        if Task.isCancelled { throw MigrationError(.cancelled, "The migration was cancelled; the source store is unchanged") }
+        let store = source
+        let limit = batchSize
+        return try Self.store {
+            try store.assumeIsolated { store in
+                let layout = try store.schema.entity(named: entity)
+                return try store.connection.fetchAll("""
+                    SELECT Z_PK FROM \(.identifier(layout.table)) WHERE Z_ENT = \(layout.number) AND Z_PK > \(last) \
+                    ORDER BY Z_PK LIMIT \(limit)
+                    """).compactMap { $0.first?.int64 }
+            }
+        }
+    }
+
+    /// A source row, read once per object.
+    private func sourceRow(_ reference: RowReference) throws(MigrationError) -> StoreRow? {
+        if let cachedRow, cachedRow.reference == reference { return cachedRow }
+        let store = source
+        let row = try Self.store {
+            try store.assumeIsolated { store in
+                try store.row(of: reference.entityName, primaryKey: reference.primaryKey)
+            }
+        }
+        cachedRow = row
+        return row
+    }
+
+    /// The column value of an attribute value, external data written to its file.
+    private func databaseValue(_ value: AttributeValue, _ column: AttributeColumn) throws(MigrationError) -> DatabaseValue {
+        guard let stored = value.databaseValue(for: column.type) else {
+            throw MigrationError(
+                .evaluationFailed, "The value does not fit a \(column.type.xcodeName) attribute", property: column.name)
+        }
+        guard column.allowsExternalStorage, case .blob(let bytes) = stored else { return stored }
+        return .blob(try Self.store { try externalData.store(bytes) })
+    }
+
+    private func setToOne(_ column: ToOneColumn, of row: RowReference, layout: EntityLayout, to target: RowReference?)
+        throws(SQLiteError)
+    {
+        let key = target.map { DatabaseValue.integer($0.primaryKey) } ?? .null
+        var set: [SQL] = [SQL.identifier(column.column) + " = \(key)"]
+        if let entityColumn = column.entityColumn {
+            var number = DatabaseValue.null
+            if let target { number = .integer(Int64(try schema.entity(named: target.entityName).number)) }
+            set.append(SQL.identifier(entityColumn) + " = \(number)")
+        }
+        try destination.execute("UPDATE \(.identifier(layout.table)) SET \(SQL.joined(set)) WHERE Z_PK = \(row.primaryKey)")
+    }
+
+    private func setToMany(_ mapping: ToManyMapping, of row: RowReference, layout: EntityLayout, to objects: [RowReference])
+        throws(SQLiteError)
+    {
+        switch mapping.storage {
+        case .inverseForeignKey(let table, let column, let orderColumn):
+            let target = try schema.entity(named: mapping.destination)
+            let entityColumn = target.toOneRelationships.first { $0.column == column }?.entityColumn
+            for (index, object) in objects.enumerated() {
+                var set = [SQL.identifier(column) + " = \(row.primaryKey)"]
+                if let entityColumn { set.append(SQL.identifier(entityColumn) + " = \(layout.number)") }
+                if let orderColumn { set.append(SQL.identifier(orderColumn) + " = \(Int64(index + 1) * 1024)") }
+                try destination.execute("UPDATE \(.identifier(table)) SET \(SQL.joined(set)) WHERE Z_PK = \(object.primaryKey)")
+            }
+        case .joinTable(let table, let sourceColumn, let targetColumn, let orderColumn):
+            try destination.execute("DELETE FROM \(.identifier(table)) WHERE \(.identifier(sourceColumn)) = \(row.primaryKey)")
+            for (index, object) in objects.enumerated() {
+                var columns = [SQL.identifier(sourceColumn), SQL.identifier(targetColumn)]
+                var values: [SQL] = ["\(row.primaryKey)", "\(object.primaryKey)"]
+                if let orderColumn {
+                    columns.append(.identifier(orderColumn))
+                    values.append("\(Int64(index + 1) * 1024)")
+                }
+                try destination.execute("""
+                    INSERT OR REPLACE INTO \(.identifier(table)) (\(SQL.joined(columns))) VALUES (\(SQL.joined(values)))
+                    """)
+            }
+        }
+    }
+}
+
+extension MigrationError {
+    /// The same error with its entity filled where missing.
+    func withEntity(_ entity: String) -> MigrationError {
+        var copy = self
+        copy.entityName = copy.entityName ?? entity
+        return copy
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import TernCore
+import TernMigration
+
+/// One migration step as the source store runs it.
+struct StepJob: Sendable {
+    /// The mapping models, in order.
+    var passes: [MappingModel]
+    /// The destination model.
+    var destinationModel: ManagedObjectModel
+    /// The destination file, which must not exist yet.
+    var path: String
+    /// The store URL whose support folder receives external binary data; nil keeps values inline.
+    var externalDataStore: URL?
+    /// The destination's metadata.
+    var metadata: StoreMetadata
+    /// The journal mode the destination is left in.
+    var journalMode: SQLiteConfiguration.JournalMode
+    /// Batch size, policies and expression environment.
+    var options: MigrationOptions
+    /// The step's index, for events.
+    var step: Int
+}
+
+extension SQLiteStore {
+    // MARK: - Running a migration step
+
+    /// Runs a migration step from this store (opened read-only) into a new destination file, on
+    /// this store's executor, in one destination transaction; returns the number of source objects.
+    ///
+    /// The destination is written with `synchronous=OFF`: it is not the store until it has been
+    /// fsynced and renamed, so a crash before that only leaves a temporary file to remove.
+    func runMigrationStep(
+        _ job: StepJob, progress: ProgressBox, emit: @Sendable (MigrationEvent) -> Void
+    ) throws -> Int {
+        let model = job.destinationModel
+        let schema = try StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model))
+        var configuration = SQLiteConfiguration(journalMode: .delete)
+        configuration.synchronous = .off
+        configuration.fullSync = false
+        let connection = try Connection(path: job.path, configuration: configuration)
+        try connection.createStore(schema: schema, metadata: job.metadata, modelCache: Self.encodedModelCache(model))
+        let finalURL = job.externalDataStore ?? URL(fileURLWithPath: job.path)
+        let step = job.step
+        let engine = try SQLiteMigrationEngine(
+            source: self, destination: connection, schema: schema, finalURL: finalURL,
+            externalStorage: job.externalDataStore != nil, environment: job.options.environment,
+            batchSize: job.options.batchSize
+        ) { count throws(MigrationError) in
+            progress.progress.completedUnitCount += Int64(count)
+            try Task.checkCancellationAsMigration()
+        }
+        var total = 0
+        var counts: [(String, Int)] = []
+        for pass in job.passes {
+            for mapping in pass.entityMappings where mapping.kind != .add && mapping.kind != .remove {
+                guard let entity = mapping.sourceEntityName else { continue }
+                let count = try engine.sourceCount(of: entity)
+                counts.append((mapping.name, count))
+                total += count
+            }
+        }
+        progress.progress.totalUnitCount = Int64(total)
+        for (name, count) in counts { emit(.entityMappingStarted(step: step, mapping: name, objects: count)) }
+        try connection.inTransaction(.immediate) {
+            try MappingRunner(policies: job.options.policies).run(job.passes, manager: engine)
+            try engine.finish()
+        }
+        if job.journalMode == .wal { try connection.executeOnce("PRAGMA journal_mode=WAL") }
+        return total
+    }
+}

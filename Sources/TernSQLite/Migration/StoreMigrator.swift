@@ -1,0 +1,202 @@
+public import Foundation
+public import TernCore
+import TernFormats
+public import TernMigration
+
+/// Migrates SQLite stores from the model version that wrote them to a later one, step by step,
+/// without ever writing to the source store.
+///
+/// Each step builds its destination in a temporary file beside the store (`.<name>.migrating-…`),
+/// streaming source objects in batches through ``TernMigration/MappingRunner``, with associations
+/// kept on disk. The last destination is made durable (fsync of the file and the folder), the
+/// source's write-ahead log is checkpointed, and the destination replaces the store with an atomic
+/// `rename(2)`. A migration interrupted at any point leaves the old store or the new one; the next
+/// run removes leftover temporary files and starts again. The store's metadata records each applied
+/// step with a checksum of its mapping (``MigrationJournal``).
+///
+/// ```swift
+/// let migrator = StoreMigrator()
+/// let progress = Progress(totalUnitCount: 100)
+/// let report = try await migrator.migrateStore(at: url, model: versions, mappings: [eventSplit], progress: progress)
+/// print(report.plan)
+/// ```
+public struct StoreMigrator: Sendable {
+    /// The prefix of the temporary files of a store's migration.
+    static func temporaryPrefix(for store: URL) -> String { ".\(store.lastPathComponent).migrating-" }
+
+    /// Creates a migrator.
+    public init() {}
+
+    // MARK: - Planning
+
+    /// The migration forecast for a store, without touching it.
+    ///
+    /// - Parameters:
+    ///   - url: The store file.
+    ///   - model: The app's versioned model.
+    ///   - target: The version to migrate to; the model's current version when nil.
+    ///   - mappings: Explicit mappings for some steps; the others are inferred.
+    /// - Returns: The plan; its steps carry problems when they cannot run.
+    /// - Throws: ``SQLiteError`` when the store's metadata cannot be read, ``TernMigration/MigrationError``
+    ///   when no version wrote the store or it would be a downgrade.
+    public func plan(
+        forStoreAt url: URL, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = []
+    ) throws -> MigrationPlan {
+        let metadata = try SQLiteStore.metadata(at: url)
+        return try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target)
+    }
+
+    // MARK: - Migrating
+
+    /// Migrates a store to a version of its model, in place or to a destination.
+    ///
+    /// - Parameters:
+    ///   - url: The store file.
+    ///   - model: The app's versioned model.
+    ///   - target: The version to migrate to; the model's current version when nil.
+    ///   - mappings: Explicit mappings for some steps; the others are inferred.
+    ///   - options: Destination, batch size, policies.
+    ///   - progress: Updated with one child per step, counting source objects.
+    ///   - onEvent: Called with each event, in order.
+    /// - Returns: What was done.
+    /// - Throws: ``TernMigration/MigrationError`` (code `cancelled` when the task is cancelled: the
+    ///   source is unchanged), or ``SQLiteError`` when a store cannot be read or written.
+    /// - Complexity: O(*n*) in the number of objects per step; memory bounded by the batch size.
+    @discardableResult
+    public func migrateStore(
+        at url: URL, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = [],
+        options: MigrationOptions = MigrationOptions(), progress: Progress? = nil,
+        onEvent: (@Sendable (MigrationEvent) -> Void)? = nil
+    ) async throws -> MigrationReport {
+        let emit = onEvent ?? { _ in }
+        let cleaned = try Self.removeLeftovers(of: url)
+        if !cleaned.isEmpty { emit(.cleanedUp(files: cleaned)) }
+        let metadata = try SQLiteStore.metadata(at: url)
+        let plan = try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target)
+        try plan.requireExecutable()
+        emit(.planned(plan))
+        var journal = MigrationJournal(metadata: metadata)
+        var edited: [String] = []
+        for step in plan.steps {
+            // Steps that already ran appear again only when the store went back to an older version.
+            if let entry = journal.entry(from: step.from, to: step.to), entry.checksum != step.mappingChecksum {
+                edited.append("\(step.from) → \(step.to)")
+                emit(.editedMapping(from: step.from, to: step.to))
+            }
+        }
+        let finalURL = options.destination ?? url
+        var report = MigrationReport(
+            plan: plan, url: finalURL, objectsPerStep: [], editedMappings: edited, cleanedUpFiles: cleaned)
+        guard !plan.isEmpty else {
+            if let destination = options.destination { try Self.copyStore(url, to: destination) }
+            emit(.finished(report))
+            return report
+        }
+        let sourceMode = try SQLiteStore.journalMode(ofStoreAt: url)
+        progress?.totalUnitCount = Int64(plan.steps.count)
+        var current = url
+        var temporaries: [URL] = []
+        do {
+            for (index, step) in plan.steps.enumerated() {
+                try Task.checkCancellationAsMigration()
+                emit(.stepStarted(index: index, from: step.from, to: step.to, kind: step.kind))
+                let next = url.deletingLastPathComponent().appendingPathComponent(
+                    Self.temporaryPrefix(for: url) + "\(index)-\(UUID().uuidString).sqlite")
+                temporaries.append(next)
+                journal.entries.append(
+                    MigrationJournal.Entry(
+                        from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()))
+                let isLast = index == plan.steps.count - 1
+                let stepProgress = Progress(totalUnitCount: 0)
+                progress?.addChild(stepProgress, withPendingUnitCount: 1)
+                let objects = try await runStep(
+                    step, index: index, of: model, from: current, to: next, externalDataStore: isLast ? finalURL : nil,
+                    journal: journal, journalMode: isLast ? sourceMode : .delete, options: options,
+                    progress: ProgressBox(stepProgress), emit: emit)
+                report.objectsPerStep.append(objects)
+                emit(.stepFinished(index: index))
+                current = next
+            }
+            try Task.checkCancellationAsMigration()
+            try Self.replace(url, with: current, destination: options.destination)
+        } catch {
+            for temporary in temporaries { Self.removeStoreFiles(temporary) }
+            throw error
+        }
+        for temporary in temporaries.dropLast() { Self.removeStoreFiles(temporary) }
+        emit(.replaced(finalURL))
+        emit(.finished(report))
+        return report
+    }
+
+    /// The events of a migration as an asynchronous sequence, ending with
+    /// ``MigrationEvent/finished(_:)`` or the migration's error.
+    ///
+    /// - Parameters:
+    ///   - url: The store file.
+    ///   - model: The app's versioned model.
+    ///   - target: The version to migrate to; the model's current version when nil.
+    ///   - mappings: Explicit mappings for some steps.
+    ///   - options: Destination, batch size, policies.
+    /// - Returns: The events; cancelling the iterating task cancels the migration.
+    public func events(
+        migratingStoreAt url: URL, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = [],
+        options: MigrationOptions = MigrationOptions()
+    ) -> AsyncThrowingStream<MigrationEvent, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    try await migrateStore(
+                        at: url, model: model, to: target, mappings: mappings, options: options,
+                        onEvent: { continuation.yield($0) })
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    // MARK: - Non public
+
+    /// Runs one step from a store file into a new file; returns the number of source objects read.
+    /// Only the last step writes external binary data, into the support folder of the store it becomes.
+    private func runStep(
+        _ step: MigrationPlan.Step, index: Int, of model: VersionedModel, from source: URL, to destination: URL,
+        externalDataStore: URL?, journal: MigrationJournal, journalMode: SQLiteConfiguration.JournalMode,
+        options: MigrationOptions, progress: ProgressBox, emit: @escaping @Sendable (MigrationEvent) -> Void
+    ) async throws -> Int {
+        guard let fromModel = model.version(named: step.from)?.model, let toModel = model.version(named: step.to)?.model
+        else {
+            throw MigrationError(.unknownVersion, "The model has no version \(step.from) or \(step.to)")
+        }
+        let store = try SQLiteStore(at: source, model: fromModel, configuration: .readOnly)
+        var metadata = StoreSchema.newMetadata(for: toModel, autoVacuum: .none)
+        metadata.uuid = await store.metadata().uuid
+        metadata.applicationKeys[MigrationJournal.journalKey] = journal.propertyListValue
+        let job = StepJob(
+            passes: step.mappings, destinationModel: toModel, path: destination.path,
+            externalDataStore: externalDataStore,
+            metadata: metadata, journalMode: journalMode, options: options, step: index)
+        let objects = try await store.runMigrationStep(job, progress: progress, emit: emit)
+        try FileSystem.synchronizeFile(atPath: destination.path)
+        try FileSystem.synchronizeDirectory(atPath: destination.deletingLastPathComponent().path)
+        return objects
+    }
+}
+
+/// A `Progress` handed across isolation domains.
+struct ProgressBox: @unchecked Sendable {
+    // Foundation's Progress locks its own state, so updating it from any thread is safe.
+    let progress: Progress
+
+    init(_ progress: Progress) { self.progress = progress }
+}
+
+extension Task where Success == Never, Failure == Never {
+    /// Throws the migration's cancellation error when the current task is cancelled.
+    static func checkCancellationAsMigration() throws(MigrationError) {
+        if isCancelled { throw MigrationError(.cancelled, "The migration was cancelled; the source store is unchanged") }
+    }
+}
