@@ -1,65 +1,13 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernTestSupport
 import Testing
 
 @Suite struct MigrationPlannerTests {
     /// Five versions of a recipe model; `breaking` makes v5 turn `minutes` into text, which cannot be inferred.
     static func recipes(breaking: Bool = false) throws -> VersionedModel {
-        try VersionedModel("Recipes") {
-            ModelVersion("v1") {
-                Entity("Recipe") {
-                    Attribute("name", .string)
-                    Attribute("minutes", .integer16)
-                }
-            }
-            ModelVersion("v2") {
-                Entity("Recipe") {
-                    Attribute("title", .string).renamed(from: "name")
-                    Attribute("minutes", .integer32)
-                }
-            }
-            ModelVersion("v3") {
-                Entity("Recipe") {
-                    Attribute("title", .string)
-                    Attribute("minutes", .integer32)
-                    Attribute("servings", .integer16).required().default(.integer(2))
-                    Relationship("ingredients", to: "Ingredient", inverse: "recipe").toMany()
-                }
-                Entity("Ingredient") {
-                    Attribute("name", .string)
-                    Relationship("recipe", to: "Recipe", inverse: "ingredients")
-                }
-            }
-            ModelVersion("v4") {
-                Entity("Recipe") {
-                    Attribute("title", .string)
-                    Attribute("minutes", .integer32)
-                    Attribute("servings", .integer16).required().default(.integer(2))
-                    Attribute("notes", .string)
-                    Relationship("ingredients", to: "Ingredient", inverse: "recipe").toMany(ordered: true)
-                }
-                Entity("Ingredient") {
-                    Attribute("name", .string)
-                    Attribute("quantity", .double)
-                    Relationship("recipe", to: "Recipe", inverse: "ingredients")
-                }
-            }
-            ModelVersion("v5") {
-                Entity("Recipe") {
-                    Attribute("heading", .string).renamed(from: "title")
-                    Attribute("minutes", breaking ? .string : .integer64)
-                    Attribute("servings", .integer16).required().default(.integer(2))
-                    Attribute("notes", .string)
-                    Relationship("ingredients", to: "Ingredient", inverse: "recipe").toMany(ordered: true)
-                }
-                Entity("Ingredient") {
-                    Attribute("name", .string)
-                    Attribute("quantity", .double)
-                    Relationship("recipe", to: "Recipe", inverse: "ingredients")
-                }
-            }
-        }
+        try RecipeVersions.model(breaking: breaking)
     }
 
     func hashes(_ model: VersionedModel, _ version: String) throws -> [String: Data] {

@@ -113,16 +113,7 @@ public final class InMemoryMigrationManager: MigrationManager {
     public func setDestinationRelationship(_ relationship: String, of destination: RowReference, to objects: [RowReference])
         throws(MigrationError)
     {
-        guard let description = destinationModel.relationship(named: relationship, inEntity: destination.entityName) else {
-            throw MigrationError(
-                .invalidMapping, "\(destination.entityName) has no relationship \(relationship)",
-                entity: destination.entityName, property: relationship)
-        }
-        guard description.isToMany || objects.count <= 1 else {
-            throw MigrationError(
-                .evaluationFailed, "The to-one relationship gets \(objects.count) objects", entity: destination.entityName,
-                property: relationship)
-        }
+        let description = try destinationRelationship(relationship, of: destination, count: objects.count)
         link(destination, description, objects)
         guard let inverseName = description.inverseName else { return }
         for object in objects {

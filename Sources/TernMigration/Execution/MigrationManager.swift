@@ -128,6 +128,33 @@ public protocol MigrationManager: AnyObject {
     func sourceInstances(forMapping mappingName: String, destinationInstance destination: RowReference) -> [RowReference]
 }
 
+extension MigrationManager {
+    /// The destination relationship a ``setDestinationRelationship(_:of:to:)`` call names, checked
+    /// the way every engine checks it.
+    ///
+    /// - Parameters:
+    ///   - relationship: The relationship's name.
+    ///   - destination: The destination object.
+    ///   - count: How many objects it is set to.
+    /// - Returns: The relationship.
+    /// - Throws: ``MigrationError`` for an unknown relationship, or several objects for a to-one one.
+    public func destinationRelationship(_ relationship: String, of destination: RowReference, count: Int)
+        throws(MigrationError) -> RelationshipDescription
+    {
+        guard let description = destinationModel.relationship(named: relationship, inEntity: destination.entityName) else {
+            throw MigrationError(
+                .invalidMapping, "\(destination.entityName) has no relationship \(relationship)",
+                entity: destination.entityName, property: relationship)
+        }
+        guard description.isToMany || count <= 1 else {
+            throw MigrationError(
+                .evaluationFailed, "The to-one relationship gets \(count) objects", entity: destination.entityName,
+                property: relationship)
+        }
+        return description
+    }
+}
+
 /// The associations of a migration step, in memory: which destination objects each source
 /// object became under each entity mapping, and back.
 ///

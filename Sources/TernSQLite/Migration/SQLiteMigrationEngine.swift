@@ -161,18 +161,8 @@ final class SQLiteMigrationEngine: MigrationManager {
     func setDestinationRelationship(_ relationship: String, of destination: RowReference, to objects: [RowReference])
         throws(MigrationError)
     {
-        guard let description = destinationModel.relationship(named: relationship, inEntity: destination.entityName),
-            let layout = try? schema.entity(named: destination.entityName)
-        else {
-            throw MigrationError(
-                .invalidMapping, "\(destination.entityName) has no relationship \(relationship)",
-                entity: destination.entityName, property: relationship)
-        }
-        guard description.isToMany || objects.count <= 1 else {
-            throw MigrationError(
-                .evaluationFailed, "The to-one relationship gets \(objects.count) objects", entity: destination.entityName,
-                property: relationship)
-        }
+        let description = try destinationRelationship(relationship, of: destination, count: objects.count)
+        let layout = try Self.store { try schema.entity(named: destination.entityName) }
         try Self.store {
             if let toOne = layout.toOne(named: relationship) {
                 try setToOne(toOne, of: destination, layout: layout, to: objects.first)
