@@ -40,3 +40,4 @@ import Testing
         #expect(written == Self.document(), "docs/CommandLine.md is out of date with the help output")
     }
 }
+

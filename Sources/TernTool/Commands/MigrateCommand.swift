@@ -1,0 +1,79 @@
+import Foundation
+import TernCore
+import TernMigration
+import TernSQLite
+
+/// `tern migrate STORE --model MODEL [--to V] [--mapping FILE]… [--destination PATH] [--type T]`:
+/// migrates a store in place (atomically) or to a destination.
+struct MigrateCommand: Command {
+    /// Where the migrated store goes.
+    static let destination = ArgumentDefinition.option(
+        "destination", value: "PATH", help: "Writes the migrated store here and leaves the source as it was.")
+    /// The migrated store's type.
+    static let type = ArgumentDefinition.option("type", value: "T", help: "The migrated store's type (only sqlite yet).")
+
+    /// The command's name, arguments and help.
+    static let configuration = CommandConfiguration(
+        name: "migrate",
+        abstract: "Migrates a store to a model version, in place (atomically) or to a destination.",
+        discussion: """
+            Follows the plan `tern plan` shows: inferred steps and the steps of --mapping files, each
+            built into a temporary file beside the store and read in batches. The source is never
+            written: the migrated store replaces it with an atomic rename once it is complete and on
+            disk, so an interrupted migration leaves the old store or the new one, and running the
+            command again finishes the job (leftover temporary files are removed first). The store
+            records each applied step with a checksum of its mapping; a mapping edited since it ran is
+            reported. A store already at the target version is left as it is.
+            """,
+        arguments: MigrationArguments.definitions + [destination, type, .progress, .quiet],
+        examples: [
+            "tern migrate Recipes.sqlite --model Recipes.xcdatamodeld",
+            "tern migrate Events.sqlite --model Events.xcdatamodeld --mapping EventSplit.json --destination New.sqlite",
+        ])
+
+    /// The store, model, target and mappings.
+    var migration: MigrationArguments
+    /// The destination as typed, if any.
+    var destinationPath: String?
+
+    /// Makes the command from its parsed command line.
+    init(_ arguments: ParsedArguments) throws(ValidationError) {
+        migration = try MigrationArguments(arguments)
+        destinationPath = arguments.value(of: Self.destination)
+        if let type = arguments.value(of: Self.type), type != StoreFile.Kind.sqlite.rawValue {
+            guard StoreFile.Kind(rawValue: type) != nil else {
+                throw ValidationError("unknown store type '\(type)'; use sqlite, binary, xml or postgres")
+            }
+            throw ValidationError("migrate writes SQLite stores only yet; use --type sqlite, then tern convert")
+        }
+    }
+
+    /// Migrates the store with a progress bar, then says what it did.
+    func run(in context: CommandContext) async throws {
+        let (store, model, mappings) = try migration.load(in: context)
+        let options = MigrationOptions(destination: destinationPath.map(context.environment.url(forPath:)))
+        let progress = Progress(totalUnitCount: 1)
+        let bar = context.progressBar("migrating", for: progress)
+        let report: MigrationReport
+        do {
+            defer { bar.finish() }
+            report = try await StoreMigrator().migrateStore(
+                at: store.url, model: model, to: migration.target, mappings: mappings, options: options, progress: progress)
+        } catch let error as MigrationError {
+            throw CommandFailure(error.message, details: error.failures.map(\.description))
+        } catch let error as SQLiteError {
+            throw CommandFailure("the migration failed: \(error.message)")
+        }
+        for file in report.cleanedUpFiles { context.note("removed \(file), left by an interrupted migration") }
+        for step in report.editedMappings { context.note("the mapping of step \(step) changed since it was applied") }
+        let place = destinationPath ?? migration.storePath
+        if report.plan.isEmpty {
+            context.print("\(place) is already at version \(report.plan.destination)")
+        } else {
+            let objects = report.objectsPerStep.reduce(0, +)
+            context.print(
+                "migrated \(place) from \(report.plan.source) to \(report.plan.destination) in \(report.plan.steps.count) "
+                    + "step(s), \(objects) object(s) read")
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import TernCore
+import TernMigration
+import TernSQLite
+
+/// `tern plan STORE --model MODEL [--to V] [--mapping FILE]… [--json]`: the migration forecast,
+/// without touching the store.
+struct PlanCommand: Command {
+    /// The command's name, arguments and help.
+    static let configuration = CommandConfiguration(
+        name: "plan",
+        abstract: "Shows how a store would migrate to a model version, without touching it.",
+        discussion: """
+            Finds the model version that wrote the store from its entity hashes, then lists each step
+            to the target version (--to, or the current version) with its kind (inferred, mapping or
+            none) and its changes. A step that cannot be inferred names the entity, the property and
+            the reason, and suggests a mapping; --mapping gives mapping files (JSON, see
+            docs/MappingFormat.md) for some steps. Fails when no version wrote the store, or when the
+            target is older than the store's version (Tern never downgrades).
+
+            --json prints {"source": NAME, "destination": NAME, "steps": [{"from": NAME, "to": NAME,
+            "kind": "inferred"|"mapping"|"none", "changes": [STRING], "problems": [STRING]}]}.
+            """,
+        arguments: MigrationArguments.definitions + [.json],
+        examples: [
+            "tern plan Recipes.sqlite --model Recipes.xcdatamodeld",
+            "tern plan Events.sqlite --model Events.xcdatamodeld --mapping EventSplit.json --json",
+        ])
+
+    /// The store, model, target and mappings.
+    var migration: MigrationArguments
+    /// Whether to print JSON.
+    var json: Bool
+
+    /// Makes the command from its parsed command line.
+    init(_ arguments: ParsedArguments) throws(ValidationError) {
+        migration = try MigrationArguments(arguments)
+        json = arguments.isSet(.json)
+    }
+
+    /// Plans the migration and prints it.
+    func run(in context: CommandContext) async throws {
+        let (store, model, mappings) = try migration.load(in: context)
+        let plan: MigrationPlan
+        do {
+            plan = try StoreMigrator().plan(forStoreAt: store.url, model: model, to: migration.target, mappings: mappings)
+        } catch let error as MigrationError {
+            throw CommandFailure(error.message, details: error.failures.map(\.description))
+        }
+        guard json else {
+            context.print(plan.description)
+            return
+        }
+        context.printJSON([
+            "source": .string(plan.source),
+            "destination": .string(plan.destination),
+            "steps": .array(
+                plan.steps.map { step in
+                    .object([
+                        "from": .string(step.from), "to": .string(step.to), "kind": .string(step.kind.rawValue),
+                        "changes": .array(step.changes.map { .string($0.summary) }),
+                        "problems": .array(step.problems.map { .string($0.description) }),
+                    ])
+                }),
+        ])
+    }
+}
+
+/// The arguments `plan` and `migrate` share: the store, `--model` with `--version`/`--order`,
+/// `--to` and the `--mapping` files.
+struct MigrationArguments: Sendable {
+    /// The store to migrate.
+    static let store = ArgumentDefinition.positional("STORE", help: StoreFile.help)
+    /// The app's model.
+    static let model = ArgumentDefinition.option("model", value: "MODEL", help: ModelSelection.modelHelp)
+    /// The target version.
+    static let target = ArgumentDefinition.option(
+        "to", value: "V", help: "The version to migrate to (default: the model's current version).")
+    /// Mapping files, repeatable.
+    static let mapping = ArgumentDefinition.option(
+        "mapping", value: "FILE", help: "A JSON mapping file for one step (repeatable; see docs/MappingFormat.md).")
+    /// Every shared definition, in help order.
+    static let definitions = [store, model, ModelSelection.version, ModelSelection.order, target, mapping]
+
+    /// The store as typed.
+    var storePath: String
+    /// The model.
+    var selection: ModelSelection
+    /// The target version, if given.
+    var target: String?
+    /// The mapping files as typed.
+    var mappingPaths: [String]
+
+    /// Reads the shared arguments.
+    ///
+    /// - Throws: ``ValidationError`` when the store or the model is missing.
+    init(_ arguments: ParsedArguments) throws(ValidationError) {
+        storePath = try arguments.requiredValue(of: Self.store)
+        guard let selection = try ModelSelection.parse(Self.model, from: arguments) else {
+            throw ValidationError("a migration needs the app's model; give it with --model")
+        }
+        self.selection = selection
+        target = arguments.value(of: Self.target)
+        mappingPaths = arguments.values(of: Self.mapping)
+    }
+
+    /// Reads the store's location, the model and the mapping files.
+    ///
+    /// - Throws: ``CommandFailure`` when the store is not SQLite or a file cannot be read.
+    func load(in context: CommandContext) throws -> (StoreFile, VersionedModel, [StepMapping]) {
+        let store = StoreFile(storePath, environment: context.environment)
+        guard try store.kind() == .sqlite else { throw CommandFailure("only SQLite stores can be migrated yet") }
+        let model = try selection.read(in: context.environment)
+        var mappings: [StepMapping] = []
+        for path in mappingPaths {
+            do {
+                mappings.append(try StepMapping(contentsOf: context.environment.url(forPath: path)))
+            } catch {
+                throw CommandFailure("cannot read the mapping file \(path): \(error.message)")
+            }
+        }
+        return (store, model, mappings)
+    }
+}

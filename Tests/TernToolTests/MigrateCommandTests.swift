@@ -1,0 +1,85 @@
+import Foundation
+import TernTestSupport
+import Testing
+
+/// `tern plan` and `tern migrate` on copies of the real fixture stores, checked with `tern info`.
+@Suite struct MigrateCommandTests {
+    static let order = "SampleModel,SampleModel2,SampleModel3"
+
+    /// The per-entity counts `tern info --json` reports.
+    func counts(_ store: String) async throws -> [String: Int] {
+        let info = await ToolRunner.run(["info", store, "--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])
+        return try #require(document["counts"] as? [String: Int])
+    }
+
+    @Test func plansTheFixtureStoreToSampleModel3AsJSON() async throws {
+        let tmp = try TemporaryDirectory()
+        let store = try tmp.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite")).path
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let result = await ToolRunner.run([
+            "plan", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel3", "--json",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(document["source"] as? String == "SampleModel" && document["destination"] as? String == "SampleModel3")
+        let steps = try #require(document["steps"] as? [[String: Any]])
+        #expect(steps.map { "\($0["from"] ?? "")→\($0["to"] ?? ""):\($0["kind"] ?? "")" } == ["SampleModel→SampleModel3:inferred"])
+        #expect((steps.first?["changes"] as? [String])?.contains("rename entity ExpensiveSportCar to LuxuryCar") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+    }
+
+    @Test(arguments: [("SampleModel/Fixtures/SampleModel_V1.sqlite", "SampleModel"), ("SampleModel/Fixtures/SampleModel_V2.sqlite", "SampleModel2")])
+    func migratesTheFixtureStoreToSampleModel3WithEveryRow(path: String, version: String) async throws {
+        let tmp = try TemporaryDirectory()
+        let store = try tmp.copy(Fixtures.url("CoreDataPlus/" + path)).path
+        let before = try await counts(store)
+        let result = await ToolRunner.run([
+            "migrate", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel3",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.hasPrefix("migrated \(store) from \(version) to SampleModel3 in 1 step(s)"))
+        let after = try await counts(store)
+        // Every row is accounted for: ExpensiveSportCar became LuxuryCar, the other entities kept
+        // their names, and SampleModel3's new Maker entity starts empty.
+        var expected = before
+        if let expensive = expected.removeValue(forKey: "ExpensiveSportCar") { expected["LuxuryCar"] = expensive }
+        expected["Maker"] = 0
+        #expect(after == expected)
+        #expect(after.values.reduce(0, +) == before.values.reduce(0, +) && after.values.reduce(0, +) > 0)
+        let info = await ToolRunner.run(["info", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--version", "SampleModel3", "--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])
+        #expect(document["matchingVersion"] as? String == "SampleModel3" && document["needsMigration"] as? Bool == false)
+        let again = await ToolRunner.run([
+            "migrate", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel3",
+        ])
+        #expect(again.status == 0 && again.standardOutput == "\(store) is already at version SampleModel3\n")
+    }
+
+    @Test func migratesToADestinationAndLeavesTheSourceAsItWas() async throws {
+        let tmp = try TemporaryDirectory()
+        let store = try tmp.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite")).path
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        let destination = tmp.path("Migrated.sqlite").path
+        let result = await ToolRunner.run([
+            "migrate", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel2",
+            "--destination", destination, "--progress",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("migrating"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+        #expect(try await counts(destination).values.reduce(0, +) == (try await counts(store)).values.reduce(0, +))
+    }
+
+    @Test func refusesADowngradeAndAnUnknownType() async throws {
+        let tmp = try TemporaryDirectory()
+        let store = try tmp.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite")).path
+        let downgrade = await ToolRunner.run(["plan", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel"])
+        #expect(downgrade.status == 1 && downgrade.standardOutput.isEmpty)
+        #expect(downgrade.errorLines.first?.hasPrefix("error: The store was written by SampleModel2, which is newer than SampleModel") == true)
+        let type = await ToolRunner.run(["migrate", store, "--model", Fixtures.sampleModel.path, "--type", "xml"])
+        #expect(type.status == 2)
+        let missing = await ToolRunner.run(["migrate", store])
+        #expect(missing.status == 2 && missing.errorLines.first?.contains("--model") == true)
+    }
+}
