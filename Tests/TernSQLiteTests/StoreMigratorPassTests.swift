@@ -1,0 +1,183 @@
+import Foundation
+import Synchronization
+import TernCore
+import TernMigration
+import TernTestSupport
+import Testing
+
+@testable import TernSQLite
+
+/// Multi-pass migration in dependency order, and cancellation, on real SQLite stores.
+@Suite struct StoreMigratorPassTests {
+    /// A school: v1 keeps names in `name`, v2 in `fullName`/`title`; each entity is one pass.
+    static func school() throws -> VersionedModel {
+        try VersionedModel("School") {
+            ModelVersion("v1") {
+                Entity("Person") { Attribute("name", .string) }
+                Entity("Student", parent: "Person") {
+                    Attribute("number", .integer32)
+                    Relationship("registrations", to: "Registration", inverse: "student").toMany()
+                }
+                Entity("Course") {
+                    Attribute("name", .string)
+                    Relationship("classes", to: "Class", inverse: "course").toMany()
+                }
+                Entity("Class") {
+                    Attribute("room", .string)
+                    Relationship("course", to: "Course", inverse: "classes")
+                    Relationship("registrations", to: "Registration", inverse: "session").toMany()
+                }
+                Entity("Registration") {
+                    Attribute("grade", .integer16)
+                    Relationship("student", to: "Student", inverse: "registrations")
+                    Relationship("session", to: "Class", inverse: "registrations")
+                }
+            }
+            ModelVersion("v2") {
+                Entity("Person") { Attribute("fullName", .string) }
+                Entity("Student", parent: "Person") {
+                    Attribute("number", .integer64)
+                    Relationship("registrations", to: "Registration", inverse: "student").toMany()
+                }
+                Entity("Course") {
+                    Attribute("title", .string)
+                    Relationship("classes", to: "Class", inverse: "course").toMany()
+                }
+                Entity("Class") {
+                    Attribute("room", .string)
+                    Relationship("course", to: "Course", inverse: "classes")
+                    Relationship("registrations", to: "Registration", inverse: "session").toMany()
+                }
+                Entity("Registration") {
+                    Attribute("grade", .integer16)
+                    Relationship("student", to: "Student", inverse: "registrations")
+                    Relationship("session", to: "Class", inverse: "registrations")
+                }
+            }
+        }
+    }
+
+    static let passes = #"""
+        {"source": "v1", "destination": "v2", "passes": [
+          {"name": "People", "entityMappings": [{"name": "PersonToPerson", "kind": "transform", "source": "Person",
+            "destination": "Person", "attributes": {"fullName": "$source.name"}}]},
+          {"name": "Students", "entityMappings": [{"name": "StudentToStudent", "kind": "transform", "source": "Student",
+            "destination": "Student", "attributes": {"fullName": "upper($source.name)", "number": "$source.number"}}]},
+          {"name": "Courses", "entityMappings": [{"name": "CourseToCourse", "kind": "transform", "source": "Course",
+            "destination": "Course", "attributes": {"title": "$source.name"}}]},
+          {"name": "Classes", "entityMappings": [{"name": "ClassToClass", "kind": "transform", "source": "Class",
+            "destination": "Class", "attributes": {"room": "$source.room"},
+            "relationships": {"course": "destinationInstances(\"CourseToCourse\", $source.course)"}}]},
+          {"name": "Registrations", "entityMappings": [{"name": "RegistrationToRegistration", "kind": "transform",
+            "source": "Registration", "destination": "Registration", "attributes": {"grade": "$source.grade"},
+            "relationships": {"student": "destinationInstances(\"StudentToStudent\", $source.student)",
+                              "session": "destinationInstances(\"ClassToClass\", $source.session)"}}]}]}
+        """#.replacingOccurrences(of: "upper(", with: "uppercase(")
+
+    @Test func runsFivePassesInDependencyOrderIntoOneDestination() async throws {
+        let model = try Self.school()
+        let directory = try TemporaryDirectory()
+        let url = directory.path("School.sqlite")
+        func ref(_ entity: String, _ key: Int) -> RowReference { RowReference(entityName: entity, primaryKey: Int64(key)) }
+        var rows = [StoreRow(reference: ref("Person", 1), version: 1, attributes: ["name": .string("Ada Teacher")])]
+        for student in 2...4 {
+            rows.append(StoreRow(
+                reference: ref("Student", student), version: 1,
+                attributes: ["name": .string("student \(student)"), "number": .integer(Int64(100 + student))]))
+        }
+        rows.append(StoreRow(reference: ref("Course", 1), version: 1, attributes: ["name": .string("Algebra")]))
+        for session in 1...2 {
+            rows.append(StoreRow(
+                reference: ref("Class", session), version: 1, attributes: ["room": .string("R\(session)")],
+                toOne: ["course": ref("Course", 1)]))
+        }
+        for (index, (student, session)) in [(2, 1), (3, 1), (4, 2), (2, 2)].enumerated() {
+            rows.append(StoreRow(
+                reference: ref("Registration", index + 1), version: 1, attributes: ["grade": .integer(Int64(index + 10))],
+                toOne: ["student": ref("Student", student), "session": ref("Class", session)]))
+        }
+        // The store writes both sides of a relationship from the rows: give each to-many its objects.
+        let inverses = ["course": "classes", "student": "registrations", "session": "registrations"]
+        for row in rows {
+            for (name, target) in row.toOne {
+                guard let inverse = inverses[name], let index = rows.firstIndex(where: { $0.reference == target }) else { continue }
+                rows[index].toMany[inverse, default: []].append(row.reference)
+            }
+        }
+        try await MigrationStores.make(at: url, model: model.versions[0].model, rows: rows)
+        let mapping = try StepMapping(jsonData: Data(Self.passes.utf8))
+        var events: [String] = []
+        let recorder = EventRecorder()
+        try await StoreMigrator().migrateStore(
+            at: url, model: model, mappings: [mapping], options: MigrationOptions(batchSize: 1),
+            onEvent: { recorder.record($0) })
+        for event in recorder.events { if case .entityMappingStarted(_, let name, let count) = event { events.append("\(name):\(count)") } }
+        #expect(events == [
+            "PersonToPerson:1", "StudentToStudent:3", "CourseToCourse:1", "ClassToClass:2", "RegistrationToRegistration:4",
+        ])
+
+        let v2 = model.versions[1].model
+        let people = try await MigrationStores.rows(of: "Person", at: url, model: v2)
+        #expect(people.map { $0.attributes["fullName"] } == [.string("Ada Teacher")])
+        let students = try await MigrationStores.rows(of: "Student", at: url, model: v2)
+        #expect(students.map { $0.attributes["fullName"] } == [.string("STUDENT 2"), .string("STUDENT 3"), .string("STUDENT 4")])
+        #expect(students.map { $0.attributes["number"] } == [.integer(102), .integer(103), .integer(104)])
+        let classes = try await MigrationStores.rows(of: "Class", at: url, model: v2)
+        let courses = try await MigrationStores.rows(of: "Course", at: url, model: v2)
+        #expect(courses.map { $0.attributes["title"] } == [.string("Algebra")])
+        #expect(classes.allSatisfy { $0.toOne["course"] == courses[0].reference })
+        #expect(courses[0].toMany["classes"].map(Set.init) == Set(classes.map(\.reference)))
+        let registrations = try await MigrationStores.rows(of: "Registration", at: url, model: v2)
+        func name(_ reference: RowReference?) -> AttributeValue? { students.first { $0.reference == reference }?.attributes["fullName"] }
+        func room(_ reference: RowReference?) -> AttributeValue? { classes.first { $0.reference == reference }?.attributes["room"] }
+        let described = registrations.map { registration in
+            "\(registration.attributes["grade"].map { "\($0)" } ?? "-") \(name(registration.toOne["student"]).map { "\($0)" } ?? "-") \(room(registration.toOne["session"]).map { "\($0)" } ?? "-")"
+        }
+        let expected = [(10, 2, 1), (11, 3, 1), (12, 4, 2), (13, 2, 2)].map { grade, student, session in
+            "\(AttributeValue.integer(Int64(grade))) \(AttributeValue.string("STUDENT \(student)")) \(AttributeValue.string("R\(session)"))"
+        }
+        #expect(described == expected)
+    }
+
+    @Test func cancellationLeavesTheSourceByteForByte() async throws {
+        let model = try Self.school()
+        let directory = try TemporaryDirectory()
+        let url = directory.path("School.sqlite")
+        let rows = (1...3_000).map { key in
+            StoreRow(reference: RowReference(entityName: "Course", primaryKey: Int64(key)), version: 1,
+                     attributes: ["name": .string("course \(key)")])
+        }
+        try await MigrationStores.make(at: url, model: model.versions[0].model, rows: rows)
+        func snapshot() throws -> [String: Data] {
+            var files: [String: Data] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory.url.path) {
+                files[name] = try Data(contentsOf: directory.path(name))
+            }
+            return files
+        }
+        let before = try snapshot()
+        let mapping = try StepMapping(jsonData: Data(Self.passes.utf8))
+        let progress = Progress(totalUnitCount: 1)
+        await #expect(throws: MigrationError.self) {
+            try await StoreMigrator().migrateStore(
+                at: url, model: model, mappings: [mapping], options: MigrationOptions(batchSize: 100), progress: progress,
+                onEvent: { event in
+                    // Cancel as soon as the Course mapping starts reading.
+                    if case .entityMappingStarted(_, "CourseToCourse", _) = event { withUnsafeCurrentTask { $0?.cancel() } }
+                })
+        }
+        #expect(progress.fractionCompleted < 1)
+        #expect(try snapshot() == before)
+    }
+}
+
+/// Collects events from the migration's callback.
+final class EventRecorder: Sendable {
+    private let storage = Mutex<[MigrationEvent]>([])
+
+    /// Records an event.
+    func record(_ event: MigrationEvent) { storage.withLock { $0.append(event) } }
+
+    /// The events so far.
+    var events: [MigrationEvent] { storage.withLock { $0 } }
+}
