@@ -99,6 +99,8 @@ extension ObjectContext {
             start += size
             try await fulfillFaults(for: chunk)
             try autoreleasingBatch(chunk, body)
+            // Forget the registry entries of the objects `body` let go, so they do not pile up.
+            for id in chunk where graph.registeredObject(for: id) == nil { graph.registered[graph.canonical(id)] = nil }
         }
     }
 

@@ -57,7 +57,8 @@ extension SQLiteStore: PersistentStore {
 
     /// The number of rows ``fetch(_:)`` returns.
     ///
-    /// - Complexity: One `COUNT(*)` without a predicate, offset or limit; else as ``fetch(_:)``.
+    /// - Complexity: One `COUNT(*)` without a predicate, offset or limit; else as ``fetch(_:)``,
+    ///   keeping no rows.
     public func count(_ request: StoreFetchRequest) throws -> Int {
         guard request.predicate != nil || request.offset > 0 || request.limit != nil else {
             let layout = try schema.entity(named: request.entityName)
@@ -65,9 +66,10 @@ extension SQLiteStore: PersistentStore {
             let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE Z_ENT IN (\(Self.list(numbers)))"
             return Int(try connection.fetchValue(sql)?.int64 ?? 0)
         }
-        var unsorted = request
-        unsorted.sortDescriptors = []
-        return try fetch(unsorted).count
+        var matches = 0
+        try forEachMatch(of: request) { _ in matches += 1 }
+        let afterOffset = max(0, matches - request.offset)
+        return request.limit.map { min($0, afterOffset) } ?? afterOffset
     }
 
     /// The rows with these references, in their order; references without a row are left out.
