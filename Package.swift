@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "TernMigration", targets: ["TernMigration"]),
         .library(name: "TernBinaryStore", targets: ["TernBinaryStore"]),
         .library(name: "TernXMLStore", targets: ["TernXMLStore"]),
+        .library(name: "TernStores", targets: ["TernStores"]),
         .executable(name: "tern", targets: ["tern"]),
     ],
     targets: [
@@ -45,6 +46,9 @@ let package = Package(
         .target(
             name: "TernBinaryStore", dependencies: ["TernCore", "TernFormats", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "TernXMLStore", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
+        .target(
+            name: "TernStores", dependencies: ["TernCore", "TernSQLite", "TernBinaryStore", "TernXMLStore"],
+            swiftSettings: swiftSettings),
         .target(
             name: "TernTool", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration"],
             swiftSettings: swiftSettings),
@@ -83,6 +87,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernToolTests", dependencies: ["TernTool", "TernTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernTestSupport"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -168,6 +168,9 @@ package struct RowTable: Sendable, Hashable {
             row.version = 1
             rows[row.reference.entityName, default: [:]][row.reference.primaryKey] = row
             result.newVersions[row.reference] = row.version
+            // Rows inserted with keys of their own (a copied store) must never be handed out again.
+            let root = model.rootEntity(of: row.reference.entityName)?.name ?? row.reference.entityName
+            lastKeys[root] = max(lastKeys[root] ?? 0, row.reference.primaryKey)
         }
         let touched = Set(changes.inserted.map(\.reference) + changes.updated.map(\.reference))
         let failures = reused + uniquenessFailures(touching: touched, model: model, objectID: objectID)

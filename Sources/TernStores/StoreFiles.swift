@@ -1,0 +1,166 @@
+public import Foundation
+public import TernCore
+import TernBinaryStore
+import TernSQLite
+import TernXMLStore
+
+// Layering: TernCore knows no store file format, and each store module knows only its own, so
+// the operations that must handle every type (detecting a file's type, reading its metadata,
+// copying, destroying, migrating between types) live in this small module that depends on all
+// of them. A registry in TernCore would need every app to register the modules it links before
+// use; a module that simply knows the types cannot forget one.
+
+/// Store files of every type: find a file's type from its contents, read and write its
+/// metadata without loading data, open, copy and destroy it.
+///
+/// The type always comes from the file's first bytes (SQLite's header, `TERNBIN1`, an XML
+/// prolog), never from its extension.
+///
+/// ```swift
+/// let kind = try StoreFiles.kind(ofStoreAt: url)          // .sqlite, .binary or .xml
+/// var metadata = try StoreFiles.metadata(at: url)
+/// metadata.applicationKeys["seeded"] = .bool(true)
+/// try StoreFiles.setMetadata(metadata, at: url)
+/// ```
+public enum StoreFiles {
+    // MARK: - Type detection
+
+    /// The type of the store file at a location, from its contents.
+    ///
+    /// - Parameter url: The store file.
+    /// - Returns: ``StoreKind/sqlite``, ``StoreKind/binary`` or ``StoreKind/xml``.
+    /// - Throws: ``TernError/Code/objectNotFound`` when there is no file,
+    ///   ``TernError/Code/unreadableStore`` when it cannot be read or is of no known type.
+    /// - Complexity: Reads at most 64 bytes.
+    public static func kind(ofStoreAt url: URL) throws -> StoreKind {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw TernError(.objectNotFound, "there is no store file at this path; check the path", path: url.path)
+        }
+        let head: Data
+        do {
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            head = try handle.read(upToCount: 64) ?? Data()
+        } catch {
+            throw TernError(.unreadableStore, "the store file cannot be read; check its permissions", path: url.path)
+        }
+        if head.starts(with: Data("SQLite format 3\u{0}".utf8)) { return .sqlite }
+        if head.starts(with: BinaryStoreFormat.magic) { return .binary }
+        var text = Substring(String(decoding: head, as: UTF8.self))
+        if text.hasPrefix("\u{FEFF}") { text = text.dropFirst() }
+        if text.drop(while: \.isWhitespace).hasPrefix("<") { return .xml }
+        throw TernError(
+            .unreadableStore, "the file is not a SQLite, binary or XML store (its first bytes match none of them)",
+            path: url.path)
+    }
+
+    // MARK: - Metadata
+
+    /// Reads a store file's metadata without loading its data, whatever its type.
+    ///
+    /// - Parameter url: The store file.
+    /// - Returns: The metadata.
+    /// - Throws: ``TernError`` when the type is unknown or the file damaged, ``SQLiteError`` for
+    ///   a SQLite file that is not a Core Data store.
+    /// - Complexity: Proportional to the metadata, not to the store.
+    public static func metadata(at url: URL) throws -> StoreMetadata {
+        switch try kind(ofStoreAt: url) {
+        case .sqlite: try SQLiteStore.metadata(at: url)
+        case .binary: try BinaryStore.metadata(at: url)
+        default: try XMLStore.metadata(at: url)
+        }
+    }
+
+    /// Replaces a store file's metadata, keeping its data; the store must not be open.
+    ///
+    /// - Parameters:
+    ///   - metadata: The new metadata; keys Tern does not interpret are written as they are.
+    ///   - url: The store file.
+    /// - Throws: ``TernError`` or ``SQLiteError`` when the file cannot be read or written.
+    /// - Complexity: O(1) data pages for SQLite; O(*n*) for atomic stores, which rewrite the file.
+    public static func setMetadata(_ metadata: StoreMetadata, at url: URL) throws {
+        switch try kind(ofStoreAt: url) {
+        case .sqlite: try SQLiteStore.setMetadata(metadata, at: url)
+        case .binary: try BinaryStore.setMetadata(metadata, at: url)
+        default: try XMLStore.setMetadata(metadata, at: url)
+        }
+    }
+
+    // MARK: - Opening
+
+    /// Opens the store file at a location as a store of its type.
+    ///
+    /// - Parameters:
+    ///   - url: The store file.
+    ///   - kind: The type to open or create; nil to detect it from an existing file.
+    ///   - model: The model of the rows; required to create a store. A SQLite store opened
+    ///     without one uses the model cached in the file.
+    ///   - isReadOnly: Whether saves are refused; the file is then never written.
+    /// - Returns: The open store.
+    /// - Throws: ``TernError/Code/unsupported`` for an in-memory or unknown kind, any error of
+    ///   opening the store.
+    public static func open(
+        at url: URL, kind: StoreKind? = nil, model: ManagedObjectModel?, isReadOnly: Bool = false
+    ) throws -> any PersistentStore {
+        let kind = try kind ?? self.kind(ofStoreAt: url)
+        if kind == .sqlite {
+            return try SQLiteStore(at: url, model: model, configuration: SQLiteConfiguration(isReadOnly: isReadOnly))
+        }
+        let storeModel = try model ?? storedModel(at: url)
+        switch kind {
+        case .binary: return try BinaryStore(at: url, model: storeModel, isReadOnly: isReadOnly)
+        case .xml: return try XMLStore(at: url, model: storeModel, isReadOnly: isReadOnly)
+        default:
+            throw TernError(
+                .unsupported, "a \(kind) store has no file to open; use SQLite, Binary or XML", path: url.path)
+        }
+    }
+
+    // MARK: - Files of a store
+
+    /// Every file and folder that belongs to the store at a location: the file, its `-wal`,
+    /// `-shm` and `-journal` files and its `.<name>_SUPPORT` folder (external data).
+    ///
+    /// - Parameter url: The store file.
+    /// - Returns: The paths, whether or not they exist.
+    public static func companionFiles(of url: URL) -> [URL] {
+        [url] + ["-wal", "-shm", "-journal"].map { URL(fileURLWithPath: url.path + $0) } + [supportFolder(of: url)]
+    }
+
+    /// The `.<name>_SUPPORT` folder beside a store, where external binary data lives.
+    ///
+    /// - Parameter url: The store file.
+    public static func supportFolder(of url: URL) -> URL {
+        let name = url.deletingPathExtension().lastPathComponent
+        return url.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT", isDirectory: true)
+    }
+
+    /// Deletes a store: its file, `-wal`, `-shm` and `-journal` files, its `_SUPPORT` folder
+    /// and temporary files an interrupted atomic save left, and nothing else.
+    ///
+    /// Close the store first (remove it from its coordinator and drop it): open connections
+    /// would keep writing into deleted files.
+    ///
+    /// - Parameter url: The store file.
+    /// - Throws: ``TernError/Code/ioFailure`` when a file exists and cannot be removed.
+    public static func destroy(at url: URL) throws {
+        for file in companionFiles(of: url) where FileManager.default.fileExists(atPath: file.path) {
+            do {
+                try FileManager.default.removeItem(at: file)
+            } catch {
+                throw TernError(
+                    .ioFailure, "could not remove a file of the store; check the folder's permissions", path: file.path)
+            }
+        }
+        DurableFile.removeTemporaryFiles(for: url)
+    }
+
+    // MARK: - Non public
+
+    /// The model an atomic store opened without one is read with: none is recorded in the
+    /// file, so one must be given.
+    private static func storedModel(at url: URL) throws -> ManagedObjectModel {
+        throw TernError(
+            .unsupported, "binary and XML stores do not record their model; give the model to open one", path: url.path)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import TernBinaryStore
+import TernCore
+import TernSQLite
+import TernXMLStore
+
+/// Copies every row of one store into a new store of any type, in batches, keeping primary
+/// keys, relationships and metadata.
+enum StoreMigration {
+    /// Copies a store into a new one at `url` (nil for an in-memory store) and opens it.
+    ///
+    /// Metadata is copied whole (UUID, version hashes, application keys), with the store type
+    /// set to the new one: keeping the UUID keeps object IDs' URIs valid. Row versions
+    /// (optimistic-locking counters) start again.
+    static func copy(
+        _ source: any PersistentStore, to url: URL?, kind: StoreKind, isReadOnly: Bool, batchSize: Int
+    ) async throws -> any PersistentStore {
+        var metadata = try await source.metadata()
+        metadata.storeType = kind.rawValue
+        let model = source.model
+        guard let url else {
+            guard kind == .inMemory, !isReadOnly else {
+                throw TernError(.unsupported, "only a writable in-memory store has no file; give a location for a \(kind) store")
+            }
+            let store = InMemoryStore(model: model, identifier: metadata.uuid)
+            var rows: [StoreRow] = []
+            try await forEachBatch(of: source, size: batchSize) { rows += $0 }
+            _ = try await store.save(StoreChangeSet(inserted: rows))
+            try await store.setMetadata(metadata)
+            return store
+        }
+        guard !FileManager.default.fileExists(atPath: url.path) else {
+            throw TernError(
+                .unsupported, "a file already exists where the store would go; destroy it or pick another path",
+                path: url.path)
+        }
+        switch kind {
+        case .sqlite:
+            try await writeSQLite(from: source, to: url, metadata: metadata, batchSize: batchSize)
+        case .binary, .xml:
+            var rows: [StoreRow] = []
+            try await forEachBatch(of: source, size: batchSize) { rows += $0 }
+            let contents = AtomicStoreContents(metadata: metadata, rows: rows.sorted { $0.reference < $1.reference })
+            let data = try kind == .binary ? BinaryStoreFormat.encode(contents) : XMLStoreFormat.encode(contents)
+            try DurableFile.write(data, to: url)
+        default:
+            throw TernError(.unsupported, "Tern cannot write \(kind) stores; use SQLite, Binary or XML", path: url.path)
+        }
+        return try StoreFiles.open(at: url, kind: kind, model: model, isReadOnly: isReadOnly)
+    }
+
+    /// Writes a new SQLite store in two streaming passes: rows without relationships first, so
+    /// that every reference exists when the second pass sets the relationships.
+    private static func writeSQLite(
+        from source: any PersistentStore, to url: URL, metadata: StoreMetadata, batchSize: Int
+    ) async throws {
+        do {
+            let store = try SQLiteStore(at: url, model: source.model)
+            try await forEachBatch(of: source, size: batchSize) { batch in
+                let bare = batch.map { StoreRow(reference: $0.reference, attributes: $0.attributes) }
+                try await store.save(StoreChangeSet(inserted: bare))
+            }
+            try await forEachBatch(of: source, size: batchSize) { batch in
+                let related = batch.filter { !$0.toOne.isEmpty || !$0.toMany.isEmpty }.map { row in
+                    var row = row
+                    row.version = 1
+                    return row
+                }
+                if !related.isEmpty { try await store.save(StoreChangeSet(updated: related)) }
+            }
+            try await store.setMetadata(metadata)
+        } catch {
+            try? StoreFiles.destroy(at: url)
+            throw error
+        }
+    }
+
+    /// Calls `body` with the rows of every entity, at most `size` at a time, in primary-key
+    /// order. SQLite stores are read batch by batch; other stores already hold their rows.
+    static func forEachBatch(
+        of store: any PersistentStore, size: Int, _ body: ([StoreRow]) async throws -> Void
+    ) async throws {
+        for entity in store.model.entities.map(\.name) {
+            if let sqlite = store as? SQLiteStore {
+                var last: Int64 = 0
+                while true {
+                    let batch = try await sqlite.rows(of: entity, includingSubentities: false, after: last, limit: size)
+                    if !batch.isEmpty { try await body(batch) }
+                    guard batch.count == size, let key = batch.last?.reference.primaryKey else { break }
+                    last = key
+                }
+            } else {
+                var request = StoreFetchRequest(entityName: entity)
+                request.includesSubentities = false
+                let rows = try await store.fetch(request).sorted { $0.reference < $1.reference }
+                for start in stride(from: 0, to: rows.count, by: size) {
+                    try await body(Array(rows[start..<min(start + size, rows.count)]))
+                }
+            }
+        }
+    }
+}
