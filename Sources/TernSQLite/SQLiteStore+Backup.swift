@@ -9,8 +9,9 @@ extension SQLiteStore {
     ///
     /// The copy holds every transaction committed before the backup's last step, including
     /// those still in the source's `-wal` file, which a plain file copy would miss. The
-    /// destination's old contents (and its own journal files) are replaced; it ends in the
-    /// source's journal mode. The `_SUPPORT` folder is not copied here (see TernStores).
+    /// destination's old contents are replaced, through its own journal, so connections that
+    /// have it open see the new contents; a new destination takes the source's journal mode, an
+    /// existing one keeps its own. The `_SUPPORT` folder is not copied here (see TernStores).
     ///
     /// - Parameters:
     ///   - source: The store to copy; it may be open elsewhere.
@@ -22,17 +23,22 @@ extension SQLiteStore {
     public static func backupStore(at source: URL, to destination: URL, pagesPerStep: Int = 1024) throws {
         let from = try openExisting(source, configuration: .readOnly)
         let mode = try from.fetchValue("PRAGMA journal_mode")?.string?.lowercased() ?? "delete"
-        if !FileManager.default.fileExists(atPath: destination.path) {
+        let isNew = ((try? FileManager.default.attributesOfItem(atPath: destination.path))?[.size] as? NSNumber)?
+            .intValue ?? 0 == 0
+        if isNew {
             // A journal left beside a missing file would be replayed into the new copy.
             for suffix in ["-wal", "-shm", "-journal"] {
                 try? FileManager.default.removeItem(atPath: destination.path + suffix)
             }
         }
-        // The copy is made in rollback mode, where SQLite accepts any page size, then switched.
-        let to = try Connection(path: destination.path, configuration: SQLiteConfiguration(journalMode: .delete))
+        // A new copy is made in rollback mode, where SQLite accepts any page size, then switched
+        // to the source's mode. An existing destination keeps its mode: other connections may
+        // have it open, and they read the new pages through its journal.
+        let existingMode = isNew ? .delete : try journalMode(ofStoreAt: destination)
+        let to = try Connection(path: destination.path, configuration: SQLiteConfiguration(journalMode: existingMode))
         try to.copy(from: from, pagesPerStep: pagesPerStep)
         let target = SQLiteConfiguration.JournalMode(rawValue: mode) ?? .delete
-        if target != .delete {
+        if isNew, target != .delete {
             try to.executeOnce(SQL(unsafeSQL: "PRAGMA journal_mode = \(target.rawValue.uppercased())"))
         }
         try FileSystem.synchronizeDirectory(atPath: destination.deletingLastPathComponent().path)
