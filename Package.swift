@@ -86,10 +86,32 @@ let package = Package(
             dependencies: ["TernBinaryStore", "TernXMLStore", "TernTestSupport", "tern-crash-helper"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TernToolTests", dependencies: ["TernTool", "TernTestSupport"],
+            name: "TernToolTests", dependencies: ["TernTool", "TernSQLite", "TernFormats", "TernTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernTestSupport"],
             swiftSettings: swiftSettings),
     ]
 )
+
+// MARK: Fuzz targets
+//
+// libFuzzer executables under `Fuzz/`, added only when `TERN_FUZZ=1` so that a plain
+// `swift build` / `swift test` neither builds them nor needs the fuzzer runtime.
+// `Scripts/fuzz` sets the variable and builds them with `-sanitize=fuzzer,address`.
+if Context.environment["TERN_FUZZ"] == "1" {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzPredicate", ["TernCore"]),
+        ("FuzzModelXML", ["TernCore", "TernFormats"]),
+        ("FuzzModelCache", ["TernCore", "TernFormats"]),
+        ("FuzzMetadata", ["TernCore", "TernFormats", "TernSQLite"]),
+    ]
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: swiftSettings))
+    for fuzz in fuzzTargets {
+        package.targets.append(
+            .executableTarget(
+                name: fuzz.name, dependencies: ["FuzzSupport"] + fuzz.dependencies, path: "Fuzz/\(fuzz.name)",
+                swiftSettings: swiftSettings))
+        package.products.append(.executable(name: fuzz.name, targets: [fuzz.name]))
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import TernCore
+import TernFormats
+import TernSQLite
+import TernTestSupport
+import Testing
+
+/// Every file of the hostile corpus in `Tests/Fixtures/Hostile` (made by
+/// `Scripts/make-hostile-corpus`, plus the fuzzers' regression cases) goes through its reader
+/// and the `tern` commands: a clear error or a success, never a crash or a hang, and the file
+/// left byte-for-byte as it was.
+@Suite struct HostileInputTests {
+    /// The hostile corpus folder.
+    static let root = Fixtures.url("Hostile")
+
+    /// The names of the files in one folder of the corpus, sorted (none when it does not exist).
+    static func files(_ folder: String) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
+        return names.filter { !$0.hasPrefix(".") }.sorted()
+    }
+
+    /// How far a hostile store gets: the first step that must fail, if any.
+    enum Step: Int, Comparable, Sendable {
+        case metadata, open, read, none
+
+        static func < (lhs: Step, rhs: Step) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// The step each store must fail at; stores not listed may fail anywhere or not at all
+    /// (bit flips that land in unused bytes leave a readable store).
+    static let storeFailures: [String: Step] = [
+        "empty.sqlite": .metadata,
+        "not-sqlite.sqlite": .metadata,
+        "truncated-header.sqlite": .metadata,
+        "truncated-first-page.sqlite": .metadata,
+        "flip-page-size.sqlite": .metadata,
+        "metadata-garbage.sqlite": .metadata,
+        "metadata-not-a-dictionary.sqlite": .metadata,
+        "metadata-cycle.sqlite": .metadata,
+        "metadata-wrong-types.sqlite": .metadata,
+        "metadata-no-row.sqlite": .metadata,
+        "metadata-no-table.sqlite": .metadata,
+        "modelcache-garbage.sqlite": .open,
+        "modelcache-truncated.sqlite": .open,
+        "modelcache-not-an-archive.sqlite": .open,
+        "modelcache-uncompressed.sqlite": .open,
+        "modelcache-bomb.sqlite": .open,
+        "primarykey-no-rows.sqlite": .open,
+        "primarykey-no-table.sqlite": .open,
+        "primarykey-wrong-entity-numbers.sqlite": .open,
+        "primarykey-unknown-name.sqlite": .open,
+        "primarykey-super-cycle.sqlite": .open,
+        "primarykey-duplicate-name.sqlite": .open,
+        "primarykey-text-values.sqlite": .open,
+        "table-missing.sqlite": .open,
+        "column-missing.sqlite": .open,
+    ]
+
+    /// Checks that an error is one of Tern's typed errors with a message.
+    static func expectClear(_ error: any Error, _ file: String) {
+        switch error {
+        case let error as SQLiteError: #expect(!error.message.isEmpty, "\(file)")
+        case let error as TernError: #expect(!error.message.isEmpty, "\(file)")
+        default: Issue.record("\(file): untyped error \(error)")
+        }
+    }
+
+    /// Runs `tern` and checks the outcome: success, or status 1 with exactly one `error:` line.
+    ///
+    /// - Returns: Whether the command succeeded.
+    static func runTool(_ arguments: [String], _ file: String) async -> Bool {
+        let result = await ToolRunner.run(arguments)
+        if result.status == 0 { return true }
+        #expect(result.status == 1, "\(file): tern \(arguments[0]) exited with \(result.status)")
+        #expect(result.errorLines.count == 1, "\(file): \(result.standardError)")
+        #expect(result.errorLines.first?.hasPrefix("error: ") == true, "\(file): \(result.standardError)")
+        return false
+    }
+
+    // MARK: - Stores
+
+    /// How far a store gets through metadata, opening read-only and reading every row.
+    static func furthestStep(_ url: URL, _ file: String) async -> Step {
+        do {
+            _ = try SQLiteStore.metadata(at: url)
+        } catch {
+            expectClear(error, file)
+            return .metadata
+        }
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore(at: url, configuration: .readOnly)
+        } catch {
+            expectClear(error, file)
+            return .open
+        }
+        do {
+            for entity in store.model.entities where !entity.isAbstract {
+                _ = try await store.fetch(StoreFetchRequest(entityName: entity.name))
+            }
+        } catch {
+            expectClear(error, file)
+            return .read
+        }
+        return .none
+    }
+
+    @Test(arguments: files("Stores"))
+    func storeGivesAClearError(_ file: String) async throws {
+        let tmp = try TemporaryDirectory()
+        let url = try tmp.copy(Self.root.appendingPathComponent("Stores/\(file)"))
+        let original = try Data(contentsOf: url)
+
+        let failed = await Self.furthestStep(url, file)
+        if let expected = Self.storeFailures[file] {
+            #expect(failed == expected, "\(file) should fail at \(expected), not \(failed)")
+        }
+        #expect(try Data(contentsOf: url) == original, "\(file) was changed by reading it")
+
+        let infoSucceeded = await Self.runTool(["info", url.path], file)
+        #expect(infoSucceeded == (failed > .open), "\(file): tern info and the library disagree")
+        let output = tmp.url.appendingPathComponent("export.json")
+        let exportSucceeded = await Self.runTool(["export", url.path, "-o", output.path], file)
+        #expect(exportSucceeded == (failed == .none), "\(file): tern export and the library disagree")
+        if !exportSucceeded {
+            #expect(!FileManager.default.fileExists(atPath: output.path), "\(file): a failed export left output")
+        }
+        #expect(try Data(contentsOf: url) == original, "\(file) was changed by tern")
+    }
+
+    @Test func storeCorpusCoversEachKindOfDamage() {
+        let stores = Self.files("Stores")
+        for kind in ["empty", "not-sqlite", "truncated-", "flip-", "metadata-", "modelcache-bomb", "primarykey-"] {
+            #expect(stores.contains { $0.hasPrefix(kind) }, "no \(kind) case; run Scripts/make-hostile-corpus")
+        }
+        #expect(Set(Self.storeFailures.keys).isSubset(of: stores))
+    }
+
+    // MARK: - Model XML
+
+    @Test(arguments: files("ModelXML"))
+    func modelXMLGivesAClearError(_ file: String) async throws {
+        let source = Self.root.appendingPathComponent("ModelXML/\(file)")
+        let original = try Data(contentsOf: source)
+        #expect(throws: TernError.self, "\(file)") {
+            try XcodeModel.model(fromContents: original, path: file)
+        }
+
+        let tmp = try TemporaryDirectory()
+        let folder = tmp.url.appendingPathComponent("Hostile.xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let contents = folder.appendingPathComponent("contents")
+        try original.write(to: contents)
+        let succeeded = await Self.runTool(["model", folder.path], file)
+        #expect(!succeeded, "\(file): tern model accepted it")
+        #expect(try Data(contentsOf: contents) == original)
+    }
+}
