@@ -88,6 +88,12 @@ extension XMLElementTree {
                 "the XML declares entities (<!ENTITY>), which a \(limits.documentName) never does; refusing to expand them",
                 path: path)
         }
+        // FoundationXML traps on element and attribute names that are not valid UTF-8, and Xcode
+        // writes model files only in UTF-8: refuse anything else before parsing.
+        guard String(validating: data, as: UTF8.self) != nil else {
+            throw TernError(
+                .unreadableModelFile, "the file is not UTF-8 text; model files are UTF-8 XML", path: path)
+        }
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false

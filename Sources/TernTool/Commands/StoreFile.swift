@@ -92,7 +92,8 @@ struct StoreFile {
                 names[number] = name
                 parents[number] = row[2].int64 ?? 0
             }
-            var counts = Dictionary(uniqueKeysWithValues: names.values.map { ($0, 0) })
+            // A damaged Z_PRIMARYKEY may name an entity twice: count it once.
+            var counts = Dictionary(names.values.map { ($0, 0) }, uniquingKeysWith: { first, _ in first })
             let tables = Set(
                 try connection.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].string })
             for (number, name) in names where (parents[number] ?? 0) == 0 && tables.contains("Z" + name.uppercased()) {
