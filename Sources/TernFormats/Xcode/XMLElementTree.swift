@@ -94,6 +94,13 @@ extension XMLElementTree {
             throw TernError(
                 .unreadableModelFile, "the file is not UTF-8 text; model files are UTF-8 XML", path: path)
         }
+        // FoundationXML dereferences a null pointer on a processing instruction without data
+        // (`<?name?>`), and model files hold none: refuse any `<?` after the XML declaration.
+        if containsProcessingInstruction(data) {
+            throw TernError(
+                .unreadableModelFile, "the XML holds a processing instruction (<?…?>), which model files never do",
+                path: path)
+        }
         let parser = XMLParser(data: data)
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
@@ -114,6 +121,18 @@ extension XMLElementTree {
             throw TernError(limits.code, "the file holds no XML element", path: path)
         }
         return root
+    }
+
+    /// Whether `<?` occurs anywhere but in the XML declaration that may open the document.
+    private static func containsProcessingInstruction(_ data: Data) -> Bool {
+        let opening = Data("<?".utf8)
+        var body = data[...]
+        let leading = body.prefix { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        if body.dropFirst(leading.count).starts(with: Data("<?xml".utf8)),
+            let end = body.range(of: Data("?>".utf8)) {
+            body = body[end.upperBound...]
+        }
+        return body.range(of: opening) != nil
     }
 
     /// Collects elements into a tree while the parser reads.
