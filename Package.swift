@@ -86,7 +86,8 @@ let package = Package(
             dependencies: ["TernBinaryStore", "TernXMLStore", "TernTestSupport", "tern-crash-helper"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TernToolTests", dependencies: ["TernTool", "TernSQLite", "TernFormats", "TernTestSupport"],
+            name: "TernToolTests",
+            dependencies: ["TernTool", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernTestSupport"],
@@ -105,6 +106,8 @@ if Context.environment["TERN_FUZZ"] == "1" {
         ("FuzzModelXML", ["TernCore", "TernFormats"]),
         ("FuzzModelCache", ["TernCore", "TernFormats"]),
         ("FuzzMetadata", ["TernCore", "TernFormats", "TernSQLite"]),
+        ("FuzzValueExpression", ["TernMigration"]),
+        ("FuzzMappingFile", ["TernMigration"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: swiftSettings))
     for fuzz in fuzzTargets {

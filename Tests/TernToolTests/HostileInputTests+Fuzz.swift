@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernFormats
+import TernMigration
 @testable import TernSQLite
 import Testing
 
@@ -57,6 +58,24 @@ extension HostileInputTests {
             _ = StoreMetadata(propertyList: dictionary, uuid: file)
         } catch {
             Self.expectClear(error, file)
+        }
+    }
+
+    @Test(arguments: files("FuzzValueExpression"))
+    func valueExpressionCase(_ file: String) throws {
+        let text = String(decoding: try Self.fuzzCase("FuzzValueExpression", file), as: UTF8.self)
+        do {
+            let expression = try ValueExpression(text)
+            #expect(try ValueExpression(expression.description) == expression, "\(file)")
+        } catch {
+            Self.expectClear(error, file)
+        }
+    }
+
+    @Test(arguments: files("FuzzMappingFile"))
+    func mappingFileCase(_ file: String) throws {
+        #expect(throws: MigrationError.self, "\(file)") {
+            try StepMapping(jsonData: Self.fuzzCase("FuzzMappingFile", file))
         }
     }
 }
