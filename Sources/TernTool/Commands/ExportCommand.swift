@@ -121,19 +121,7 @@ struct ExportCommand: Command {
 
     /// Opens the store read-only with the chosen model, or with its own model cache.
     private func open(_ file: StoreFile, in context: CommandContext) async throws -> SQLiteStore {
-        var model: ManagedObjectModel?
-        if let selection {
-            let versions = try selection.read(in: context.environment)
-            if selection.versionName != nil {
-                model = versions.currentVersion.model
-            } else {
-                guard let version = versions.version(matching: try file.metadata()) else {
-                    throw CommandFailure(
-                        "none of the model's versions wrote this store; migrate it, or export without --model")
-                }
-                model = version.model
-            }
-        }
+        let model = try selection?.model(for: file, in: context.environment, fallback: "export without --model")
         do {
             return try SQLiteStore(at: file.url, model: model, configuration: .readOnly)
         } catch {

@@ -55,6 +55,24 @@ struct ModelSelection: Sendable {
         try Self.read(path, order: order, version: versionName, environment: environment)
     }
 
+    /// The model to open a store with: the `--version` chosen, else the version whose entity
+    /// hashes match the store's metadata.
+    ///
+    /// - Parameters:
+    ///   - file: The store.
+    ///   - environment: Where relative paths start.
+    ///   - fallback: How to go on without the model, for the error message (`export without --model`).
+    /// - Returns: The model of the chosen or matching version.
+    /// - Throws: ``CommandFailure`` when the model cannot be read or none of its versions wrote the store.
+    func model(for file: StoreFile, in environment: ToolEnvironment, fallback: String) throws(CommandFailure) -> ManagedObjectModel {
+        let versions = try read(in: environment)
+        if versionName != nil { return versions.currentVersion.model }
+        guard let version = versions.version(matching: try file.metadata()) else {
+            throw CommandFailure("none of the model's versions wrote this store; migrate it, or \(fallback)")
+        }
+        return version.model
+    }
+
     // MARK: - Non public
 
     /// The names a `--order` list gives, in order.

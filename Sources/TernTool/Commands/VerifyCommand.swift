@@ -1,0 +1,116 @@
+import Foundation
+import TernCore
+import TernSQLite
+
+/// `tern verify STORE [--model MODEL] [--json]`: checks a store's integrity and lists every
+/// problem with its entity and primary key.
+struct VerifyCommand: Command {
+    /// The store to verify.
+    static let store = ArgumentDefinition.positional("STORE", help: StoreFile.help)
+    /// The model to verify the store against.
+    static let model = ArgumentDefinition.option(
+        "model", value: "MODEL",
+        help: "The model to check the store against (default: the model cached in the store).")
+
+    /// The command's name, arguments and help.
+    static let configuration = CommandConfiguration(
+        name: "verify",
+        abstract: "Checks a store's integrity and lists every problem with its entity and primary key.",
+        discussion: """
+            Checks, in order: SQLite's integrity_check (when it fails, the other checks are
+            skipped); each entity hierarchy's primary-key counter (Z_MAX) against its largest
+            Z_PK; entity numbers (Z_ENT) of every row; to-one references and join-table rows that
+            point nowhere; one-to-one relationships whose two sides disagree; required attributes
+            and relationships without a value; to-many counts against their minimum and maximum;
+            objects sharing the values of a uniqueness constraint; external data files that are
+            missing. The store is opened read-only; without --model its own model cache is used.
+
+            A clean store prints "ok: N objects checked, no problems" and exits 0. Otherwise the
+            command exits 1 with "error: the store has N problems" on stderr and one line per
+            problem under it: ENTITY/p<primary key>.PROPERTY (KIND): MESSAGE. At most 1000 problems
+            are listed.
+
+            --json prints {"ok": BOOL, "objects": INT, "truncated": BOOL, "problems": [{"kind":
+            STRING, "entity": NAME|null, "primaryKey": INT|null, "property": NAME|null, "message":
+            STRING}]} on stdout, also when problems are found (then the exit status is 1 and stderr
+            has only the error line). Kinds: integrity, primaryKeyCounter, unknownEntity,
+            danglingReference, inverseMismatch, missingValue, countOutOfRange,
+            uniquenessViolation, missingExternalData.
+            """,
+        arguments: [store, model, ModelSelection.version, ModelSelection.order, .json, .progress, .quiet],
+        examples: [
+            "tern verify Recipes.sqlite",
+            "tern verify Recipes.sqlite --model Recipes.xcdatamodeld --json | jq '.problems[].kind'",
+        ])
+
+    /// The store as typed.
+    var storePath: String
+    /// The model to check against, if given.
+    var selection: ModelSelection?
+    /// Whether to print JSON.
+    var json: Bool
+
+    /// Makes the command from its parsed command line.
+    init(_ arguments: ParsedArguments) throws(ValidationError) {
+        storePath = try arguments.requiredValue(of: Self.store)
+        selection = try ModelSelection.parse(Self.model, from: arguments)
+        json = arguments.isSet(.json)
+    }
+
+    /// Verifies the store and prints the result, or fails with the list of problems.
+    func run(in context: CommandContext) async throws {
+        let file = StoreFile(storePath, environment: context.environment)
+        guard try file.kind() == .sqlite else {
+            throw CommandFailure("only SQLite stores can be verified yet")
+        }
+        let model = try selection?.model(for: file, in: context.environment, fallback: "verify without --model")
+        let progress = Progress(totalUnitCount: 0)
+        let report: StoreVerificationReport
+        do {
+            let bar = context.progressBar("verifying", for: progress)
+            defer { bar.finish() }
+            report = try await StoreVerifier.verify(storeAt: file.url, model: model, progress: progress)
+        } catch {
+            throw CommandFailure("cannot verify the store at \(storePath): \(StoreFile.message(of: error))")
+        }
+        let count = report.problems.count
+        let summary = "the store has \(report.isTruncated ? "more than " : "")\(count) problem\(count == 1 ? "" : "s")"
+        if json {
+            let document = Self.document(report)
+            guard report.isClean else {
+                // The report is the result a script asks for, so it reaches stdout despite the failure.
+                context.environment.output.write(document.encoded() + "\n", to: .standardOutput)
+                throw CommandFailure(summary)
+            }
+            context.printJSON(document)
+            return
+        }
+        guard report.isClean else {
+            var lines = report.problems.map { "  \($0.location) (\($0.kind)): \($0.message)" }
+            if report.isTruncated { lines.append("  … only the first \(count) problems are listed") }
+            throw CommandFailure(summary, details: lines)
+        }
+        let objects = report.objectCount
+        context.print("ok: \(objects) object\(objects == 1 ? "" : "s") checked, no problems")
+    }
+
+    // MARK: - Rendering
+
+    /// The report as the JSON document `--json` prints.
+    static func document(_ report: StoreVerificationReport) -> JSONValue {
+        .object([
+            "ok": .bool(report.isClean),
+            "objects": .integer(Int64(report.objectCount)),
+            "truncated": .bool(report.isTruncated),
+            "problems": .array(report.problems.map { problem in
+                .object([
+                    "kind": .string(problem.kind.rawValue),
+                    "entity": .string(problem.entityName),
+                    "primaryKey": problem.primaryKey.map(JSONValue.integer) ?? .null,
+                    "property": .string(problem.propertyName),
+                    "message": .string(problem.message),
+                ])
+            }),
+        ])
+    }
+}
