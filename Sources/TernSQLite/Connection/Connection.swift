@@ -56,6 +56,7 @@ package final class Connection {
             + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(database, Int32(clamping: milliseconds))
         try registerDerivedAttributeFunctions()
+        try registerPredicateFunctions()
         try configure()
     }
 

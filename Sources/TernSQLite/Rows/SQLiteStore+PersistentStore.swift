@@ -15,20 +15,23 @@ extension SQLiteStore: PersistentStore {
 
     /// The rows of an entity that match a request, sorted, with its offset and limit.
     ///
-    /// Rows are read in key order in batches and filtered as they come; only the matches are
-    /// kept, for sorting.
+    /// When the predicate translates to SQL (`PredicateSQL`), SQLite filters with bound values
+    /// and, when the sorts translate too, sorts, skips and limits. Otherwise rows are read in key
+    /// order in batches and the predicate is evaluated in Swift as they come; only the matches are
+    /// kept, for sorting. Both ways give the same rows in the same order.
     ///
     /// - Parameter request: What to fetch.
     /// - Returns: The rows, in the requested order (primary-key order among equals).
     /// - Throws: ``TernError`` with code `objectNotFound` for an unknown entity,
     ///   `invalidPredicate` for an unknown key path; ``SQLiteError`` when reading fails.
-    /// - Complexity: O(*n*) reads of the entity's rows, O(*m* log *m*) to sort *m* matches.
+    /// - Complexity: O(*n*) reads of the entity's rows at most, O(*m* log *m*) to sort *m* matches.
     public func fetch(_ request: StoreFetchRequest) throws -> [StoreRow] {
         guard schema.entities[request.entityName] != nil else {
             throw TernError(
                 .objectNotFound, "the model has no entity \(request.entityName); check the fetch request",
                 entity: request.entityName)
         }
+        if let rows = try fetchInSQL(request) { return rows }
         var matches: [StoreRow] = []
         try forEachMatch(of: request) { matches.append($0) }
         return try request.ordered(matches.map { RowValues(row: $0, store: self) }).map(\.row)
@@ -36,11 +39,13 @@ extension SQLiteStore: PersistentStore {
 
     /// The references of the rows ``fetch(_:)`` returns, in the same order.
     ///
-    /// Without sort descriptors only the references are kept, and without a predicate only the
+    /// When the predicate and sorts translate to SQL only `Z_PK` and `Z_ENT` are read. Otherwise,
+    /// without sort descriptors only the references are kept, and without a predicate only the
     /// keys are read, so memory holds the references and one batch of rows.
     ///
     /// - Complexity: As ``fetch(_:)``.
     public func fetchReferences(_ request: StoreFetchRequest) throws -> [RowReference] {
+        if let references = try fetchReferencesInSQL(request) { return references }
         guard request.sortDescriptors.isEmpty else { return try fetch(request).map(\.reference) }
         let end = request.limit.map { request.offset + $0 } ?? Int.max
         var references: [RowReference] = []
@@ -57,9 +62,10 @@ extension SQLiteStore: PersistentStore {
 
     /// The number of rows ``fetch(_:)`` returns.
     ///
-    /// - Complexity: One `COUNT(*)` without a predicate, offset or limit; else as ``fetch(_:)``,
+    /// - Complexity: One `COUNT(*)` when the predicate translates to SQL; else as ``fetch(_:)``,
     ///   keeping no rows.
     public func count(_ request: StoreFetchRequest) throws -> Int {
+        if let sql = translatedCount(request) { return Int(try connection.fetchValue(sql)?.int64 ?? 0) }
         guard request.predicate != nil || request.offset > 0 || request.limit != nil else {
             let layout = try schema.entity(named: request.entityName)
             let numbers = request.includesSubentities ? layout.hierarchyNumbers : [layout.number]

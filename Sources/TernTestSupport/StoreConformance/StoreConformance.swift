@@ -56,6 +56,8 @@ public struct StoreConformance: Sendable {
         case sortOffsetLimit
         /// Predicates on attributes and through relationships, in the store and on pending changes.
         case predicates
+        /// A table of predicates and sorts gives the same rows in the same order as in-memory evaluation.
+        case predicatesMatchInMemoryEvaluation
         /// A one-to-one relationship keeps both sides.
         case toOneRelationship
         /// A one-to-many relationship keeps both sides.
@@ -104,6 +106,7 @@ public struct StoreConformance: Sendable {
         case .rowsByReference: try await rowsByReference()
         case .sortOffsetLimit: try await sortOffsetLimit()
         case .predicates: try await predicates()
+        case .predicatesMatchInMemoryEvaluation: try await predicatesMatchInMemoryEvaluation()
         case .toOneRelationship: try await toOneRelationship()
         case .toManyRelationship: try await toManyRelationship()
         case .orderedRelationship: try await orderedRelationship()

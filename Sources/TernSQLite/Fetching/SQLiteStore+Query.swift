@@ -1,0 +1,82 @@
+import Foundation
+import TernCore
+
+extension SQLiteStore {
+    // MARK: - Fetching in SQL
+
+    /// The SQL statement that fetches a request's rows when its predicate translates, with the
+    /// position of each selected column and whether the statement also sorts, skips and limits.
+    ///
+    /// - Parameter request: What to fetch.
+    /// - Returns: The statement, or nil when the predicate must be evaluated in Swift.
+    /// - Throws: ``SQLiteError`` for an unknown entity or table.
+    func translatedFetch(
+        _ request: StoreFetchRequest
+    ) throws(SQLiteError) -> (sql: SQL, columns: [String: Int], isOrdered: Bool)? {
+        guard let query = PredicateSQL(request, schema: schema) else { return nil }
+        let layout = try schema.entity(named: request.entityName)
+        guard let table = schema.tables[layout.table] else {
+            throw SQLiteError(.schemaMismatch, "The schema has no table \(layout.table).")
+        }
+        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
+        var positions: [String: Int] = [:]
+        for (index, name) in names.enumerated() { positions[name] = index }
+        let list = SQL.joined(names.map { "t0." + SQL.identifier($0) })
+        var sql: SQL = "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY "
+        if let order = query.order {
+            sql.append(order + Self.window(request))
+        } else {
+            sql.append("t0.Z_PK")
+        }
+        return (sql, positions, query.order != nil)
+    }
+
+    /// ``fetch(_:)`` when the predicate translates to SQL: filtered (and sorted, when the sorts
+    /// translate too) by SQLite.
+    ///
+    /// - Returns: The rows, or nil when the predicate must be evaluated in Swift.
+    func fetchInSQL(_ request: StoreFetchRequest) throws -> [StoreRow]? {
+        guard let statement = try translatedFetch(request) else { return nil }
+        var rows: [StoreRow] = []
+        try connection.forEachRow(statement.sql) { (values) throws(SQLiteError) in
+            rows.append(try decode(values, columns: statement.columns))
+        }
+        if statement.isOrdered { return rows }
+        return try request.ordered(rows.map { RowValues(row: $0, store: self) }).map(\.row)
+    }
+
+    /// ``fetchReferences(_:)`` when the predicate and sorts translate: only `Z_PK` and `Z_ENT` are read.
+    ///
+    /// - Returns: The references, or nil when the request needs rows to be sorted or filtered in Swift.
+    func fetchReferencesInSQL(_ request: StoreFetchRequest) throws -> [RowReference]? {
+        guard let query = PredicateSQL(request, schema: schema), let order = query.order else { return nil }
+        let sql: SQL = "SELECT t0.Z_PK, t0.Z_ENT FROM \(query.from) WHERE \(query.condition) ORDER BY \(order)"
+        var references: [RowReference] = []
+        try connection.forEachRow(sql + Self.window(request)) { (values) throws(SQLiteError) in
+            let entity = try schema.entity(number: Int(values[1].int64 ?? 0)).name
+            references.append(RowReference(entityName: entity, primaryKey: values[0].int64 ?? 0))
+        }
+        return references
+    }
+
+    /// The SQL of ``count(_:)`` when the predicate translates: one `SELECT COUNT(*)`.
+    ///
+    /// - Returns: The statement, or nil when the predicate must be evaluated in Swift.
+    func translatedCount(_ request: StoreFetchRequest) -> SQL? {
+        var unsorted = request
+        unsorted.sortDescriptors = []
+        guard let query = PredicateSQL(unsorted, schema: schema) else { return nil }
+        guard request.offset > 0 || request.limit != nil else {
+            return "SELECT COUNT(*) FROM \(query.from) WHERE \(query.condition)"
+        }
+        return "SELECT COUNT(*) FROM (SELECT 1 FROM \(query.from) WHERE \(query.condition)\(Self.window(request)))"
+    }
+
+    // MARK: - Non public
+
+    /// ` LIMIT … OFFSET …` for a request's limit and offset, empty when it has neither.
+    private static func window(_ request: StoreFetchRequest) -> SQL {
+        guard request.offset > 0 || request.limit != nil else { return "" }
+        return " LIMIT \(Int64(request.limit ?? -1)) OFFSET \(Int64(request.offset))"
+    }
+}
