@@ -50,7 +50,10 @@ let package = Package(
             name: "TernStores", dependencies: ["TernCore", "TernSQLite", "TernBinaryStore", "TernXMLStore"],
             swiftSettings: swiftSettings),
         .target(
-            name: "TernTool", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration"],
+            name: "ChefsBook", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration"],
+            path: "Examples/ChefsBook/Sources/ChefsBook", swiftSettings: swiftSettings),
+        .target(
+            name: "TernTool", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "ChefsBook"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
         .executableTarget(
@@ -87,7 +90,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernToolTests",
-            dependencies: ["TernTool", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport"],
+            dependencies: ["TernTool", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport", "ChefsBook"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernTestSupport"],

@@ -1,0 +1,137 @@
+public import Foundation
+public import TernCore
+import TernSQLite
+
+extension ChefsBook {
+    /// One line of the recipe table the walk-through ends with.
+    public struct RecipeSummary: Sendable, Hashable {
+        /// The recipe's title.
+        public var title: String
+        /// Its stable identifier.
+        public var uid: String?
+        /// How many ingredients it has.
+        public var ingredientCount: Int
+        /// How many steps it has.
+        public var stepCount: Int
+        /// Preparation plus cooking time, in minutes.
+        public var totalMinutes: Int64
+    }
+
+    /// Creates a version 1 store at `url` holding ``legacyRecipes``, as the first app release would have.
+    ///
+    /// - Parameters:
+    ///   - url: Where to create the SQLite store; the folder must exist and the file must not.
+    ///   - model: The Chef's Book model.
+    /// - Throws: Store and validation errors.
+    public static func createLegacyStore(at url: URL, model: VersionedModel) async throws {
+        let version = model.versions[0].model
+        let store = try SQLiteStore(at: url, model: version)
+        let coordinator = PersistentStoreCoordinator(model: version)
+        try await coordinator.addStore(store)
+        let context = ObjectContext(coordinator: coordinator)
+        try await context.perform { context in
+            for legacy in legacyRecipes {
+                let recipe = context.insert("Recipe")
+                recipe[attribute: "name"] = .string(legacy.name)
+                recipe[attribute: "servings"] = .integer(legacy.servings)
+                recipe[attribute: "preparationTime"] = .string(legacy.preparationTime)
+                recipe[attribute: "cookingTime"] = .string(legacy.cookingTime)
+                recipe[attribute: "ingredients"] = .string(legacy.ingredients)
+                recipe[attribute: "method"] = .string(legacy.method)
+            }
+            try await context.save()
+        }
+    }
+
+    /// Seeds ``starterRecipes`` into a version 4 store without duplicates: a recipe whose `uid`
+    /// already exists is updated in place (its ingredients and steps are left as they are),
+    /// the others are inserted with their ingredients and steps.
+    ///
+    /// Seeding twice, or seeding a store that already holds the same recipes (the second-device
+    /// case), changes nothing the second time.
+    ///
+    /// - Parameters:
+    ///   - url: A version 4 SQLite store.
+    ///   - model: The Chef's Book model.
+    /// - Returns: How many recipes were inserted and how many matched existing ones.
+    /// - Throws: Store and validation errors; nothing is saved then.
+    public static func seedStarterRecipes(into url: URL, model: VersionedModel) async throws -> (inserted: Int, matched: Int) {
+        let version = model.currentVersion.model
+        let coordinator = PersistentStoreCoordinator(model: version)
+        try await coordinator.addStore(try SQLiteStore(at: url, model: version))
+        let context = ObjectContext(coordinator: coordinator)
+        return try await context.perform { context in
+            // On a conflict with a concurrent writer, the seeded values win property by property.
+            context.mergePolicy = .objectTrumps
+            let uids = starterRecipes.map { AttributeValue.string($0.uid) }
+            let request = FetchRequest(
+                entityName: "Recipe", predicate: try FetchPredicate("uid IN %@", arguments: [.values(uids)]))
+            let existing = try await context.fetch(request)
+            var byUID: [String: ManagedObject] = [:]
+            for recipe in existing {
+                if case .string(let uid)? = recipe[attribute: "uid"] { byUID[uid] = recipe }
+            }
+            var inserted = 0
+            for starter in starterRecipes {
+                let recipe: ManagedObject
+                if let match = byUID[starter.uid] {
+                    recipe = match
+                } else {
+                    recipe = context.insert("Recipe")
+                    recipe[attribute: "uid"] = .string(starter.uid)
+                    for item in starter.ingredients {
+                        let ingredient = context.insert("Ingredient")
+                        ingredient[attribute: "name"] = .string(item.name)
+                        ingredient[attribute: "quantity"] = .string(item.quantity)
+                        recipe.add(ingredient, to: "ingredients")
+                    }
+                    for (index, text) in starter.steps.enumerated() {
+                        let step = context.insert("Step")
+                        step[attribute: "text"] = .string(text)
+                        recipe.insert(step, into: "steps", at: index)
+                    }
+                    inserted += 1
+                }
+                let values: [(String, AttributeValue)] = [
+                    ("title", .string(starter.title)), ("servings", .integer(starter.servings)),
+                    ("preparationTime", .integer(starter.preparationTime)),
+                    ("cookingTime", .integer(starter.cookingTime)),
+                ]
+                for (key, value) in values where recipe[attribute: key] != value { recipe[attribute: key] = value }
+            }
+            try await context.save()
+            return (inserted, existing.count)
+        }
+    }
+
+    /// The recipes of a version 4 store with their ingredient and step counts, sorted by title.
+    ///
+    /// - Parameters:
+    ///   - url: A version 4 SQLite store.
+    ///   - model: The Chef's Book model.
+    /// - Returns: One summary per recipe.
+    /// - Throws: Store errors.
+    public static func summaries(ofStoreAt url: URL, model: VersionedModel) async throws -> [RecipeSummary] {
+        let version = model.currentVersion.model
+        let coordinator = PersistentStoreCoordinator(model: version)
+        try await coordinator.addStore(
+            try SQLiteStore(at: url, model: version, configuration: SQLiteConfiguration(isReadOnly: true)))
+        let context = ObjectContext(coordinator: coordinator)
+        return try await context.perform { context in
+            let request = FetchRequest(entityName: "Recipe", sortDescriptors: [FetchSort(key: "title")])
+            return try await context.fetch(request).map { recipe in
+                var uid: String?
+                if case .string(let text)? = recipe[attribute: "uid"] { uid = text }
+                var title = ""
+                if case .string(let text)? = recipe[attribute: "title"] { title = text }
+                var minutes: Int64 = 0
+                for key in ["preparationTime", "cookingTime"] {
+                    if case .integer(let value)? = recipe[attribute: key] { minutes += value }
+                }
+                return RecipeSummary(
+                    title: title, uid: uid, ingredientCount: recipe.objectIDs(for: "ingredients").count,
+                    stepCount: recipe.objectIDs(for: "steps").count, totalMinutes: minutes)
+            }
+        }
+    }
+}
