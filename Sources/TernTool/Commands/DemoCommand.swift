@@ -90,7 +90,7 @@ struct DemoCommand: Command {
 
         context.print("")
         context.print("6. Checking the store.")
-        try verify(library, model: model, in: context)
+        try await verify(library, model: model, in: context)
 
         context.print("")
         context.print("7. The recipes:")
@@ -139,13 +139,19 @@ struct DemoCommand: Command {
         throw CommandFailure("no Chef's Book store was found")
     }
 
-    /// Opens the store read-only and checks that every object reads back and matches the model.
-    private func verify(_ url: URL, model: VersionedModel, in context: CommandContext) throws {
+    /// Verifies the store as `tern verify` does: integrity, key counters, references, required
+    /// values and uniqueness.
+    private func verify(_ url: URL, model: VersionedModel, in context: CommandContext) async throws {
         let metadata = try SQLiteStore.metadata(at: url)
         guard model.currentVersion.model.isCompatible(with: metadata) else {
             throw CommandFailure("the migrated store does not match \(model.currentVersionName)")
         }
-        context.print("   written by \(model.version(matching: metadata)?.name ?? "?"), hashes match the current model")
+        let report = try await StoreVerifier.verify(storeAt: url, model: model.currentVersion.model)
+        guard report.problems.isEmpty else {
+            throw CommandFailure(
+                "the migrated store has \(report.problems.count) problem(s)", details: report.problems.map(\.message))
+        }
+        context.print("   written by \(model.version(matching: metadata)?.name ?? "?"); \(report.objectCount) objects checked, no problems")
     }
 
     /// The path of a place relative to the demo folder, for narration.
