@@ -88,17 +88,20 @@ extension XMLElementTree {
                 "the XML declares entities (<!ENTITY>), which a \(limits.documentName) never does; refusing to expand them",
                 path: path)
         }
-        // FoundationXML traps on element and attribute names that are not valid UTF-8, and Xcode
-        // writes model files only in UTF-8: refuse anything else before parsing.
+        // FoundationXML traps on element and attribute names that are not valid UTF-8, and Tern
+        // and Xcode write XML only in UTF-8: refuse anything else before parsing.
         guard String(validating: data, as: UTF8.self) != nil else {
             throw TernError(
-                .unreadableModelFile, "the file is not UTF-8 text; model files are UTF-8 XML", path: path)
+                limits.code, "the file is not UTF-8 text; a \(limits.documentName) is UTF-8 XML", path: path)
         }
         // FoundationXML dereferences a null pointer on a processing instruction without data
-        // (`<?name?>`), and model files hold none: refuse any `<?` after the XML declaration.
+        // (`<?name?>`), and the documents Tern reads hold none: refuse any `<?` after the XML
+        // declaration (a truncated declaration included).
         if containsProcessingInstruction(data) {
             throw TernError(
-                .unreadableModelFile, "the XML holds a processing instruction (<?…?>), which model files never do",
+                limits.code,
+                "the XML holds a processing instruction (<?…?>) or a broken XML declaration, which a "
+                    + "\(limits.documentName) never has",
                 path: path)
         }
         let parser = XMLParser(data: data)
