@@ -47,10 +47,10 @@ let package = Package(
             name: "TernBinaryStore", dependencies: ["TernCore", "TernFormats", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "TernXMLStore", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
         .target(
-            name: "TernStores", dependencies: ["TernCore", "TernSQLite", "TernBinaryStore", "TernXMLStore"],
+            name: "TernStores", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernBinaryStore", "TernXMLStore"],
             swiftSettings: swiftSettings),
         .target(
-            name: "TernTool", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration"],
+            name: "TernTool", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
         .executableTarget(
