@@ -47,13 +47,14 @@ let package = Package(
             name: "TernBinaryStore", dependencies: ["TernCore", "TernFormats", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "TernXMLStore", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
         .target(
-            name: "TernStores", dependencies: ["TernCore", "TernSQLite", "TernBinaryStore", "TernXMLStore"],
+            name: "TernStores", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernBinaryStore", "TernXMLStore"],
             swiftSettings: swiftSettings),
         .target(
             name: "ChefsBook", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration"],
             path: "Examples/ChefsBook/Sources/ChefsBook", swiftSettings: swiftSettings),
         .target(
-            name: "TernTool", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "ChefsBook"],
+            name: "TernTool",
+            dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores", "ChefsBook"],
             swiftSettings: swiftSettings),
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
         .executableTarget(

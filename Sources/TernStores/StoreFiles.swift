@@ -1,6 +1,7 @@
 public import Foundation
 public import TernCore
 import TernBinaryStore
+import TernFormats
 import TernSQLite
 import TernXMLStore
 
@@ -116,6 +117,65 @@ public enum StoreFiles {
         }
     }
 
+    /// Creates an empty store of a type; binary and XML stores record the model in their
+    /// metadata (``modelCacheKey``) so that they can later be opened without it.
+    ///
+    /// - Parameters:
+    ///   - url: Where the store goes; no file may exist there.
+    ///   - kind: ``StoreKind/sqlite``, ``StoreKind/binary`` or ``StoreKind/xml``.
+    ///   - model: The model of the rows.
+    /// - Returns: The open store.
+    /// - Throws: ``TernError/Code/unsupported`` when a file exists or the kind has no file;
+    ///   any error of writing the store.
+    public static func create(at url: URL, kind: StoreKind, model: ManagedObjectModel) async throws -> any PersistentStore {
+        guard !FileManager.default.fileExists(atPath: url.path) else {
+            throw TernError(.unsupported, "a file already exists at this path; remove it or pick another", path: url.path)
+        }
+        let store = try open(at: url, kind: kind, model: model)
+        if kind != .sqlite {
+            var metadata = try await store.metadata()
+            metadata.applicationKeys[modelCacheKey] = .data(try ModelCache.encode(model))
+            try await store.setMetadata(metadata)
+        }
+        return store
+    }
+
+    /// Copies every row of a store into a new store of any type, keeping primary keys,
+    /// relationships and metadata, in batches: the streaming part of
+    /// ``TernCore/PersistentStoreCoordinator/migrateStore(_:to:kind:isReadOnly:batchSize:)``
+    /// without a coordinator.
+    ///
+    /// - Parameters:
+    ///   - store: The store to copy; it may be read-only.
+    ///   - url: Where the new store goes; no file may exist there.
+    ///   - kind: The new store's type.
+    ///   - batchSize: How many rows are read and written at a time.
+    /// - Returns: The new store, open and writable.
+    /// - Throws: ``TernError/Code/unsupported`` when a file exists at `url`; any error of
+    ///   reading or writing, after which the new store is removed.
+    /// - Complexity: O(*n*) in the number of rows.
+    public static func copy(
+        _ store: any PersistentStore, to url: URL, kind: StoreKind, batchSize: Int = 500
+    ) async throws -> any PersistentStore {
+        try await StoreMigration.copy(store, to: url, kind: kind, isReadOnly: false, batchSize: batchSize)
+    }
+
+    /// Calls `body` with the rows of one entity (subentities not included), at most `size` at a
+    /// time, in primary-key order. SQLite stores are read batch by batch.
+    ///
+    /// - Parameters:
+    ///   - store: The store to read.
+    ///   - entity: The entity.
+    ///   - size: The largest batch.
+    ///   - body: Called with each batch.
+    /// - Throws: Any error of reading, or of `body`.
+    /// - Complexity: O(*n*); memory bounded by `size` for SQLite stores.
+    public static func forEachBatch(
+        of store: any PersistentStore, entity: String, size: Int = 500, _ body: ([StoreRow]) async throws -> Void
+    ) async throws {
+        try await StoreMigration.forEachBatch(of: store, entities: [entity], size: size, body)
+    }
+
     // MARK: - Files of a store
 
     /// Every file and folder that belongs to the store at a location: the file, its `-wal`,
@@ -157,10 +217,20 @@ public enum StoreFiles {
 
     // MARK: - Non public
 
-    /// The model an atomic store opened without one is read with: none is recorded in the
-    /// file, so one must be given.
+    /// The metadata key under which binary and XML stores written by TernStores keep their
+    /// model, as Core Data's compressed model cache (SQLite stores keep it in `Z_MODELCACHE`).
+    public static let modelCacheKey = "TernModelCache"
+
+    /// The model recorded in an atomic store's metadata, for opening it without one.
     private static func storedModel(at url: URL) throws -> ManagedObjectModel {
-        throw TernError(
-            .unsupported, "binary and XML stores do not record their model; give the model to open one", path: url.path)
+        guard case .data(let cache)? = try metadata(at: url).applicationKeys[modelCacheKey] else {
+            throw TernError(
+                .unsupported, "the store does not record its model; give the model to open it", path: url.path)
+        }
+        do {
+            return try ModelCache.decode(cache)
+        } catch {
+            throw TernError(.unreadableStore, "the model recorded in the store is damaged; give the model", path: url.path)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TernBinaryStore
 import TernCore
+import TernFormats
 import TernSQLite
 import TernXMLStore
 
@@ -18,6 +19,9 @@ enum StoreMigration {
         var metadata = try await source.metadata()
         metadata.storeType = kind.rawValue
         let model = source.model
+        // SQLite stores keep their model in Z_MODELCACHE; the others in their metadata.
+        metadata.applicationKeys[StoreFiles.modelCacheKey] =
+            kind == .binary || kind == .xml ? .data(try ModelCache.encode(model)) : nil
         guard let url else {
             guard kind == .inMemory, !isReadOnly else {
                 throw TernError(.unsupported, "only a writable in-memory store has no file; give a location for a \(kind) store")
@@ -78,9 +82,9 @@ enum StoreMigration {
     /// Calls `body` with the rows of every entity, at most `size` at a time, in primary-key
     /// order. SQLite stores are read batch by batch; other stores already hold their rows.
     static func forEachBatch(
-        of store: any PersistentStore, size: Int, _ body: ([StoreRow]) async throws -> Void
+        of store: any PersistentStore, entities: [String]? = nil, size: Int, _ body: ([StoreRow]) async throws -> Void
     ) async throws {
-        for entity in store.model.entities.map(\.name) {
+        for entity in entities ?? store.model.entities.map(\.name) {
             if let sqlite = store as? SQLiteStore {
                 var last: Int64 = 0
                 while true {

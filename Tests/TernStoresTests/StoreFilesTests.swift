@@ -75,6 +75,14 @@ import TernTestSupport
         #expect(try snapshot(of: folder.url) == before)
     }
 
+    @Test func readOnlyInMemoryStoresRefuseSaves() async throws {
+        let store = InMemoryStore(model: ConformanceModel.model, isReadOnly: true)
+        let row = StoreRow(reference: RowReference(entityName: "Pet", primaryKey: 1), attributes: ["name": .string("x")])
+        let error = await #expect(throws: TernError.self) { try await store.save(StoreChangeSet(inserted: [row])) }
+        #expect(error?.code == .unwritableStore)
+        #expect(try await store.count(StoreFetchRequest(entityName: "Pet")) == 0)
+    }
+
     @Test(arguments: fileKinds)
     func destroyRemovesTheStoreItsJournalsAndSupportFolderOnly(kind: StoreKind) async throws {
         let folder = try TemporaryDirectory()

@@ -37,7 +37,7 @@ import TernSQLite
 
     @Test(arguments: [
         (["--type", "csv"], 2, "error: unknown store type 'csv'; use one of: sqlite, binary, xml, postgres"),
-        (["--type", "xml"], 1, "error: xml stores are not supported yet; use --type sqlite"),
+        (["--type", "postgres"], 1, "error: postgres stores are not supported yet; use --type sqlite, binary or xml"),
     ])
     func storeTypeIsChecked(options: [String], status: Int32, line: String) async throws {
         let tmp = try TemporaryDirectory()

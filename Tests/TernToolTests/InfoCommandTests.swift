@@ -68,7 +68,7 @@ import Testing
         let result = await ToolRunner.run(["info", notAStore.path])
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
-        #expect(result.errorLines == ["error: \(notAStore.path) is not a store Tern knows (SQLite); give a Core Data SQLite store"])
+        #expect(result.errorLines == ["error: \(notAStore.path) is not a store Tern knows (SQLite, binary or XML); give a store file"])
     }
 
     @Test func versionWithoutModelIsAUsageError() async {

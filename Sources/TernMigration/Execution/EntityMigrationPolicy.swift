@@ -124,10 +124,12 @@ public struct DefaultMigrationPolicy: EntityMigrationPolicy {
     public static func setRelationships(
         of destination: RowReference, mapping: EntityMapping, manager: any MigrationManager
     ) throws(MigrationError) {
-        guard let source = manager.sourceInstances(forMapping: mapping.name, destinationInstance: destination).first
+        let properties = mapping.effectiveRelationshipMappings(in: manager.destinationModel)
+        guard !properties.isEmpty,
+            let source = manager.sourceInstances(forMapping: mapping.name, destinationInstance: destination).first
         else { return }
         let reader = manager.source(source)
-        for property in mapping.effectiveRelationshipMappings(in: manager.destinationModel) {
+        for property in properties {
             guard let expression = property.valueExpression else { continue }
             do throws(MigrationError) {
                 switch try expression.evaluate(source: reader, environment: manager.environment) {

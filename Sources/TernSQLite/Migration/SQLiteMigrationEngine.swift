@@ -27,8 +27,13 @@ final class SQLiteMigrationEngine: MigrationManager {
     private var lastKeys: [String: Int64] = [:]
     /// The last source row read, so that the property mappings of one object read it once.
     private var cachedRow: StoreRow?
+    /// The source rows of the batch being migrated, read with one query.
+    private var batchRows: [RowReference: StoreRow] = [:]
     /// A failure inside a non-throwing protocol method, thrown at the next throwing one.
     private var pendingFailure: MigrationError?
+    /// The last destination object created, not yet inserted: its attribute values gather here so
+    /// that it is written with one INSERT instead of one UPDATE per attribute.
+    private var pendingRow: (reference: RowReference, layout: EntityLayout, values: [String: DatabaseValue])?
 
     /// Creates an engine; the destination file holds the destination model's empty tables.
     ///
@@ -79,9 +84,12 @@ final class SQLiteMigrationEngine: MigrationManager {
         guard let entity = mapping.sourceEntityName else { return }
         var last: Int64 = 0
         while true {
-            let keys = try sourceKeys(of: entity, after: last)
-            for key in keys {
-                let reference = RowReference(entityName: entity, primaryKey: key)
+            let rows = try sourceRows(of: entity, after: last)
+            let keys = rows.map(\.reference.primaryKey)
+            batchRows = Dictionary(rows.map { ($0.reference, $0) }, uniquingKeysWith: { first, _ in first })
+            defer { batchRows = [:] }
+            for row in rows {
+                let reference = row.reference
                 guard try SourceRowReading.passesFilter(reference, of: mapping, manager: self) else { continue }
                 try body(reference)
             }
@@ -117,19 +125,15 @@ final class SQLiteMigrationEngine: MigrationManager {
             throw MigrationError(
                 .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of", entity: entity)
         }
+        try flush()
         let key = (lastKeys[layout.table] ?? 0) + 1
         lastKeys[layout.table] = key
-        var columns: [SQL] = ["Z_PK", "Z_ENT", "Z_OPT"]
-        var values: [SQL] = ["\(key)", "\(layout.number)", "1"]
+        var values: [String: DatabaseValue] = [:]
         for attribute in destinationModel.allAttributes(of: entity) where !attribute.isTransient {
             guard let value = attribute.defaultValue, let column = layout.attribute(named: attribute.name) else { continue }
-            columns.append(.identifier(column.column))
-            values.append("\(try databaseValue(value, column))")
+            values[column.column] = try databaseValue(value, column)
         }
-        try Self.store {
-            try destination.execute(
-                "INSERT INTO \(.identifier(layout.table)) (\(SQL.joined(columns))) VALUES (\(SQL.joined(values)))")
-        }
+        pendingRow = (RowReference(entityName: entity, primaryKey: key), layout, values)
         return RowReference(entityName: entity, primaryKey: key)
     }
 
@@ -150,6 +154,10 @@ final class SQLiteMigrationEngine: MigrationManager {
         } catch {
             throw error.located(mapping: nil, property: attribute).withEntity(destination.entityName)
         }
+        if pendingRow?.reference == destination {
+            pendingRow?.values[column.column] = stored
+            return
+        }
         try Self.store {
             try self.destination.execute("""
                 UPDATE \(.identifier(layout.table)) SET \(.identifier(column.column)) = \(stored) \
@@ -162,6 +170,7 @@ final class SQLiteMigrationEngine: MigrationManager {
         throws(MigrationError)
     {
         let description = try destinationRelationship(relationship, of: destination, count: objects.count)
+        try flush()
         let layout = try Self.store { try schema.entity(named: destination.entityName) }
         try Self.store {
             if let toOne = layout.toOne(named: relationship) {
@@ -184,12 +193,16 @@ final class SQLiteMigrationEngine: MigrationManager {
     func forEachDestinationInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
         throws(MigrationError)
     {
+        try flush()
         var last: Int64 = 0
         while true {
+            // Each destination object once, at its first association, in creation order.
             let rows = try Self.store {
                 try destination.fetchAll("""
-                    SELECT MIN(rowid) AS R, DENT, DPK FROM TERN_ASSOCIATION WHERE MAPPING = \(mapping.name) \
-                    GROUP BY DENT, DPK HAVING R > \(last) ORDER BY R LIMIT \(batchSize)
+                    SELECT a.rowid, a.DENT, a.DPK FROM TERN_ASSOCIATION AS a WHERE a.MAPPING = \(mapping.name) \
+                    AND a.rowid > \(last) AND NOT EXISTS (SELECT 1 FROM TERN_ASSOCIATION AS b \
+                    WHERE b.MAPPING = a.MAPPING AND b.DENT = a.DENT AND b.DPK = a.DPK AND b.rowid < a.rowid) \
+                    ORDER BY a.rowid LIMIT \(batchSize)
                     """)
             }
             for row in rows {
@@ -202,6 +215,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     }
 
     func validateDestinationInstances(of mapping: EntityMapping) throws(MigrationError) {
+        try flush()
         guard let entity = mapping.destinationEntityName, let layout = try? schema.entity(named: entity) else { return }
         var failures: [MigrationError] = []
         var checks: [(property: String, column: String)] = []
@@ -278,6 +292,7 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     /// Drops the association table and records each root's largest key in `Z_PRIMARYKEY`.
     func finish() throws(MigrationError) {
+        try flush()
         try throwPending()
         try Self.store {
             try destination.executeOnce("DROP TABLE IF EXISTS TERN_ASSOCIATION")
@@ -310,28 +325,38 @@ final class SQLiteMigrationEngine: MigrationManager {
         return failure
     }
 
+    /// Inserts the pending destination row, if any.
+    private func flush() throws(MigrationError) {
+        guard let (reference, layout, values) = pendingRow else { return }
+        pendingRow = nil
+        let names = values.keys.sorted()
+        let columns: [SQL] = ["Z_PK", "Z_ENT", "Z_OPT"] + names.map { SQL.identifier($0) }
+        let bound: [SQL] = ["\(reference.primaryKey)", "\(layout.number)", "1"] + names.map { "\(values[$0] ?? .null)" }
+        try Self.store {
+            try destination.execute(
+                "INSERT INTO \(.identifier(layout.table)) (\(SQL.joined(columns))) VALUES (\(SQL.joined(bound)))")
+        }
+    }
+
     private func throwPending() throws(MigrationError) {
         if let pendingFailure { throw pendingFailure }
     }
 
-    /// The primary keys of the next batch of source objects of exactly an entity.
-    private func sourceKeys(of entity: String, after last: Int64) throws(MigrationError) -> [Int64] {
-        if Task.isCancelled { throw MigrationError(.cancelled, "The migration was cancelled; the source store is unchanged") }
+    /// The next batch of source rows of exactly an entity.
+    private func sourceRows(of entity: String, after last: Int64) throws(MigrationError) -> [StoreRow] {
+        try Task.checkCancellationAsMigration()
         let store = source
         let limit = batchSize
         return try Self.store {
             try store.assumeIsolated { store in
-                let layout = try store.schema.entity(named: entity)
-                return try store.connection.fetchAll("""
-                    SELECT Z_PK FROM \(.identifier(layout.table)) WHERE Z_ENT = \(layout.number) AND Z_PK > \(last) \
-                    ORDER BY Z_PK LIMIT \(limit)
-                    """).compactMap { $0.first?.int64 }
+                try store.rows(of: entity, includingSubentities: false, after: last, limit: limit)
             }
         }
     }
 
     /// A source row, read once per object.
     private func sourceRow(_ reference: RowReference) throws(MigrationError) -> StoreRow? {
+        if let row = batchRows[reference] { return row }
         if let cachedRow, cachedRow.reference == reference { return cachedRow }
         let store = source
         let row = try Self.store {

@@ -13,7 +13,10 @@ extension AttributeValue {
             return .integer(number)
         case (.bool(let flag), .boolean): return .integer(flag ? 1 : 0)
         case (.double(let number), .double), (.double(let number), .float): return .real(number)
-        case (.decimal(let number), .decimal): return .real(NSDecimalNumber(decimal: number).doubleValue)
+        case (.decimal(let number), .decimal):
+            // Parsing the exact decimal text rounds correctly, so a real read as a decimal writes
+            // back as the same real (NSDecimalNumber.doubleValue can miss by one unit in the last place).
+            return .real(Double(number.description) ?? NSDecimalNumber(decimal: number).doubleValue)
         case (.string(let text), .string): return .text(text)
         case (.date(let date), .date): return .real(date.timeIntervalSinceReferenceDate)
         case (.data(let bytes), .binary), (.data(let bytes), .transformable): return .blob(bytes)

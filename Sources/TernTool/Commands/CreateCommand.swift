@@ -1,8 +1,8 @@
 import Foundation
 import TernCore
-import TernSQLite
+import TernStores
 
-/// `tern create STORE --model MODEL [--version V] [--type sqlite]`: a new, empty store for a
+/// `tern create STORE --model MODEL [--version V] [--type sqlite|binary|xml]`: a new, empty store for a
 /// model version.
 struct CreateCommand: Command {
     /// The store file to create.
@@ -12,7 +12,7 @@ struct CreateCommand: Command {
         "model", value: "MODEL", isRequired: true, help: ModelSelection.modelHelp)
     /// The store type.
     static let type = ArgumentDefinition.option(
-        "type", value: "TYPE", help: "The store type: sqlite (the default; binary, xml and postgres are not supported yet).")
+        "type", value: "TYPE", help: "The store type: sqlite (the default), binary or xml (postgres is not supported yet).")
 
     /// The command's name, arguments and help.
     static let configuration = CommandConfiguration(
@@ -55,8 +55,8 @@ struct CreateCommand: Command {
 
     /// Creates the store and says what it made.
     func run(in context: CommandContext) async throws {
-        guard kind == .sqlite else {
-            throw CommandFailure("\(kind.rawValue) stores are not supported yet; use --type sqlite")
+        guard let storeKind = kind.storeKind else {
+            throw CommandFailure("\(kind.rawValue) stores are not supported yet; use --type sqlite, binary or xml")
         }
         let store = StoreFile(storePath, environment: context.environment)
         guard !FileManager.default.fileExists(atPath: store.url.path) else {
@@ -66,11 +66,10 @@ struct CreateCommand: Command {
         let version = model.currentVersion
         let uuid: String
         do {
-            let created = try SQLiteStore(at: store.url, model: version.model)
-            uuid = created.identifier
+            uuid = try await StoreFiles.create(at: store.url, kind: storeKind, model: version.model).identifier
         } catch {
             throw CommandFailure("cannot create the store at \(storePath): \(StoreFile.message(of: error))")
         }
-        context.print("created \(storePath): sqlite store for \(model.name) version \(version.name), uuid \(uuid)")
+        context.print("created \(storePath): \(kind.rawValue) store for \(model.name) version \(version.name), uuid \(uuid)")
     }
 }

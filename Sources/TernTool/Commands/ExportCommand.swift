@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernSQLite
+import TernStores
 
 /// `tern export STORE [--model MODEL] [--entity E] [--format json|tsv] [-o FILE]`: writes a
 /// store's records out, streaming them in batches (see `docs/Export.md`).
@@ -35,7 +36,8 @@ struct ExportCommand: Command {
             null. TSV (with --entity) is a header row (_id, then the attribute names) and one line
             per object of exactly that entity; \\t, \\n, \\r and \\\\ are escaped, an empty field is null.
 
-            The store is opened read-only. Without --model, the store's own model cache is used;
+            The store (SQLite, binary or XML, found from its contents) is opened read-only. Without
+            --model, the model the store records is used (SQLite's model cache);
             with --model, the version whose hashes match the store's. Progress shows on stderr.
             """,
         arguments: [
@@ -76,10 +78,8 @@ struct ExportCommand: Command {
     /// Opens the store read-only and writes its records to a temporary file, then to the output.
     func run(in context: CommandContext) async throws {
         let file = StoreFile(storePath, environment: context.environment)
-        guard try file.kind() == .sqlite else {
-            throw CommandFailure("only SQLite stores can be exported yet")
-        }
-        let store = try await open(file, in: context)
+        let kind = try file.kind()
+        let store = try await open(file, kind: kind, in: context)
         let model = store.model
         let entities = try exportedEntities(of: model)
         var total: Int64 = 0
@@ -120,10 +120,13 @@ struct ExportCommand: Command {
     // MARK: - Non public
 
     /// Opens the store read-only with the chosen model, or with its own model cache.
-    private func open(_ file: StoreFile, in context: CommandContext) async throws -> SQLiteStore {
+    private func open(
+        _ file: StoreFile, kind: StoreFile.Kind, in context: CommandContext
+    ) async throws -> any PersistentStore {
         let model = try selection?.model(for: file, in: context.environment, fallback: "export without --model")
         do {
-            return try SQLiteStore(at: file.url, model: model, configuration: .readOnly)
+            if kind == .sqlite { return try SQLiteStore(at: file.url, model: model, configuration: .readOnly) }
+            return try StoreFiles.open(at: file.url, model: model, isReadOnly: true)
         } catch {
             throw CommandFailure("cannot open the store at \(storePath): \(StoreFile.message(of: error))")
         }
@@ -142,7 +145,7 @@ struct ExportCommand: Command {
 
     /// Streams the records of each entity to the file, batch by batch.
     private func write(
-        _ entities: [EntityDescription], of model: ManagedObjectModel, from store: SQLiteStore,
+        _ entities: [EntityDescription], of model: ManagedObjectModel, from store: any PersistentStore,
         to writer: FileHandle, progress: Progress
     ) async throws {
         var pending = ""
@@ -160,7 +163,7 @@ struct ExportCommand: Command {
             case .tsv: pending += (["_id"] + attributes.map(\.name)).map(RecordFormat.tsvEscaped).joined(separator: "\t") + "\n"
             }
             var first = true
-            for try await batch in store.batches(of: entity.name, includingSubentities: false) {
+            try await StoreFiles.forEachBatch(of: store, entity: entity.name) { batch in
                 for row in batch {
                     switch recordFormat {
                     case .json:

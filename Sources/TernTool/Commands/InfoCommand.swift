@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernStores
 
 /// `tern info STORE [--model MODEL] [--json]`: a store's type, UUID, metadata, entity version
 /// hashes and object counts; with a model, which version wrote it and whether it needs migrating.
@@ -49,7 +50,7 @@ struct InfoCommand: Command {
         let store = StoreFile(storePath, environment: context.environment)
         let kind = try store.kind()
         let metadata = try store.metadata()
-        let counts = try store.objectCounts()
+        let counts = try await store.objectCounts()
         var matching: String?
         var needsMigration: Bool?
         var target: String?
@@ -96,6 +97,7 @@ struct InfoCommand: Command {
     /// The store's metadata as JSON, under Core Data's key names.
     static func metadataDocument(_ metadata: StoreMetadata) -> JSONValue {
         var members = metadata.applicationKeys.mapValues(json(for:))
+        members[StoreFiles.modelCacheKey] = nil  // the model of a binary or XML store: large and not metadata to read
         members["NSStoreType"] = .string(metadata.storeType)
         members["NSStoreUUID"] = .string(metadata.uuid)
         members["NSStoreModelVersionHashes"] = .object(

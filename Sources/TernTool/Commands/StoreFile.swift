@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernSQLite
+import TernStores
 
 /// A `STORE` argument: its location, its type found from its contents, and reading it.
 struct StoreFile {
@@ -14,6 +15,16 @@ struct StoreFile {
         case xml
         /// A PostgreSQL database.
         case postgres
+
+        /// The library's store type, or nil for a type Tern cannot open yet.
+        var storeKind: StoreKind? {
+            switch self {
+            case .sqlite: .sqlite
+            case .binary: .binary
+            case .xml: .xml
+            case .postgres: nil
+            }
+        }
     }
 
     /// The path as the user typed it.
@@ -46,20 +57,19 @@ struct StoreFile {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CommandFailure("no store exists at \(path); check the path")
         }
-        let head: Data
+        let kind: StoreKind
         do {
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            head = try handle.read(upToCount: 16) ?? Data()
+            kind = try StoreFiles.kind(ofStoreAt: url)
+        } catch let error as TernError where error.code == .unreadableStore {
+            throw CommandFailure("\(path) is not a store Tern knows (SQLite, binary or XML); give a store file")
         } catch {
-            throw CommandFailure("cannot read \(path): \(error.localizedDescription)")
+            throw CommandFailure("cannot read \(path): \(Self.message(of: error))")
         }
-        if head.starts(with: Data("SQLite format 3\u{0}".utf8)) { return .sqlite }
-        let text = String(decoding: head, as: UTF8.self)
-        if text.hasPrefix("<?xml") || text.hasPrefix("<") {
-            throw CommandFailure("\(path) is an XML file, and XML stores are not supported yet; give a SQLite store")
+        switch kind {
+        case .sqlite: return .sqlite
+        case .binary: return .binary
+        default: return .xml
         }
-        throw CommandFailure("\(path) is not a store Tern knows (SQLite); give a Core Data SQLite store")
     }
 
     /// The store's metadata, read without writing beside the file.
@@ -68,7 +78,7 @@ struct StoreFile {
     func metadata() throws(CommandFailure) -> StoreMetadata {
         _ = try kind()
         do {
-            return try SQLiteStore.metadata(at: url)
+            return try StoreFiles.metadata(at: url)
         } catch {
             throw CommandFailure(
                 "cannot read the store's metadata at \(path): \(Self.message(of: error))")
@@ -82,7 +92,8 @@ struct StoreFile {
     ///
     /// - Throws: ``CommandFailure`` when the store cannot be read.
     /// - Complexity: One grouped count per inheritance root.
-    func objectCounts() throws(CommandFailure) -> [String: Int] {
+    func objectCounts() async throws(CommandFailure) -> [String: Int] {
+        if try kind() != .sqlite { return try await atomicObjectCounts() }
         do {
             let connection = try Connection(path: url.path, configuration: .readOnly)
             var names: [Int64: String] = [:]
@@ -102,6 +113,22 @@ struct StoreFile {
                     guard let entity = row[0].int64.flatMap({ names[$0] }), let count = row[1].int64 else { return }
                     counts[entity] = Int(count)
                 }
+            }
+            return counts
+        } catch {
+            throw CommandFailure("cannot count the objects in \(path): \(Self.message(of: error))")
+        }
+    }
+
+    /// The number of objects of each entity of a binary or XML store, read with the model it records.
+    private func atomicObjectCounts() async throws(CommandFailure) -> [String: Int] {
+        do {
+            let store = try StoreFiles.open(at: url, model: nil, isReadOnly: true)
+            var counts: [String: Int] = [:]
+            for entity in store.model.entities where !entity.isAbstract {
+                var request = StoreFetchRequest(entityName: entity.name)
+                request.includesSubentities = false
+                counts[entity.name] = try await store.count(request)
             }
             return counts
         } catch {
