@@ -14,7 +14,7 @@ public enum Tern {
     public static let version = "0.1.0"
 
     /// Every command, in the order `tern help` lists them.
-    static var commands: [any Command.Type] { [HelpCommand.self, ModelCommand.self, InfoCommand.self, CreateCommand.self, ConvertCommand.self, ExportCommand.self, PlanCommand.self, MigrateCommand.self, VerifyCommand.self] }
+    static var commands: [any Command.Type] { [HelpCommand.self, ModelCommand.self, InfoCommand.self, CreateCommand.self, ConvertCommand.self, ImportCommand.self, ExportCommand.self, PlanCommand.self, MigrateCommand.self, VerifyCommand.self] }
 
     // MARK: - Running
 

@@ -85,7 +85,7 @@ struct RecordImporter {
     var summary = RecordImportSummary()
     private var byKey: [String: [[AttributeValue]: ManagedObject]] = [:]
     private var localIDs: [String: ManagedObject] = [:]
-    private var matched: Set<ObjectIdentifier> = []
+    private var matched: Set<ObjectID> = []
     private var pending: [(object: ManagedObject, relationship: RelationshipDescription, names: [String], line: Int, column: Int?)] = []
 
     init(model: ManagedObjectModel, options: RecordImportOptions, path: String) {
@@ -144,7 +144,7 @@ struct RecordImporter {
         if let object {
             target = object
             if target.isFault { try await context.fulfillFaults(for: [target.objectID]) }
-            if !target.isInserted, matched.insert(ObjectIdentifier(target)).inserted { summary.updated[name, default: 0] += 1 }
+            if !target.isInserted, matched.insert(target.objectID).inserted { summary.updated[name, default: 0] += 1 }
         } else {
             target = context.insert(name)
             summary.inserted[name, default: 0] += 1
