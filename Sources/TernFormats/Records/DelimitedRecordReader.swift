@@ -139,6 +139,7 @@ public final class DelimitedRecordReader {
         var field: [UInt8] = []
         var quoted = false
         var fieldLine = line
+        var endsWithRawReturn = false
         func finish() throws(RecordError) {
             guard let text = String(validating: field, as: UTF8.self) else {
                 throw RecordError(.invalidUTF8, "the field is not valid UTF-8; save the file as UTF-8", path: path,
@@ -154,9 +155,10 @@ public final class DelimitedRecordReader {
             switch byte {
             case separator:
                 try finish()
+                endsWithRawReturn = false
                 fieldLine = line
             case 0x0A:
-                if field.last == 0x0D, !quoted { field.removeLast() }
+                if endsWithRawReturn { field.removeLast() }
                 line += 1
                 try finish()
                 return (start, fields)
@@ -166,6 +168,7 @@ public final class DelimitedRecordReader {
                                       path: path, line: line, column: fields.count + 1)
                 }
                 advance()
+                endsWithRawReturn = false
                 switch next {
                 case UInt8(ascii: "t"): field.append(0x09)
                 case UInt8(ascii: "n"): field.append(0x0A)
@@ -185,9 +188,10 @@ public final class DelimitedRecordReader {
             default:
                 guard !quoted else { throw misplaced(fields.count + 1) }
                 field.append(byte)
+                endsWithRawReturn = byte == 0x0D
             }
         }
-        if field.last == 0x0D, !quoted { field.removeLast() }
+        if endsWithRawReturn { field.removeLast() }
         try finish()
         return (start, fields)
     }

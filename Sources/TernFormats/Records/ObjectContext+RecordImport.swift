@@ -137,6 +137,7 @@ struct RecordImporter {
                     .compare(.keyPath($0), .equalTo, .constant($1))
                 }))
                 request.fetchLimit = 1
+                request.includesPendingChanges = false
                 object = try await context.fetch(request).first
             }
         }
@@ -273,6 +274,7 @@ struct RecordImporter {
             if found == nil {
                 var request = FetchRequest(entityName: destination, predicate: .compare(.keyPath(attribute), .equalTo, .constant(converted)))
                 request.fetchLimit = 1
+                request.includesPendingChanges = false
                 found = try await context.fetch(request).first
             }
             guard let found else {
