@@ -111,8 +111,7 @@ struct ImportCommand: Command {
             model = version.model
         }
         try check(model)
-        var options = RecordImportOptions(format: recordFormat ?? .json, entityName: entityName, uniqueBy: uniqueAttributes)
-        options.batchSize = 500
+        let options = RecordImportOptions(format: recordFormat ?? .json, entityName: entityName, uniqueBy: uniqueAttributes)
         let objects: ObjectContext
         do {
             let store = try SQLiteStore(at: storeFile.url, model: model)
