@@ -16,8 +16,17 @@ public enum Tern {
     /// Every command, in the order `tern help` lists them.
     static var commands: [any Command.Type] {
         [
-            HelpCommand.self, ModelCommand.self, InfoCommand.self, CreateCommand.self, ConvertCommand.self,
-            ExportCommand.self, PlanCommand.self, MigrateCommand.self, VerifyCommand.self, DemoCommand.self,
+            HelpCommand.self,
+            ModelCommand.self,
+            InfoCommand.self,
+            CreateCommand.self,
+            ConvertCommand.self,
+            ImportCommand.self,
+            ExportCommand.self,
+            PlanCommand.self,
+            MigrateCommand.self,
+            VerifyCommand.self,
+            DemoCommand.self,
         ]
     }
 

@@ -1,0 +1,219 @@
+public import Foundation
+
+/// Reads TSV or CSV records from a file in batches, holding only one chunk of the file at a time.
+///
+/// The first row is the header: the keys of every record. Each following row is one record; an
+/// empty field is ``RecordValue/null``, any other field is ``RecordValue/text(_:)``. Blank lines
+/// are skipped.
+///
+/// - TSV: fields end at a tab, records at a newline (`\r\n` too); there is no quoting. Inside a
+///   field `\t`, `\n`, `\r` and `\\` stand for a tab, a newline, a carriage return and a
+///   backslash, as in PostgreSQL's text format; a backslash before any other character stands
+///   for that character.
+/// - CSV (RFC 4180): fields end at a comma, records at `\r\n` or `\n`; a field in double quotes
+///   may hold commas, newlines and doubled quotes (`""`).
+///
+/// ```swift
+/// let reader = try DelimitedRecordReader(contentsOf: url, dialect: .tsv)
+/// while case let batch = try reader.nextBatch(), !batch.isEmpty { … }
+/// ```
+public final class DelimitedRecordReader {
+    /// The two delimited formats.
+    public enum Dialect: String, Sendable, CaseIterable {
+        /// Tab-separated values with backslash escapes.
+        case tsv
+        /// Comma-separated values, RFC 4180.
+        case csv
+    }
+
+    /// The header's keys, in column order.
+    public private(set) var header: [String] = []
+    /// How many bytes of the file have been consumed, for progress.
+    public private(set) var bytesRead: Int64 = 0
+
+    private let dialect: Dialect
+    private let path: String
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var isAtEnd = false
+    private var line = 1
+    private var columns: [String: Int] = [:]
+
+    /// Opens a file and reads its header row.
+    ///
+    /// - Parameters:
+    ///   - url: The file.
+    ///   - dialect: TSV or CSV.
+    /// - Throws: ``RecordError`` when the file cannot be read, has no header, or its header has an
+    ///   empty or repeated key.
+    public init(contentsOf url: URL, dialect: Dialect) throws(RecordError) {
+        self.dialect = dialect
+        self.path = url.path
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+        } catch {
+            throw RecordError(.unreadableFile, "cannot open the file; check that it exists and is readable", path: url.path)
+        }
+        guard let (headerLine, names) = try readRow() else {
+            throw RecordError(.malformedFile, "the file is empty; give a header row of attribute names", path: path)
+        }
+        for (index, name) in names.enumerated() {
+            guard let name, !name.isEmpty else {
+                throw RecordError(.malformedFile, "the header has an empty name; name every column", path: path,
+                                  line: headerLine, column: index + 1)
+            }
+            guard columns[name] == nil else {
+                throw RecordError(.malformedFile, "the header names '\(name)' twice; name each column once", path: path,
+                                  line: headerLine, column: index + 1)
+            }
+            columns[name] = index + 1
+        }
+        header = names.compactMap { $0 }
+    }
+
+    deinit { try? handle.close() }
+
+    /// The next records, at most `maxCount`; empty at the end of the file.
+    ///
+    /// - Parameter maxCount: The largest batch.
+    /// - Throws: ``RecordError`` naming the line and column of invalid UTF-8, a row with the wrong
+    ///   number of fields, a quote out of place or an unterminated quoted field.
+    /// - Complexity: O(*n*) in the bytes of the rows read.
+    public func nextBatch(maxCount: Int = 500) throws(RecordError) -> [ImportRecord] {
+        var records: [ImportRecord] = []
+        while records.count < maxCount, let (start, fields) = try readRow() {
+            guard fields.count == header.count else {
+                throw RecordError(
+                    .malformedFile,
+                    "the row has \(fields.count) field\(fields.count == 1 ? "" : "s") but the header has \(header.count); give one per column",
+                    path: path, line: start, column: min(fields.count, header.count) + 1)
+            }
+            var values: [String: RecordValue] = [:]
+            for (name, field) in zip(header, fields) {
+                values[name] = field.map(RecordValue.text) ?? .null
+            }
+            records.append(ImportRecord(fields: values, line: start, columns: columns))
+        }
+        return records
+    }
+
+    // MARK: - Non public
+
+    /// The next byte, without consuming it; nil at the end of the file.
+    private func peek() throws(RecordError) -> UInt8? {
+        if position == buffer.count {
+            guard !isAtEnd else { return nil }
+            let chunk: Data?
+            do {
+                chunk = try handle.read(upToCount: 1 << 16)
+            } catch {
+                throw RecordError(.unreadableFile, "cannot read the file: \(error.localizedDescription)", path: path)
+            }
+            guard let chunk, !chunk.isEmpty else {
+                isAtEnd = true
+                return nil
+            }
+            buffer = Array(chunk)
+            position = 0
+        }
+        return buffer[position]
+    }
+
+    /// Consumes one byte.
+    private func advance() {
+        position += 1
+        bytesRead += 1
+    }
+
+    /// Reads one non-blank row: the line it starts on and its fields (nil for an empty field).
+    private func readRow() throws(RecordError) -> (Int, [String?])? {
+        while true {
+            guard let first = try peek() else { return nil }
+            if first == 0x0A { advance(); line += 1; continue }
+            if first == 0x0D { advance(); continue }
+            break
+        }
+        let start = line
+        var fields: [String?] = []
+        var field: [UInt8] = []
+        var quoted = false
+        var fieldLine = line
+        var endsWithRawReturn = false
+        func finish() throws(RecordError) {
+            guard let text = String(validating: field, as: UTF8.self) else {
+                throw RecordError(.invalidUTF8, "the field is not valid UTF-8; save the file as UTF-8", path: path,
+                                  line: fieldLine, column: fields.count + 1)
+            }
+            fields.append(text.isEmpty && !quoted ? nil : text)
+            field.removeAll(keepingCapacity: true)
+            quoted = false
+        }
+        let separator: UInt8 = dialect == .tsv ? 0x09 : 0x2C
+        while let byte = try peek() {
+            advance()
+            switch byte {
+            case separator:
+                try finish()
+                endsWithRawReturn = false
+                fieldLine = line
+            case 0x0A:
+                if endsWithRawReturn { field.removeLast() }
+                line += 1
+                try finish()
+                return (start, fields)
+            case 0x5C where dialect == .tsv:
+                guard let next = try peek(), next != 0x0A else {
+                    throw RecordError(.malformedFile, "a backslash ends the line; write \\\\ for a backslash",
+                                      path: path, line: line, column: fields.count + 1)
+                }
+                advance()
+                endsWithRawReturn = false
+                switch next {
+                case UInt8(ascii: "t"): field.append(0x09)
+                case UInt8(ascii: "n"): field.append(0x0A)
+                case UInt8(ascii: "r"): field.append(0x0D)
+                default: field.append(next)
+                }
+            case 0x22 where dialect == .csv:
+                guard field.isEmpty, !quoted else {
+                    throw RecordError(.malformedFile, "a quote inside an unquoted field; quote the whole field and double the quote",
+                                      path: path, line: line, column: fields.count + 1)
+                }
+                quoted = true
+                try readQuoted(into: &field, column: fields.count + 1)
+                guard let after = try peek(), after != 0x0A else { continue }
+                if after == 0x0D { advance(); guard try peek() == 0x0A else { throw misplaced(fields.count + 1) }; continue }
+                guard after == separator else { throw misplaced(fields.count + 1) }
+            default:
+                guard !quoted else { throw misplaced(fields.count + 1) }
+                field.append(byte)
+                endsWithRawReturn = byte == 0x0D
+            }
+        }
+        if endsWithRawReturn { field.removeLast() }
+        try finish()
+        return (start, fields)
+    }
+
+    /// Reads a quoted CSV field's contents after its opening quote, through its closing quote.
+    private func readQuoted(into field: inout [UInt8], column: Int) throws(RecordError) {
+        let opening = line
+        while let byte = try peek() {
+            advance()
+            if byte == 0x0A { line += 1 }
+            guard byte == 0x22 else { field.append(byte); continue }
+            guard try peek() == 0x22 else { return }
+            advance()
+            field.append(0x22)
+        }
+        throw RecordError(.malformedFile, "a quoted field is never closed; end it with a double quote",
+                          path: path, line: opening, column: column)
+    }
+
+    /// The error for text after a closing quote.
+    private func misplaced(_ column: Int) -> RecordError {
+        RecordError(.malformedFile, "text follows a closing quote; quote the whole field and double inner quotes",
+                    path: path, line: line, column: column)
+    }
+}

@@ -1,0 +1,319 @@
+public import Foundation
+public import TernCore
+
+/// Importing records from TSV, CSV and JSON files, with upsert by uniqueness key.
+extension ObjectContext {
+    /// Imports a record file into the context's stores, all or nothing, in one save.
+    ///
+    /// Records are read in batches (TSV and CSV stream; JSON is parsed whole, see
+    /// ``JSONRecordReader``). A record whose uniqueness key — ``RecordImportOptions/uniqueBy``, or
+    /// the entity's first uniqueness constraint — matches an object in the store or earlier in the
+    /// file updates that object with the values the record gives; keys the record leaves out stay
+    /// as they are. Other records insert objects. Relationships: `_id` names a record for
+    /// references inside the file (`"recipe": "Recipe/p1"`), a `relationship.attribute` key (such
+    /// as `recipe.uid`) finds the destination by that attribute, and nested JSON objects create or
+    /// update related objects (in array order for ordered relationships; see `docs/Import.md`).
+    ///
+    /// Nothing is saved until every record has been read and converted; any error rolls the
+    /// context back, so the store is left untouched. The changes are held in the context until the
+    /// single save, so memory grows with the number of records imported.
+    ///
+    /// ```swift
+    /// let summary = try await context.importRecords(
+    ///     from: url, options: RecordImportOptions(format: .json), progress: progress)
+    /// print(summary.insertedCount, summary.updatedCount)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: The record file.
+    ///   - options: Its format, entity and matching key.
+    ///   - progress: Updated as records are read (bytes for TSV and CSV, records for JSON).
+    /// - Returns: What was inserted, updated and deleted.
+    /// - Throws: ``RecordError`` naming the file, line and column (and entity and attribute) of the
+    ///   first bad record, or ``RecordError/Code/saveFailed`` when the store refuses the save.
+    /// - Complexity: O(*n*) records, with one store query per record that has a key or a reference.
+    public func importRecords(
+        from url: URL, options: RecordImportOptions, progress: Progress? = nil
+    ) async throws -> RecordImportSummary {
+        precondition(!hasChanges, "importRecords needs a context without unsaved changes")
+        var importer = RecordImporter(model: coordinator.model, options: options, path: url.path)
+        do {
+            switch options.format {
+            case .tsv, .csv:
+                guard options.entityName != nil else {
+                    throw RecordError(.unknownKey, "a \(options.format.rawValue) file holds one entity; name it", path: url.path)
+                }
+                let reader = try DelimitedRecordReader(
+                    contentsOf: url, dialect: options.format == .tsv ? .tsv : .csv)
+                try importer.checkHeader(reader.header)
+                progress?.totalUnitCount = Int64((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)
+                while case let batch = try reader.nextBatch(maxCount: options.batchSize), !batch.isEmpty {
+                    for record in batch { _ = try await importer.upsert(record, entityName: nil, in: self) }
+                    progress?.completedUnitCount = reader.bytesRead
+                }
+            case .json:
+                let reader = try JSONRecordReader(contentsOf: url)
+                progress?.totalUnitCount = Int64(reader.count)
+                while case let batch = reader.nextBatch(maxCount: options.batchSize), !batch.isEmpty {
+                    for record in batch {
+                        if let only = options.entityName, let name = record.entityName, name != only { continue }
+                        _ = try await importer.upsert(record, entityName: nil, in: self)
+                    }
+                    progress?.completedUnitCount += Int64(batch.count)
+                }
+            }
+            try importer.resolvePendingReferences()
+        } catch {
+            rollback()
+            throw error
+        }
+        do {
+            try await save()
+        } catch {
+            rollback()
+            throw RecordError(.saveFailed, "the store refused the import: \(error); nothing was imported", path: url.path)
+        }
+        return importer.summary
+    }
+}
+
+/// The state of one import: objects matched by key, `_id` names, references still to wire.
+struct RecordImporter {
+    let model: ManagedObjectModel
+    let options: RecordImportOptions
+    let path: String
+    var summary = RecordImportSummary()
+    private var byKey: [String: [[AttributeValue]: ManagedObject]] = [:]
+    private var localIDs: [String: ManagedObject] = [:]
+    private var matched: Set<ObjectID> = []
+    private var pending: [(object: ManagedObject, relationship: RelationshipDescription, names: [String], line: Int, column: Int?)] = []
+
+    init(model: ManagedObjectModel, options: RecordImportOptions, path: String) {
+        self.model = model
+        self.options = options
+        self.path = path
+    }
+
+    /// Checks a TSV or CSV header against the entity before any row is read.
+    func checkHeader(_ header: [String]) throws(RecordError) {
+        guard let name = options.entityName else { return }
+        let entity = try entity(named: name, line: 1)
+        for (index, key) in header.enumerated() {
+            _ = try property(key, of: entity, line: 1, column: index + 1)
+        }
+    }
+
+    /// Inserts or updates the object a record describes, with its nested records.
+    ///
+    /// - Parameters:
+    ///   - record: The record.
+    ///   - entityName: The entity when the record is nested, or nil for the file's or options' one.
+    ///   - reusing: For a nested record without a key, an existing object to update.
+    mutating func upsert(
+        _ record: ImportRecord, entityName: String?, reusing: ManagedObject? = nil, in context: isolated ObjectContext
+    ) async throws -> ManagedObject {
+        guard let name = entityName ?? record.entityName ?? options.entityName else {
+            throw RecordError(.unknownKey, "the file does not name the records' entity; give the entity", path: path, line: record.line)
+        }
+        let entity = try self.entity(named: name, line: record.line)
+        var values: [String: AttributeValue?] = [:]
+        var links: [(RelationshipDescription, String?, RecordValue, Int?)] = []
+        for (key, value) in record.fields where key != "_id" {
+            let column = record.columns[key]
+            switch try property(key, of: entity, line: record.line, column: column) {
+            case .attribute(let attribute):
+                values[key] = try convert(value, attribute, entity: name, record: record, column: column)
+            case .relationship(let relationship, let attribute):
+                links.append((relationship, attribute, value, column))
+            }
+        }
+        let key = matchingKey(of: name)
+        let keyValues = key.isEmpty ? nil : key.map { values[$0] ?? nil }.compactMap { $0 }
+        var object = reusing
+        if object == nil, let keyValues, keyValues.count == key.count {
+            object = byKey[name]?[keyValues]
+            if object == nil {
+                var request = FetchRequest(entityName: name, predicate: .and(zip(key, keyValues).map {
+                    .compare(.keyPath($0), .equalTo, .constant($1))
+                }))
+                request.fetchLimit = 1
+                request.includesPendingChanges = false
+                object = try await context.fetch(request).first
+            }
+        }
+        let target: ManagedObject
+        if let object {
+            target = object
+            if target.isFault { try await context.fulfillFaults(for: [target.objectID]) }
+            if !target.isInserted, matched.insert(target.objectID).inserted { summary.updated[name, default: 0] += 1 }
+        } else {
+            target = context.insert(name)
+            summary.inserted[name, default: 0] += 1
+        }
+        if let keyValues, keyValues.count == key.count { byKey[name, default: [:]][keyValues] = target }
+        if case .text(let local)? = record.fields["_id"] { localIDs[local] = target }
+        for (attribute, value) in values {
+            do {
+                try target.setValue(value, forAttribute: attribute)
+            } catch {
+                throw RecordError(.invalidValue, "\(name).\(attribute): \(error.message)", path: path,
+                                  line: record.line, column: record.columns[attribute])
+            }
+        }
+        for (relationship, attribute, value, column) in links {
+            try await link(target, relationship, by: attribute, to: value, line: record.line, column: column, in: context)
+        }
+        return target
+    }
+
+    /// Wires the `_id` references once every record has been read.
+    func resolvePendingReferences() throws(RecordError) {
+        for reference in pending {
+            var objects: [ManagedObject] = []
+            for local in reference.names {
+                guard let object = localIDs[local] else {
+                    throw RecordError(.unresolvedReference,
+                                      "\(reference.object.entity.name).\(reference.relationship.name) refers to an _id no record has; check the reference",
+                                      path: path, line: reference.line, column: reference.column)
+                }
+                objects.append(object)
+            }
+            if reference.relationship.isToMany {
+                reference.object.setObjects(objects, for: reference.relationship.name)
+            } else {
+                reference.object[toOne: reference.relationship.name] = objects.first
+            }
+        }
+    }
+
+    // MARK: - Non public
+
+    /// What a record key names.
+    private enum Property {
+        case attribute(AttributeDescription)
+        case relationship(RelationshipDescription, byAttribute: String?)
+    }
+
+    private func entity(named name: String, line: Int) throws(RecordError) -> EntityDescription {
+        guard let entity = model.entity(named: name) else {
+            throw RecordError(.unknownKey, "the model has no entity named '\(name)'; check the entity name", path: path, line: line)
+        }
+        guard !entity.isAbstract else {
+            throw RecordError(.unknownKey, "\(name) is abstract; list records under a concrete entity", path: path, line: line)
+        }
+        return entity
+    }
+
+    private func property(_ key: String, of entity: EntityDescription, line: Int, column: Int?) throws(RecordError) -> Property {
+        if key == "_id" { return .attribute(AttributeDescription(name: "_id", type: .string)) }
+        if let attribute = model.allAttributes(of: entity.name).first(where: { $0.name == key }), !attribute.isTransient {
+            return .attribute(attribute)
+        }
+        let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+        if let relationship = model.allRelationships(of: entity.name).first(where: { $0.name == parts[0] }), !relationship.isTransient {
+            guard parts.count == 2 else { return .relationship(relationship, byAttribute: nil) }
+            guard !relationship.isToMany,
+                  model.allAttributes(of: relationship.destinationEntityName).contains(where: { $0.name == parts[1] })
+            else {
+                throw RecordError(.unknownKey, "'\(key)' must name a to-one relationship and an attribute of \(relationship.destinationEntityName)",
+                                  path: path, line: line, column: column)
+            }
+            return .relationship(relationship, byAttribute: parts[1])
+        }
+        throw RecordError(.unknownKey, "\(entity.name) has no attribute or relationship named '\(key)'; check the name",
+                          path: path, line: line, column: column)
+    }
+
+    /// The attributes that identify an object of an entity; empty when it has none.
+    private func matchingKey(of entityName: String) -> [String] {
+        if entityName == options.entityName, let uniqueBy = options.uniqueBy { return uniqueBy }
+        var name: String? = entityName
+        while let current = name, let entity = model.entity(named: current) {
+            if let constraint = entity.uniquenessConstraints.first(where: { constraint in
+                constraint.allSatisfy { attribute in model.allAttributes(of: entityName).contains { $0.name == attribute } }
+            }) {
+                return constraint
+            }
+            name = entity.parentName
+        }
+        return []
+    }
+
+    private func convert(
+        _ value: RecordValue, _ attribute: AttributeDescription, entity: String, record: ImportRecord, column: Int?
+    ) throws(RecordError) -> AttributeValue? {
+        guard let converted = value.attributeValue(for: attribute.type) else {
+            throw RecordError(.invalidValue, "\(entity).\(attribute.name) needs a value of type \(attribute.type.xcodeName); fix the value",
+                              path: path, line: record.line, column: column)
+        }
+        if converted == nil, !attribute.isOptional {
+            throw RecordError(.invalidValue, "\(entity).\(attribute.name) is required but has no value; give one",
+                              path: path, line: record.line, column: column)
+        }
+        return converted
+    }
+
+    /// Sets one relationship from a record value.
+    private mutating func link(
+        _ object: ManagedObject, _ relationship: RelationshipDescription, by attribute: String?, to value: RecordValue,
+        line: Int, column: Int?, in context: isolated ObjectContext
+    ) async throws {
+        let name = relationship.name
+        let destination = relationship.destinationEntityName
+        func invalid() -> RecordError {
+            RecordError(.invalidValue,
+                        "\(object.entity.name).\(name) needs \(relationship.isToMany ? "an array of records or _ids" : "a record, an _id or null")",
+                        path: path, line: line, column: column)
+        }
+        if let attribute {
+            guard let type = model.allAttributes(of: destination).first(where: { $0.name == attribute })?.type,
+                  let converted = value.attributeValue(for: type)
+            else { throw invalid() }
+            guard let converted else { object[toOne: name] = nil; return }
+            var found = matchingKey(of: destination) == [attribute] ? byKey[destination]?[[converted]] : nil
+            if found == nil {
+                var request = FetchRequest(entityName: destination, predicate: .compare(.keyPath(attribute), .equalTo, .constant(converted)))
+                request.fetchLimit = 1
+                request.includesPendingChanges = false
+                found = try await context.fetch(request).first
+            }
+            guard let found else {
+                throw RecordError(.unresolvedReference, "no \(destination) has the \(attribute) that \(object.entity.name).\(name).\(attribute) gives; import it first",
+                                  path: path, line: line, column: column)
+            }
+            object[toOne: name] = found
+            return
+        }
+        switch (value, relationship.isToMany) {
+        case (.null, false): object[toOne: name] = nil
+        case (.null, true): object.setObjects([], for: name)
+        case (.text(let local), false): pending.append((object, relationship, [local], line, column))
+        case (.record(let nested), false):
+            let existing = matchingKey(of: destination).isEmpty ? object[toOne: name] : nil
+            object[toOne: name] = try await upsert(nested, entityName: destination, reusing: existing, in: context)
+        case (.list(let items), true):
+            if items.allSatisfy({ if case .text = $0 { true } else { false } }) {
+                pending.append((object, relationship, items.compactMap { if case .text(let s) = $0 { s } else { nil } }, line, column))
+                return
+            }
+            let keyless = matchingKey(of: destination).isEmpty
+            var old = keyless ? object.objects(for: name) : []
+            if !relationship.isOrdered { old.sort { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) } }
+            if !old.isEmpty { try await context.fulfillFaults(for: old.map(\.objectID)) }
+            var objects: [ManagedObject] = []
+            for (index, item) in items.enumerated() {
+                guard case .record(let nested) = item else { throw invalid() }
+                let reuse = index < old.count ? old[index] : nil
+                objects.append(try await upsert(nested, entityName: destination, reusing: reuse, in: context))
+            }
+            object.setObjects(objects, for: name)
+            if relationship.deleteRule == .cascade {
+                for leftover in old.dropFirst(items.count) {
+                    context.delete(leftover)
+                    summary.deleted[destination, default: 0] += 1
+                }
+            }
+        default: throw invalid()
+        }
+    }
+}
