@@ -59,10 +59,8 @@ import Testing
                               "session": "destinationInstances(\"ClassToClass\", $source.session)"}}]}]}
         """#.replacingOccurrences(of: "upper(", with: "uppercase(")
 
-    @Test func runsFivePassesInDependencyOrderIntoOneDestination() async throws {
-        let model = try Self.school()
-        let directory = try TemporaryDirectory()
-        let url = directory.path("School.sqlite")
+    /// The school's v1 objects: a person, three students, a course, two classes, four registrations.
+    static func schoolRows() -> [StoreRow] {
         func ref(_ entity: String, _ key: Int) -> RowReference { RowReference(entityName: entity, primaryKey: Int64(key)) }
         var rows = [StoreRow(reference: ref("Person", 1), version: 1, attributes: ["name": .string("Ada Teacher")])]
         for student in 2...4 {
@@ -89,7 +87,14 @@ import Testing
                 rows[index].toMany[inverse, default: []].append(row.reference)
             }
         }
-        try await MigrationStores.make(at: url, model: model.versions[0].model, rows: rows)
+        return rows
+    }
+
+    @Test func runsFivePassesInDependencyOrderIntoOneDestination() async throws {
+        let model = try Self.school()
+        let directory = try TemporaryDirectory()
+        let url = directory.path("School.sqlite")
+        try await MigrationStores.make(at: url, model: model.versions[0].model, rows: Self.schoolRows())
         let mapping = try StepMapping(jsonData: Data(Self.passes.utf8))
         var events: [String] = []
         let recorder = EventRecorder()
@@ -122,6 +127,40 @@ import Testing
             "\(AttributeValue.integer(Int64(grade))) \(AttributeValue.string("STUDENT \(student)")) \(AttributeValue.string("R\(session)"))"
         }
         #expect(described == expected)
+    }
+
+    @Test func ordersTheEntityMappingsOfOnePassByDependencies() async throws {
+        let model = try Self.school()
+        let directory = try TemporaryDirectory()
+        let url = directory.path("School.sqlite")
+        try await MigrationStores.make(at: url, model: model.versions[0].model, rows: Self.schoolRows())
+        // The five passes' entity mappings in one pass, shuffled, ordered by the engine.
+        let five = try StepMapping(jsonData: Data(Self.passes.utf8))
+        let byName = Dictionary(uniqueKeysWithValues: five.passes.flatMap(\.entityMappings).map { ($0.name, $0) })
+        let shuffled = ["RegistrationToRegistration", "ClassToClass", "StudentToStudent", "CourseToCourse", "PersonToPerson"]
+        var pass = MappingModel(name: "School", entityMappings: try shuffled.map { try #require(byName[$0]) })
+        pass.order = .dependencies
+        let mapping = StepMapping(from: "v1", to: "v2", passes: [pass])
+        let recorder = EventRecorder()
+        try await StoreMigrator().migrateStore(
+            at: url, model: model, mappings: [mapping], options: MigrationOptions(batchSize: 2),
+            onEvent: { recorder.record($0) })
+        let started = recorder.events.compactMap { event -> String? in
+            if case .entityMappingStarted(_, let name, _) = event { return name } else { return nil }
+        }
+        #expect(started == [
+            "CourseToCourse", "ClassToClass", "PersonToPerson", "StudentToStudent", "RegistrationToRegistration",
+        ])
+        let v2 = model.versions[1].model
+        let students = try await MigrationStores.rows(of: "Student", at: url, model: v2)
+        let classes = try await MigrationStores.rows(of: "Class", at: url, model: v2)
+        let registrations = try await MigrationStores.rows(of: "Registration", at: url, model: v2)
+        #expect(registrations.count == 4)
+        #expect(registrations.allSatisfy { registration in
+            students.contains { $0.reference == registration.toOne["student"] }
+                && classes.contains { $0.reference == registration.toOne["session"] }
+        })
+        #expect(students.map { $0.attributes["fullName"] } == [.string("STUDENT 2"), .string("STUDENT 3"), .string("STUDENT 4")])
     }
 
     @Test func cancellationLeavesTheSourceByteForByte() async throws {

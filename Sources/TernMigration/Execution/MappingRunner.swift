@@ -29,7 +29,8 @@ public struct MappingRunner: Sendable {
     /// Runs mapping models one after the other into the manager's destination.
     ///
     /// - Parameters:
-    ///   - passes: The mapping models, in order.
+    ///   - passes: The mapping models, in order; each runs its entity mappings in the order of
+    ///     ``MappingModel/ordering(in:)``.
     ///   - manager: The engine.
     /// - Throws: ``MigrationError`` from a policy, a value expression or the engine, naming the
     ///   mapping and property; ``MigrationError/Code/unknownPolicy`` before anything runs when a
@@ -38,7 +39,7 @@ public struct MappingRunner: Sendable {
     public func run(_ passes: [MappingModel], manager: any MigrationManager) throws(MigrationError) {
         for pass in passes {
             var staged: [(EntityMapping, any EntityMigrationPolicy)] = []
-            for mapping in pass.entityMappings where Self.createsObjects(mapping) {
+            for mapping in pass.ordering(in: manager.destinationModel).entityMappings where Self.createsObjects(mapping) {
                 staged.append((mapping, try policies.policy(for: mapping)))
             }
             for (mapping, policy) in staged {

@@ -33,6 +33,9 @@ public struct MappingModel: Sendable, Hashable {
     public var destinationEntityVersionHashes: [String: Data]
     /// The entity mappings, in the order they run.
     public var entityMappings: [EntityMapping]
+    /// How the entity mappings are ordered when the mapping model runs; ``MappingOrder/given`` by
+    /// default, as in Core Data (see ``ordering(in:)``).
+    public var order: MappingOrder = .given
 
     /// Creates a mapping model bound to two models.
     ///

@@ -46,7 +46,7 @@ extension StepMapping {
         } else if let entityMappings = file.entityMappings {
             let single = MappingModelJSON(
                 name: file.name ?? "Mapping", sourceHashes: file.sourceHashes, destinationHashes: file.destinationHashes,
-                entityMappings: entityMappings)
+                entityMappings: entityMappings, order: file.order)
             passes.append(try single.mappingModel())
         } else {
             throw MigrationError(.unreadableMappingFile, "The mapping file has neither \"passes\" nor \"entityMappings\"")
@@ -152,6 +152,7 @@ private struct MappingFileJSON: Codable {
     var sourceHashes: [String: Data]?
     var destinationHashes: [String: Data]?
     var entityMappings: [EntityMappingJSON]?
+    var order: String?
 
     init(source: String?, destination: String?, passes: [MappingModelJSON]) {
         self.source = source
@@ -166,9 +167,14 @@ private struct MappingModelJSON: Codable {
     var sourceHashes: [String: Data]?
     var destinationHashes: [String: Data]?
     var entityMappings: [EntityMappingJSON]
+    var order: String?
 
-    init(name: String, sourceHashes: [String: Data]?, destinationHashes: [String: Data]?, entityMappings: [EntityMappingJSON]) {
+    init(
+        name: String, sourceHashes: [String: Data]?, destinationHashes: [String: Data]?,
+        entityMappings: [EntityMappingJSON], order: String?
+    ) {
         self.name = name
+        self.order = order
         self.sourceHashes = sourceHashes
         self.destinationHashes = destinationHashes
         self.entityMappings = entityMappings
@@ -179,14 +185,24 @@ private struct MappingModelJSON: Codable {
         sourceHashes = model.sourceEntityVersionHashes.isEmpty ? nil : model.sourceEntityVersionHashes
         destinationHashes = model.destinationEntityVersionHashes.isEmpty ? nil : model.destinationEntityVersionHashes
         entityMappings = model.entityMappings.map(EntityMappingJSON.init)
+        order = model.order == .given ? nil : model.order.rawValue
     }
 
     func mappingModel() throws(MigrationError) -> MappingModel {
         var mappings: [EntityMapping] = []
         for mapping in entityMappings { mappings.append(try mapping.entityMapping()) }
-        return MappingModel(
+        var model = MappingModel(
             name: name, sourceHashes: sourceHashes ?? [:], destinationHashes: destinationHashes ?? [:],
             entityMappings: mappings)
+        if let order {
+            guard let known = MappingOrder(rawValue: order) else {
+                let orders = MappingOrder.allCases.map(\.rawValue).joined(separator: ", ")
+                throw MigrationError(
+                    .unreadableMappingFile, "Unknown order '\(order)' in mapping model \(name); use one of \(orders)")
+            }
+            model.order = known
+        }
+        return model
     }
 }
 

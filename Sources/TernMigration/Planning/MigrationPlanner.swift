@@ -149,8 +149,11 @@ public struct MigrationPlanner: Sendable {
     /// A step that runs an explicit mapping.
     private func mappedStep(_ mapping: StepMapping, from start: Int, to end: Int) -> MigrationPlan.Step {
         var changes: [ModelChange] = []
+        let destination = model.versions[end].model
         for pass in mapping.passes {
-            for entityMapping in pass.entityMappings {
+            let ordering = pass.ordering(in: destination)
+            changes += ordering.changes(pass: pass)
+            for entityMapping in ordering.entityMappings {
                 let source = entityMapping.sourceEntityName ?? "nothing"
                 let destination = entityMapping.destinationEntityName ?? "nothing"
                 let filter = entityMapping.sourceFilter.map { " where \($0)" } ?? ""

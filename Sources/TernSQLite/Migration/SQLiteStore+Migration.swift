@@ -53,7 +53,7 @@ extension SQLiteStore {
         var total = 0
         var counts: [(String, Int)] = []
         for pass in job.passes {
-            for mapping in pass.entityMappings where mapping.kind != .add && mapping.kind != .remove {
+            for mapping in pass.ordering(in: model).entityMappings where mapping.kind != .add && mapping.kind != .remove {
                 guard let entity = mapping.sourceEntityName else { continue }
                 let count = try engine.sourceCount(of: entity)
                 counts.append((mapping.name, count))
