@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernTestSupport
 import Testing
 
 /// Entity mappings ordered by relationship dependency within one mapping model.
@@ -8,32 +9,8 @@ import Testing
     /// A school: Student inherits from Person, Class points to Course, Registration to Student and Class.
     static func school() throws -> VersionedModel {
         try VersionedModel("School") {
-            version("v1", courseName: "name")
-            version("v2", courseName: "title")
-        }
-    }
-
-    static func version(_ name: String, courseName: String) -> ModelVersion {
-        ModelVersion(name) {
-            Entity("Person") { Attribute("name", .string) }
-            Entity("Student", parent: "Person") {
-                Attribute("number", .integer64)
-                Relationship("registrations", to: "Registration", inverse: "student").toMany()
-            }
-            Entity("Course") {
-                Attribute(courseName, .string)
-                Relationship("classes", to: "Class", inverse: "course").toMany()
-            }
-            Entity("Class") {
-                Attribute("room", .string)
-                Relationship("course", to: "Course", inverse: "classes")
-                Relationship("registrations", to: "Registration", inverse: "session").toMany()
-            }
-            Entity("Registration") {
-                Attribute("grade", .integer16)
-                Relationship("student", to: "Student", inverse: "registrations")
-                Relationship("session", to: "Class", inverse: "registrations")
-            }
+            SchoolVersions.version("v1", courseName: "name")
+            SchoolVersions.version("v2", courseName: "title")
         }
     }
 

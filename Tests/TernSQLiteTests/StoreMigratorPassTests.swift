@@ -12,33 +12,8 @@ import Testing
     /// A school: v1 keeps names in `name`, v2 in `fullName`/`title`; each entity is one pass.
     static func school() throws -> VersionedModel {
         try VersionedModel("School") {
-            version("v1", personName: "name", number: .integer32, courseName: "name")
-            version("v2", personName: "fullName", number: .integer64, courseName: "title")
-        }
-    }
-
-    /// One version of the school model, with its attribute names and the student number's type.
-    static func version(_ name: String, personName: String, number: AttributeType, courseName: String) -> ModelVersion {
-        ModelVersion(name) {
-            Entity("Person") { Attribute(personName, .string) }
-            Entity("Student", parent: "Person") {
-                Attribute("number", number)
-                Relationship("registrations", to: "Registration", inverse: "student").toMany()
-            }
-            Entity("Course") {
-                Attribute(courseName, .string)
-                Relationship("classes", to: "Class", inverse: "course").toMany()
-            }
-            Entity("Class") {
-                Attribute("room", .string)
-                Relationship("course", to: "Course", inverse: "classes")
-                Relationship("registrations", to: "Registration", inverse: "session").toMany()
-            }
-            Entity("Registration") {
-                Attribute("grade", .integer16)
-                Relationship("student", to: "Student", inverse: "registrations")
-                Relationship("session", to: "Class", inverse: "registrations")
-            }
+            SchoolVersions.version("v1", personName: "name", number: .integer32, courseName: "name")
+            SchoolVersions.version("v2", personName: "fullName", number: .integer64, courseName: "title")
         }
     }
 
