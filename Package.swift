@@ -58,7 +58,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "tern-crash-helper", dependencies: ["TernBinaryStore", "TernXMLStore"],
+            name: "tern-crash-helper", dependencies: ["TernBinaryStore", "TernXMLStore", "TernSQLite", "TernStores"],
             path: "Sources/TernCrashHelper", swiftSettings: swiftSettings),
 
         // MARK: Benchmarks (`swift run -c release tern-bench`)
@@ -68,7 +68,7 @@ let package = Package(
 
         // MARK: Test support and tests
         .target(
-            name: "TernTestSupport", dependencies: ["TernCore"],
+            name: "TernTestSupport", dependencies: ["TernCore", "CSQLite"],
             path: "Sources/TernTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "TernCoreTests", dependencies: ["TernCore", "TernTestSupport"],
@@ -91,7 +91,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernToolTests",
-            dependencies: ["TernTool", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport", "ChefsBook"],
+            dependencies: [
+                "TernTool", "TernSQLite", "TernFormats", "TernMigration", "TernStores", "TernTestSupport", "ChefsBook",
+                "tern-crash-helper",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernTestSupport"],

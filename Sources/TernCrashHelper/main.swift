@@ -1,49 +1,70 @@
-// tern-crash-helper: saves an atomic store over and over until it is killed, for the crash
-// tests of AtomicStoreTests.
+// tern-crash-helper: operations for the crash tests to kill at random moments (see
+// CrashHarness in TernTestSupport).
 //
-//     tern-crash-helper binary|xml <path> <saves>     (saves = 0: until killed)
+//     tern-crash-helper binary|xml <path> <saves>       saves an atomic store over and over (saves = 0:
+//                                                       until killed); prints "ready" once it is open
+//     tern-crash-helper save <store.sqlite>             one context save changing every Item's name
+//                                                       to "<name> saved"
+//     tern-crash-helper batch-insert <store.sqlite> <count>
+//                                                       one batch insert of Items value n+1…n+count,
+//                                                       name "item <value>", after the n there are
+//     tern-crash-helper replace <destination> <source>  StoreFiles.replace(at:withStoreAt:)
 //
-// It prints "ready" once the store is open. Each save sets every `Counter` row's `generation` to
-// one more than before and rewrites its payload, so a file that loads with rows of two
-// generations was half-written.
+// The SQLite modes open the store with the model cached in it. A new operation (container
+// relocation, …) adds a mode here, documented in this list, and a case in CrashHarnessTests.
 import Foundation
 import TernBinaryStore
 import TernCore
+import TernSQLite
+import TernStores
 import TernXMLStore
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, let saves = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: tern-crash-helper binary|xml <path> <saves>\n".utf8))
+
+/// Stops with the usage text.
+func usage() -> Never {
+    FileHandle.standardError.write(Data("""
+        usage: tern-crash-helper binary|xml <path> <saves>
+               tern-crash-helper save <store>
+               tern-crash-helper batch-insert <store> <count>
+               tern-crash-helper replace <destination> <source>
+
+        """.utf8))
     exit(2)
 }
-let model = ManagedObjectModel(entities: [
-    EntityDescription(name: "Counter", attributes: [
-        AttributeDescription(name: "generation", type: .integer64),
-        AttributeDescription(name: "payload", type: .string),
-    ])
-])
-let url = URL(fileURLWithPath: arguments[2])
-let store: any PersistentStore = arguments[1] == "xml"
-    ? try XMLStore(at: url, model: model) : try BinaryStore(at: url, model: model)
-let rowCount = 200
-FileHandle.standardOutput.write(Data("ready\n".utf8))
-var done = 0
-while saves == 0 || done < saves {
-    var rows = try await store.fetch(StoreFetchRequest(entityName: "Counter"))
-    var changes = StoreChangeSet()
-    if rows.isEmpty {
-        let keys = try await store.newPrimaryKeys(forEntity: "Counter", count: rowCount)
-        rows = keys.map { StoreRow(reference: RowReference(entityName: "Counter", primaryKey: $0)) }
-        for index in rows.indices { rows[index].attributes["generation"] = .integer(0) }
-        changes.inserted = rows
-    } else {
-        for index in rows.indices {
-            guard case .integer(let generation)? = rows[index].attributes["generation"] else { exit(3) }
-            rows[index].attributes["generation"] = .integer(generation + 1)
-            rows[index].attributes["payload"] = .string(String(repeating: "g\(generation + 1) ", count: 100))
+
+/// A context on the SQLite store at `path`, with the store's own model.
+func context(forStoreAt path: String) async throws -> ObjectContext {
+    let store = try SQLiteStore(at: URL(fileURLWithPath: path))
+    let coordinator = PersistentStoreCoordinator(model: store.model)
+    try await coordinator.addStore(store)
+    return ObjectContext(coordinator: coordinator)
+}
+
+guard arguments.count >= 3 else { usage() }
+switch arguments[1] {
+case "binary", "xml":
+    guard arguments.count == 4, let saves = Int(arguments[3]) else { usage() }
+    try await AtomicSaves.run(format: arguments[1], path: arguments[2], saves: saves)
+case "save":
+    let objects = try await context(forStoreAt: arguments[2])
+    try await objects.perform { context in
+        for item in try await context.fetch(FetchRequest(entityName: "Item")) {
+            guard case .string(let name)? = item[attribute: "name"] else { exit(3) }
+            item[attribute: "name"] = .string(name + " saved")
         }
-        changes.updated = rows
+        try await context.save()
     }
-    _ = try await store.save(changes)
-    done += 1
+case "batch-insert":
+    guard arguments.count == 4, let count = Int(arguments[3]) else { usage() }
+    let objects = try await context(forStoreAt: arguments[2])
+    let existing = try await objects.count(for: FetchRequest(entityName: "Item"))
+    let values = (existing + 1)...(existing + count)
+    _ = try await objects.batchInsert(
+        entityName: "Item", objects: values.map { ["name": .string("item \($0)"), "value": .integer(Int64($0))] })
+case "replace":
+    guard arguments.count == 4 else { usage() }
+    try StoreFiles.replace(at: URL(fileURLWithPath: arguments[2]), withStoreAt: URL(fileURLWithPath: arguments[3]))
+default:
+    usage()
 }

@@ -55,28 +55,42 @@ enum StoreMigration {
 
     /// Writes a new SQLite store in two streaming passes: rows without relationships first, so
     /// that every reference exists when the second pass sets the relationships.
+    ///
+    /// The store is built under a temporary name beside `url` and renamed into place once
+    /// complete and on disk, so a crash leaves no store at `url` or the whole one; the temporary
+    /// files a crash leaves go with ``StoreFiles/destroy(at:)`` of `url`.
     private static func writeSQLite(
         from source: any PersistentStore, to url: URL, metadata: StoreMetadata, batchSize: Int
     ) async throws {
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(DurableFile.temporaryPrefix(for: url) + UUID().uuidString + ".sqlite")
         do {
-            let store = try SQLiteStore(at: url, model: source.model)
-            try await forEachBatch(of: source, size: batchSize) { batch in
-                let bare = batch.map { StoreRow(reference: $0.reference, attributes: $0.attributes) }
-                try await store.save(StoreChangeSet(inserted: bare))
-            }
-            try await forEachBatch(of: source, size: batchSize) { batch in
-                let related = batch.filter { !$0.toOne.isEmpty || !$0.toMany.isEmpty }.map { row in
-                    var row = row
-                    row.version = 1
-                    return row
-                }
-                if !related.isEmpty { try await store.save(StoreChangeSet(updated: related)) }
-            }
-            try await store.setMetadata(metadata)
+            try await fillSQLite(from: source, at: temporary, metadata: metadata, batchSize: batchSize)
+            try SQLiteStore.moveFinishedStore(at: temporary, to: url)
         } catch {
-            try? StoreFiles.destroy(at: url)
+            try? StoreFiles.destroy(at: temporary)
             throw error
         }
+    }
+
+    /// Writes the rows and metadata of a new SQLite store; the store is closed on return.
+    private static func fillSQLite(
+        from source: any PersistentStore, at url: URL, metadata: StoreMetadata, batchSize: Int
+    ) async throws {
+        let store = try SQLiteStore(at: url, model: source.model)
+        try await forEachBatch(of: source, size: batchSize) { batch in
+            let bare = batch.map { StoreRow(reference: $0.reference, attributes: $0.attributes) }
+            try await store.save(StoreChangeSet(inserted: bare))
+        }
+        try await forEachBatch(of: source, size: batchSize) { batch in
+            let related = batch.filter { !$0.toOne.isEmpty || !$0.toMany.isEmpty }.map { row in
+                var row = row
+                row.version = 1
+                return row
+            }
+            if !related.isEmpty { try await store.save(StoreChangeSet(updated: related)) }
+        }
+        try await store.setMetadata(metadata)
     }
 
     /// Calls `body` with the rows of every entity, at most `size` at a time, in primary-key

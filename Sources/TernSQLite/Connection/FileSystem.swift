@@ -5,8 +5,10 @@ internal import Musl
 #elseif canImport(Darwin)
 internal import Darwin
 #endif
+import TernCore
 
-/// File-system calls Foundation does not offer.
+/// File-system calls Foundation does not offer, made through ``TernCore/FileOperationsScope``
+/// so that tests can make them fail.
 enum FileSystem {
     /// Flushes a folder's entries to disk, so that files created or renamed in it survive a
     /// power loss (on Linux a file's `fsync` does not cover its name in the folder).
@@ -19,7 +21,7 @@ enum FileSystem {
             throw SQLiteError(.ioFailure, "Cannot open the folder to sync it (errno \(errno)).", path: path)
         }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else {
+        guard FileOperationsScope.current.synchronize(descriptor) == 0 else {
             throw SQLiteError(.ioFailure, "Cannot sync the folder (errno \(errno)); check the disk.", path: path)
         }
     }
@@ -34,8 +36,28 @@ enum FileSystem {
             throw SQLiteError(.ioFailure, "Cannot open the file to sync it (errno \(errno)).", path: path)
         }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else {
+        guard FileOperationsScope.current.synchronize(descriptor) == 0 else {
             throw SQLiteError(.ioFailure, "Cannot sync the file (errno \(errno)); check the disk.", path: path)
+        }
+    }
+
+    /// Whether two folders are on one file system, so that a rename between them is atomic.
+    static func isSameVolume(_ first: String, _ second: String) -> Bool {
+        var a = stat()
+        var b = stat()
+        return stat(first, &a) == 0 && stat(second, &b) == 0 && a.st_dev == b.st_dev
+    }
+
+    /// Renames a file or folder with `rename(2)`, replacing what is at the destination atomically.
+    ///
+    /// - Parameters:
+    ///   - source: The file to move.
+    ///   - destination: Its new path, in the same file system.
+    ///   - message: What failed, for the error; the system's reason is added.
+    /// - Throws: ``SQLiteError`` with code `ioFailure` and the destination's path.
+    static func rename(_ source: String, to destination: String, message: String) throws(SQLiteError) {
+        guard FileOperationsScope.current.rename(source, destination) == 0 else {
+            throw SQLiteError(.ioFailure, "\(message) (\(String(cString: strerror(errno))))", path: destination)
         }
     }
 }

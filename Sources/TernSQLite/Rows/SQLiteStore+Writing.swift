@@ -35,6 +35,7 @@ extension SQLiteStore {
                     try insertColumns(row)
                     result.newVersions[row.reference] = 1
                 }
+                try raisePrimaryKeyCounters(to: changes.inserted)
                 for row in changes.updated {
                     try updateColumns(row)
                     result.newVersions[row.reference] = row.version + 1
@@ -55,6 +56,21 @@ extension SQLiteStore {
     }
 
     // MARK: - Non public
+
+    /// Raises each inheritance root's `Z_MAX` to the largest key inserted under it, so that rows
+    /// inserted with keys of their own (copies, conversions) never leave the counter behind
+    /// the table, where Core Data would hand out their keys again.
+    func raisePrimaryKeyCounters(to inserted: [StoreRow]) throws {
+        var largest: [String: Int64] = [:]
+        for row in inserted {
+            let root = try schema.entity(named: row.reference.entityName).rootName
+            largest[root] = max(largest[root] ?? 0, row.reference.primaryKey)
+        }
+        for (name, key) in largest {
+            let root = try schema.entity(named: name)
+            try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(key) WHERE Z_ENT = \(root.number) AND Z_MAX < \(key)")
+        }
+    }
 
     /// Throws a merge conflict naming every updated or deleted row whose version moved on.
     func checkVersions(_ changes: StoreChangeSet) throws {
