@@ -1,19 +1,10 @@
 package import Foundation
 #if canImport(Glibc)
 import Glibc
-private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    Glibc.write(descriptor, bytes, count)
-}
 #elseif canImport(Musl)
 import Musl
-private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    Musl.write(descriptor, bytes, count)
-}
 #elseif canImport(Darwin)
 import Darwin
-private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    Darwin.write(descriptor, bytes, count)
-}
 #endif
 
 /// Replaces files so that a crash leaves either the old or the new file, never a mix.
@@ -46,6 +37,7 @@ package enum DurableFile {
     package static func write(_ data: Data, to url: URL, replaced: () -> Void = {}) throws(TernError) {
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(temporaryPrefix(for: url) + UUID().uuidString)
+        let files = FileOperationsScope.current
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("create the temporary file", temporary) }
         var renamed = false
@@ -58,13 +50,13 @@ package enum DurableFile {
             if stat(url.path, &existing) == 0 {
                 _ = fchmod(descriptor, existing.st_mode & 0o7777)
             }
-            try writeAll(data, to: descriptor, temporary)
-            guard fsync(descriptor) == 0 else { throw failure("flush the temporary file to disk", temporary) }
+            try writeAll(data, to: descriptor, temporary, files)
+            guard files.synchronize(descriptor) == 0 else { throw failure("flush the temporary file to disk", temporary) }
         }
-        guard rename(temporary.path, url.path) == 0 else { throw failure("rename the temporary file over", url) }
+        guard files.rename(temporary.path, url.path) == 0 else { throw failure("rename the temporary file over", url) }
         renamed = true
         replaced()
-        try synchronizeDirectory(directory)
+        try synchronizeDirectory(directory, files)
     }
 
     /// Deletes the temporary files a crash during ``write(_:to:)`` left beside a file.
@@ -89,12 +81,14 @@ package enum DurableFile {
 
     // MARK: - Non public
 
-    private static func writeAll(_ data: Data, to descriptor: Int32, _ url: URL) throws(TernError) {
+    private static func writeAll(
+        _ data: Data, to descriptor: Int32, _ url: URL, _ files: any FileOperations
+    ) throws(TernError) {
         let failed: Bool = data.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 guard let base = buffer.baseAddress else { return true }
-                let written = writeBytes(descriptor, base + offset, buffer.count - offset)
+                let written = files.write(descriptor, base + offset, buffer.count - offset)
                 if written < 0 {
                     if errno == EINTR { continue }
                     return true
@@ -106,11 +100,11 @@ package enum DurableFile {
         if failed { throw failure("write the temporary file", url) }
     }
 
-    private static func synchronizeDirectory(_ directory: URL) throws(TernError) {
+    private static func synchronizeDirectory(_ directory: URL, _ files: any FileOperations) throws(TernError) {
         let descriptor = open(directory.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw failure("open the directory to flush it", directory) }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw failure("flush the directory to disk", directory) }
+        guard files.synchronize(descriptor) == 0 else { throw failure("flush the directory to disk", directory) }
     }
 
     /// An error for the failed step, with the system's reason.

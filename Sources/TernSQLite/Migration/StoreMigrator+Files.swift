@@ -47,7 +47,12 @@ extension StoreMigrator {
                     .ioFailure, "A file already exists at the destination; choose a new path or remove it.",
                     path: destination.path)
             }
-            try FileManager.default.moveItem(at: migrated, to: destination)
+            // Same file system: an atomic rename; elsewhere a copy.
+            if FileSystem.isSameVolume(migrated.deletingLastPathComponent().path, destination.deletingLastPathComponent().path) {
+                try FileSystem.rename(migrated.path, to: destination.path, message: "The migrated store cannot be moved")
+            } else {
+                try FileManager.default.moveItem(at: migrated, to: destination)
+            }
             try FileSystem.synchronizeDirectory(atPath: destination.deletingLastPathComponent().path)
             return
         }
@@ -55,11 +60,8 @@ extension StoreMigrator {
             let connection = try Connection(path: store.path, configuration: SQLiteConfiguration(journalMode: .wal))
             try connection.executeOnce("PRAGMA wal_checkpoint(TRUNCATE)")
         }
-        guard rename(migrated.path, store.path) == 0 else {
-            throw SQLiteError(
-                .ioFailure, "The migrated store cannot replace the old one (errno \(errno)); the old store is unchanged.",
-                path: store.path)
-        }
+        try FileSystem.rename(
+            migrated.path, to: store.path, message: "The migrated store cannot replace the old one; the old store is unchanged")
         try FileSystem.synchronizeDirectory(atPath: store.deletingLastPathComponent().path)
         // Both are empty or absent after the checkpoint; an empty log carries nothing into the new file.
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
