@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "TernBinaryStore", targets: ["TernBinaryStore"]),
         .library(name: "TernXMLStore", targets: ["TernXMLStore"]),
         .library(name: "TernStores", targets: ["TernStores"]),
+        .library(name: "TernContainer", targets: ["TernContainer"]),
         .executable(name: "tern", targets: ["tern"]),
     ],
     targets: [
@@ -50,15 +51,21 @@ let package = Package(
             name: "TernStores", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernBinaryStore", "TernXMLStore"],
             swiftSettings: swiftSettings),
         .target(
+            name: "TernContainer", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores"],
+            swiftSettings: swiftSettings),
+        .target(
             name: "ChefsBook", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration"],
             path: "Examples/ChefsBook/Sources/ChefsBook", swiftSettings: swiftSettings),
         .target(
             name: "TernTool",
-            dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores", "ChefsBook"],
+            dependencies: [
+                "TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook",
+            ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
         .executableTarget(
-            name: "tern-crash-helper", dependencies: ["TernBinaryStore", "TernXMLStore", "TernSQLite", "TernStores"],
+            name: "tern-crash-helper",
+            dependencies: ["TernBinaryStore", "TernXMLStore", "TernSQLite", "TernStores", "TernContainer", "ChefsBook"],
             path: "Sources/TernCrashHelper", swiftSettings: swiftSettings),
 
         // MARK: Benchmarks (`swift run -c release tern-bench`)
@@ -95,6 +102,10 @@ let package = Package(
                 "TernTool", "TernSQLite", "TernFormats", "TernMigration", "TernStores", "TernTestSupport", "ChefsBook",
                 "tern-crash-helper",
             ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TernContainerTests",
+            dependencies: ["TernContainer", "TernStores", "TernSQLite", "TernFormats", "TernTestSupport", "ChefsBook", "tern-crash-helper"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernTestSupport"],

@@ -9,13 +9,13 @@ import TernCore
 
 /// File-system calls Foundation does not offer, made through ``TernCore/FileOperationsScope``
 /// so that tests can make them fail.
-enum FileSystem {
+package enum FileSystem {
     /// Flushes a folder's entries to disk, so that files created or renamed in it survive a
     /// power loss (on Linux a file's `fsync` does not cover its name in the folder).
     ///
     /// - Parameter path: The folder.
     /// - Throws: ``SQLiteError`` with code `ioFailure` when the folder cannot be opened or synced.
-    static func synchronizeDirectory(atPath path: String) throws(SQLiteError) {
+    package static func synchronizeDirectory(atPath path: String) throws(SQLiteError) {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY)
         guard descriptor >= 0 else {
             throw SQLiteError(.ioFailure, "Cannot open the folder to sync it (errno \(errno)).", path: path)
@@ -30,7 +30,7 @@ enum FileSystem {
     ///
     /// - Parameter path: The file.
     /// - Throws: ``SQLiteError`` with code `ioFailure` when the file cannot be opened or synced.
-    static func synchronizeFile(atPath path: String) throws(SQLiteError) {
+    package static func synchronizeFile(atPath path: String) throws(SQLiteError) {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
             throw SQLiteError(.ioFailure, "Cannot open the file to sync it (errno \(errno)).", path: path)

@@ -1,0 +1,165 @@
+import Foundation
+import TernCore
+import TernFormats
+import TernMigration
+import TernSQLite
+import TernStores
+
+/// Loads one store description: recovers an interrupted move, finds the store (current
+/// location, then legacy ones), moves, migrates, opens, adds and seeds it.
+struct StoreLoader: Sendable {
+    let description: StoreDescription
+    let model: VersionedModel
+    let coordinator: PersistentStoreCoordinator
+    let emit: @Sendable (ContainerEvent) -> Void
+
+    /// Runs every step and returns the open store, added to the coordinator.
+    func load() async throws -> any PersistentStore {
+        let url = description.url
+        if !description.options.isReadOnly {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try await locate()
+            if FileManager.default.fileExists(atPath: url.path) { try await migrateIfNeeded(url) }
+        }
+        let exists = FileManager.default.fileExists(atPath: url.path)
+        let current = model.currentVersion.model
+        let store: any PersistentStore
+        if exists || description.kind == .sqlite {
+            store = try StoreFiles.open(at: url, kind: exists ? nil : .sqlite, model: current, isReadOnly: description.options.isReadOnly)
+        } else {
+            store = try await StoreFiles.create(at: url, kind: description.kind, model: current)
+        }
+        try await coordinator.addStore(store, configuration: description.configuration, versions: model)
+        if case .records(let file, let options)? = description.seed, !description.options.isReadOnly {
+            try await seed(store, from: file, options: options)
+        }
+        emit(.storeLoaded(url))
+        return store
+    }
+
+    // MARK: - Locating
+
+    /// Makes sure the current location holds the store if any location does: recovers an
+    /// interrupted move, reports stray legacy stores, moves the first legacy store found, or
+    /// copies the seed store.
+    private func locate() async throws {
+        let url = description.url
+        let manager = FileManager.default
+        if let pending = try StoreRelocation.pending(for: url) {
+            let completed = try pending.recover()
+            emit(.recoveredInterruptedMove(from: URL(fileURLWithPath: pending.source), to: url, completed: completed))
+        }
+        let legacy = description.legacyLocations.filter {
+            $0.standardizedFileURL.path != url.standardizedFileURL.path && manager.fileExists(atPath: $0.path)
+        }
+        if manager.fileExists(atPath: url.path) {
+            for stray in legacy { emit(.strayLegacyStore(at: stray, current: url)) }
+            return
+        }
+        if let first = legacy.first {
+            let version = (try? StoreFiles.metadata(at: first)).flatMap { model.version(matching: $0)?.name }
+            emit(.foundLegacyStore(at: first, version: version))
+            let move = StoreRelocation(source: first.path, destination: url.path, phase: StoreRelocation.copying, removesSource: true)
+            try await move.run(migrate: migrateIfNeeded)
+            emit(.movedStore(from: first, to: url))
+            for stray in legacy.dropFirst() { emit(.strayLegacyStore(at: stray, current: url)) }
+        } else if case .store(let seed)? = description.seed {
+            let copy = StoreRelocation(source: seed.path, destination: url.path, phase: StoreRelocation.copying, removesSource: false)
+            try await copy.run(migrate: migrateIfNeeded)
+            emit(.copiedSeedStore(from: seed, to: url))
+        }
+    }
+
+    // MARK: - Migrating
+
+    /// Migrates the store at `url` in place to the current model version, when another version wrote it.
+    private func migrateIfNeeded(_ url: URL) async throws {
+        let metadata = try StoreFiles.metadata(at: url)
+        let current = model.currentVersion
+        guard !current.model.isCompatible(with: metadata) else { return }
+        let writer = model.version(matching: metadata)?.name
+        guard description.migration.isAutomatic else {
+            throw TernError(
+                .incompatibleStore,
+                "the store was written by \(writer.map { "version \($0)" } ?? "no known version") of the model and migration is off; turn on automatic migration or migrate it with `tern migrate`",
+                path: url.path)
+        }
+        guard try StoreFiles.kind(ofStoreAt: url) == .sqlite else {
+            throw TernError(
+                .unsupported, "only SQLite stores migrate between model versions; convert the store to SQLite first (`tern convert`)",
+                path: url.path)
+        }
+        emit(.migrating(store: url, from: writer ?? "?", to: current.name))
+        let progress = Progress(totalUnitCount: 1)
+        let options = MigrationOptions(batchSize: description.options.migrationBatchSize, policies: description.migration.policies)
+        let report = try await reportingProgress(progress, phase: .migrating, of: url) {
+            try await StoreMigrator().migrateStore(
+                at: url, model: model, mappings: description.migration.mappings, options: options, progress: progress)
+        }
+        emit(.migrated(store: url, steps: report.plan.steps.count))
+    }
+
+    // MARK: - Seeding
+
+    /// The metadata key under which a store records the digest of the seed file imported into it.
+    static let seedDigestKey = "TernSeedDigest"
+
+    /// Imports a record file in a background context, unless the store already holds this file's records.
+    private func seed(_ store: any PersistentStore, from file: URL, options: RecordImportOptions) async throws {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw TernError(.objectNotFound, "the seed file cannot be read; check that the app ships it", path: file.path)
+        }
+        let digest = PropertyListValue.data(Digest.sha256(Array(data)))
+        var metadata = try await store.metadata()
+        if metadata.applicationKeys[Self.seedDigestKey] == digest {
+            emit(.seeded(store: description.url, inserted: 0, updated: 0, skipped: true))
+            return
+        }
+        let context = ObjectContext(coordinator: coordinator)
+        let progress = Progress(totalUnitCount: 1)
+        let summary = try await reportingProgress(progress, phase: .seeding, of: description.url) {
+            try await context.importRecords(from: file, options: options, progress: progress)
+        }
+        metadata = try await store.metadata()
+        metadata.applicationKeys[Self.seedDigestKey] = digest
+        try await store.setMetadata(metadata)
+        emit(.seeded(store: description.url, inserted: summary.insertedCount, updated: summary.updatedCount, skipped: false))
+    }
+
+    // MARK: - Non public
+
+    /// Runs `work` while reporting the progress's fraction a few times a second, then 1.
+    private func reportingProgress<T: Sendable>(
+        _ progress: Progress, phase: ContainerEvent.Phase, of url: URL, _ work: () async throws -> T
+    ) async throws -> T {
+        let box = ProgressReference(progress)
+        let emit = self.emit
+        let reporter = Task {
+            var last = -1.0
+            while !Task.isCancelled {
+                let fraction = box.progress.fractionCompleted
+                if fraction != last {
+                    emit(.progress(store: url, phase: phase, fraction: fraction))
+                    last = fraction
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        defer { reporter.cancel() }
+        let result = try await work()
+        reporter.cancel()
+        _ = await reporter.value
+        emit(.progress(store: url, phase: phase, fraction: 1))
+        return result
+    }
+}
+
+/// A `Progress` read from the reporting task.
+struct ProgressReference: @unchecked Sendable {
+    // Foundation's Progress locks its own state, so reading it from any thread is safe.
+    let progress: Progress
+    init(_ progress: Progress) { self.progress = progress }
+}
