@@ -54,7 +54,7 @@ let package = Package(
             name: "TernContainer", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores"],
             swiftSettings: swiftSettings),
         .target(
-            name: "ChefsBook", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration"],
+            name: "ChefsBook", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernContainer"],
             path: "Examples/ChefsBook/Sources/ChefsBook", swiftSettings: swiftSettings),
         .target(
             name: "TernTool",

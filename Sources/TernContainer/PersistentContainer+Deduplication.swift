@@ -176,4 +176,7 @@ public struct DeduplicationReport: Sendable, Hashable {
     public var removedCount = 0
     /// The number of relationship destinations moved from a deleted object to its winner.
     public var repointedCount = 0
+
+    /// Creates an empty report.
+    public init() {}
 }

@@ -9,11 +9,18 @@
 //                                                       one batch insert of Items value n+1…n+count,
 //                                                       name "item <value>", after the n there are
 //     tern-crash-helper replace <destination> <source>  StoreFiles.replace(at:withStoreAt:)
+//     tern-crash-helper container <root>                loads the Chef's Book container of an app whose
+//                                                       home is <root>: the legacy store found there is
+//                                                       moved to Library/Application Support, migrated
+//                                                       to version 4 and the legacy copy removed; prints
+//                                                       "ready" before it starts (TernContainerTests)
 //
 // The SQLite modes open the store with the model cached in it. A new operation (container
 // relocation, …) adds a mode here, documented in this list, and a case in CrashHarnessTests.
+import ChefsBook
 import Foundation
 import TernBinaryStore
+import TernContainer
 import TernCore
 import TernSQLite
 import TernStores
@@ -28,6 +35,7 @@ func usage() -> Never {
                tern-crash-helper save <store>
                tern-crash-helper batch-insert <store> <count>
                tern-crash-helper replace <destination> <source>
+               tern-crash-helper container <root>
 
         """.utf8))
     exit(2)
@@ -65,6 +73,13 @@ case "batch-insert":
 case "replace":
     guard arguments.count == 4 else { usage() }
     try StoreFiles.replace(at: URL(fileURLWithPath: arguments[2]), withStoreAt: URL(fileURLWithPath: arguments[3]))
+case "container":
+    let model = try ChefsBook.model()
+    let description = try ChefsBook.storeDescription(in: URL(fileURLWithPath: arguments[2]), model: model)
+    let container = PersistentContainer(
+        name: "ChefsBook", model: model, storeDescriptions: [description], mainContextQueue: .private)
+    FileHandle.standardOutput.write(Data("ready\n".utf8))
+    try await container.loadStores()
 default:
     usage()
 }

@@ -81,6 +81,8 @@ public struct RecordError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unresolvedReference = Code("unresolvedReference")
         /// The store refused the import as a whole (validation, constraints, I/O).
         public static let saveFailed = Code("saveFailed")
+        /// A record matches an existing object and the merge policy is ``TernCore/MergePolicy/error``.
+        public static let conflict = Code("conflict")
     }
 
     /// The kind of failure.

@@ -152,7 +152,15 @@ struct RecordImporter {
         }
         if let keyValues, keyValues.count == key.count { byKey[name, default: [:]][keyValues] = target }
         if case .text(let local)? = record.fields["_id"] { localIDs[local] = target }
-        for (attribute, value) in values {
+        // The merge policy decides between a record and an object saved before the import.
+        let inStore = !target.isInserted && !target.hasChanges
+        if inStore, options.mergePolicy == .error {
+            throw RecordError(.conflict, "the record matches a \(name) already in the store; choose a merge policy that merges them",
+                              path: path, line: record.line)
+        }
+        if inStore, options.mergePolicy == .rollback { return target }
+        let fillsOnly = inStore && options.mergePolicy == .storeTrumps
+        for (attribute, value) in values where !(fillsOnly && target[attribute: attribute] != nil) {
             do {
                 try target.setValue(value, forAttribute: attribute)
             } catch {
@@ -160,7 +168,8 @@ struct RecordImporter {
                                   line: record.line, column: record.columns[attribute])
             }
         }
-        for (relationship, attribute, value, column) in links {
+        for (relationship, attribute, value, column) in links
+        where !(fillsOnly && (relationship.isToMany ? !target.objectIDs(for: relationship.name).isEmpty : target[toOne: relationship.name] != nil)) {
             try await link(target, relationship, by: attribute, to: value, line: record.line, column: column, in: context)
         }
         return target

@@ -1,4 +1,5 @@
 public import Foundation
+public import TernCore
 
 /// What to import and how records match existing objects.
 ///
@@ -40,6 +41,14 @@ public struct RecordImportOptions: Sendable, Hashable {
     public var uniqueBy: [String]?
     /// How many records are read and matched at a time.
     public var batchSize = 500
+    /// Which values win when a record matches an object already in the store: with
+    /// ``TernCore/MergePolicy/objectTrumps`` (the default) and ``TernCore/MergePolicy/overwrite``
+    /// the record's values replace the object's; with ``TernCore/MergePolicy/storeTrumps`` the
+    /// record only fills the object's empty attributes and relationships; with
+    /// ``TernCore/MergePolicy/rollback`` the object is left as it is; with
+    /// ``TernCore/MergePolicy/error`` the import fails with ``RecordError/Code/conflict``.
+    /// Records that match each other within the file always merge, the later one winning.
+    public var mergePolicy: MergePolicy = .objectTrumps
 
     /// Creates options.
     ///

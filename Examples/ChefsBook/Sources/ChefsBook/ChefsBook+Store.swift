@@ -17,27 +17,48 @@ extension ChefsBook {
         public var totalMinutes: Int64
     }
 
-    /// Creates a version 1 store at `url` holding ``legacyRecipes``, as the first app release would have.
+    /// Creates a version 1 or version 2 store at `url` holding ``legacyRecipes``, as the first
+    /// and second app releases would have: version 1 keeps times, ingredients and method as text;
+    /// version 2 has `Ingredient` objects and times in minutes.
     ///
     /// - Parameters:
     ///   - url: Where to create the SQLite store; the folder must exist and the file must not.
     ///   - model: The Chef's Book model.
+    ///   - version: 1 or 2.
+    ///   - copies: How many times each legacy recipe is written (copies after the first get a
+    ///     number in their name), to make stores of any size.
     /// - Throws: Store and validation errors.
-    public static func createLegacyStore(at url: URL, model: VersionedModel) async throws {
-        let version = model.versions[0].model
-        let store = try SQLiteStore(at: url, model: version)
-        let coordinator = PersistentStoreCoordinator(model: version)
+    public static func createLegacyStore(at url: URL, model: VersionedModel, version: Int = 1, copies: Int = 1) async throws {
+        precondition(version == 1 || version == 2, "legacy stores are of version 1 or 2")
+        let versionModel = model.versions[version - 1].model
+        let store = try SQLiteStore(at: url, model: versionModel)
+        let coordinator = PersistentStoreCoordinator(model: versionModel)
         try await coordinator.addStore(store)
         let context = ObjectContext(coordinator: coordinator)
         try await context.perform { context in
-            for legacy in legacyRecipes {
-                let recipe = context.insert("Recipe")
-                recipe[attribute: "name"] = .string(legacy.name)
-                recipe[attribute: "servings"] = .integer(legacy.servings)
-                recipe[attribute: "preparationTime"] = .string(legacy.preparationTime)
-                recipe[attribute: "cookingTime"] = .string(legacy.cookingTime)
-                recipe[attribute: "ingredients"] = .string(legacy.ingredients)
-                recipe[attribute: "method"] = .string(legacy.method)
+            for copy in 1...max(1, copies) {
+                for legacy in legacyRecipes {
+                    let recipe = context.insert("Recipe")
+                    recipe[attribute: "name"] = .string(copy == 1 ? legacy.name : "\(legacy.name) \(copy)")
+                    recipe[attribute: "servings"] = .integer(legacy.servings)
+                    recipe[attribute: "method"] = .string(legacy.method)
+                    if version == 1 {
+                        recipe[attribute: "preparationTime"] = .string(legacy.preparationTime)
+                        recipe[attribute: "cookingTime"] = .string(legacy.cookingTime)
+                        recipe[attribute: "ingredients"] = .string(legacy.ingredients)
+                        continue
+                    }
+                    recipe[attribute: "preparationTime"] = .integer(minutes(fromText: legacy.preparationTime) ?? 0)
+                    recipe[attribute: "cookingTime"] = .integer(minutes(fromText: legacy.cookingTime) ?? 0)
+                    for line in lines(of: legacy.ingredients) {
+                        let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                        let ingredient = context.insert("Ingredient")
+                        ingredient[attribute: "name"] = .string(parts[0])
+                        ingredient[attribute: "quantity"] = parts.count > 1 ? .string(parts[1]) : nil
+                        recipe.add(ingredient, to: "ingredients")
+                    }
+                }
+                if copy % 200 == 0 { try await context.save() }
             }
             try await context.save()
         }
@@ -116,8 +137,16 @@ extension ChefsBook {
         let coordinator = PersistentStoreCoordinator(model: version)
         try await coordinator.addStore(
             try SQLiteStore(at: url, model: version, configuration: SQLiteConfiguration(isReadOnly: true)))
-        let context = ObjectContext(coordinator: coordinator)
-        return try await context.perform { context in
+        return try await summaries(in: ObjectContext(coordinator: coordinator))
+    }
+
+    /// The recipes a context sees, with their ingredient and step counts, sorted by title.
+    ///
+    /// - Parameter context: A context on a version 4 store, such as a container's main context.
+    /// - Returns: One summary per recipe.
+    /// - Throws: Store errors.
+    public static func summaries(in context: ObjectContext) async throws -> [RecipeSummary] {
+        try await context.perform { context in
             let request = FetchRequest(entityName: "Recipe", sortDescriptors: [FetchSort(key: "title")])
             return try await context.fetch(request).map { recipe in
                 var uid: String?
