@@ -99,13 +99,15 @@ let package = Package(
         .testTarget(
             name: "TernToolTests",
             dependencies: [
-                "TernTool", "TernSQLite", "TernFormats", "TernMigration", "TernStores", "TernTestSupport", "ChefsBook",
-                "tern-crash-helper",
+                "TernTool", "TernSQLite", "TernFormats", "TernMigration", "TernStores", "TernContainer", "TernTestSupport",
+                "ChefsBook", "tern-crash-helper",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernContainerTests",
-            dependencies: ["TernContainer", "TernStores", "TernSQLite", "TernFormats", "TernTestSupport", "ChefsBook", "tern-crash-helper"],
+            dependencies: [
+                "TernContainer", "TernStores", "TernSQLite", "TernFormats", "TernTestSupport", "ChefsBook", "tern-crash-helper",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernTestSupport"],

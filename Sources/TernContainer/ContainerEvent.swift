@@ -1,4 +1,5 @@
 public import Foundation
+public import TernFormats
 
 /// What a ``PersistentContainer`` reports while it loads its stores, in order: see
 /// ``PersistentContainer/events()`` and ``PersistentContainer/didLoadStoresNotification``.
@@ -33,9 +34,9 @@ public enum ContainerEvent: Sendable, Hashable {
     case progress(store: URL, phase: Phase, fraction: Double)
     /// The store was migrated; it now matches the current model version.
     case migrated(store: URL, steps: Int)
-    /// Starter records were imported (inserted and updated object counts); `skipped` is true
-    /// when the store already held this seed file's records.
-    case seeded(store: URL, inserted: Int, updated: Int, skipped: Bool)
+    /// Starter records were imported: the objects inserted and updated per entity. The summary
+    /// is empty and `skipped` true when the store already held this seed file's records.
+    case seeded(store: URL, summary: RecordImportSummary, skipped: Bool)
     /// One store is open and added to the coordinator.
     case storeLoaded(URL)
     /// Every store is loaded: contexts can fetch.

@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 import TernCore
 import TernFormats
 import TernMigration
@@ -115,7 +115,7 @@ struct StoreLoader: Sendable {
         let digest = PropertyListValue.data(Digest.sha256(Array(data)))
         var metadata = try await store.metadata()
         if metadata.applicationKeys[Self.seedDigestKey] == digest {
-            emit(.seeded(store: description.url, inserted: 0, updated: 0, skipped: true))
+            emit(.seeded(store: description.url, summary: RecordImportSummary(), skipped: true))
             return
         }
         let context = ObjectContext(coordinator: coordinator)
@@ -126,7 +126,7 @@ struct StoreLoader: Sendable {
         metadata = try await store.metadata()
         metadata.applicationKeys[Self.seedDigestKey] = digest
         try await store.setMetadata(metadata)
-        emit(.seeded(store: description.url, inserted: summary.insertedCount, updated: summary.updatedCount, skipped: false))
+        emit(.seeded(store: description.url, summary: summary, skipped: false))
     }
 
     // MARK: - Non public
@@ -157,9 +157,9 @@ struct StoreLoader: Sendable {
     }
 }
 
-/// A `Progress` read from the reporting task.
-struct ProgressReference: @unchecked Sendable {
-    // Foundation's Progress locks its own state, so reading it from any thread is safe.
-    let progress: Progress
-    init(_ progress: Progress) { self.progress = progress }
+/// A `Progress` shared with another task (the container's reporter, the demo's event reader).
+package struct ProgressReference: @unchecked Sendable {
+    // Foundation's Progress locks its own state, so reading and updating it from any thread is safe.
+    package let progress: Progress
+    package init(_ progress: Progress) { self.progress = progress }
 }

@@ -40,9 +40,9 @@ import Testing
         #expect(events.contains(.foundLegacyStore(at: moved, version: version)))
         #expect(events.contains(.movedStore(from: moved, to: places.current)))
         #expect(events.contains(.migrated(store: places.current, steps: version == "ChefsBook 1" ? 3 : 2)))
-        // Lemon Tart (1 + 5 ingredients + 4 steps) and Green Salad (1 + 3 + 3) are new; Tomato
-        // Soup was a legacy recipe: it is merged (1 + 4 + 4 objects updated), not duplicated.
-        #expect(events.contains(.seeded(store: places.current, inserted: 17, updated: 9, skipped: false)))
+        // Lemon Tart and Green Salad are new; Tomato Soup was a legacy recipe: merged, not duplicated.
+        let summary = try #require(seedSummary(in: events))
+        #expect(summary.inserted["Recipe"] == 2 && summary.updated["Recipe"] == 1)
         #expect(events.last == .ready)
         #expect(try home.currentVersion() == "ChefsBook 4")
         try await expectRecipes(in: container, titles: ChefsBookHome.expectedTitles)
@@ -102,9 +102,9 @@ import Testing
         let seed = try home.starterSeed()
         let first = try await home.load(try home.container(seed: seed))
         // 3 recipes, 12 ingredients, 11 steps.
-        #expect(first.contains(.seeded(store: home.locations.current, inserted: 26, updated: 0, skipped: false)))
+        #expect(try #require(seedSummary(in: first)).inserted == ["Recipe": 3, "Ingredient": 12, "Step": 11])
         let second = try await home.load(try home.container(seed: seed))
-        #expect(second.contains(.seeded(store: home.locations.current, inserted: 0, updated: 0, skipped: true)))
+        #expect(second.contains(.seeded(store: home.locations.current, summary: RecordImportSummary(), skipped: true)))
 
         // The second-device case: the store holds the records but not the seed's digest.
         var metadata = try StoreFiles.metadata(at: home.locations.current)
@@ -112,7 +112,8 @@ import Testing
         try StoreFiles.setMetadata(metadata, at: home.locations.current)
         let container = try home.container(seed: seed)
         let third = try await home.load(container)
-        #expect(third.contains(.seeded(store: home.locations.current, inserted: 0, updated: 26, skipped: false)))
+        let merged = try #require(seedSummary(in: third))
+        #expect(merged.insertedCount == 0 && merged.updated == ["Recipe": 3, "Ingredient": 12, "Step": 11])
         let titles = ChefsBook.starterRecipes.map(\.title).sorted()
         try await expectRecipes(in: container, titles: titles)
         let summaries = try await ChefsBook.summaries(in: container.mainContext)

@@ -98,3 +98,9 @@ func expectRecipes(in container: PersistentContainer, titles: [String]) async th
     #expect(try await count("Ingredient", in: container.mainContext) == summaries.map(\.ingredientCount).reduce(0, +))
     #expect(try await count("Step", in: container.mainContext) == summaries.map(\.stepCount).reduce(0, +))
 }
+
+/// What the seeding reported, when it imported records.
+func seedSummary(in events: [ContainerEvent]) -> RecordImportSummary? {
+    for case .seeded(_, let summary, false) in events { return summary }
+    return nil
+}

@@ -38,11 +38,13 @@ import Testing
         let result = await ToolRunner.run(["demo", root.path])
         #expect(result.status == 0, "\(result.standardError)")
         let output = result.standardOutput
-        for heading in ["1. Version 1", "2. Version 4 starts", "3. The forecast", "4. Migrating", "5. Merging", "6. Checking", "7. The recipes"] {
+        for heading in ["1. Version 1", "2. Version 4 starts", "3. The forecast", "4. Loading the container", "5. Launching again", "6. Checking", "7. The recipes"] {
             #expect(output.contains(heading), "missing \(heading)")
         }
-        #expect(output.contains("first launch:  2 inserted, 1 already there"))
-        #expect(output.contains("second launch: 0 inserted, 3 already there"))
+        #expect(output.contains("found Documents/Recipes.sqlite, written by ChefsBook 1"))
+        #expect(output.contains("migrated in 3 steps"))
+        #expect(output.contains("starter recipes (keyed by uid): 2 inserted, 1 already there (merged, not duplicated)"))
+        #expect(output.contains("starter recipes: already there"))
         // The old store and its sidecars are gone; exactly one store remains, at version 4.
         let documents = root.appendingPathComponent("Documents")
         #expect(try FileManager.default.contentsOfDirectory(atPath: documents.path).isEmpty)

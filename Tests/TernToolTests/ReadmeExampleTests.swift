@@ -2,6 +2,7 @@ import ChefsBook
 import Foundation
 import TernCore
 import TernFormats
+import TernContainer
 import TernSQLite
 import TernTestSupport
 import Testing
@@ -47,5 +48,49 @@ import Testing
                 sortDescriptors: [FetchSort(key: "title")])
             return try await context.fetch(request).map { $0[attribute: "title"] }
         }
+    }
+
+    @Test func containerTourRunsAsWritten() async throws {
+        let folder = try TemporaryDirectory()
+        let documents = folder.path("Documents")
+        try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
+        try await ChefsBook.createLegacyStore(at: documents.appendingPathComponent("Recipes.sqlite"), model: try ChefsBook.model())
+        try ChefsBook.starterRecordsJSON().write(to: folder.path("StarterRecipes.json"))
+        let (container, report) = try await Self.containerTour(home: folder.url, recipes: try ChefsBook.model())
+        #expect(report == DeduplicationReport())
+        #expect(!FileManager.default.fileExists(atPath: documents.appendingPathComponent("Recipes.sqlite").path))
+        let titles = try await ChefsBook.summaries(in: container.mainContext).map(\.title)
+        #expect(titles == ["Green Salad", "Lemon Tart", "Pancakes", "Slow Roast Lamb", "Toast", "Tomato Soup"])
+    }
+
+    /// The README's container code, with the app's home folder given.
+    static func containerTour(home: URL, recipes: VersionedModel) async throws -> (PersistentContainer, DeduplicationReport) {
+        // Where the app keeps its store now, and where older versions left it, most likely first.
+        var description = StoreDescription(url: home.appendingPathComponent("Library/Application Support/Recipes.sqlite"))
+        description.legacyLocations = [home.appendingPathComponent("Documents/Recipes.sqlite")]
+        description.migration = .automatic(mappings: try ChefsBook.mappings(for: recipes), policies: ChefsBook.policies)
+        description.seed = .records(home.appendingPathComponent("StarterRecipes.json"), RecordImportOptions(format: .json))
+
+        // Finds the store, moves a legacy one into place (crash-safely: a journal beside it), migrates
+        // it, imports the starter records with upsert (no duplicates, however often it runs).
+        let container = PersistentContainer(name: "Recipes", model: recipes, storeDescriptions: [description])
+        let events = container.events()
+        try await container.loadStores()
+        for await event in events {
+            print(event)  // foundLegacyStore, progress, migrated, movedStore, seeded, storeLoaded, ready
+            if event == .ready { break }
+        }
+
+        // Background saves are merged into `container.mainContext` (on the main actor) as they happen.
+        try await container.performBackgroundTask { context in
+            let toast = context.insert("Recipe")
+            toast[attribute: "title"] = .string("Toast")
+            toast[attribute: "uid"] = .string("toast")
+            try await context.save()
+        }
+
+        // Duplicates that a sync left: each group merged into its oldest object, relationships re-pointed.
+        let report = try await container.removeDuplicates(of: "Recipe", uniqueBy: ["uid"], keeping: .oldest)
+        return (container, report)
     }
 }

@@ -1,5 +1,6 @@
 import ChefsBook
 import Foundation
+import TernContainer
 import TernCore
 import TernFormats
 import TernMigration
@@ -20,10 +21,11 @@ struct DemoCommand: Command {
             Library/Application Support, and its model changed three times on the way: ingredients
             and times moved out of text (a custom step), a rename with a renaming identifier and a
             unique uid (inferred), and steps split out of the method (a custom step). The demo makes
-            the version 1 store, finds it, forecasts the migration, migrates it into its new place
-            (the old store is removed only once the new one is complete and on disk), merges the
-            starter recipes without duplicates (twice, to show it changes nothing the second
-            time), checks the result and prints the recipes. The Chef's Book model and policies
+            the version 1 store, forecasts the migration, and loads version 4's PersistentContainer,
+            the same library calls an app makes: it finds the store, moves it into its new place,
+            migrates it (the old store is removed only once the new one is complete and on disk) and
+            merges the starter recipes without duplicates. A second launch changes nothing. Then
+            it checks the result and prints the recipes. The Chef's Book model and policies
             are in Examples/ChefsBook.
             """,
         arguments: [directory, .progress, .quiet],
@@ -41,60 +43,62 @@ struct DemoCommand: Command {
     func run(in context: CommandContext) async throws {
         let root = try makeRoot(in: context)
         let model = try ChefsBook.model()
-        let documents = root.appendingPathComponent("Documents/Recipes.sqlite")
-        let library = root.appendingPathComponent("Library/Application Support/Recipes.sqlite")
-        let legacyPlaces = [documents, root.appendingPathComponent("Library/Recipes.sqlite")]
+        let places = ChefsBook.Locations(root: root)
 
         context.print("Chef's Book demo in \(root.path)")
         context.print("")
         context.print("1. Version 1 of the app saved its recipes in Documents.")
-        try FileManager.default.createDirectory(at: documents.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try await ChefsBook.createLegacyStore(at: documents, model: model)
+        try FileManager.default.createDirectory(at: places.documents.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try await ChefsBook.createLegacyStore(at: places.documents, model: model)
         for recipe in ChefsBook.legacyRecipes {
             context.print("   \(recipe.name): \(recipe.preparationTime) + \(recipe.cookingTime), ingredients and method as text")
         }
+        // Version 4's app bundle ships its starter recipes as a JSON record file.
+        let starter = root.appendingPathComponent("ChefsBook.app/StarterRecipes.json")
+        try FileManager.default.createDirectory(at: starter.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try ChefsBook.starterRecordsJSON().write(to: starter)
+        let description = try ChefsBook.storeDescription(
+            in: root, model: model, seed: .records(starter, RecordImportOptions(format: .json)))
 
         context.print("")
-        context.print("2. Version 4 starts and looks for its store.")
-        let found = try locate(current: library, legacy: legacyPlaces, model: model, in: context)
+        context.print("2. Version 4 starts; its container looks for the store, the current place first.")
+        var found: URL?
+        for place in [places.current] + places.legacy where found == nil {
+            guard FileManager.default.fileExists(atPath: place.path) else {
+                context.print("   \(relative(place)): nothing")
+                continue
+            }
+            let version = model.version(matching: try SQLiteStore.metadata(at: place))?.name ?? "no known version"
+            context.print("   \(relative(place)): a store written by \(version)")
+            found = place
+        }
+        guard let found else { throw CommandFailure("no Chef's Book store was found") }
 
         context.print("")
         context.print("3. The forecast, before anything is touched:")
-        let mappings = try ChefsBook.mappings(for: model)
-        let plan = try StoreMigrator().plan(forStoreAt: found, model: model, mappings: mappings)
+        let plan = try StoreMigrator().plan(forStoreAt: found, model: model, mappings: description.migration.mappings)
         for line in plan.description.split(separator: "\n") { context.print("   \(line)") }
 
         context.print("")
-        context.print("4. Migrating \(plan.source) → \(plan.destination) into Library/Application Support.")
-        try FileManager.default.createDirectory(at: library.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let progress = Progress(totalUnitCount: 1)
-        let bar = context.progressBar("migrating", for: progress)
-        let report: MigrationReport
-        do {
-            defer { bar.finish() }
-            report = try await StoreMigrator().migrateStore(
-                at: found, model: model, mappings: mappings,
-                options: MigrationOptions(destination: library, policies: ChefsBook.policies), progress: progress)
-        }
-        let objects = report.objectsPerStep.map(String.init).joined(separator: ", ")
-        context.print("   \(report.plan.steps.count) steps, objects read per step: \(objects)")
-        try Self.removeStoreFiles(of: found)
-        context.print("   the new store is complete and on disk; the old one in Documents is removed")
+        context.print("4. Loading the container: it moves the store to Library/Application Support, migrates")
+        context.print("   it \(plan.source) → \(plan.destination) and merges the starter recipes.")
+        let container = PersistentContainer(
+            name: "ChefsBook", model: model, storeDescriptions: [description], mainContextQueue: .private)
+        for event in try await load(container, in: context) { narrate(event, in: context) }
 
         context.print("")
-        context.print("5. Merging the starter recipes (keyed by uid).")
-        let first = try await ChefsBook.seedStarterRecipes(into: library, model: model)
-        context.print("   first launch:  \(first.inserted) inserted, \(first.matched) already there (merged, not duplicated)")
-        let second = try await ChefsBook.seedStarterRecipes(into: library, model: model)
-        context.print("   second launch: \(second.inserted) inserted, \(second.matched) already there")
+        context.print("5. Launching again: nothing is moved, migrated or imported twice.")
+        let again = PersistentContainer(
+            name: "ChefsBook", model: model, storeDescriptions: [description], mainContextQueue: .private)
+        for event in try await load(again, in: context) { narrate(event, in: context) }
 
         context.print("")
         context.print("6. Checking the store.")
-        try await verify(library, model: model, in: context)
+        try await verify(places.current, model: model, in: context)
 
         context.print("")
         context.print("7. The recipes:")
-        let summaries = try await ChefsBook.summaries(ofStoreAt: library, model: model)
+        let summaries = try await ChefsBook.summaries(in: again.mainContext)
         let width = max(5, summaries.map(\.title.count).max() ?? 0)
         context.print("   " + "title".padding(toLength: width, withPad: " ", startingAt: 0) + "  ingredients  steps  minutes  uid")
         for summary in summaries {
@@ -123,20 +127,60 @@ struct DemoCommand: Command {
         return root
     }
 
-    /// Finds the store: the current place first, then the legacy places in order of preference.
-    private func locate(current: URL, legacy: [URL], model: VersionedModel, in context: CommandContext) throws -> URL {
-        let candidates = [current] + legacy
-        for candidate in candidates {
-            guard FileManager.default.fileExists(atPath: candidate.path) else {
-                context.print("   \(relative(candidate)): nothing")
-                continue
+    /// Loads a container's stores, its progress events driving a progress bar; returns the other
+    /// events, to narrate.
+    private func load(_ container: PersistentContainer, in context: CommandContext) async throws -> [ContainerEvent] {
+        let stream = container.events()
+        let progress = Progress(totalUnitCount: 1000)
+        let box = ProgressReference(progress)
+        let collector = Task {
+            var events: [ContainerEvent] = []
+            for await event in stream {
+                if case .progress(_, _, let fraction) = event {
+                    box.progress.completedUnitCount = Int64(fraction * 1000)
+                    continue
+                }
+                events.append(event)
+                if case .ready = event { break }
+                if case .failed = event { break }
             }
-            let metadata = try SQLiteStore.metadata(at: candidate)
-            let version = model.version(matching: metadata)?.name ?? "no known version"
-            context.print("   \(relative(candidate)): a store written by \(version)")
-            return candidate
+            return events
         }
-        throw CommandFailure("no Chef's Book store was found")
+        let bar = context.progressBar("loading", for: progress)
+        defer { bar.finish() }
+        do {
+            try await container.loadStores()
+        } catch {
+            collector.cancel()
+            throw error
+        }
+        return await collector.value
+    }
+
+    /// A line about a container event, for the ones worth telling.
+    private func narrate(_ event: ContainerEvent, in context: CommandContext) {
+        switch event {
+        case .foundLegacyStore(let place, let version):
+            context.print("   found \(relative(place)), written by \(version ?? "no known version")")
+        case .migrated(_, let steps):
+            context.print("   migrated in \(steps) steps, on the copy in its new place")
+        case .movedStore(let from, let to):
+            context.print("   moved to \(relative(to)); \(relative(from)) removed once the copy was on disk")
+        case .strayLegacyStore(let place, _):
+            context.print("   \(relative(place)) is a stray older copy: left alone")
+        case .recoveredInterruptedMove(let from, _, let completed):
+            context.print("   an interrupted move from \(relative(from)) was \(completed ? "finished" : "undone")")
+        case .seeded(_, _, true):
+            context.print("   starter recipes: already there (the store records the starter file's digest)")
+        case .seeded(_, let summary, false):
+            let inserted = summary.inserted["Recipe"] ?? 0
+            let merged = summary.updated["Recipe"] ?? 0
+            context.print("   starter recipes (keyed by uid): \(inserted) inserted, \(merged) already there (merged, not duplicated)")
+        case .ready:
+            context.print("   ready")
+        default:
+            break
+        }
     }
 
     /// Verifies the store as `tern verify` does: integrity, key counters, references, required
@@ -159,16 +203,6 @@ struct DemoCommand: Command {
         let components = url.pathComponents.suffix(url.pathComponents.contains("Application Support") ? 3 : 2)
         return components.joined(separator: "/")
     }
-
-    /// Removes a store's main file and its sidecars (`-wal`, `-shm`, `-journal`, `.<name>_SUPPORT`).
-    static func removeStoreFiles(of url: URL) throws {
-        let folder = url.deletingLastPathComponent()
-        let names = ["", "-wal", "-shm", "-journal"].map { url.lastPathComponent + $0 } + [".\(url.deletingPathExtension().lastPathComponent)_SUPPORT"]
-        for name in names {
-            let path = folder.appendingPathComponent(name).path
-            if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-        }
-    }
 }
 
 extension String {
@@ -177,3 +211,4 @@ extension String {
         String(repeating: " ", count: max(0, width - count)) + self
     }
 }
+
