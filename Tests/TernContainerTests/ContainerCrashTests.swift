@@ -34,8 +34,7 @@ import Testing
                 // Never two live copies: when both exist, the move's journal says which one is live.
                 let hasLegacy = fileManager.fileExists(atPath: places.documents.path)
                 let hasCurrent = fileManager.fileExists(atPath: places.current.path)
-                let journal = places.current.deletingLastPathComponent().appendingPathComponent(".Recipes.sqlite.tern-move")
-                let hasJournal = fileManager.fileExists(atPath: journal.path)
+                let hasJournal = fileManager.fileExists(atPath: home.moveJournal.path)
                 guard hasLegacy || hasCurrent else { throw CrashHarness.Failure("no store is left") }
                 guard !(hasLegacy && hasCurrent) || hasJournal else {
                     throw CrashHarness.Failure("both stores exist without a journal")
@@ -62,16 +61,14 @@ import Testing
         try await home.plantLegacyStore(at: places.library, version: 2)
         try await home.load(try home.container(seed: nil))
         try await home.plantLegacyStore(at: places.library, version: 2)
-        let journal = places.current.deletingLastPathComponent().appendingPathComponent(".Recipes.sqlite.tern-move")
-        let record = #"{"source":"\#(places.library.path)","destination":"\#(places.current.path)","phase":"cleaning","removesSource":true}"#
-        try Data(record.utf8).write(to: journal)
+        try home.writeMoveJournal(from: places.library, phase: "cleaning")
 
         let container = try home.container(seed: nil)
         let events = try await home.load(container)
         #expect(events.contains(.recoveredInterruptedMove(from: places.library, to: places.current, completed: true)))
         #expect(!events.contains { if case .strayLegacyStore = $0 { true } else { false } })
         #expect(!FileManager.default.fileExists(atPath: places.library.path))
-        #expect(!FileManager.default.fileExists(atPath: journal.path))
+        #expect(!FileManager.default.fileExists(atPath: home.moveJournal.path))
         try await expectRecipes(in: container, titles: ChefsBook.legacyRecipes.map(\.name).sorted())
     }
 
@@ -81,9 +78,7 @@ import Testing
         try await home.plantLegacyStore(at: places.documents, version: 1)
         try FileManager.default.createDirectory(at: places.current.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("SQLite format 3\u{0}half a page".utf8).write(to: places.current)
-        let journal = places.current.deletingLastPathComponent().appendingPathComponent(".Recipes.sqlite.tern-move")
-        let record = #"{"source":"\#(places.documents.path)","destination":"\#(places.current.path)","phase":"copying","removesSource":true}"#
-        try Data(record.utf8).write(to: journal)
+        try home.writeMoveJournal(from: places.documents, phase: "copying")
 
         let container = try home.container(seed: nil)
         let events = try await home.load(container)

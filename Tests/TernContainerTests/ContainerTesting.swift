@@ -65,6 +65,17 @@ struct ChefsBookHome {
         model.version(matching: try SQLiteStore.metadata(at: locations.current))?.name
     }
 
+    /// The journal of a move to the current place (present only while a move is under way).
+    var moveJournal: URL {
+        locations.current.deletingLastPathComponent().appendingPathComponent(".Recipes.sqlite.tern-move")
+    }
+
+    /// Writes the journal a move from `source` to the current place leaves when a crash stops it in `phase`.
+    func writeMoveJournal(from source: URL, phase: String) throws {
+        let record = #"{"source":"\#(source.path)","destination":"\#(locations.current.path)","phase":"\#(phase)","removesSource":true}"#
+        try Data(record.utf8).write(to: moveJournal)
+    }
+
     /// The names of the files in a folder, without the store's own `-wal`/`-shm` files.
     func leftovers(besides url: URL) throws -> [String] {
         let names = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
