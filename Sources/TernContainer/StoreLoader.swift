@@ -16,6 +16,8 @@ struct StoreLoader: Sendable {
     /// Runs every step and returns the open store, added to the coordinator.
     func load() async throws -> any PersistentStore {
         let url = description.url
+        // Loading again (a second call of loadStores) keeps the store already added.
+        if let loaded = coordinator.store(at: url) { return loaded }
         if !description.options.isReadOnly {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try await locate()

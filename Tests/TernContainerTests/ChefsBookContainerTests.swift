@@ -176,6 +176,8 @@ import Testing
         defer { NotificationCenter.default.removeObserver(observer) }
         try await home.load(container)
         #expect(posted.withLock { $0 } == [.ready])
+        try await container.loadStores()
+        #expect(container.coordinator.stores.count == 1, "loading again keeps the store already added")
 
         // The main context holds the salad, as a list on screen would, while a background
         // context changes it; the object shows the change without being fetched again.

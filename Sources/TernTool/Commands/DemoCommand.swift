@@ -127,8 +127,8 @@ struct DemoCommand: Command {
         return root
     }
 
-    /// Loads a container's stores, its progress events driving a progress bar; returns the other
-    /// events, to narrate.
+    /// Loads a container's stores, its migration progress driving a progress bar; returns the
+    /// other events, to narrate.
     private func load(_ container: PersistentContainer, in context: CommandContext) async throws -> [ContainerEvent] {
         let stream = container.events()
         let progress = Progress(totalUnitCount: 1000)
@@ -136,8 +136,8 @@ struct DemoCommand: Command {
         let collector = Task {
             var events: [ContainerEvent] = []
             for await event in stream {
-                if case .progress(_, _, let fraction) = event {
-                    box.progress.completedUnitCount = Int64(fraction * 1000)
+                if case .progress(_, let phase, let fraction) = event {
+                    if phase == .migrating { box.progress.completedUnitCount = Int64(fraction * 1000) }
                     continue
                 }
                 events.append(event)
@@ -146,7 +146,7 @@ struct DemoCommand: Command {
             }
             return events
         }
-        let bar = context.progressBar("loading", for: progress)
+        let bar = context.progressBar("migrating", for: progress)
         defer { bar.finish() }
         do {
             try await container.loadStores()
