@@ -16,7 +16,9 @@ public import TernMigration
 public struct StoreDescription: Sendable {
     /// The store's current location.
     public var url: URL
-    /// The type of a store created at ``url``; an existing file is opened as the type its contents show.
+    /// The type of a store created at ``url``; an existing file is opened as the type its contents
+    /// show. With ``TernCore/StoreKind/inMemory`` the container starts from an empty store in memory
+    /// each time (previews, tests): ``url`` only names it, and only a ``Seed/records(_:_:)`` seed applies.
     public var kind: StoreKind
     /// The model configuration whose entities the store holds; nil for every entity.
     public var configuration: String?

@@ -18,6 +18,7 @@ struct StoreLoader: Sendable {
         let url = description.url
         // Loading again (a second call of loadStores) keeps the store already added.
         if let loaded = coordinator.store(at: url) { return loaded }
+        if description.kind == .inMemory { return try await loadInMemory() }
         if !description.options.isReadOnly {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try await locate()
@@ -36,6 +37,15 @@ struct StoreLoader: Sendable {
             try await seed(store, from: file, options: options)
         }
         emit(.storeLoaded(url))
+        return store
+    }
+
+    /// A new in-memory store (for previews and tests): nothing to find or migrate; seeded from records.
+    private func loadInMemory() async throws -> any PersistentStore {
+        let store = InMemoryStore(model: model.currentVersion.model, isReadOnly: description.options.isReadOnly)
+        try await coordinator.addStore(store, configuration: description.configuration, versions: model)
+        if case .records(let file, let options)? = description.seed { try await seed(store, from: file, options: options) }
+        emit(.storeLoaded(description.url))
         return store
     }
 

@@ -40,6 +40,7 @@ import Testing
         #expect(events.contains(.foundLegacyStore(at: moved, version: version)))
         #expect(events.contains(.movedStore(from: moved, to: places.current)))
         #expect(events.contains(.migrated(store: places.current, steps: version == "ChefsBook 1" ? 3 : 2)))
+        #expect(events.contains(.progress(store: places.current, phase: .migrating, fraction: 1)))
         // Lemon Tart and Green Salad are new; Tomato Soup was a legacy recipe: merged, not duplicated.
         let summary = try #require(seedSummary(in: events))
         #expect(summary.inserted["Recipe"] == 2 && summary.updated["Recipe"] == 1)
@@ -198,6 +199,20 @@ import Testing
             #expect(salad[attribute: "title"] == .string("Big Green Salad"))
             #expect(salad.objectIDs(for: "ingredients").count == 2)
         }
+    }
+
+    @Test func inMemoryStoreStartsEmptyAndIsSeeded() async throws {
+        let home = try ChefsBookHome()
+        try await home.plantLegacyStore(at: home.locations.documents, version: 1)
+        var description = StoreDescription(url: home.root.appendingPathComponent("Preview"), kind: .inMemory)
+        description.legacyLocations = home.locations.legacy
+        description.seed = try home.starterSeed()
+        let container = PersistentContainer(name: "Preview", model: home.model, storeDescriptions: [description])
+        let events = try await home.load(container)
+        #expect(!events.contains { if case .foundLegacyStore = $0 { true } else { false } })
+        try await expectRecipes(in: container, titles: ChefsBook.starterRecipes.map(\.title).sorted())
+        #expect(FileManager.default.fileExists(atPath: home.locations.documents.path), "legacy stores are not touched")
+        #expect(!FileManager.default.fileExists(atPath: description.url.path))
     }
 
     @Test func loadingFailsWithAnEventAndANotificationWhenMigrationIsOff() async throws {
