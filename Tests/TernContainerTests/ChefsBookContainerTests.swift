@@ -145,12 +145,13 @@ import Testing
         #expect(tart.stepCount == 4, "the seed fills what the store lacks under both policies")
     }
 
-    @Test func tabSeparatedStarterFileSeedsOnceInBatches() async throws {
+    @Test func tabSeparatedStarterFileSeedsInSavedBatchesWithoutDuplicates() async throws {
         let home = try ChefsBookHome()
         let tsv = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Examples/ChefsBook/StarterRecipes.tsv")
         var options = RecordImportOptions(format: .tsv, entityName: "Recipe")
         options.batchSize = 3
+        options.savesEachBatch = true
         let rows = try String(contentsOf: tsv, encoding: .utf8).split(separator: "\n").count - 1
         for _ in 0..<2 {
             let container = try home.container(seed: .records(tsv, options))

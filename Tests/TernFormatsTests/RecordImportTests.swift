@@ -111,6 +111,59 @@ import Testing
         #expect(await context.hasChanges == false)
     }
 
+    @Test func batchesSavedAsTheyAreReadSurviveALaterBadRowAndImportAgainWithoutDuplicates() async throws {
+        let store = try store()
+        let tmp = try TemporaryDirectory()
+        let url = tmp.path("big.tsv")
+        var text = "uid\ttitle\tservings\n"
+        for index in 0..<1_200 { text += "u\(index)\tRecipe \(index)\t\(index % 12 + 1)\n" }
+        try (text + "bad\tLast\t99999\n").write(to: url, atomically: true, encoding: .utf8)
+        var options = RecordImportOptions(format: .tsv, entityName: "Recipe")
+        options.batchSize = 400
+        options.savesEachBatch = true
+        let context = try await context(adding: store)
+        await #expect(throws: RecordError.self) { _ = try await context.importRecords(from: url, options: options) }
+        #expect(try await count("Recipe", in: context) == 1_200)
+        #expect(await context.hasChanges == false)
+
+        try (text + "last\tLast\t4\n").write(to: url, atomically: true, encoding: .utf8)
+        let summary = try await context.importRecords(from: url, options: options)
+        #expect(summary.inserted == ["Recipe": 1] && summary.updated == ["Recipe": 1_200])
+        #expect(try await count("Recipe", in: context) == 1_201)
+    }
+
+    @Test(arguments: [MergePolicy.objectTrumps, .storeTrumps, .rollback, .error])
+    func mergePolicyDecidesBetweenARecordAndAnObjectAlreadySaved(_ policy: MergePolicy) async throws {
+        let store = try store()
+        let context = try await context(adding: store)
+        try await context.perform { context in
+            for (name, quantity) in [("salt", nil), ("pepper", "lots")] as [(String, String?)] {
+                let ingredient = context.insert("Ingredient")
+                ingredient[attribute: "name"] = .string(name)
+                ingredient[attribute: "quantity"] = quantity.map(AttributeValue.string)
+            }
+            try await context.save()
+        }
+        let tmp = try TemporaryDirectory()
+        let url = tmp.path("ingredients.tsv")
+        try "name\tquantity\nsalt\ta pinch\npepper\ta little\nsugar\t1 tbsp\n".write(to: url, atomically: true, encoding: .utf8)
+        var options = RecordImportOptions(format: .tsv, entityName: "Ingredient", uniqueBy: ["name"])
+        options.mergePolicy = policy
+        if policy == .error {
+            await #expect(throws: RecordError.self) { _ = try await context.importRecords(from: url, options: options) }
+            #expect(try await count("Ingredient", in: context) == 2)
+            return
+        }
+        _ = try await context.importRecords(from: url, options: options)
+        let rows = try await context.fetchDictionaries(FetchRequest(entityName: "Ingredient", sortDescriptors: [FetchSort(key: "name")]))
+        let quantities = rows.map { $0["quantity"] }
+        switch policy {
+        case .objectTrumps: #expect(quantities == [.string("a little"), .string("a pinch"), .string("1 tbsp")])
+        case .storeTrumps: #expect(quantities == [.string("lots"), .string("a pinch"), .string("1 tbsp")])
+        default: #expect(quantities == [.string("lots"), nil, .string("1 tbsp")])
+        }
+    }
+
     @Test func valuesConvertByType() {
         #expect(RecordValue.text("YES").attributeValue(for: .boolean) == .some(.bool(true)))
         #expect(RecordValue.text("0").attributeValue(for: .boolean) == .some(.bool(false)))

@@ -16,7 +16,9 @@ extension ObjectContext {
     ///
     /// Nothing is saved until every record has been read and converted; any error rolls the
     /// context back, so the store is left untouched. The changes are held in the context until the
-    /// single save, so memory grows with the number of records imported.
+    /// single save, so memory grows with the number of records imported. With
+    /// ``RecordImportOptions/savesEachBatch`` each batch is saved as it is read instead: memory
+    /// stays bounded, and an error keeps the batches saved before it.
     ///
     /// ```swift
     /// let summary = try await context.importRecords(
@@ -49,6 +51,7 @@ extension ObjectContext {
                 progress?.totalUnitCount = Int64((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)
                 while case let batch = try reader.nextBatch(maxCount: options.batchSize), !batch.isEmpty {
                     for record in batch { _ = try await importer.upsert(record, entityName: nil, in: self) }
+                    try await importer.saveBatchIfAsked(in: self, path: url.path)
                     progress?.completedUnitCount = reader.bytesRead
                 }
             case .json:
@@ -59,6 +62,7 @@ extension ObjectContext {
                         if let only = options.entityName, let name = record.entityName, name != only { continue }
                         _ = try await importer.upsert(record, entityName: nil, in: self)
                     }
+                    try await importer.saveBatchIfAsked(in: self, path: url.path)
                     progress?.completedUnitCount += Int64(batch.count)
                 }
             }
@@ -71,7 +75,8 @@ extension ObjectContext {
             try await save()
         } catch {
             rollback()
-            throw RecordError(.saveFailed, "the store refused the import: \(error); nothing was imported", path: url.path)
+            let kept = options.savesEachBatch ? "the batches before it are saved" : "nothing was imported"
+            throw RecordError(.saveFailed, "the store refused the import: \(error); \(kept)", path: url.path)
         }
         return importer.summary
     }
@@ -173,6 +178,18 @@ struct RecordImporter {
             try await link(target, relationship, by: attribute, to: value, line: record.line, column: column, in: context)
         }
         return target
+    }
+
+    /// Saves the batch just read when ``RecordImportOptions/savesEachBatch`` asks for it, and lets
+    /// go of the objects matched by key (later records find them in the store).
+    mutating func saveBatchIfAsked(in context: isolated ObjectContext, path: String) async throws {
+        guard options.savesEachBatch else { return }
+        do {
+            try await context.save()
+        } catch {
+            throw RecordError(.saveFailed, "the store refused a batch of the import: \(error); the batches before it are saved", path: path)
+        }
+        byKey = [:]
     }
 
     /// Wires the `_id` references once every record has been read.

@@ -41,6 +41,13 @@ public struct RecordImportOptions: Sendable, Hashable {
     public var uniqueBy: [String]?
     /// How many records are read and matched at a time.
     public var batchSize = 500
+    /// Whether each batch is saved as soon as it is read, instead of everything in one save at
+    /// the end. Memory then stays bounded by the batch (objects matched by key are let go after
+    /// each save and found again in the store), and an interrupted import keeps the batches it
+    /// saved: running it again is safe, since records update the objects they match. `_id`
+    /// references are still wired at the end, so a required relationship may only refer to a
+    /// record of the same batch or an earlier one.
+    public var savesEachBatch = false
     /// Which values win when a record matches an object already in the store: with
     /// ``TernCore/MergePolicy/objectTrumps`` (the default) and ``TernCore/MergePolicy/overwrite``
     /// the record's values replace the object's; with ``TernCore/MergePolicy/storeTrumps`` the
