@@ -39,6 +39,8 @@ public actor SQLiteStore {
     var currentMetadata: StoreMetadata
     /// The text of each entity's INSERT, made on first use (see `insertColumns`).
     var insertTexts: [String: String] = [:]
+    /// How to read each concrete entity's rows, by entity number, made on first use (see `rowPlan(number:)`).
+    var rowPlans: [Int: RowPlan] = [:]
 
     /// Opens a store, creating it for the model when no file exists yet.
     ///

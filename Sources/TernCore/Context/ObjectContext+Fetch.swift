@@ -50,10 +50,20 @@ extension ObjectContext {
     /// - Parameter request: What to fetch; ``FetchRequest/propertiesToFetch`` names the attributes.
     /// - Returns: One dictionary per object, in the requested order.
     /// - Throws: When a store cannot be read.
+    /// - Complexity: One store read; with one store, the rows' values are returned as read
+    ///   (a store such as SQLite reads only the chosen attributes).
     public func fetchDictionaries(_ request: FetchRequest) async throws -> [[String: AttributeValue]] {
-        let wanted = request.propertiesToFetch.map(Set.init)
-        return try await fetchStates(request.storeRequest).map { state in
-            state.attributes.filter { wanted?.contains($0.key) ?? true }
+        var storeRequest = request.storeRequest
+        storeRequest.propertiesToFetch = request.propertiesToFetch
+        let stores = coordinator.affectedStores(forEntity: request.entityName)
+        let dictionaries = if parent == nil, stores.count == 1 {
+            try await stores[0].fetch(storeRequest).map(\.attributes)
+        } else {
+            try await fetchStates(storeRequest).map(\.attributes)
+        }
+        guard let wanted = request.propertiesToFetch.map(Set.init) else { return dictionaries }
+        return dictionaries.map { values in
+            values.keys.allSatisfy(wanted.contains) ? values : values.filter { wanted.contains($0.key) }
         }
     }
 
@@ -74,8 +84,18 @@ extension ObjectContext {
 
     /// Walks the objects matching a request batch by batch, keeping only one batch in memory.
     ///
-    /// The matching references are read first; then each batch's rows are read, turned into
-    /// objects, handed to `body` and let go. Unsaved changes are not seen.
+    /// Each batch is one page read from the store (``PersistentStore/fetchPage(_:after:size:)``):
+    /// its rows are turned into objects, handed to `body` and let go, so memory is bounded by the
+    /// batch size, not by the number of matches. Unsaved changes are not seen: objects with
+    /// unsaved changes are handed over with those changes, but what matches is what was saved.
+    ///
+    /// Pages follow each other by keyset pagination: a batch holds the objects that come after
+    /// the last one of the previous batch in the request's order (sort descriptors, then primary
+    /// key), as saved when the batch is read. So an object saved between batches is seen if it
+    /// sorts after the current position, a deleted one is not seen any more, and an object whose
+    /// sort keys change may be seen twice or not at all. With several stores, each store's
+    /// objects come in order, one store after the other. In a child context the parent's
+    /// matches are read at once, then handed over in batches.
     ///
     /// ```swift
     /// var request = FetchRequest(entityName: "Recipe")
@@ -87,31 +107,59 @@ extension ObjectContext {
     ///
     /// - Parameters:
     ///   - request: What to fetch; ``FetchRequest/fetchBatchSize`` sets the batch size.
-    ///   - body: Called once per batch, in order.
+    ///   - body: Called once per non-empty batch, in order.
     /// - Throws: When a store cannot be read, or what `body` throws.
-    /// - Complexity: Memory proportional to the batch size plus the number of references.
+    /// - Complexity: One store read per batch; memory proportional to the batch size.
     public func forEachBatch(of request: FetchRequest, _ body: ([ManagedObject]) throws -> Void) async throws {
         let size = request.fetchBatchSize > 0 ? request.fetchBatchSize : 100
-        let ids = try await fetchReferences(request.storeRequest)
-        var start = 0
-        while start < ids.count {
-            let chunk = Array(ids[start..<min(start + size, ids.count)])
-            start += size
-            try await fulfillFaults(for: chunk)
-            try autoreleasingBatch(chunk, body)
-            // Forget the registry entries of the objects `body` let go, so they do not pile up.
-            for id in chunk where graph.registeredObject(for: id) == nil { graph.registered[graph.canonical(id)] = nil }
+        if let parent {
+            let states = try await parent.statesForChild(request.storeRequest)
+            for start in stride(from: 0, to: states.count, by: size) {
+                try deliverBatch(states[start..<min(start + size, states.count)], body)
+            }
+            return
+        }
+        for store in coordinator.affectedStores(forEntity: request.entityName) {
+            var position: StoreFetchPosition?
+            repeat {
+                let page = try await store.fetchPage(request.storeRequest, after: position, size: size)
+                position = page.next
+                guard !page.rows.isEmpty else { break }
+                try deliverBatch(page.rows.map { ObjectState(row: $0, storeIdentifier: store.identifier) }, body)
+            } while position != nil
         }
     }
 
     // MARK: - Non public
 
-    private func autoreleasingBatch(_ chunk: [ObjectID], _ body: ([ManagedObject]) throws -> Void) throws {
-        let objects = chunk.map { graph.object(for: $0) }.filter(\.isLoaded)
-        defer {
-            for id in chunk where graph.changed[id] == nil { graph.rowCache[id] = nil }
+    /// Makes the objects of a batch of states, hands them to `body`, then forgets the registry
+    /// entries of the objects `body` let go, so that they do not pile up.
+    private func deliverBatch(
+        _ states: some Collection<ObjectState>, _ body: ([ManagedObject]) throws -> Void
+    ) throws {
+        var ids: [ObjectID] = []
+        ids.reserveCapacity(states.count)
+        do {
+            var objects: [ManagedObject] = []
+            objects.reserveCapacity(states.count)
+            for state in states {
+                // As `materialize`, without going through the row cache.
+                let object: ManagedObject
+                if let registered = graph.registeredObject(for: state.id) {
+                    object = registered
+                    if !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
+                        graph.fulfill(object, with: state)
+                    }
+                } else {
+                    object = graph.make(state.id)
+                    graph.fulfill(object, with: state)
+                }
+                objects.append(object)
+                ids.append(state.id)
+            }
+            try body(objects)
         }
-        try body(objects)
+        for id in ids where graph.registeredObject(for: id) == nil { graph.registered[graph.canonical(id)] = nil }
     }
 
     /// Whether unsaved changes of the context can change the request's result.
@@ -188,18 +236,6 @@ extension ObjectContext {
         let first = min(request.offset, states.count)
         let last = request.limit.map { min(first + $0, states.count) } ?? states.count
         return Array(states[first..<last])
-    }
-
-    /// Reads the IDs of matching objects from the parent context or the stores.
-    func fetchReferences(_ request: StoreFetchRequest) async throws -> [ObjectID] {
-        if let parent { return try await parent.statesForChild(request).map(\.id) }
-        var ids: [ObjectID] = []
-        for store in coordinator.affectedStores(forEntity: request.entityName) {
-            ids += try await store.fetchReferences(request).map {
-                ObjectID(entityName: $0.entityName, storeIdentifier: store.identifier, primaryKey: $0.primaryKey)
-            }
-        }
-        return ids
     }
 
     /// Reads the states of objects by ID from the parent context or their stores.

@@ -8,7 +8,11 @@ final class ObjectGraph {
     let model: ManagedObjectModel
     weak var context: ObjectContext?
     private var schemas: [String: EntitySchema] = [:]
-    var classes: [String: ManagedObject.Type] = [:]
+    var classes: [String: ManagedObject.Type] = [:] {
+        didSet { resolvedClasses = [:] }
+    }
+    /// The class of each entity, its own or an ancestor's, as found by ``objectClass(for:)``.
+    private var resolvedClasses: [String: ManagedObject.Type] = [:]
     /// Every live object, held weakly: unchanged objects go away when nothing else holds them.
     var registered: [ObjectID: WeakObject] = [:]
     /// Objects that must stay alive until saved: inserted, updated, deleted, or with pending work.
@@ -62,11 +66,19 @@ final class ObjectGraph {
     }
 
     func objectClass(for entityName: String) -> ManagedObject.Type {
-        if let type = classes[entityName] { return type }
-        for ancestor in model.ancestors(of: entityName) {
-            if let type = classes[ancestor.name] { return type }
+        if classes.isEmpty { return ManagedObject.self }
+        if let type = resolvedClasses[entityName] { return type }
+        var type: ManagedObject.Type = classes[entityName] ?? ManagedObject.self
+        if classes[entityName] == nil {
+            for ancestor in model.ancestors(of: entityName) {
+                if let found = classes[ancestor.name] {
+                    type = found
+                    break
+                }
+            }
         }
-        return ManagedObject.self
+        resolvedClasses[entityName] = type
+        return type
     }
 
     func insert(_ entityName: String) -> ManagedObject {

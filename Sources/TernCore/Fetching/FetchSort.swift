@@ -137,7 +137,7 @@ public struct FetchSort: Sendable, Hashable {
     }
 
     /// The value to sort an object by; a to-many key path gives `nil`, as it cannot order objects.
-    private func value(of object: some PredicateEvaluable) throws(TernError) -> AttributeValue? {
+    package func value(of object: some PredicateEvaluable) throws(TernError) -> AttributeValue? {
         guard case .single(let value) = try object.predicateValue(forKeyPath: key) else { return nil }
         return value
     }

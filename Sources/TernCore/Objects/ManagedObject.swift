@@ -175,7 +175,9 @@ open class ManagedObject {
 
     /// Replaces the object's values with a state (keeping transient values).
     func apply(_ state: ObjectState) {
-        values = values.filter { schema.attributes[$0.key]?.isTransient == true }.merging(state.attributes) { $1 }
+        // A fault has no values to keep: share the state's storage instead of copying it.
+        values = values.isEmpty ? state.attributes
+            : values.filter { schema.attributes[$0.key]?.isTransient == true }.merging(state.attributes) { $1 }
         toOne = state.toOne
         toMany = state.toMany
     }

@@ -46,6 +46,18 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         self.temporaryIdentifier = identifier
     }
 
+    // MARK: - Hashing
+
+    /// Hashes the primary key or the temporary identifier only: IDs are hashed on every object
+    /// a context makes or forgets, and hashing the store's UUID and the entity name each time
+    /// would cost more than all else. Equal IDs have equal keys, so equal hashes.
+    ///
+    /// - Parameter hasher: The hasher.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(primaryKey)
+        hasher.combine(temporaryIdentifier)
+    }
+
     // MARK: - Describing
 
     /// Whether the ID is temporary: its object has not been saved to a store yet.

@@ -134,6 +134,16 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
         try state.withLock { $0 }.select(request, model: model, storeIdentifier: identifier)
     }
 
+    /// One page of the rows matching the request, after a position: keyset pagination over the
+    /// rows in memory, so rows saved or deleted between pages are seen as the protocol describes.
+    ///
+    /// - Complexity: O(*n* log *n*) in the number of rows of the entities involved, per page.
+    public func fetchPage(
+        _ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int
+    ) async throws -> StoreFetchPage {
+        try state.withLock { $0 }.page(request, after: position, size: size, model: model, storeIdentifier: identifier)
+    }
+
     /// The references ``fetch(_:)`` would return, from the rows in memory.
     ///
     /// - Complexity: O(*n* log *n*) in the number of rows of the entities involved.

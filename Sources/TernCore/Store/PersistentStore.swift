@@ -63,6 +63,27 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// - Throws: When the store cannot be read.
     func fetchReferences(_ request: StoreFetchRequest) async throws -> [RowReference]
 
+    /// One page of the rows ``fetch(_:)`` would return: at most `size` rows coming after
+    /// `position`, for batched iteration that keeps memory bounded by the page size.
+    ///
+    /// Paging is keyset pagination: a page holds the rows that come after the position in the
+    /// request's order (sort keys, then primary key) as the store is when the page is read, so a
+    /// store keeps no state between pages. Between two pages, a row inserted after the position
+    /// shows up in a later page, one inserted before it does not, and a deleted row no longer
+    /// shows up; a row whose sort keys change may be skipped or seen twice. The request's offset
+    /// applies to the first page and its limit to all pages together.
+    ///
+    /// A default implementation reads every match for each page (fine for stores that hold their
+    /// rows in memory); stores on disk implement it with SQL or an index instead.
+    ///
+    /// - Parameters:
+    ///   - request: What to fetch.
+    ///   - position: Where the previous page ended (its ``StoreFetchPage/next``), nil for the first.
+    ///   - size: The most rows to return; at least 1.
+    /// - Returns: The rows in the requested order and the position after them, nil after the last page.
+    /// - Throws: When the store cannot be read.
+    func fetchPage(_ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int) async throws -> StoreFetchPage
+
     /// How many rows ``fetch(_:)`` would return.
     ///
     /// - Parameter request: What to count.

@@ -83,6 +83,29 @@ package struct RowTable: Sendable, Hashable {
         return try request.ordered(matches.map(values)).map(\.row)
     }
 
+    /// One page of the rows matching a request, after a position (keyset pagination).
+    ///
+    /// - Parameters:
+    ///   - request: What to fetch; its offset applies to the first page, its limit to all.
+    ///   - position: Where the previous page ended, or nil for the first page.
+    ///   - size: The most rows to return.
+    ///   - model: The store's model.
+    ///   - storeIdentifier: The store's UUID, for object IDs in predicates.
+    /// - Throws: As ``select(_:model:storeIdentifier:)``.
+    /// - Complexity: O(*n* log *n*) in the number of rows of the entities involved, per page.
+    package func page(
+        _ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int, model: ManagedObjectModel,
+        storeIdentifier: String
+    ) throws -> StoreFetchPage {
+        var all = request
+        all.offset = 0
+        all.limit = nil
+        let sorted = try select(all, model: model, storeIdentifier: storeIdentifier).map {
+            RowValues(row: $0, table: self, model: model, storeIdentifier: storeIdentifier)
+        }
+        return try request.page(of: sorted, after: position, size: size, row: \.row)
+    }
+
     /// The number of rows matching a request, after offset and limit.
     ///
     /// - Complexity: O(*n*) in the number of rows of the entities involved.

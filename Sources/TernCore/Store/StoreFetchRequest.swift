@@ -20,6 +20,10 @@ public struct StoreFetchRequest: Sendable {
     public var offset: Int
     /// The largest number of rows to return, or nil for all.
     public var limit: Int?
+    /// The only attributes the caller reads, or nil for every property. A store may then leave
+    /// out the other attributes and every relationship (a projection, for dictionary fetches);
+    /// it may also return them all.
+    public var propertiesToFetch: [String]?
 
     /// Creates a request for every row of an entity and its subentities.
     ///
@@ -34,5 +38,6 @@ public struct StoreFetchRequest: Sendable {
         self.sortDescriptors = sortDescriptors
         self.offset = 0
         self.limit = nil
+        self.propertiesToFetch = nil
     }
 }

@@ -104,6 +104,21 @@ package final class Connection {
         }
     }
 
+    /// Calls `body` with the statement positioned on each row of a query, so that columns are
+    /// read where they are needed, without an array of values per row.
+    ///
+    /// - Parameters:
+    ///   - sql: The query and its arguments.
+    ///   - body: Called for each row; it must not keep the statement.
+    /// - Throws: ``SQLiteError`` from SQLite or from `body`.
+    func forEachStatementRow(_ sql: SQL, _ body: (Statement) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        while try statement.step() {
+            try body(statement)
+        }
+    }
+
     /// Every row of a query.
     ///
     /// - Complexity: O(*n*) in the number of rows, all kept in memory.

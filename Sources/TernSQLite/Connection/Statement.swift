@@ -181,3 +181,15 @@ extension SQLiteError {
             sql: sql, path: path)
     }
 }
+
+extension Statement: ColumnValues {
+    /// The integer value of a column of the current row, or nil when it holds no integer.
+    func integer(at position: Int) -> Int64? {
+        let column = Int32(position)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return sqlite3_column_int64(handle, column)
+        case SQLITE_FLOAT: return Int64(exactly: sqlite3_column_double(handle, column))
+        default: return nil
+        }
+    }
+}

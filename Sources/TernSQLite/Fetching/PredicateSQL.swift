@@ -22,6 +22,20 @@ struct PredicateSQL {
     private(set) var condition: SQL
     /// The `ORDER BY` terms ending with `t0.Z_PK`, or nil when a sort cannot be expressed in SQL.
     private(set) var order: SQL?
+    /// The column of each sort descriptor, or nil when a sort cannot be expressed in SQL.
+    private(set) var sortKeys: [SortKey]?
+
+    /// The column a sort descriptor orders by.
+    struct SortKey {
+        /// The column, as selected (for example `t1."ZNAME"`).
+        var column: SQL
+        /// The column with the collation it sorts with, for comparisons in the sort's order.
+        var collated: SQL
+        /// The attribute type of the column.
+        var type: AttributeType
+        /// Whether smaller values come first.
+        var ascending: Bool
+    }
 
     /// Translates a request, or returns nil when its predicate cannot be expressed exactly in SQL.
     ///
@@ -37,15 +51,18 @@ struct PredicateSQL {
             guard let translated = try? predicate.accept(&translator) else { return nil }
             condition = condition + " AND " + translated
         }
-        var terms: [SQL]? = []
+        var keys: [SortKey]? = []
         for sort in request.sortDescriptors {
-            guard let term = translator.orderTerm(sort) else {
-                terms = nil
+            guard let key = translator.sortKey(sort) else {
+                keys = nil
                 break
             }
-            terms?.append(term)
+            keys?.append(key)
         }
-        self.order = terms.map { SQL.joined($0 + ["t0.Z_PK"]) }
+        self.sortKeys = keys
+        self.order = keys.map { keys in
+            SQL.joined(keys.map { $0.collated + ($0.ascending ? " ASC" : " DESC") } + ["t0.Z_PK"])
+        }
         self.condition = condition
         self.from = "\(.identifier(layout.table)) AS t0" + SQL.joined(translator.joins, separator: "")
     }
@@ -105,14 +122,14 @@ private struct Translator: PredicateVisitor {
 
     // MARK: - Sorts
 
-    /// The `ORDER BY` term of a sort, or nil when it cannot be expressed exactly.
-    mutating func orderTerm(_ sort: FetchSort) -> SQL? {
+    /// The column and collation of a sort, or nil when it cannot be expressed exactly.
+    mutating func sortKey(_ sort: FetchSort) -> PredicateSQL.SortKey? {
         guard let operand = try? attribute(at: sort.key, alias: "t0", layout: root, joining: true) else { return nil }
-        var term = operand.sql
+        var collated = operand.sql
         if operand.type == .string {
-            term = term + (sort.caseInsensitive ? " COLLATE TERN_STRING_C" : " COLLATE TERN_STRING")
+            collated = collated + (sort.caseInsensitive ? " COLLATE TERN_STRING_C" : " COLLATE TERN_STRING")
         }
-        return term + (sort.ascending ? " ASC" : " DESC")
+        return PredicateSQL.SortKey(column: operand.sql, collated: collated, type: operand.type, ascending: sort.ascending)
     }
 
     // MARK: - Key paths

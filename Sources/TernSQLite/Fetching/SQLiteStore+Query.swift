@@ -4,23 +4,27 @@ import TernCore
 extension SQLiteStore {
     // MARK: - Fetching in SQL
 
-    /// The SQL statement that fetches a request's rows when its predicate translates, with the
-    /// position of each selected column and whether the statement also sorts, skips and limits.
+    /// The SQL statement that fetches a request's rows when its predicate translates, and
+    /// whether the statement also sorts, skips and limits.
+    ///
+    /// Every column of ``columnNames(of:)`` is selected, unless the request names its
+    /// ``StoreFetchRequest/propertiesToFetch`` and SQLite sorts: then `Z_PK`, `Z_ENT`, `Z_OPT`
+    /// and those attributes' columns only, with their positions in `projection`.
     ///
     /// - Parameter request: What to fetch.
     /// - Returns: The statement, or nil when the predicate must be evaluated in Swift.
     /// - Throws: ``SQLiteError`` for an unknown entity or table.
     func translatedFetch(
         _ request: StoreFetchRequest
-    ) throws(SQLiteError) -> (sql: SQL, columns: [String: Int], isOrdered: Bool)? {
+    ) throws(SQLiteError) -> (sql: SQL, isOrdered: Bool, projection: [String: Int]?)? {
         guard let query = PredicateSQL(request, schema: schema) else { return nil }
         let layout = try schema.entity(named: request.entityName)
-        guard let table = schema.tables[layout.table] else {
-            throw SQLiteError(.schemaMismatch, "The schema has no table \(layout.table).")
+        var names = try columnNames(of: layout)
+        var projection: [String: Int]?
+        if let properties = request.propertiesToFetch, query.order != nil {
+            names = ["Z_PK", "Z_ENT", "Z_OPT"] + properties.compactMap { layout.attribute(named: $0)?.column }
+            projection = Dictionary(names.enumerated().map { ($1, $0) }) { first, _ in first }
         }
-        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
-        var positions: [String: Int] = [:]
-        for (index, name) in names.enumerated() { positions[name] = index }
         let list = SQL.joined(names.map { "t0." + SQL.identifier($0) })
         var sql: SQL = "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY "
         if let order = query.order {
@@ -28,7 +32,7 @@ extension SQLiteStore {
         } else {
             sql.append("t0.Z_PK")
         }
-        return (sql, positions, query.order != nil)
+        return (sql, query.order != nil, projection)
     }
 
     /// ``fetch(_:)`` when the predicate translates to SQL: filtered (and sorted, when the sorts
@@ -38,8 +42,22 @@ extension SQLiteStore {
     func fetchInSQL(_ request: StoreFetchRequest) throws -> [StoreRow]? {
         guard let statement = try translatedFetch(request) else { return nil }
         var rows: [StoreRow] = []
-        try connection.forEachRow(statement.sql) { (values) throws(SQLiteError) in
-            rows.append(try decode(values, columns: statement.columns))
+        if let projection = statement.projection {
+            var plans: [Int: RowPlan] = [:]
+            try connection.forEachStatementRow(statement.sql) { (statement) throws(SQLiteError) in
+                let number = Int(statement.integer(at: 1) ?? 0)
+                if let plan = plans[number] {
+                    rows.append(try decode(statement, plan: plan))
+                } else {
+                    let plan = RowPlan(layout: try schema.entity(number: number), positions: projection, relationships: false)
+                    plans[number] = plan
+                    rows.append(try decode(statement, plan: plan))
+                }
+            }
+            return rows
+        }
+        try connection.forEachStatementRow(statement.sql) { (statement) throws(SQLiteError) in
+            rows.append(try decode(statement))
         }
         if statement.isOrdered { return rows }
         return try request.ordered(rows.map { RowValues(row: $0, store: self) }).map(\.row)

@@ -90,9 +90,9 @@ extension SQLiteStore: PersistentStore {
             for start in stride(from: 0, to: group.count, by: Self.fetchBatchSize) {
                 let keys = group[start..<min(start + Self.fetchBatchSize, group.count)].map { DatabaseValue.integer($0.primaryKey) }
                 let placeholders = SQL(unsafeSQL: Array(repeating: "?", count: keys.count).joined(separator: ", "), arguments: keys)
-                let sql: SQL = "\(select.sql) WHERE Z_PK IN (\(placeholders)) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
-                try connection.forEachRow(sql) { (values) throws(SQLiteError) in
-                    let row = try decode(values, columns: select.columns)
+                let sql: SQL = "\(select) WHERE Z_PK IN (\(placeholders)) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
+                try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
+                    let row = try decode(statement)
                     found[RowReference(entityName: entity, primaryKey: row.reference.primaryKey)] = row
                 }
             }

@@ -15,9 +15,9 @@ extension SQLiteStore {
     package func row(of entity: String, primaryKey: Int64) throws(SQLiteError) -> StoreRow? {
         let layout = try schema.entity(named: entity)
         let select = try selection(for: layout)
-        let sql: SQL = "\(select.sql) WHERE Z_PK = \(primaryKey) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
+        let sql: SQL = "\(select) WHERE Z_PK = \(primaryKey) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
         guard let values = try connection.fetchOne(sql) else { return nil }
-        return try decode(values, columns: select.columns)
+        return try decode(values)
     }
 
     /// The next batch of an entity's rows, in primary-key order (keyset pagination).
@@ -35,14 +35,14 @@ extension SQLiteStore {
     ) throws(SQLiteError) -> [StoreRow] {
         precondition(limit > 0, "a batch holds at least one row")
         let layout = try schema.entity(named: entity)
-        let select = try selection(for: layout)
         let numbers = includingSubentities ? layout.hierarchyNumbers : [layout.number]
+        let select = try selection(for: layout)
         let sql: SQL = """
-            \(select.sql) WHERE Z_ENT IN (\(Self.list(numbers))) AND Z_PK > \(primaryKey) \
+            \(select) WHERE Z_ENT IN (\(Self.list(numbers))) AND Z_PK > \(primaryKey) \
             ORDER BY Z_PK LIMIT \(limit)
             """
         var rows: [StoreRow] = []
-        for values in try connection.fetchAll(sql) { rows.append(try decode(values, columns: select.columns)) }
+        try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in rows.append(try decode(statement)) }
         return rows
     }
 
@@ -74,50 +74,74 @@ extension SQLiteStore {
 
     // MARK: - Non public
 
-    /// The SELECT of every column of an entity's root table, with the position of each column.
-    func selection(for layout: EntityLayout) throws(SQLiteError) -> (sql: SQL, columns: [String: Int]) {
+    /// The SELECT of every column of an entity's root table, in the order of ``columnNames(of:)``.
+    func selection(for layout: EntityLayout) throws(SQLiteError) -> SQL {
+        let list = SQL.joined(try columnNames(of: layout).map { SQL.identifier($0) })
+        return "SELECT \(list) FROM \(.identifier(layout.table))"
+    }
+
+    /// Every column of an entity's root table, `Z_PK`, `Z_ENT` and `Z_OPT` first: what
+    /// ``decode(_:)`` reads.
+    func columnNames(of layout: EntityLayout) throws(SQLiteError) -> [String] {
         guard let table = schema.tables[layout.table] else {
             throw SQLiteError(.schemaMismatch, "The schema has no table \(layout.table).")
         }
-        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
-        var positions: [String: Int] = [:]
-        for (index, name) in names.enumerated() { positions[name] = index }
-        let list = SQL.joined(names.map { SQL.identifier($0) })
-        return ("SELECT \(list) FROM \(.identifier(layout.table))", positions)
+        return ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
     }
 
-    /// A row from the values of a ``selection(for:)``.
-    func decode(_ values: [DatabaseValue], columns: [String: Int]) throws(SQLiteError) -> StoreRow {
-        let primaryKey = values[0].int64 ?? 0
-        let layout = try schema.entity(number: Int(values[1].int64 ?? 0))
-        let reference = RowReference(entityName: layout.name, primaryKey: primaryKey)
-        var row = StoreRow(reference: reference, version: values[2].int64 ?? 0)
-        for attribute in layout.attributes {
-            guard let index = columns[attribute.column] else { continue }
-            var value = values[index]
+    /// A row from the values of a selection that starts with every column of the root table
+    /// (``columnNames(of:)``), read with its entity's cached ``RowPlan``.
+    ///
+    func decode(_ values: some ColumnValues) throws(SQLiteError) -> StoreRow {
+        try decode(values, plan: rowPlan(number: Int(values.integer(at: 1) ?? 0)))
+    }
+
+    /// The cached plan for reading every column of an entity's rows.
+    ///
+    /// - Parameter number: The concrete entity's number (`Z_ENT`).
+    /// - Throws: ``SQLiteError`` with code `schemaMismatch` for an unknown number.
+    func rowPlan(number: Int) throws(SQLiteError) -> RowPlan {
+        if let plan = rowPlans[number] { return plan }
+        let layout = try schema.entity(number: number)
+        var positions: [String: Int] = [:]
+        for (index, name) in try columnNames(of: layout).enumerated() { positions[name] = index }
+        let plan = RowPlan(layout: layout, positions: positions)
+        rowPlans[number] = plan
+        return plan
+    }
+
+    /// A row from selected values, read with a plan: `Z_PK`, `Z_ENT` and `Z_OPT` first.
+    func decode(_ values: some ColumnValues, plan: RowPlan) throws(SQLiteError) -> StoreRow {
+        let primaryKey = values.integer(at: 0) ?? 0
+        var attributes = [String: AttributeValue](minimumCapacity: plan.attributes.count)
+        for attribute in plan.attributes {
+            var value = values.value(at: attribute.position)
             if attribute.allowsExternalStorage, case .blob(let bytes) = value {
                 value = .blob(try externalData.resolve(bytes))
             }
             do {
-                row.attributes[attribute.name] = try AttributeValue(databaseValue: value, type: attribute.type)
+                if let decoded = try AttributeValue(databaseValue: value, type: attribute.type) {
+                    attributes[attribute.name] = decoded
+                }
             } catch {
                 throw SQLiteError(
                     .invalidValue,
-                    "\(layout.name).\(attribute.name) of row \(primaryKey) holds a value a \(attribute.type.xcodeName) "
-                        + "attribute cannot read.", path: url.path)
+                    "\(plan.layout.name).\(attribute.name) of row \(primaryKey) holds a value a "
+                        + "\(attribute.type.xcodeName) attribute cannot read.", path: url.path)
             }
         }
-        for relationship in layout.toOneRelationships {
-            guard let index = columns[relationship.column], let key = values[index].int64 else { continue }
+        var row = StoreRow(
+            reference: RowReference(entityName: plan.layout.name, primaryKey: primaryKey),
+            version: values.integer(at: 2) ?? 0, attributes: attributes)
+        for relationship in plan.toOne {
+            guard let key = values.integer(at: relationship.position) else { continue }
             var destination = relationship.destination
-            if let entityColumn = relationship.entityColumn, let position = columns[entityColumn],
-                let number = values[position].int64
-            {
-                destination = try schema.entity(number: Int(number)).name
+            if let position = relationship.entityPosition, let number = values.integer(at: position) {
+                destination = try rowPlan(number: Int(number)).layout.name
             }
             row.toOne[relationship.name] = RowReference(entityName: destination, primaryKey: key)
         }
-        for relationship in layout.toManyRelationships {
+        for relationship in plan.toMany {
             // An absent key is an empty relationship.
             let references = try references(of: relationship, from: primaryKey)
             if !references.isEmpty { row.toMany[relationship.name] = references }

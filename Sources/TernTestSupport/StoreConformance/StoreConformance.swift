@@ -82,6 +82,12 @@ public struct StoreConformance: Sendable {
         case staleVersionIsRefused
         /// Each merge policy resolves a conflict between two contexts.
         case mergePolicies
+        /// Pages of any size give the rows of a plain fetch, in order.
+        case pagingMatchesFetch
+        /// Rows saved or deleted between pages are seen as documented.
+        case pagingSeesChangesBetweenPages
+        /// A context's batched iteration hands every object once, in order, in batches.
+        case batchedIteration
     }
 
     /// The factory of the stores under test.
@@ -119,6 +125,9 @@ public struct StoreConformance: Sendable {
         case .uniquenessConstraints: try await uniquenessConstraints()
         case .staleVersionIsRefused: try await staleVersionIsRefused()
         case .mergePolicies: try await mergePolicies()
+        case .pagingMatchesFetch: try await pagingMatchesFetch()
+        case .pagingSeesChangesBetweenPages: try await pagingSeesChangesBetweenPages()
+        case .batchedIteration: try await batchedIteration()
         }
     }
 

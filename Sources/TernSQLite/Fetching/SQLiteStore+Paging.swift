@@ -1,0 +1,148 @@
+public import TernCore
+
+extension SQLiteStore {
+    // MARK: - Paging
+
+    /// One page of a request's rows after a position, read with keyset pagination so that memory
+    /// stays that of one page however many rows match.
+    ///
+    /// - When the predicate and the sorts translate to SQL (`PredicateSQL`), one `SELECT … WHERE
+    ///   <predicate> AND <after the position> ORDER BY <sorts>, Z_PK LIMIT <size>`: the position is
+    ///   a condition on the sort columns and `Z_PK` with bound values, so SQLite seeks to it
+    ///   (through the primary key without sorts, or an index on the sort column).
+    /// - Without sorts, when the predicate must run in Swift: rows are read in key order after
+    ///   the position's `Z_PK`, a batch at a time, until the page is full.
+    /// - When a sort cannot be expressed in SQL: every match is read and sorted for each page.
+    ///
+    /// Rows saved between pages are seen as ``PersistentStore/fetchPage(_:after:size:)`` describes.
+    ///
+    /// - Parameters:
+    ///   - request: What to fetch; its offset applies to the first page, its limit to all.
+    ///   - position: Where the previous page ended, or nil for the first page.
+    ///   - size: The most rows to return; at least 1.
+    /// - Returns: The page.
+    /// - Throws: ``TernError`` with code `objectNotFound` for an unknown entity,
+    ///   `invalidPredicate` for an unknown key path; ``SQLiteError`` when reading fails.
+    /// - Complexity: O(`size` · log *n*) when SQLite can seek to the position; otherwise O(*n*)
+    ///   rows read per page.
+    public func fetchPage(
+        _ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int
+    ) throws -> StoreFetchPage {
+        precondition(size > 0, "a page holds at least one row")
+        guard schema.entities[request.entityName] != nil else {
+            throw TernError(
+                .objectNotFound, "the model has no entity \(request.entityName); check the fetch request",
+                entity: request.entityName)
+        }
+        let delivered = position?.delivered ?? 0
+        let wanted = request.limit.map { min(size, max(0, $0 - delivered)) } ?? size
+        guard wanted > 0 else { return StoreFetchPage(rows: [], next: nil) }
+        if let query = PredicateSQL(request, schema: schema), let keys = query.sortKeys {
+            if let page = try pageInSQL(request, query: query, keys: keys, after: position, wanted: wanted) {
+                return page
+            }
+        } else if request.sortDescriptors.isEmpty {
+            return try pageByKey(request, after: position, wanted: wanted)
+        }
+        var all = request
+        all.offset = 0
+        all.limit = nil
+        let sorted = try fetch(all).map { RowValues(row: $0, store: self) }
+        return try request.page(of: sorted, after: position, size: size, row: \.row)
+    }
+
+    // MARK: - Non public
+
+    /// A page read by one SQL statement, or nil when a position value cannot be bound.
+    private func pageInSQL(
+        _ request: StoreFetchRequest, query: PredicateSQL, keys: [PredicateSQL.SortKey],
+        after position: StoreFetchPosition?, wanted: Int
+    ) throws -> StoreFetchPage? {
+        let layout = try schema.entity(named: request.entityName)
+        let names = try columnNames(of: layout)
+        let list = SQL.joined(names.map { "t0." + SQL.identifier($0) } + keys.map(\.column))
+        var condition = query.condition
+        if let position {
+            guard let after = Self.condition(after: position, keys: keys) else { return nil }
+            condition = condition + " AND " + after
+        }
+        let offset = position == nil ? Int64(request.offset) : 0
+        let sql: SQL = """
+            SELECT \(list) FROM \(query.from) WHERE \(condition) ORDER BY \(query.order ?? "t0.Z_PK") \
+            LIMIT \(Int64(wanted)) OFFSET \(offset)
+            """
+        var rows: [StoreRow] = []
+        var lastValues: [AttributeValue?] = []
+        try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
+            rows.append(try decode(statement))
+            lastValues = []
+            for (index, key) in keys.enumerated() {
+                lastValues.append(try AttributeValue(databaseValue: statement.value(at: names.count + index), type: key.type))
+            }
+        }
+        return Self.page(rows, wanted: wanted, after: position, sortValues: lastValues)
+    }
+
+    /// A page of a request without sorts whose predicate runs in Swift: rows in key order after
+    /// the position's primary key, read a batch at a time.
+    private func pageByKey(
+        _ request: StoreFetchRequest, after position: StoreFetchPosition?, wanted: Int
+    ) throws -> StoreFetchPage {
+        var last = position?.reference.primaryKey ?? 0
+        var skip = position == nil ? request.offset : 0
+        var rows: [StoreRow] = []
+        scan: while true {
+            let batch = try self.rows(
+                of: request.entityName, includingSubentities: request.includesSubentities, after: last,
+                limit: Self.fetchBatchSize)
+            for row in batch {
+                last = row.reference.primaryKey
+                guard try request.predicate?.evaluate(with: RowValues(row: row, store: self)) ?? true else { continue }
+                if skip > 0 {
+                    skip -= 1
+                    continue
+                }
+                rows.append(row)
+                if rows.count == wanted { break scan }
+            }
+            if batch.count < Self.fetchBatchSize { return StoreFetchPage(rows: rows, next: nil) }
+        }
+        return Self.page(rows, wanted: wanted, after: position, sortValues: [])
+    }
+
+    /// The page of `rows`, with a next position when the page is full and the limit not reached.
+    private static func page(
+        _ rows: [StoreRow], wanted: Int, after position: StoreFetchPosition?, sortValues: [AttributeValue?]
+    ) -> StoreFetchPage {
+        guard rows.count == wanted, let last = rows.last else { return StoreFetchPage(rows: rows, next: nil) }
+        let next = StoreFetchPosition(
+            reference: last.reference, sortValues: sortValues, delivered: (position?.delivered ?? 0) + rows.count)
+        return StoreFetchPage(rows: rows, next: next)
+    }
+
+    /// The condition "comes after the position" in the order of `keys` then `Z_PK`, as SQLite
+    /// sorts (`NULL` first in ascending order), or nil when a value cannot be bound.
+    private static func condition(after position: StoreFetchPosition, keys: [PredicateSQL.SortKey]) -> SQL? {
+        guard position.sortValues.count == keys.count else { return nil }
+        var alternatives: [SQL] = []
+        var ties: [SQL] = []
+        for (key, value) in zip(keys, position.sortValues) {
+            var bound: DatabaseValue?
+            if let value {
+                guard let databaseValue = value.databaseValue(for: key.type) else { return nil }
+                bound = databaseValue
+            }
+            let after: SQL
+            switch (key.ascending, bound) {
+            case (true, nil): after = "(" + key.column + " IS NOT NULL)"
+            case (true, let bound?): after = "(" + key.collated + " > \(bound))"
+            case (false, nil): after = "0"
+            case (false, let bound?): after = "(" + key.collated + " < \(bound) OR " + key.column + " IS NULL)"
+            }
+            alternatives.append(SQL.joined(ties + [after], separator: " AND "))
+            ties.append(bound.map { "(" + key.collated + " = \($0))" } ?? "(" + key.column + " IS NULL)")
+        }
+        alternatives.append(SQL.joined(ties + ["t0.Z_PK > \(position.reference.primaryKey)"], separator: " AND "))
+        return "(" + SQL.joined(alternatives, separator: " OR ") + ")"
+    }
+}
