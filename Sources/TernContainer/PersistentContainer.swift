@@ -43,6 +43,7 @@ public final class PersistentContainer: Sendable {
     public let mainContext: ObjectContext
 
     private let listeners = Mutex<[UUID: AsyncStream<ContainerEvent>.Continuation]>([:])
+    private let loadedStores = Mutex<[any PersistentStore]?>(nil)
 
     /// Creates a container; nothing is read until ``loadStores()``.
     ///
@@ -83,7 +84,9 @@ public final class PersistentContainer: Sendable {
     ///    and added to the coordinator.
     /// 4. Starter records are imported, with upsert, when the seed file is new to the store.
     ///
-    /// The work runs off the caller's executor, so calling it from the main actor does not block the UI.
+    /// The work runs off the caller's executor, so calling it from the main actor does not block
+    /// the UI. Once it has succeeded, calling it again returns the same stores (and reports
+    /// ``ContainerEvent/ready`` again); call it once at a time.
     ///
     /// - Returns: The stores, in the order of ``storeDescriptions``.
     /// - Throws: The first error, after a ``ContainerEvent/failed(store:message:)`` event; stores
@@ -92,6 +95,11 @@ public final class PersistentContainer: Sendable {
     @concurrent
     @discardableResult
     public func loadStores() async throws -> [any PersistentStore] {
+        if let loaded = loadedStores.withLock({ $0 }) {
+            // Loaded before: nothing to find or move; tell the caller again that the stores are ready.
+            post(.ready)
+            return loaded
+        }
         await mainContext.setAutomaticallyMergesChanges(true)
         var stores: [any PersistentStore] = []
         for description in storeDescriptions {
@@ -105,6 +113,7 @@ public final class PersistentContainer: Sendable {
                 throw error
             }
         }
+        loadedStores.withLock { $0 = stores }
         post(.ready)
         notify(.ready)
         return stores

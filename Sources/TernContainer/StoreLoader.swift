@@ -16,7 +16,7 @@ struct StoreLoader: Sendable {
     /// Runs every step and returns the open store, added to the coordinator.
     func load() async throws -> any PersistentStore {
         let url = description.url
-        // Loading again (a second call of loadStores) keeps the store already added.
+        // A store added by an earlier call of loadStores that failed on a later store is kept.
         if let loaded = coordinator.store(at: url) { return loaded }
         if description.kind == .inMemory { return try await loadInMemory() }
         if !description.options.isReadOnly {
