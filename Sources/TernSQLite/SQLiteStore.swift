@@ -41,6 +41,10 @@ public actor SQLiteStore {
     var insertTexts: [String: String] = [:]
     /// How to read each concrete entity's rows, by entity number, made on first use (see `rowPlan(number:)`).
     var rowPlans: [Int: RowPlan] = [:]
+    /// Whether the store has Core Data's persistent-history tables, so that every save records a
+    /// transaction: opened with ``SQLiteConfiguration/recordsHistory``, or written with history on
+    /// before (by Tern or by Core Data).
+    public nonisolated let recordsHistory: Bool
 
     /// Opens a store, creating it for the model when no file exists yet.
     ///
@@ -71,6 +75,7 @@ public actor SQLiteStore {
             let metadata = StoreSchema.newMetadata(for: model, autoVacuum: configuration.autoVacuum)
             let connection = try Connection(path: url.path, configuration: configuration)
             try connection.createStore(schema: schema, metadata: metadata, modelCache: Self.encodedModelCache(model))
+            self.recordsHistory = try Self.prepareHistory(connection, model: model, configuration: configuration)
             if configuration.fullSync {
                 try FileSystem.synchronizeDirectory(atPath: url.deletingLastPathComponent().path)
             }
@@ -86,6 +91,7 @@ public actor SQLiteStore {
                     "The model's entity version hashes differ from the store's; migrate the store to this model first.",
                     path: url.path)
             }
+            self.recordsHistory = try Self.prepareHistory(connection, model: storeModel, configuration: configuration)
             let schema = try connection.readSchema(model: storeModel)
             (self.model, self.schema, self.connection, self.currentMetadata) = (storeModel, schema, connection, metadata)
             self.identifier = metadata.uuid
@@ -144,6 +150,18 @@ public actor SQLiteStore {
         if configuration.isReadOnly {
             throw SQLiteError(.readOnly, "The store was opened read-only; open it read-write to change it.", path: url.path)
         }
+    }
+
+    /// Creates or completes the history tables when the store records history, and tells whether it does.
+    static func prepareHistory(
+        _ connection: Connection, model: ManagedObjectModel, configuration: SQLiteConfiguration
+    ) throws(SQLiteError) -> Bool {
+        let hasTables = try connection.hasHistoryTables()
+        if !configuration.isReadOnly, configuration.recordsHistory || hasTables {
+            try connection.prepareHistoryTables(for: model)
+            return true
+        }
+        return hasTables
     }
 
     /// Opens a connection to a file that must already exist.

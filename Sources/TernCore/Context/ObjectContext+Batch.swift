@@ -29,7 +29,7 @@ extension ObjectContext {
         let rows = zip(keys, objects).map { key, values in
             StoreRow(reference: RowReference(entityName: entityName, primaryKey: key), attributes: values)
         }
-        _ = try await store.save(StoreChangeSet(inserted: rows))
+        _ = try await store.save(StoreChangeSet(inserted: rows, author: transactionAuthor, contextName: name))
         let ids = keys.map { ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: $0) }
         try await announce(ContextDidSave(inserted: Set(ids)))
         return ids
@@ -54,7 +54,7 @@ extension ObjectContext {
                 for (name, value) in values { row.attributes[name] = value }
                 return row
             }
-            _ = try await store.save(StoreChangeSet(updated: rows))
+            _ = try await store.save(StoreChangeSet(updated: rows, author: transactionAuthor, contextName: name))
             ids += rows.map { ObjectID(entityName: $0.reference.entityName, storeIdentifier: store.identifier, primaryKey: $0.reference.primaryKey) }
         }
         let keys = Set(values.keys)
@@ -74,7 +74,7 @@ extension ObjectContext {
         for store in coordinator.affectedStores(forEntity: request.entityName) {
             let rows = try await store.fetch(request.storeRequest)
             let deleted = Dictionary(uniqueKeysWithValues: rows.map { ($0.reference, $0.version) })
-            _ = try await store.save(StoreChangeSet(deleted: deleted))
+            _ = try await store.save(StoreChangeSet(deleted: deleted, author: transactionAuthor, contextName: name))
             ids += rows.map { ObjectID(entityName: $0.reference.entityName, storeIdentifier: store.identifier, primaryKey: $0.reference.primaryKey) }
         }
         try await announce(ContextDidSave(deleted: Set(ids)))

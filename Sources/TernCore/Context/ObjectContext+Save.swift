@@ -180,6 +180,10 @@ extension ObjectContext {
                 sets[store, default: .init()].deleted[reference] = object.snapshot?.version ?? 0
             }
         }
+        for key in sets.keys {
+            sets[key]?.author = transactionAuthor
+            sets[key]?.contextName = name
+        }
         return sets.sorted { $0.key < $1.key }
     }
 

@@ -37,6 +37,11 @@ public actor ObjectContext {
     public var automaticallyMergesChanges = false {
         didSet { if automaticallyMergesChanges { coordinator.addObserver(self) } }
     }
+    /// The context's name, recorded with each transaction it saves in persistent history.
+    public var name: String?
+    /// Who is saving (an importer, a sync engine, a user…), recorded with each transaction this
+    /// context saves in persistent history, so that readers can skip their own changes.
+    public var transactionAuthor: String?
 
     let graph: ObjectGraph
     private nonisolated let executor: ContextExecutor?

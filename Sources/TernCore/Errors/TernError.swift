@@ -49,6 +49,10 @@ public struct TernError: Error, Sendable, Hashable {
         public static let constraintConflict = Code("constraintConflict")
         /// An object, row or store that was asked for does not exist.
         public static let objectNotFound = Code("objectNotFound")
+        /// The store does not record persistent history (its type cannot, or history is off).
+        public static let historyUnavailable = Code("historyUnavailable")
+        /// A history token was handed out by another store, or cannot be read.
+        public static let invalidHistoryToken = Code("invalidHistoryToken")
     }
 
     /// The kind of failure.

@@ -24,8 +24,11 @@ public final class InMemoryStore: PersistentStore {
     public let isReadOnly: Bool
     /// The model the store was created with.
     public let model: ManagedObjectModel
+    /// Whether every save records a ``HistoryTransaction``.
+    public let recordsHistory: Bool
 
     private let state: Mutex<RowTable>
+    private let history = Mutex(HistoryLog())
 
     /// Creates an empty store.
     ///
@@ -33,10 +36,16 @@ public final class InMemoryStore: PersistentStore {
     ///   - model: The model of the rows it will hold; its version hashes go into the metadata.
     ///   - identifier: The store's UUID; a fresh one when omitted.
     ///   - isReadOnly: Whether saves are refused.
-    public init(model: ManagedObjectModel, identifier: String = UUID().uuidString, isReadOnly: Bool = false) {
+    ///   - recordsHistory: Whether every save records a ``HistoryTransaction`` (Core Data's
+    ///     `NSPersistentHistoryTrackingKey`); off by default.
+    public init(
+        model: ManagedObjectModel, identifier: String = UUID().uuidString, isReadOnly: Bool = false,
+        recordsHistory: Bool = false
+    ) {
         self.identifier = identifier
         self.model = model
         self.isReadOnly = isReadOnly
+        self.recordsHistory = recordsHistory
         self.state = Mutex(RowTable(metadata: StoreMetadata(newStoreOf: .inMemory, uuid: identifier, model: model)))
     }
 
@@ -109,6 +118,14 @@ public final class InMemoryStore: PersistentStore {
         return try state.withLock { state in
             var next = state
             let result = try next.apply(changes, model: model, storeIdentifier: identifier)
+            if recordsHistory {
+                // Under the rows' lock, so that transactions are recorded in the order saves apply.
+                var previous: [RowReference: StoreRow] = [:]
+                for reference in changes.updated.map(\.reference) + changes.deleted.keys {
+                    previous[reference] = state.row(for: reference)
+                }
+                history.withLock { $0.record(changes, previous: previous, model: model, storeIdentifier: identifier) }
+            }
             state = next
             return result
         }
@@ -121,7 +138,44 @@ public final class InMemoryStore: PersistentStore {
         try state.withLock { try $0.newPrimaryKeys(forEntity: entity, count: count, model: model) }
     }
 
+    // MARK: - History
+
+    /// The recorded transactions a request asks for, oldest first.
+    ///
+    /// - Throws: ``TernError/Code/historyUnavailable`` when the store was created without history;
+    ///   ``TernError/Code/invalidHistoryToken`` for another store's token.
+    /// - Complexity: O(*t* + *c*) in the number of recorded transactions and changes.
+    public func fetchHistory(_ request: HistoryFetchRequest) async throws -> [HistoryTransaction] {
+        try checkHistory()
+        return try history.withLock { try $0.fetch(request, storeIdentifier: identifier) }
+    }
+
+    /// Removes the recorded transactions up to and including the token's.
+    ///
+    /// - Throws: ``TernError/Code/historyUnavailable`` when the store was created without history;
+    ///   ``TernError/Code/invalidHistoryToken`` for another store's token.
+    public func deleteHistory(before token: HistoryToken) async throws -> Int {
+        try checkHistory()
+        return try history.withLock { try $0.delete(before: token, storeIdentifier: identifier) }
+    }
+
+    /// The token of the last recorded transaction, or nil before the first save.
+    ///
+    /// - Throws: ``TernError/Code/historyUnavailable`` when the store was created without history.
+    public func currentHistoryToken() async throws -> HistoryToken? {
+        try checkHistory()
+        return history.withLock { $0.currentToken(storeIdentifier: identifier) }
+    }
+
     // MARK: - Non public
+
+    private func checkHistory() throws {
+        if !recordsHistory {
+            throw TernError(
+                .historyUnavailable,
+                "the in-memory store \(identifier) does not record history; create it with recordsHistory: true")
+        }
+    }
 
     private func checkWritable() throws {
         if isReadOnly {

@@ -118,4 +118,31 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// - Returns: `count` new keys.
     /// - Throws: When the store cannot be written.
     func newPrimaryKeys(forEntity entity: String, count: Int) async throws -> [Int64]
+
+    // MARK: - Persistent history (default: not recorded; see PersistentStore+History.swift)
+
+    /// Whether every save records a ``HistoryTransaction``.
+    var recordsHistory: Bool { get }
+
+    /// The recorded transactions a request asks for, oldest first.
+    ///
+    /// - Parameter request: Which transactions and changes.
+    /// - Returns: The transactions, each with the changes the request keeps.
+    /// - Throws: ``TernError/Code/historyUnavailable`` when the store does not record history;
+    ///   ``TernError/Code/invalidHistoryToken`` for another store's token.
+    /// - Complexity: Proportional to the transactions and changes after the request's token.
+    func fetchHistory(_ request: HistoryFetchRequest) async throws -> [HistoryTransaction]
+
+    /// Removes the recorded transactions up to and including the token's.
+    ///
+    /// - Parameter token: The last transaction to remove.
+    /// - Returns: How many transactions were removed.
+    /// - Throws: ``TernError/Code/historyUnavailable`` when the store does not record history;
+    ///   ``TernError/Code/invalidHistoryToken`` for another store's token.
+    func deleteHistory(before token: HistoryToken) async throws -> Int
+
+    /// The token of the last recorded transaction, or nil when nothing was recorded yet.
+    ///
+    /// - Throws: ``TernError/Code/historyUnavailable`` when the store does not record history.
+    func currentHistoryToken() async throws -> HistoryToken?
 }

@@ -91,6 +91,10 @@ public struct StoreChangeSet: Hashable, Sendable {
     public var updated: [StoreRow]
     /// Rows to delete, with the version each was read at.
     public var deleted: [RowReference: Int64]
+    /// Who saved: the context's ``ObjectContext/transactionAuthor``, recorded in the history.
+    public var author: String?
+    /// The saving context's ``ObjectContext/name``, recorded in the history.
+    public var contextName: String?
 
     /// Creates a change set.
     ///
@@ -98,10 +102,17 @@ public struct StoreChangeSet: Hashable, Sendable {
     ///   - inserted: New rows.
     ///   - updated: Changed rows with the versions they were read at.
     ///   - deleted: Deleted rows with the versions they were read at.
-    public init(inserted: [StoreRow] = [], updated: [StoreRow] = [], deleted: [RowReference: Int64] = [:]) {
+    ///   - author: Who saved, for the history.
+    ///   - contextName: The saving context's name, for the history.
+    public init(
+        inserted: [StoreRow] = [], updated: [StoreRow] = [], deleted: [RowReference: Int64] = [:],
+        author: String? = nil, contextName: String? = nil
+    ) {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
+        self.author = author
+        self.contextName = contextName
     }
 
     /// Whether the change set changes nothing.

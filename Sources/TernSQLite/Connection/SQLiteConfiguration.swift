@@ -58,6 +58,14 @@ public struct SQLiteConfiguration: Sendable, Hashable {
     /// The size from which binary values of attributes that allow external storage are written
     /// to a file beside the store instead of inline.
     public var externalStorageThreshold: Int
+    /// Whether every save records a transaction in Core Data's persistent-history tables
+    /// (`ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING`): Core Data's
+    /// `NSPersistentHistoryTrackingKey`. Off by default.
+    ///
+    /// Turning it on creates the tables when the store lacks them. A store that already has them
+    /// keeps recording even when opened with this off, as Core Data refuses to write to such a
+    /// store without tracking: a gap in the history would go unnoticed by its readers.
+    public var recordsHistory: Bool
 
     /// Creates a configuration with Core Data's defaults.
     ///
@@ -72,6 +80,7 @@ public struct SQLiteConfiguration: Sendable, Hashable {
         self.isReadOnly = isReadOnly
         self.busyTimeout = .seconds(10)
         self.externalStorageThreshold = 100 * 1024
+        self.recordsHistory = false
     }
 
     /// A read-only configuration.

@@ -4,7 +4,8 @@ public import TernCore
 extension SQLiteStore {
     // MARK: - Writing rows
 
-    /// Inserts, updates and deletes rows in one IMMEDIATE transaction: all or nothing.
+    /// Inserts, updates and deletes rows in one IMMEDIATE transaction: all or nothing. When the
+    /// store ``recordsHistory``, the same transaction records the save in the history tables.
     ///
     /// Inserted rows get `Z_OPT = 1`; their keys come from ``newPrimaryKeys(forEntity:count:)``.
     /// Updated and deleted rows must still have the version they were read at
@@ -29,6 +30,7 @@ extension SQLiteStore {
         do {
             let result = try connection.inTransaction(.immediate, throwing: {
                 try checkVersions(changes)
+                let previous = recordsHistory ? try rowsBeforeSave(changes) : [:]
                 replacedFiles = try externalFiles(of: changes.updated.map(\.reference) + changes.deleted.keys)
                 var result = StoreSaveResult()
                 for row in changes.inserted {
@@ -44,6 +46,7 @@ extension SQLiteStore {
                 for (reference, version) in changes.deleted.sorted(by: { $0.key < $1.key }) {
                     try deleteRow(reference, version: version)
                 }
+                if recordsHistory { try recordHistory(of: changes, previous: previous) }
                 return result
             })
             // Updated rows got new files; the old ones are only removed once the commit is durable.
