@@ -153,6 +153,38 @@ import Testing
         #expect(try Self.rows(url, "SELECT COUNT(*) FROM ACHANGE") == [[.integer(0)]])
     }
 
+    @Test func migrationKeepsHistoryOnAndTokensOrdered() async throws {
+        let tmp = try TemporaryDirectory()
+        let url = tmp.url.appendingPathComponent("recipes.sqlite")
+        let versions = try RecipeVersions.model()
+        let v1 = try #require(versions.version(named: "v1")).model
+        let v2 = try #require(versions.version(named: "v2")).model
+        var before: HistoryToken?
+        do {
+            let store = try SQLiteStore(at: url, model: v1, configuration: Self.historyOn)
+            for name in ["Soup", "Salad"] {
+                let key = try await store.newPrimaryKeys(forEntity: "Recipe", count: 1)[0]
+                let row = StoreRow(reference: RowReference(entityName: "Recipe", primaryKey: key), attributes: ["name": .string(name)])
+                _ = try await store.save(StoreChangeSet(inserted: [row], author: "seed"))
+            }
+            before = try await store.currentHistoryToken()
+        }
+        try await StoreMigrator().migrateStore(at: url, model: versions, to: "v2")
+
+        // The rebuilt store records history; the old transactions described the old layout and are gone.
+        let store = try SQLiteStore(at: url, model: v2)
+        #expect(store.recordsHistory)
+        #expect(try await store.fetchHistory(HistoryFetchRequest()).isEmpty)
+        let token = try #require(before)
+        #expect(try await store.currentHistoryToken() == token)
+        let key = try await store.newPrimaryKeys(forEntity: "Recipe", count: 1)[0]
+        let row = StoreRow(reference: RowReference(entityName: "Recipe", primaryKey: key), attributes: ["title": .string("Stew")])
+        _ = try await store.save(StoreChangeSet(inserted: [row], author: "after"))
+        let after = try await store.fetchHistory(HistoryFetchRequest(after: token))
+        #expect(after.map(\.author) == ["after"])
+        #expect(after.map(\.token.description) == ["3@\(store.identifier)"])
+    }
+
     // MARK: - Helpers
 
     /// Every row a query returns, read through a connection of its own.

@@ -125,6 +125,22 @@ extension Connection {
         clearStatementCache()
     }
 
+    /// Starts the history of a store rebuilt by a migration: empty history tables whose
+    /// transaction numbers continue after the source's last one, so that tokens handed out before
+    /// the migration stay ordered before every later transaction.
+    ///
+    /// - Parameters:
+    ///   - token: The source store's last transaction, if any.
+    ///   - model: The rebuilt store's model.
+    func continueHistory(after token: HistoryToken?, for model: ManagedObjectModel) throws(SQLiteError) {
+        try prepareHistoryTables(for: model)
+        if let token {
+            try execute("""
+                UPDATE Z_PRIMARYKEY SET Z_MAX = \(token.transactionNumber) WHERE Z_ENT = \(HistoryTables.transactionEntity)
+                """)
+        }
+    }
+
     /// The `ZTOMBSTONE<n>` columns of `ACHANGE`, in index order.
     func tombstoneColumns() throws(SQLiteError) -> [String] {
         let columns = Set(try fetchAll("SELECT name FROM pragma_table_info('ACHANGE')").compactMap { $0.first?.string })

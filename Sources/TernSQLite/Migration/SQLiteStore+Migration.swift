@@ -40,6 +40,7 @@ extension SQLiteStore {
         configuration.fullSync = false
         let connection = try Connection(path: job.path, configuration: configuration)
         try connection.createStore(schema: schema, metadata: job.metadata, modelCache: Self.encodedModelCache(model))
+        if recordsHistory { try connection.continueHistory(after: try lastHistoryToken(), for: model) }
         let finalURL = job.externalDataStore ?? URL(fileURLWithPath: job.path)
         let step = job.step
         let engine = try SQLiteMigrationEngine(
