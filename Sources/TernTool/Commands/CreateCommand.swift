@@ -1,9 +1,10 @@
 import Foundation
 import TernCore
+import TernSQLite
 import TernStores
 
-/// `tern create STORE --model MODEL [--version V] [--type sqlite|binary|xml]`: a new, empty store for a
-/// model version.
+/// `tern create STORE --model MODEL [--version V] [--type sqlite|binary|xml] [--history]`: a new, empty
+/// store for a model version.
 struct CreateCommand: Command {
     /// The store file to create.
     static let store = ArgumentDefinition.positional("STORE", help: "The store file to create; it must not exist.")
@@ -13,6 +14,9 @@ struct CreateCommand: Command {
     /// The store type.
     static let type = ArgumentDefinition.option(
         "type", value: "TYPE", help: "The store type: sqlite (the default), binary or xml (postgres is not supported yet).")
+    /// Whether the store records persistent history.
+    static let history = ArgumentDefinition.flag(
+        "history", help: "Records persistent history from the first save (SQLite stores; see 'tern history').")
 
     /// The command's name, arguments and help.
     static let configuration = CommandConfiguration(
@@ -24,11 +28,16 @@ struct CreateCommand: Command {
             the version's entity hashes, so Core Data opens it with the same model. The version is
             the model's current one unless --version names another. An existing file is never
             overwritten.
+
+            With --history the store gets Core Data's persistent-history tables (ATRANSACTION,
+            ACHANGE, ATRANSACTIONSTRING), and every later save, by Tern or by Core Data, records a
+            transaction there; 'tern history' lists them. Only SQLite stores record history.
             """,
-        arguments: [store, model, ModelSelection.version, ModelSelection.order, type],
+        arguments: [store, model, ModelSelection.version, ModelSelection.order, type, history],
         examples: [
             "tern create Recipes.sqlite --model Recipes.xcdatamodeld",
             "tern create Old.sqlite --model Recipes.xcdatamodeld --version \"Recipes 2\"",
+            "tern create Synced.sqlite --model Recipes.xcdatamodeld --history",
         ])
 
     /// The store as typed.
@@ -37,6 +46,8 @@ struct CreateCommand: Command {
     var selection: ModelSelection
     /// The store type.
     var kind: StoreFile.Kind
+    /// Whether the store records persistent history.
+    var recordsHistory: Bool
 
     /// Makes the command from its parsed command line.
     init(_ arguments: ParsedArguments) throws(ValidationError) {
@@ -51,12 +62,16 @@ struct CreateCommand: Command {
             throw ValidationError("unknown store type '\(typeName)'; use one of: \(names)")
         }
         self.kind = kind
+        recordsHistory = arguments.isSet(Self.history)
     }
 
     /// Creates the store and says what it made.
     func run(in context: CommandContext) async throws {
         guard let storeKind = kind.storeKind else {
             throw CommandFailure("\(kind.rawValue) stores are not supported yet; use --type sqlite, binary or xml")
+        }
+        if recordsHistory && kind != .sqlite {
+            throw CommandFailure("\(kind.rawValue) stores do not record persistent history; use --type sqlite with --history")
         }
         let store = StoreFile(storePath, environment: context.environment)
         guard !FileManager.default.fileExists(atPath: store.url.path) else {
@@ -67,9 +82,15 @@ struct CreateCommand: Command {
         let uuid: String
         do {
             uuid = try await StoreFiles.create(at: store.url, kind: storeKind, model: version.model).identifier
+            if recordsHistory {
+                var configuration = SQLiteConfiguration()
+                configuration.recordsHistory = true
+                _ = try SQLiteStore(at: store.url, model: version.model, configuration: configuration)
+            }
         } catch {
             throw CommandFailure("cannot create the store at \(storePath): \(StoreFile.message(of: error))")
         }
-        context.print("created \(storePath): \(kind.rawValue) store for \(model.name) version \(version.name), uuid \(uuid)")
+        let history = recordsHistory ? ", recording history" : ""
+        context.print("created \(storePath): \(kind.rawValue) store for \(model.name) version \(version.name), uuid \(uuid)\(history)")
     }
 }
