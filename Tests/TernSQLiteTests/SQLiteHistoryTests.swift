@@ -124,6 +124,21 @@ import Testing
         #expect(next.first?.changes.contains { $0.changeType == .delete && $0.objectID.entityName == "Page" } == true)
     }
 
+    @Test func openingAStoreWithCompleteHistoryTablesWritesNothing() async throws {
+        let tmp = try TemporaryDirectory()
+        let url = try tmp.copy(Fixtures.url("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite"))
+        _ = try SQLiteStore(at: url)  // completes nothing: the fixture's tables are whole
+        // Another connection holds the write lock: a store that wanted to write at open would time out.
+        let writer = try Connection(path: url.path, configuration: SQLiteConfiguration())
+        try writer.execute("BEGIN IMMEDIATE")
+        var configuration = SQLiteConfiguration()
+        configuration.busyTimeout = .milliseconds(50)
+        let store = try SQLiteStore(at: url, configuration: configuration)
+        #expect(store.recordsHistory)
+        #expect(try await store.fetchHistory(HistoryFetchRequest()).count == 1)
+        try writer.execute("ROLLBACK")
+    }
+
     @Test func storeWithoutHistorySaysSo() async throws {
         let tmp = try TemporaryDirectory()
         let url = tmp.url.appendingPathComponent("plain.sqlite")

@@ -107,6 +107,11 @@ extension Connection {
     /// - Parameter model: The store's model.
     /// - Throws: ``SQLiteError`` when a statement fails; nothing is changed then.
     func prepareHistoryTables(for model: ManagedObjectModel) throws(SQLiteError) {
+        // Opening a complete store writes nothing (and takes no write lock).
+        if try hasHistoryTables(), try tombstoneColumns().count >= HistoryTables.tombstoneCount(for: model) {
+            let registered = try fetchValue("SELECT COUNT(*) FROM Z_PRIMARYKEY WHERE Z_ENT IN (16001, 16002, 16003)")
+            if registered?.int64 == 3 { return }
+        }
         try inTransaction(.immediate) { () throws(SQLiteError) in
             if try !hasHistoryTables() {
                 for statement in HistoryTables.creationStatements { try executeOnce(statement) }
