@@ -45,6 +45,9 @@ public actor SQLiteStore {
     /// transaction: opened with ``SQLiteConfiguration/recordsHistory``, or written with history on
     /// before (by Tern or by Core Data).
     public nonisolated let recordsHistory: Bool
+    /// Whether every object has a global identity (a UUID kept in `TERNSYNC_OBJECT`, for sync):
+    /// opened with ``SQLiteConfiguration/tracksGlobalIdentifiers``, or tracked before.
+    public nonisolated let tracksGlobalIdentifiers: Bool
 
     /// Opens a store, creating it for the model when no file exists yet.
     ///
@@ -76,6 +79,7 @@ public actor SQLiteStore {
             let connection = try Connection(path: url.path, configuration: configuration)
             try connection.createStore(schema: schema, metadata: metadata, modelCache: Self.encodedModelCache(model))
             self.recordsHistory = try Self.prepareHistory(connection, model: model, configuration: configuration)
+            self.tracksGlobalIdentifiers = try Self.prepareGlobalIdentifiers(connection, schema: schema, configuration: configuration)
             if configuration.fullSync {
                 try FileSystem.synchronizeDirectory(atPath: url.deletingLastPathComponent().path)
             }
@@ -93,6 +97,7 @@ public actor SQLiteStore {
             }
             self.recordsHistory = try Self.prepareHistory(connection, model: storeModel, configuration: configuration)
             let schema = try connection.readSchema(model: storeModel)
+            self.tracksGlobalIdentifiers = try Self.prepareGlobalIdentifiers(connection, schema: schema, configuration: configuration)
             (self.model, self.schema, self.connection, self.currentMetadata) = (storeModel, schema, connection, metadata)
             self.identifier = metadata.uuid
         }

@@ -67,6 +67,12 @@ public struct SQLiteConfiguration: Sendable, Hashable {
     /// store without tracking: a gap in the history would go unnoticed by its readers.
     public var recordsHistory: Bool
 
+    /// Whether every object gets a global identity, a UUID kept in a table of Tern's own
+    /// (`TERNSYNC_OBJECT`, which Core Data ignores) and the same on every device that syncs
+    /// (see docs/Sync.md). Objects that exist when it is turned on get one then. Off by default;
+    /// a store that already tracks identities keeps tracking them.
+    public var tracksGlobalIdentifiers: Bool
+
     /// Creates a configuration with Core Data's defaults.
     ///
     /// - Parameters:
@@ -81,6 +87,7 @@ public struct SQLiteConfiguration: Sendable, Hashable {
         self.busyTimeout = .seconds(10)
         self.externalStorageThreshold = 100 * 1024
         self.recordsHistory = false
+        self.tracksGlobalIdentifiers = false
     }
 
     /// A read-only configuration.

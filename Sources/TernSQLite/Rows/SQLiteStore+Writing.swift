@@ -47,6 +47,7 @@ extension SQLiteStore {
                     try deleteRow(reference, version: version)
                 }
                 if recordsHistory { try recordHistory(of: changes, previous: previous) }
+                if tracksGlobalIdentifiers { try recordGlobalIdentifiers(of: changes) }
                 return result
             })
             // Updated rows got new files; the old ones are only removed once the commit is durable.

@@ -1,0 +1,153 @@
+public import Foundation
+public import TernCore
+
+/// An object's identity across devices: a UUID that stays the same whatever primary key the
+/// object gets in each store (see docs/Sync.md).
+///
+/// ```swift
+/// if let identity = try await store.globalIdentity(of: reference) {
+///     print(identity.identifier, identity.isDeleted)
+/// }
+/// ```
+public struct GlobalIdentity: Hashable, Sendable {
+    /// The object's UUID, the same on every device.
+    public var identifier: UUID
+    /// The object's row in this store (its row for as long as it existed, for a deleted one).
+    public var reference: RowReference
+    /// Whether the object was deleted from this store; its identity is kept so that the delete
+    /// can be sent to other devices.
+    public var isDeleted: Bool
+}
+
+extension SQLiteStore {
+    // MARK: - Global identities
+
+    /// The global identity of a row, when the store tracks them.
+    ///
+    /// - Parameter reference: A row of this store, present or deleted.
+    /// - Returns: Its identity, or nil when the row has none.
+    /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be read.
+    public func globalIdentity(of reference: RowReference) throws -> GlobalIdentity? {
+        try requireGlobalIdentifiers()
+        let entity = try schema.entity(named: reference.entityName)
+        let row = try connection.fetchOne("""
+            SELECT ZUUID, ZDELETED FROM TERNSYNC_OBJECT WHERE ZENTITY = \(entity.number) AND ZENTITYPK = \(reference.primaryKey)
+            """)
+        guard let row, let identifier = Self.uuid(from: row[0]) else { return nil }
+        return GlobalIdentity(identifier: identifier, reference: reference, isDeleted: row[1].int64 == 1)
+    }
+
+    /// The row that has a global identifier in this store, if any.
+    ///
+    /// - Parameter identifier: An object's UUID.
+    /// - Returns: Its identity here, or nil when no object of this store has it.
+    /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be read.
+    public func globalIdentity(withIdentifier identifier: UUID) throws -> GlobalIdentity? {
+        try requireGlobalIdentifiers()
+        let row = try connection.fetchOne("""
+            SELECT ZENTITY, ZENTITYPK, ZDELETED FROM TERNSYNC_OBJECT WHERE ZUUID = \(Self.bytes(of: identifier))
+            """)
+        guard let row, let number = row[0].int64, let key = row[1].int64 else { return nil }
+        let entity = try schema.entity(number: Int(number))
+        return GlobalIdentity(
+            identifier: identifier, reference: RowReference(entityName: entity.name, primaryKey: key),
+            isDeleted: row[2].int64 == 1)
+    }
+
+    // MARK: - Recording (inside a save's transaction)
+
+    /// Gives each inserted row a new identity and marks deleted rows' identities deleted.
+    func recordGlobalIdentifiers(of changes: StoreChangeSet) throws(SQLiteError) {
+        for row in changes.inserted {
+            let entity = try schema.entity(named: row.reference.entityName)
+            try connection.execute("""
+                INSERT INTO TERNSYNC_OBJECT (ZENTITY, ZENTITYPK, ZUUID) \
+                VALUES (\(entity.number), \(row.reference.primaryKey), \(Self.bytes(of: UUID())))
+                """)
+        }
+        for reference in changes.deleted.keys {
+            let entity = try schema.entity(named: reference.entityName)
+            try connection.execute("""
+                UPDATE TERNSYNC_OBJECT SET ZDELETED = 1 WHERE ZENTITY = \(entity.number) AND ZENTITYPK = \(reference.primaryKey)
+                """)
+        }
+    }
+
+    // MARK: - Non public
+
+    /// Creates the identity table when the store tracks identities, gives every object without an
+    /// identity one (a batch at a time), and tells whether the store tracks identities.
+    static func prepareGlobalIdentifiers(
+        _ connection: Connection, schema: StoreSchema, configuration: SQLiteConfiguration
+    ) throws(SQLiteError) -> Bool {
+        let exists = try connection.fetchValue(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'TERNSYNC_OBJECT'")?.int64 == 1
+        guard !configuration.isReadOnly, configuration.tracksGlobalIdentifiers || exists else { return exists }
+        let tables = schema.tables.values.sorted { $0.name < $1.name }
+        // Opening a store whose objects all have identities writes nothing (and takes no write lock).
+        if exists {
+            var isComplete = true
+            for table in tables where try needsIdentities(table, connection) { isComplete = false }
+            if isComplete { return true }
+        }
+        try connection.inTransaction(.immediate) { () throws(SQLiteError) in
+            try connection.execute("""
+                CREATE TABLE IF NOT EXISTS TERNSYNC_OBJECT (ZENTITY INTEGER NOT NULL, ZENTITYPK INTEGER NOT NULL, \
+                ZUUID BLOB NOT NULL UNIQUE, ZDELETED INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (ZENTITY, ZENTITYPK))
+                """)
+            for table in tables where try needsIdentities(table, connection) {
+                try backfillIdentities(of: table, connection: connection)
+            }
+        }
+        return true
+    }
+
+    /// Whether some rows of a table have no identity (two counts).
+    private static func needsIdentities(_ table: TableLayout, _ connection: Connection) throws(SQLiteError) -> Bool {
+        let rows = try connection.fetchValue("SELECT COUNT(*) FROM \(.identifier(table.name))")?.int64 ?? 0
+        let identities = try connection.fetchValue("""
+            SELECT COUNT(*) FROM TERNSYNC_OBJECT o JOIN \(.identifier(table.name)) t \
+            ON t.Z_PK = o.ZENTITYPK AND t.Z_ENT = o.ZENTITY WHERE o.ZDELETED = 0
+            """)?.int64 ?? 0
+        return identities < rows
+    }
+
+    /// Gives the rows of a table that have no identity one, a batch at a time.
+    private static func backfillIdentities(of table: TableLayout, connection: Connection) throws(SQLiteError) {
+        var last: Int64 = 0
+        while true {
+            let batch = try connection.fetchAll("""
+                SELECT t.Z_ENT, t.Z_PK FROM \(.identifier(table.name)) t WHERE t.Z_PK > \(last) AND NOT EXISTS \
+                (SELECT 1 FROM TERNSYNC_OBJECT o WHERE o.ZENTITY = t.Z_ENT AND o.ZENTITYPK = t.Z_PK) ORDER BY t.Z_PK LIMIT 500
+                """)
+            for row in batch {
+                try connection.execute("""
+                    INSERT INTO TERNSYNC_OBJECT (ZENTITY, ZENTITYPK, ZUUID) VALUES (\(row[0]), \(row[1]), \(bytes(of: UUID())))
+                    """)
+            }
+            guard batch.count == 500, let key = batch.last?[1].int64 else { return }
+            last = key
+        }
+    }
+
+    /// Throws unless the store tracks global identities.
+    private func requireGlobalIdentifiers() throws(SQLiteError) {
+        guard tracksGlobalIdentifiers else {
+            throw SQLiteError(
+                .schemaMismatch,
+                "The store does not track global identities; open it with SQLiteConfiguration.tracksGlobalIdentifiers.",
+                path: url.path)
+        }
+    }
+
+    /// A UUID as the column holds it: 16 bytes, as UUID attributes are stored.
+    static func bytes(of identifier: UUID) -> DatabaseValue {
+        AttributeValue.uuid(identifier).databaseValue(for: .uuid) ?? .null
+    }
+
+    /// The UUID a column holds, or nil when it holds no 16 bytes.
+    static func uuid(from value: DatabaseValue) -> UUID? {
+        guard case .uuid(let identifier)? = try? AttributeValue(databaseValue: value, type: .uuid) else { return nil }
+        return identifier
+    }
+}
