@@ -23,10 +23,11 @@ let package = Package(
         .library(name: "TernXMLStore", targets: ["TernXMLStore"]),
         .library(name: "TernStores", targets: ["TernStores"]),
         .library(name: "TernContainer", targets: ["TernContainer"]),
+        .library(name: "TernPostgreSQL", targets: ["TernPostgreSQL"]),
         .executable(name: "tern", targets: ["tern"]),
     ],
     targets: [
-        // MARK: C libraries (Debian: libsqlite3-dev, zlib1g-dev, libssl-dev)
+        // MARK: C libraries (Debian: libsqlite3-dev, zlib1g-dev, libssl-dev, libpq-dev)
         .systemLibrary(
             name: "CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite3"])]),
@@ -36,6 +37,9 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]),
+        .systemLibrary(
+            name: "CPostgreSQL", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]),
 
         // MARK: Library
         .target(name: "TernCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
@@ -47,6 +51,9 @@ let package = Package(
         .target(
             name: "TernBinaryStore", dependencies: ["TernCore", "TernFormats", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "TernXMLStore", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
+        .target(
+            name: "TernPostgreSQL", dependencies: ["TernCore", "TernFormats", "TernSQLite", "CPostgreSQL"],
+            swiftSettings: swiftSettings),
         .target(
             name: "TernStores", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernBinaryStore", "TernXMLStore"],
             swiftSettings: swiftSettings),
@@ -108,6 +115,9 @@ let package = Package(
             dependencies: [
                 "TernContainer", "TernStores", "TernSQLite", "TernFormats", "TernTestSupport", "ChefsBook", "tern-crash-helper",
             ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TernPostgreSQLTests", dependencies: ["TernPostgreSQL", "TernSQLite", "TernFormats", "TernTestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernTestSupport"],

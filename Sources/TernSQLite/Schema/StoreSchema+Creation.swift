@@ -136,34 +136,18 @@ extension Connection {
     /// - Throws: ``SQLiteError`` with code `schemaMismatch` when the store lacks an entity,
     ///   table or column the model needs.
     func readSchema(model: ManagedObjectModel) throws(SQLiteError) -> StoreSchema {
-        var rows: [(number: Int, name: String, superNumber: Int)] = []
+        var rows: [StoreSchema.PrimaryKeyRow] = []
         try forEachRow("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT") { row in
-            rows.append((Int(row[0].int64 ?? 0), row[1].string ?? "", Int(row[2].int64 ?? 0)))
+            rows.append(StoreSchema.PrimaryKeyRow(
+                number: Int(row[0].int64 ?? 0), name: row[1].string ?? "", superNumber: Int(row[2].int64 ?? 0)))
         }
-        var numbers: [String: StoreSchema.EntityNumber] = [:]
-        var claimed: Set<Int> = []
-        for entity in model.entities {
-            let match = rows.first { $0.name == entity.name }
-                ?? entity.renamingIdentifier.flatMap { old in rows.first { $0.name == old } }
-            guard let match else {
-                throw SQLiteError(
-                    .schemaMismatch,
-                    "Z_PRIMARYKEY has no row for entity \(SQL.quoted(entity.name)); the model does not match "
-                        + "the store, migrate it first.",
-                    path: path)
-            }
-            numbers[entity.name] = StoreSchema.EntityNumber(number: match.number, superNumber: match.superNumber)
-            claimed.insert(match.number)
-        }
-        var others: [Int: String] = [:]
-        for row in rows where !claimed.contains(row.number) { others[row.number] = row.name }
         var columns: [String: Set<String>] = [:]
         let tables = try fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0.first?.string }
         for table in tables {
             columns[table] = Set(try fetchAll("SELECT name FROM pragma_table_info(\(table))").compactMap { $0.first?.string })
         }
         do {
-            return try StoreSchema(model: model, numbers: numbers, otherNames: others, actualColumns: columns)
+            return try StoreSchema(model: model, primaryKeyRows: rows, actualColumns: columns)
         } catch {
             var located = error
             located.path = path

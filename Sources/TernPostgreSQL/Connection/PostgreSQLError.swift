@@ -1,0 +1,88 @@
+/// An error of the PostgreSQL store: a failure reported by the server or by libpq, or a database
+/// that does not hold a Core Data layout.
+///
+/// Errors carry a ``Code`` to match on, the server's SQLSTATE when it reported the failure, a
+/// message that says what went wrong and what to do, and the SQL involved. They never carry bound
+/// values, attribute contents or passwords.
+///
+/// ```swift
+/// do {
+///     let store = try PostgreSQLStore(url: "postgres://app@db.example.com/recipes", model: model)
+/// } catch PostgreSQLError.Code.connectionFailed {
+///     print("the server cannot be reached")
+/// }
+/// ```
+public struct PostgreSQLError: Error, Sendable, Hashable {
+    /// A kind of failure. New codes may be added in any release: match on the ones you handle.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable spelling.
+        public let rawValue: String
+
+        /// Creates a code. Use the static members.
+        package init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The code's stable spelling.
+        public var description: String { rawValue }
+
+        /// The server reported a failure; see ``PostgreSQLError/sqlState``.
+        public static let serverFailure = Code("serverFailure")
+        /// No connection could be made, or it was lost.
+        public static let connectionFailed = Code("connectionFailed")
+        /// The connection string cannot be read.
+        public static let invalidConnectionString = Code("invalidConnectionString")
+        /// The database (or schema) holds no Core Data store: a required table is missing.
+        public static let notACoreDataStore = Code("notACoreDataStore")
+        /// The store's metadata could not be decoded or encoded.
+        public static let invalidMetadata = Code("invalidMetadata")
+        /// The store's tables do not match the model.
+        public static let schemaMismatch = Code("schemaMismatch")
+        /// A row that was asked for does not exist.
+        public static let rowNotFound = Code("rowNotFound")
+        /// A value does not fit its column or attribute.
+        public static let invalidValue = Code("invalidValue")
+        /// The store was opened read-only and a write was attempted.
+        public static let readOnly = Code("readOnly")
+        /// Another process holds the store's migration lock.
+        public static let locked = Code("locked")
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// The server's SQLSTATE (`23505` for a unique violation…), when the server reported the failure.
+    public var sqlState: String?
+    /// What went wrong and what to do about it, without any bound value.
+    public var message: String
+    /// The SQL statement involved, if any, with `$n` placeholders in place of values.
+    public var sql: String?
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: The kind of failure.
+    ///   - message: What went wrong and what to do.
+    ///   - sqlState: The server's SQLSTATE.
+    ///   - sql: The statement involved.
+    public init(_ code: Code, _ message: String, sqlState: String? = nil, sql: String? = nil) {
+        self.code = code
+        self.message = message
+        self.sqlState = sqlState
+        self.sql = sql
+    }
+}
+
+extension PostgreSQLError.Code {
+    /// Matches an error against a code, so that `catch PostgreSQLError.Code.locked` works.
+    public static func ~= (code: Self, error: any Error) -> Bool {
+        (error as? PostgreSQLError)?.code == code
+    }
+}
+
+extension PostgreSQLError: CustomStringConvertible {
+    /// The message, followed by the SQLSTATE and the SQL when there are any.
+    public var description: String {
+        var text = message
+        if let sqlState { text += " (SQLSTATE \(sqlState))" }
+        if let sql { text += " – SQL: \(sql)" }
+        return text
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+public import TernCore
+import TernSQLite
+
+extension PostgreSQLStore: PersistentStore {
+    // MARK: - Fetching
+
+    /// The rows of an entity that match a request, sorted, with its offset and limit.
+    ///
+    /// When the predicate translates (``PostgreSQLQuery``), the server filters with bound values
+    /// and, when the sorts translate too, sorts, skips and limits. Otherwise rows are read in key
+    /// order in batches and the predicate is evaluated in Swift as they come. Both ways give the
+    /// same rows in the same order.
+    ///
+    /// - Parameter request: What to fetch.
+    /// - Returns: The rows, in the requested order (primary-key order among equals).
+    /// - Throws: ``TernError`` with code `objectNotFound` for an unknown entity; ``PostgreSQLError``
+    ///   when reading fails.
+    /// - Complexity: O(*n*) reads of the entity's rows at most, O(*m* log *m*) to sort *m* matches.
+    public func fetch(_ request: StoreFetchRequest) throws -> [StoreRow] {
+        let layout = try knownEntity(request.entityName)
+        if let query = PostgreSQLQuery(request, schema: schema) {
+            let select = try selection(for: layout, alias: "t0")
+            let sql = Self.replacingFrom(select.sql, with: query.from) + " WHERE " + query.condition + " ORDER BY "
+            if let order = query.order {
+                return try decodeAll(sql + order + PostgreSQLQuery.window(request), columns: select.columns)
+            }
+            let rows = try decodeAll(sql + #"t0."Z_PK""#, columns: select.columns)
+            return try request.ordered(rows.map { PostgreSQLRowValues(row: $0, store: self) }).map(\.row)
+        }
+        var matches: [StoreRow] = []
+        try forEachMatch(of: request) { matches.append($0) }
+        return try request.ordered(matches.map { PostgreSQLRowValues(row: $0, store: self) }).map(\.row)
+    }
+
+    /// The references of the rows ``fetch(_:)`` returns, in the same order.
+    ///
+    /// - Complexity: As ``fetch(_:)``; only `Z_PK` and `Z_ENT` are read when everything translates.
+    public func fetchReferences(_ request: StoreFetchRequest) throws -> [RowReference] {
+        guard let query = PostgreSQLQuery(request, schema: schema), let order = query.order else {
+            return try fetch(request).map(\.reference)
+        }
+        let sql: SQL = #"SELECT t0."Z_PK", t0."Z_ENT" FROM "# + query.from + " WHERE " + query.condition + " ORDER BY "
+            + order + PostgreSQLQuery.window(request)
+        var references: [RowReference] = []
+        for values in try connection.fetchAll(sql) {
+            let entity = try schema.entity(number: Int(values[1].int64 ?? 0)).name
+            references.append(RowReference(entityName: entity, primaryKey: values[0].int64 ?? 0))
+        }
+        return references
+    }
+
+    /// The number of rows ``fetch(_:)`` returns.
+    ///
+    /// - Complexity: One `COUNT(*)` when the predicate translates; else as ``fetch(_:)``.
+    public func count(_ request: StoreFetchRequest) throws -> Int {
+        _ = try knownEntity(request.entityName)
+        var unsorted = request
+        unsorted.sortDescriptors = []
+        if let query = PostgreSQLQuery(unsorted, schema: schema) {
+            let inner: SQL = "SELECT 1 FROM " + query.from + " WHERE " + query.condition + PostgreSQLQuery.window(request)
+            return Int(try connection.fetchValue("SELECT COUNT(*) FROM (" + inner + ") AS counted")?.int64 ?? 0)
+        }
+        var matches = 0
+        try forEachMatch(of: request) { _ in matches += 1 }
+        let afterOffset = max(0, matches - request.offset)
+        return request.limit.map { min($0, afterOffset) } ?? afterOffset
+    }
+
+    /// The rows with these references, in their order; references without a row are left out.
+    ///
+    /// - Complexity: O(*k* log *n*) for *k* references, one query per entity and batch.
+    public func rows(for references: [RowReference]) throws -> [StoreRow] {
+        var found: [RowReference: StoreRow] = [:]
+        let known = references.filter { schema.entities[$0.entityName] != nil }
+        for (entity, group) in Dictionary(grouping: known, by: \.entityName) {
+            let layout = try schema.entity(named: entity)
+            let select = try selection(for: layout, alias: "t0")
+            for start in stride(from: 0, to: group.count, by: Self.fetchBatchSize) {
+                let keys = group[start..<min(start + Self.fetchBatchSize, group.count)].map(\.primaryKey)
+                let sql: SQL = """
+                    \(select.sql) WHERE t0."Z_PK" = ANY(\(Self.keyArray(keys))::bigint[]) \
+                    AND t0."Z_ENT" IN (\(Self.list(layout.hierarchyNumbers)))
+                    """
+                for row in try decodeAll(sql, columns: select.columns) {
+                    found[RowReference(entityName: entity, primaryKey: row.reference.primaryKey)] = row
+                }
+            }
+        }
+        return references.compactMap { reference in
+            found[reference].flatMap { $0.reference.entityName == reference.entityName ? $0 : nil }
+        }
+    }
+
+    /// Reserves primary keys for new rows of an entity, from its root's `Z_MAX`.
+    ///
+    /// The `Z_PRIMARYKEY` row is locked (`SELECT … FOR UPDATE`) for the reservation, so that
+    /// processes on any machine never receive the same key.
+    ///
+    /// - Returns: `count` new keys.
+    /// - Throws: ``PostgreSQLError`` when the store is read-only or the entity unknown.
+    public func newPrimaryKeys(forEntity entity: String, count: Int) throws -> [Int64] {
+        guard count > 0 else { return [] }
+        try requireWritable()
+        let root = try schema.entity(named: try schema.entity(named: entity).rootName)
+        let range = try connection.inTransaction { () throws -> ClosedRange<Int64> in
+            let select: SQL = #"SELECT "Z_MAX" FROM "Z_PRIMARYKEY" WHERE "Z_ENT" = "# + "\(root.number) FOR UPDATE"
+            guard let current = try connection.fetchValue(select) else {
+                throw PostgreSQLError(
+                    .schemaMismatch, "Z_PRIMARYKEY has no row for entity \(SQL.quoted(root.name)); the store is damaged.",
+                    sql: select.text)
+            }
+            // Z_MAX should never lag behind the table, but a key handed out twice would be worse.
+            let largest = try connection.fetchValue(#"SELECT MAX("Z_PK") FROM "# + .identifier(root.table))?.int64 ?? 0
+            let first = max(current.int64 ?? 0, largest) + 1
+            let last = first + Int64(count) - 1
+            try connection.execute(#"UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = "# + "\(last) WHERE \"Z_ENT\" = \(root.number)")
+            return first...last
+        }
+        return Array(range)
+    }
+
+    /// How many rows are read at a time.
+    static let fetchBatchSize = 1000
+
+    // MARK: - Non public
+
+    /// The layout of a fetched entity, or the error a fetch of an unknown one throws.
+    private func knownEntity(_ name: String) throws -> EntityLayout {
+        guard let layout = schema.entities[name] else {
+            throw TernError(.objectNotFound, "the model has no entity \(name); check the fetch request", entity: name)
+        }
+        return layout
+    }
+
+    /// A selection's statement reading from another `FROM` clause (the query's, with its joins).
+    private static func replacingFrom(_ select: SQL, with from: SQL) -> SQL {
+        let text = select.text
+        guard let range = text.range(of: " FROM ", options: .backwards) else { return select }
+        return SQL(unsafeSQL: String(text[..<range.lowerBound]) + " FROM ", arguments: select.arguments) + from
+    }
+
+    /// Calls `body` with each row of the request's entity that matches its predicate, in key
+    /// order, reading a batch at a time.
+    private func forEachMatch(of request: StoreFetchRequest, _ body: (StoreRow) -> Void) throws {
+        var last: Int64 = 0
+        while true {
+            let batch = try rows(
+                of: request.entityName, includingSubentities: request.includesSubentities, after: last,
+                limit: Self.fetchBatchSize)
+            for row in batch where try request.predicate?.evaluate(with: PostgreSQLRowValues(row: row, store: self)) ?? true {
+                body(row)
+            }
+            guard batch.count == Self.fetchBatchSize, let key = batch.last?.reference.primaryKey else { return }
+            last = key
+        }
+    }
+}
+
+/// A row seen through key paths, for predicates and sorts evaluated in Swift: related rows are
+/// read from the store.
+struct PostgreSQLRowValues: PredicateEvaluable {
+    /// The row.
+    let row: StoreRow
+    /// The store. Values are made and used only on its executor (inside `fetch`), which
+    /// `assumeIsolated` checks when related rows are read.
+    let store: PostgreSQLStore
+
+    func predicateValue(forKeyPath keyPath: String) throws(TernError) -> PredicateValue {
+        let store = self.store
+        let resolver = KeyPathResolver<StoreRow>(
+            model: store.model, entityName: \.reference.entityName,
+            identity: { row in .uri(store.objectID(row.reference).uriRepresentation) },
+            attribute: { row, name in row.attributes[name] },
+            related: { row, name in
+                let references = (row.toOne[name].map { [$0] } ?? []) + (row.toMany[name] ?? [])
+                return store.assumeIsolated { store in (try? store.rows(for: references)) ?? [] }
+            })
+        return try resolver.value(of: row, at: keyPath)
+    }
+}

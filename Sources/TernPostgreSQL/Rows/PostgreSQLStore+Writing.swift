@@ -1,0 +1,183 @@
+import Foundation
+public import TernCore
+import TernSQLite
+
+extension PostgreSQLStore {
+    // MARK: - Writing rows
+
+    /// Inserts, updates and deletes rows in one transaction: all or nothing.
+    ///
+    /// Updated and deleted rows are locked (`SELECT … FOR UPDATE`) and must still have the
+    /// version they were read at, so that two processes saving the same row never both succeed;
+    /// updates bump `Z_OPT`. Inserted rows get `Z_OPT = 1`; an entity's inserts are loaded with
+    /// `COPY` once there are ``copyThreshold`` of them. Every to-many relationship of an inserted
+    /// or updated row is written as the row states it.
+    ///
+    /// - Parameter changes: The rows to write.
+    /// - Returns: The new version of every inserted and updated row.
+    /// - Throws: ``TernError`` with code `mergeConflict` (one failure per row) when rows changed
+    ///   or vanished since they were read, `constraintConflict` when a uniqueness constraint
+    ///   would break; ``PostgreSQLError`` with code `invalidValue` when a value does not fit its
+    ///   attribute, `readOnly` for a read-only store. Nothing is written when it throws.
+    /// - Complexity: O(*k* log *n*) for *k* changed rows and references.
+    @discardableResult
+    public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        try requireWritable()
+        do {
+            return try save(changes, copying: true)
+        } catch let error as TernError where error.code == .constraintConflict && error.failures.isEmpty {
+            // COPY cannot say which row broke the constraint: insert row by row to name it.
+            return try save(changes, copying: false)
+        }
+    }
+
+    /// How many inserted rows of one entity make the save load them with `COPY`.
+    public static let copyThreshold = 64
+
+    // MARK: - Non public
+
+    private func save(_ changes: StoreChangeSet, copying: Bool) throws -> StoreSaveResult {
+        try connection.inTransaction {
+            try checkVersions(changes)
+            var result = StoreSaveResult()
+            for (entity, rows) in Dictionary(grouping: changes.inserted, by: \.reference.entityName).sorted(by: { $0.key < $1.key }) {
+                if copying, rows.count >= Self.copyThreshold {
+                    try copyRows(rows, entity: entity)
+                } else {
+                    for row in rows { try insertColumns(row) }
+                }
+                for row in rows { result.newVersions[row.reference] = 1 }
+            }
+            for row in changes.updated {
+                try updateColumns(row)
+                result.newVersions[row.reference] = row.version + 1
+            }
+            for row in changes.inserted { try writeToMany(row, isNew: true) }
+            for row in changes.updated { try writeToMany(row, isNew: false) }
+            for (reference, version) in changes.deleted.sorted(by: { $0.key < $1.key }) {
+                try deleteRow(reference, version: version)
+            }
+            return result
+        }
+    }
+
+    /// Locks every updated or deleted row and throws a merge conflict naming each one whose
+    /// version moved on.
+    func checkVersions(_ changes: StoreChangeSet) throws {
+        var expected: [RowReference: Int64] = changes.deleted
+        for row in changes.updated { expected[row.reference] = row.version }
+        guard !expected.isEmpty else { return }
+        var current: [RowReference: Int64] = [:]
+        for (entity, references) in Dictionary(grouping: expected.keys, by: \.entityName).sorted(by: { $0.key < $1.key }) {
+            let layout = try schema.entity(named: entity)
+            let keys = references.map(\.primaryKey).sorted()
+            let sql: SQL = """
+                SELECT "Z_PK", "Z_OPT" FROM \(.identifier(layout.table)) WHERE "Z_PK" = ANY(\(Self.keyArray(keys))::bigint[]) \
+                AND "Z_ENT" IN (\(Self.list(layout.hierarchyNumbers))) ORDER BY "Z_PK" FOR UPDATE
+                """
+            for values in try connection.fetchAll(sql) {
+                current[RowReference(entityName: entity, primaryKey: values[0].int64 ?? 0)] = values[1].int64 ?? 0
+            }
+        }
+        var conflicts: [TernError] = []
+        for (reference, version) in expected.sorted(by: { $0.key < $1.key }) where current[reference] != version {
+            let what = current[reference].map { "changed (version \(version) was read, the store has \($0))" } ?? "was deleted"
+            var failure = TernError(.mergeConflict, "\(reference) \(what) since it was read", entity: reference.entityName)
+            failure.objectID = objectID(reference)
+            conflicts.append(failure)
+        }
+        if !conflicts.isEmpty {
+            throw TernError(
+                .mergeConflict,
+                "\(conflicts.count) row(s) changed in the store since they were read; refresh them or pick a merge policy",
+                objectID: nil, failures: conflicts)
+        }
+    }
+
+    /// Loads new rows of one entity with `COPY`.
+    func copyRows(_ rows: [StoreRow], entity: String) throws {
+        let layout = try schema.entity(named: entity)
+        try requireConcrete(layout)
+        var columns: [String] = []
+        var data: [[DatabaseValue]] = []
+        data.reserveCapacity(rows.count)
+        for row in rows {
+            let values = try columnValues(of: row, layout: layout)
+            if columns.isEmpty { columns = ["Z_PK", "Z_ENT", "Z_OPT"] + values.map(\.column) }
+            data.append([.integer(row.reference.primaryKey), .integer(Int64(layout.number)), .integer(1)] + values.map(\.value))
+        }
+        do {
+            try connection.copy(into: layout.table, columns: columns, rows: data)
+        } catch {
+            guard error.sqlState == "23505" else { throw error }
+            throw TernError(.constraintConflict, "the save would break a uniqueness constraint")
+        }
+    }
+
+    func insertColumns(_ row: StoreRow) throws {
+        let layout = try schema.entity(named: row.reference.entityName)
+        try requireConcrete(layout)
+        let values = try columnValues(of: row, layout: layout)
+        let arguments: [DatabaseValue] = [.integer(row.reference.primaryKey), .integer(Int64(layout.number)), .integer(1)]
+            + values.map(\.value)
+        // The columns are the layout's, in its order, for every row: the text is made once.
+        let text: String
+        if let cached = insertTexts[layout.name] {
+            text = cached
+        } else {
+            let names = SQL.joined((["Z_PK", "Z_ENT", "Z_OPT"] + values.map(\.column)).map { SQL.identifier($0) })
+            let placeholders = SQL(unsafeSQL: Array(repeating: "?", count: arguments.count).joined(separator: ", "))
+            let insert: SQL = "INSERT INTO \(.identifier(layout.table)) (\(names)) VALUES (\(placeholders))"
+            text = insert.text
+            insertTexts[layout.name] = text
+        }
+        try execute(SQL(unsafeSQL: text, arguments: arguments), constraintsOf: row.reference)
+    }
+
+    func updateColumns(_ row: StoreRow) throws {
+        let layout = try schema.entity(named: row.reference.entityName)
+        let values = try columnValues(of: row, layout: layout)
+        var assignments = values.map { SQL.identifier($0.column) + SQL(unsafeSQL: " = ?", arguments: [$0.value]) }
+        assignments.append(#""Z_OPT" = "Z_OPT" + 1"#)
+        try execute("""
+            UPDATE \(.identifier(layout.table)) SET \(SQL.joined(assignments)) \
+            WHERE "Z_PK" = \(row.reference.primaryKey) AND "Z_OPT" = \(row.version)
+            """, constraintsOf: row.reference)
+    }
+
+    func deleteRow(_ reference: RowReference, version: Int64) throws {
+        let layout = try schema.entity(named: reference.entityName)
+        try connection.execute("""
+            DELETE FROM \(.identifier(layout.table)) WHERE "Z_PK" = \(reference.primaryKey) AND "Z_OPT" = \(version) \
+            AND "Z_ENT" IN (\(Self.list(layout.hierarchyNumbers)))
+            """)
+        for relationship in layout.toManyRelationships {
+            if case .joinTable(let table, let source, _, _) = relationship.storage {
+                try connection.execute("DELETE FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(reference.primaryKey)")
+            }
+        }
+    }
+
+    /// Runs a write, turning a unique violation (SQLSTATE 23505) into a constraint conflict about the row.
+    func execute(_ sql: SQL, constraintsOf reference: RowReference) throws {
+        do {
+            try connection.execute(sql)
+        } catch {
+            guard error.sqlState == "23505" else { throw error }
+            var failure = TernError(
+                .constraintConflict, "another \(reference.entityName) has the same unique values (\(error.message))",
+                entity: reference.entityName)
+            failure.objectID = objectID(reference)
+            throw TernError(
+                .constraintConflict, "the save would break a uniqueness constraint; change the values or merge the objects",
+                objectID: nil, failures: [failure])
+        }
+    }
+
+    /// Throws for an abstract entity, which has no rows of its own.
+    func requireConcrete(_ layout: EntityLayout) throws {
+        if layout.isAbstract {
+            throw PostgreSQLError(.invalidValue, "Entity \(SQL.quoted(layout.name)) is abstract; insert one of its subentities.")
+        }
+    }
+}

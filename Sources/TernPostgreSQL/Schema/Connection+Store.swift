@@ -1,0 +1,198 @@
+import Foundation
+import TernCore
+import TernFormats
+import TernSQLite
+
+extension Connection {
+    // MARK: - The store's tables
+
+    /// Whether the connection's schema holds `Z_METADATA` and `Z_PRIMARYKEY`.
+    func hasCoreDataLayout() throws(PostgreSQLError) -> Bool {
+        let tables = try storeTables()
+        return tables.contains("Z_METADATA") && tables.contains("Z_PRIMARYKEY")
+    }
+
+    /// The tables of the connection's current schema.
+    func storeTables() throws(PostgreSQLError) -> [String] {
+        try fetchAll("""
+            SELECT table_name::text FROM information_schema.tables \
+            WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1
+            """).compactMap { $0.first?.string }
+    }
+
+    /// Creates a new store's tables, indexes and fixed rows in one transaction, unless another
+    /// process created them first (a transaction-level advisory lock on the schema decides).
+    ///
+    /// - Parameter model: The model of the new store.
+    /// - Throws: ``PostgreSQLError`` when a statement fails; nothing is left half-created.
+    func createStoreOnce(model: ManagedObjectModel) throws {
+        let schema = try StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model))
+        try inTransaction {
+            try execute("SELECT pg_advisory_xact_lock(CAST(\(Self.creationLockClass) AS integer), hashtext(current_schema()))")
+            guard try !hasCoreDataLayout() else { return }
+            for statement in Self.creationStatements(for: schema) { try executeScript(statement) }
+            for entity in schema.entities.values.sorted(by: { $0.number < $1.number }) {
+                try execute("""
+                    INSERT INTO "Z_PRIMARYKEY" ("Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX") \
+                    VALUES (\(entity.number), \(entity.name), \(entity.superNumber), 0)
+                    """)
+            }
+            let metadata = StoreMetadata(newStoreOf: StoreKind.postgreSQL, uuid: UUID().uuidString, model: model)
+            try writeMetadata(metadata)
+            if let cache = try? ModelCache.encode(model) {
+                try execute("INSERT INTO \"Z_MODELCACHE\" (\"Z_CONTENT\") VALUES (\(cache))")
+            }
+        }
+    }
+
+    /// The statements creating a store's tables and indexes, in PostgreSQL's types.
+    ///
+    /// - Complexity: O(*n*) in the number of tables, columns and indexes.
+    static func creationStatements(for schema: StoreSchema) -> [String] {
+        var statements = [
+            #"CREATE TABLE "Z_PRIMARYKEY" ("Z_ENT" bigint PRIMARY KEY, "Z_NAME" text, "Z_SUPER" bigint, "Z_MAX" bigint)"#,
+            #"CREATE TABLE "Z_METADATA" ("Z_VERSION" bigint PRIMARY KEY, "Z_UUID" text, "Z_PLIST" bytea)"#,
+            #"CREATE TABLE "Z_MODELCACHE" ("Z_CONTENT" bytea)"#,
+        ]
+        for table in schema.tables.values.sorted(by: { $0.name < $1.name }) {
+            statements += tableStatements(table, schema: schema)
+        }
+        for join in schema.joinTables.values.sorted(by: { $0.name < $1.name }) {
+            let columns = (join.columns + join.orderColumns).map { SQL.quoted($0) + " bigint" }
+            let key = join.columns.map(SQL.quoted).joined(separator: ", ")
+            statements.append(
+                "CREATE TABLE \(SQL.quoted(join.name)) (\(columns.joined(separator: ", ")), PRIMARY KEY (\(key)))")
+            let reversed = join.columns.reversed().map(SQL.quoted).joined(separator: ", ")
+            statements.append(
+                "CREATE INDEX \(SQL.quoted(indexName("\(join.name)_\(join.columns[1])_INDEX"))) "
+                    + "ON \(SQL.quoted(join.name)) (\(reversed))")
+        }
+        return statements
+    }
+
+    /// The `CREATE TABLE` and `CREATE INDEX` statements of one root table.
+    static func tableStatements(_ table: TableLayout, schema: StoreSchema) -> [String] {
+        var types: [String: String] = [:]
+        for layout in schema.entities.values where layout.table == table.name {
+            for attribute in layout.attributes { types[attribute.column] = columnType(of: attribute.type) }
+        }
+        let columns = [#""Z_PK" bigint PRIMARY KEY"#, #""Z_ENT" bigint NOT NULL"#, #""Z_OPT" bigint"#]
+            + table.columns.map { SQL.quoted($0.name) + " " + (types[$0.name] ?? "bigint") }
+        var statements = ["CREATE TABLE \(SQL.quoted(table.name)) (\(columns.joined(separator: ", ")))"]
+        for index in table.indexes {
+            let list = index.columns.map { SQL.quoted($0.name) + ($0.suffix.hasSuffix("DESC") ? " DESC" : "") }
+            statements.append(
+                "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQL.quoted(indexName(index.name))) "
+                    + "ON \(SQL.quoted(table.name)) (\(list.joined(separator: ", ")))")
+        }
+        return statements
+    }
+
+    /// The PostgreSQL type of an attribute's column.
+    static func columnType(of type: AttributeType) -> String {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: "bigint"
+        case .date, .double, .float: "double precision"
+        case .decimal: "numeric"
+        case .string, .uri: "text"
+        case .uuid: "uuid"
+        default: "bytea"
+        }
+    }
+
+    /// An index name PostgreSQL keeps whole: names longer than its 63 bytes are shortened with
+    /// a hash of the full name, so that two long names never collide after truncation.
+    static func indexName(_ name: String) -> String {
+        guard name.utf8.count > 63 else { return name }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let suffix = "_" + String(hash, radix: 16)
+        var prefix = ""
+        for character in name where prefix.utf8.count + character.utf8.count + suffix.utf8.count <= 63 {
+            prefix.append(character)
+        }
+        return prefix + suffix
+    }
+
+    /// The advisory lock class that serializes store creation.
+    static let creationLockClass: Int64 = 0x7465_726E
+
+    // MARK: - Metadata and model cache
+
+    /// Reads the store's metadata from `Z_METADATA`.
+    ///
+    /// - Throws: ``PostgreSQLError`` when the table is missing, empty or holds a malformed plist.
+    func readMetadata() throws(PostgreSQLError) -> StoreMetadata {
+        guard try hasCoreDataLayout() else {
+            throw PostgreSQLError(
+                .notACoreDataStore,
+                "\(location) holds no Core Data store (no Z_METADATA or Z_PRIMARYKEY table); check the schema parameter.")
+        }
+        let sql: SQL = #"SELECT "Z_UUID", "Z_PLIST" FROM "Z_METADATA" ORDER BY "Z_VERSION" LIMIT 1"#
+        guard let row = try fetchOne(sql) else {
+            throw PostgreSQLError(.notACoreDataStore, "Z_METADATA has no row; the store was never finished.", sql: sql.text)
+        }
+        var dictionary: [String: PropertyListValue] = [:]
+        if let plist = row[1].data, !plist.isEmpty {
+            guard let decoded = try? BinaryPropertyList.decode(plist), case .dictionary(let top)? = PropertyListValue(decoded)
+            else {
+                throw PostgreSQLError(
+                    .invalidMetadata, "Z_METADATA.Z_PLIST is not a binary property list dictionary.", sql: sql.text)
+            }
+            dictionary = top
+        }
+        guard let metadata = StoreMetadata(propertyList: dictionary, uuid: row[0].string ?? "") else {
+            throw PostgreSQLError(.invalidMetadata, "A key of Z_METADATA.Z_PLIST holds a value of the wrong type.", sql: sql.text)
+        }
+        return metadata
+    }
+
+    /// Replaces the store's metadata (row `Z_VERSION = 1`).
+    func writeMetadata(_ metadata: StoreMetadata) throws {
+        let plist = BinaryPropertyList.encode(PropertyListValue.dictionary(metadata.propertyList).binaryPropertyListValue)
+        try inTransaction {
+            try execute(#"DELETE FROM "Z_METADATA""#)
+            try execute("""
+                INSERT INTO "Z_METADATA" ("Z_VERSION", "Z_UUID", "Z_PLIST") VALUES (1, \(metadata.uuid), \(plist))
+                """)
+        }
+    }
+
+    /// The model recorded in `Z_MODELCACHE`.
+    func readModelCache() throws -> ManagedObjectModel {
+        let content = try fetchValue(#"SELECT "Z_CONTENT" FROM "Z_MODELCACHE" LIMIT 1"#)?.data
+        guard let content, !content.isEmpty else {
+            throw PostgreSQLError(.schemaMismatch, "The store has no model cache (Z_MODELCACHE); open it with its model.")
+        }
+        do {
+            return try ModelCache.decode(content)
+        } catch {
+            throw PostgreSQLError(.schemaMismatch, "The store's model cache cannot be decoded (\(error)); open it with its model.")
+        }
+    }
+
+    // MARK: - Reading a store's layout
+
+    /// Builds the schema of an existing store: entity numbers from `Z_PRIMARYKEY` (by name, else
+    /// by renaming identifier), columns from the catalog.
+    ///
+    /// - Throws: ``PostgreSQLError`` with code `schemaMismatch` when a table or column is missing.
+    func readSchema(model: ManagedObjectModel) throws -> StoreSchema {
+        var rows: [StoreSchema.PrimaryKeyRow] = []
+        try forEachRow(#"SELECT "Z_ENT", "Z_NAME", "Z_SUPER" FROM "Z_PRIMARYKEY" ORDER BY "Z_ENT""#) { row in
+            rows.append(StoreSchema.PrimaryKeyRow(
+                number: Int(row[0].int64 ?? 0), name: row[1].string ?? "", superNumber: Int(row[2].int64 ?? 0)))
+        }
+        var columns: [String: Set<String>] = [:]
+        try forEachRow("""
+            SELECT table_name::text, column_name::text FROM information_schema.columns WHERE table_schema = current_schema()
+            """) { row in
+            columns[row[0].string ?? "", default: []].insert(row[1].string ?? "")
+        }
+        do {
+            return try StoreSchema(model: model, primaryKeyRows: rows, actualColumns: columns)
+        } catch {
+            throw PostgreSQLError(.schemaMismatch, error.message)
+        }
+    }
+}
