@@ -75,6 +75,10 @@ let package = Package(
             dependencies: ["TernBinaryStore", "TernXMLStore", "TernSQLite", "TernStores", "TernContainer", "ChefsBook"],
             path: "Sources/TernCrashHelper", swiftSettings: swiftSettings),
 
+        .executableTarget(
+            name: "tern-postgres-helper", dependencies: ["TernCore", "TernPostgreSQL"],
+            path: "Sources/TernPostgreSQLHelper", swiftSettings: swiftSettings),
+
         // MARK: Benchmarks (`swift run -c release tern-bench`)
         .executableTarget(
             name: "tern-bench", dependencies: ["TernCore", "TernSQLite", "CSQLite"],
@@ -117,7 +121,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TernPostgreSQLTests", dependencies: ["TernPostgreSQL", "TernSQLite", "TernFormats", "TernTestSupport"],
+            name: "TernPostgreSQLTests",
+            dependencies: ["TernPostgreSQL", "TernSQLite", "TernFormats", "TernTestSupport", "tern-postgres-helper"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernTestSupport"],
