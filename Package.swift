@@ -81,7 +81,8 @@ let package = Package(
 
         // MARK: Benchmarks (`swift run -c release tern-bench`)
         .executableTarget(
-            name: "tern-bench", dependencies: ["TernCore", "TernSQLite", "CSQLite"],
+            name: "tern-bench",
+            dependencies: ["TernCore", "TernSQLite", "TernMigration", "TernFormats", "TernStores", "TernTool", "CSQLite"],
             path: "Benchmarks/Sources/tern-bench", swiftSettings: swiftSettings),
 
         // MARK: Test support and tests

@@ -20,6 +20,7 @@ struct BaselineSide {
         case .fetch: return try fetch(database)
         case .fetchDictionaries: return try fetchDictionaries(database)
         case .count: return try count(database)
+        default: throw BenchFailure("\(scenario.rawValue) has its own baseline")
         }
     }
 

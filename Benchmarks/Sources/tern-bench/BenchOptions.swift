@@ -21,6 +21,8 @@ struct BenchOptions {
     var childSide: Side?
     /// In a child process: the store file to work on.
     var store: String?
+    /// In a child process: the scenario's extra input file, if any.
+    var input: String?
 
     /// The rows of `--quick`.
     static let quickRows = 20_000
@@ -63,6 +65,7 @@ struct BenchOptions {
                 guard let side = Side(rawValue: name) else { throw BenchFailure("unknown side \(name)") }
                 childSide = side
             case "--store": store = try value(after: argument)
+            case "--input": input = try value(after: argument)
             case "--help", "-h": throw BenchFailure(Self.usage, isHelp: true)
             default: throw BenchFailure("unknown option \(argument)\n\(Self.usage)")
             }

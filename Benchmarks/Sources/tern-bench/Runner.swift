@@ -47,18 +47,26 @@ final class Runner {
         (try measure(scenario, side: .tern, rows: rows), try measure(scenario, side: .baseline, rows: rows))
     }
 
-    /// Measures one side of a scenario in a child process.
+    /// Measures one side of a scenario in a child process, on its own copy of its input.
     private func measure(_ scenario: Scenario, side: Side, rows: Int) throws -> SideResult {
         let store: URL
-        if scenario.writes {
-            store = folder.appendingPathComponent("\(scenario.rawValue)-\(side.rawValue).sqlite")
-            try copyStore(emptyStore, to: store)
-        } else {
+        var arguments = ["--child", side.rawValue, "--scenario", scenario.rawValue, "--rows", String(rows)]
+        // Each side of a writing scenario works in a folder of its own, removed afterwards.
+        let scratch = folder.appendingPathComponent("\(scenario.rawValue)-\(side.rawValue)")
+        switch scenario.input {
+        case .filledStore:
             store = try filledStore(rows: rows)
+        case .emptyStore, .filledCopy, .emptyStoreAndTSV:
+            try? FileManager.default.removeItem(at: scratch)
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            store = scratch.appendingPathComponent("Events.sqlite")
+            try copyStore(scenario.input == .filledCopy ? try filledStore(rows: rows) : emptyStore, to: store)
+            if scenario.input == .emptyStoreAndTSV {
+                arguments += ["--input", try recordFile(rows: rows).path]
+            }
         }
-        defer { if scenario.writes { removeStore(store) } }
-        let report = try runChild(["--child", side.rawValue, "--scenario", scenario.rawValue,
-                                   "--rows", String(rows), "--store", store.path])
+        defer { if scenario.writes { try? FileManager.default.removeItem(at: scratch) } }
+        let report = try runChild(arguments + ["--store", store.path])
         return SideResult(seconds: report.timing.seconds, cpuSeconds: report.timing.cpuSeconds, peakMiB: Double(report.peakKiB) / 1024,
                           checksum: report.timing.checksum)
     }
@@ -70,6 +78,13 @@ final class Runner {
         try copyStore(emptyStore, to: url)
         try BaselineSide.fill(url, rows: rows)
         filled[rows] = url
+        return url
+    }
+
+    /// A TSV file of `rows` events, written once per size.
+    private func recordFile(rows: Int) throws -> URL {
+        let url = folder.appendingPathComponent("events-\(rows).tsv")
+        if !FileManager.default.fileExists(atPath: url.path) { try RecordScenario.writeTSV(rows: rows, to: url) }
         return url
     }
 
@@ -106,15 +121,15 @@ final class Runner {
     // MARK: - In the child
 
     /// Runs one side of one scenario in this process and prints its report as JSON.
-    static func runChild(_ scenario: Scenario, side: Side, rows: Int, store: String) async throws {
-        let url = URL(fileURLWithPath: store)
+    static func runChild(_ scenario: Scenario, side: Side, input: ScenarioInput) async throws {
+        let implementation = scenario.implementation
         var timing: Timing
         switch side {
-        case .tern: timing = try await TernSide(url: url, rows: rows).run(scenario)
-        case .baseline: timing = try BaselineSide(url: url, rows: rows).run(scenario)
+        case .tern: timing = try await implementation.runTern(input)
+        case .baseline: timing = try await implementation.runBaseline(input)
         }
         let peak = peakResidentKiB()
-        if scenario.writes { timing.checksum = try BaselineSide.checksumOfRows(at: url) }
+        if let checksum = try implementation.checksum(input) { timing.checksum = checksum }
         let data = try JSONEncoder().encode(ChildReport(timing: timing, peakKiB: peak))
         FileHandle.standardOutput.write(data)
     }

@@ -1,7 +1,10 @@
 import Foundation
 import TernCore
 
-/// One measured scenario of the benchmark.
+/// One measured scenario of the benchmark: the registry of everything a run can measure.
+///
+/// To add a scenario: add a case, give it an ``input``, a ``target`` and a
+/// ``ScenarioImplementation`` in ``implementation`` (a file `Scenario+Name.swift` with both sides).
 enum Scenario: String, CaseIterable, Codable {
     /// `ObjectContext.batchInsert` of N rows, 10,000 per call (one transaction each).
     case batchInsert = "batch-insert"
@@ -13,6 +16,45 @@ enum Scenario: String, CaseIterable, Codable {
     case fetchDictionaries = "fetch-dictionaries"
     /// A count with a predicate on an indexed attribute (`amount < 100`, a tenth of the rows).
     case count
+    /// An inferred migration: an attribute added with a default, one renamed, one removed.
+    case inferredMigration = "inferred-migration"
+    /// The seeds' Event split (one entity into two) as a JSON mapping.
+    case mappedMigrationJSON = "mapped-migration-json"
+    /// The same split with Swift migration policies.
+    case mappedMigrationSwift = "mapped-migration-swift"
+    /// Five model versions, four inferred steps in one migration.
+    case progressiveMigration = "progressive-migration"
+    /// A TSV file of N records imported with `tern import`'s code path.
+    case importTSV = "import-tsv"
+    /// Every record exported to JSON with `tern export`'s code path.
+    case exportJSON = "export-json"
+    /// SQLite → binary store → SQLite with `tern convert`'s code path.
+    case convertBinary = "convert-binary"
+    /// A store in write-ahead-log mode copied over another (`StoreFiles.replace`, the backup API).
+    case replaceWAL = "replace-wal"
+
+    /// What the parent prepares for each side of a scenario.
+    enum Input {
+        /// A fresh copy of the empty store.
+        case emptyStore
+        /// The store filled with N rows, shared by the read scenarios (not to be written).
+        case filledStore
+        /// A fresh copy of the filled store, to be changed.
+        case filledCopy
+        /// A fresh copy of the empty store and a TSV file of N records (`--input`).
+        case emptyStoreAndTSV
+    }
+
+    /// What the scenario starts from.
+    var input: Input {
+        switch self {
+        case .batchInsert, .contextInsert: .emptyStore
+        case .fetch, .fetchDictionaries, .count: .filledStore
+        case .importTSV: .emptyStoreAndTSV
+        case .inferredMigration, .mappedMigrationJSON, .mappedMigrationSwift, .progressiveMigration,
+             .exportJSON, .convertBinary, .replaceWAL: .filledCopy
+        }
+    }
 
     /// The most Tern time ÷ baseline time the issue allows, if it sets one.
     var targetRatio: Double? {
@@ -21,27 +63,61 @@ enum Scenario: String, CaseIterable, Codable {
         case .contextInsert: 3
         case .fetch: 2.5
         case .fetchDictionaries: 1.5
-        case .count: nil
+        case .inferredMigration: 1.2
+        case .mappedMigrationJSON: 2
+        case .mappedMigrationSwift: 1.5
+        case .importTSV: 1.5
+        case .count, .progressiveMigration, .exportJSON, .convertBinary, .replaceWAL: nil
         }
     }
 
     /// Whether the scenario writes into a new empty store (else it reads a filled one).
-    var writes: Bool { self == .batchInsert || self == .contextInsert }
+    var writes: Bool { input != .filledStore }
 
-    /// Whether the scenario streams, so that its peak memory must not grow with N.
-    var streams: Bool { self == .fetch || self == .count }
+    /// Whether `--memory` measures the scenario at two sizes (the issue's scenarios 2 to 7).
+    var tracksMemory: Bool { self != .batchInsert && self != .contextInsert }
+
+    /// Whether the scenario streams, so that its peak memory must not grow with N (by more than
+    /// 16 MiB from 100,000 to 1,000,000 rows). Fetching as dictionaries returns every row, and a
+    /// binary store is read and written whole, by design.
+    var streams: Bool { tracksMemory && self != .fetchDictionaries && self != .convertBinary }
+
+    /// The code of both sides.
+    var implementation: any ScenarioImplementation {
+        switch self {
+        case .batchInsert, .contextInsert, .fetch, .fetchDictionaries, .count: ContextScenario(scenario: self)
+        case .inferredMigration, .progressiveMigration: InferredMigrationScenario(scenario: self)
+        case .mappedMigrationJSON, .mappedMigrationSwift: MappedMigrationScenario(scenario: self)
+        case .importTSV, .exportJSON: RecordScenario(scenario: self)
+        case .convertBinary, .replaceWAL: StoreCopyScenario(scenario: self)
+        }
+    }
 
     /// The scenarios of the issue that cannot be measured yet, with the reason.
-    static let notYetMeasured: [(name: String, reason: String)] = [
-        ("inferred-migration", "TernMigration landed on main at the deadline; scenario and C baseline not written yet"),
-        ("mapped-migration-json", "TernMigration landed on main at the deadline; scenario and C baseline not written yet"),
-        ("mapped-migration-swift", "TernMigration landed on main at the deadline; scenario and C baseline not written yet"),
-        ("progressive-migration", "TernMigration landed on main at the deadline; scenario and C baseline not written yet"),
-        ("import-tsv", "needs `tern import` on main"),
-        ("export-json", "needs a library entry point for `tern export`"),
-        ("convert-binary", "TernBinaryStore is on main; scenario and C baseline not written yet"),
-        ("replace-wal", "needs store replacement (backup) on main"),
-    ]
+    static let notYetMeasured: [(name: String, reason: String)] = []
+}
+
+/// What a child process gets to work on.
+struct ScenarioInput {
+    /// The store file (a copy of an empty or a filled store, or the shared filled store).
+    var store: URL
+    /// The number of rows of the run.
+    var rows: Int
+    /// The scenario's extra input file (the TSV file of `import-tsv`), if any.
+    var file: URL?
+
+    /// A private folder beside the store for files the scenario writes.
+    var folder: URL { store.deletingLastPathComponent() }
+}
+
+/// Both sides of a scenario, each run in a child process of its own.
+protocol ScenarioImplementation {
+    /// Measures the scenario through Tern.
+    func runTern(_ input: ScenarioInput) async throws -> Timing
+    /// Measures the same work written directly against the SQLite C API.
+    func runBaseline(_ input: ScenarioInput) async throws -> Timing
+    /// A checksum of the result, computed after the timed work on both sides (nil: the timing's own).
+    func checksum(_ input: ScenarioInput) throws -> Int64?
 }
 
 /// The benchmark's entity and its rows, the same for Tern and the baseline.
@@ -56,13 +132,18 @@ enum EventData {
     /// `Event(id, name, timeStamp, amount, flag)`, with `amount` indexed.
     static func model() throws -> ManagedObjectModel {
         try ManagedObjectModel {
-            Entity("Event") {
-                Attribute("id", .integer64)
-                Attribute("name", .string)
-                Attribute("timeStamp", .date)
-                Attribute("amount", .integer64).indexed()
-                Attribute("flag", .boolean)
-            }
+            entity()
+        }
+    }
+
+    /// The `Event` entity of ``model()``, the first version of the migration scenarios.
+    static func entity() -> Entity {
+        Entity("Event") {
+            Attribute("id", .integer64)
+            Attribute("name", .string)
+            Attribute("timeStamp", .date)
+            Attribute("amount", .integer64).indexed()
+            Attribute("flag", .boolean)
         }
     }
 

@@ -33,6 +33,7 @@ struct TernSide {
         case .fetch: return try await fetch(context)
         case .fetchDictionaries: return try await fetchDictionaries(context)
         case .count: return try await count(context)
+        default: throw BenchFailure("\(scenario.rawValue) does not run on a context")
         }
     }
 

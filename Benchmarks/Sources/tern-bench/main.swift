@@ -18,7 +18,9 @@ func runBenchmark() async -> Int32 {
             guard let store = options.store, let scenario = options.selectedScenarios.first, options.scenarios.count == 1 else {
                 throw BenchFailure("a child needs one --scenario and --store")
             }
-            try await Runner.runChild(scenario, side: side, rows: options.rows, store: store)
+            let input = ScenarioInput(
+                store: URL(fileURLWithPath: store), rows: options.rows, file: options.input.map { URL(fileURLWithPath: $0) })
+            try await Runner.runChild(scenario, side: side, input: input)
             return 0
         }
         let report = try measureAll(options)
@@ -51,7 +53,7 @@ func measureAll(_ options: BenchOptions) throws -> BenchReport {
     }
     if options.memory {
         let small = min(100_000, options.rows)
-        for scenario in options.selectedScenarios where scenario.streams {
+        for scenario in options.selectedScenarios where scenario.tracksMemory {
             guard let large = report.results.first(where: { $0.scenario == scenario.rawValue }) else { continue }
             var smaller = (large.tern, large.baseline)
             if small < options.rows {
@@ -59,7 +61,7 @@ func measureAll(_ options: BenchOptions) throws -> BenchReport {
                 smaller = try runner.measure(scenario, rows: small)
             }
             report.memory.append(MemoryResult(
-                scenario: scenario.rawValue, small: (small, smaller.0, smaller.1),
+                scenario: scenario, small: (small, smaller.0, smaller.1),
                 large: (options.rows, large.tern, large.baseline)))
         }
     }
