@@ -7,18 +7,24 @@ extension ObjectContext {
 
     /// Every failure of the changed objects, one per object and property.
     func validationFailures() -> [TernError] {
-        var failures: [TernError] = []
-        // Each ID's text is made once: making it in the comparison costs O(n log n) URLs.
-        let objects = graph.changed.values.filter(\.isLoaded).map { ($0.objectID.description, $0) }
-            .sorted { $0.0 < $1.0 }.map(\.1)
-        for object in objects {
+        // Failures are listed in the order of the objects' IDs; only objects that fail, and
+        // those with uniqueness constraints, are sorted (each ID's text made once).
+        var failing: [(String, [TernError])] = []
+        var constrained: [ManagedObject] = []
+        for object in graph.changed.values where object.isLoaded {
+            var failures: [TernError] = []
             if object.isDeleted {
-                if !object.isInserted { failures += denyFailures(of: object) }
-            } else if object.isInserted || object.hasChanges {
-                failures += attributeFailures(of: object) + relationshipFailures(of: object)
+                if !object.isInserted { failures = denyFailures(of: object) }
+            } else {
+                if object.isInserted || object.hasChanges {
+                    failures = attributeFailures(of: object) + relationshipFailures(of: object)
+                }
+                if !object.schema.uniquenessConstraints.isEmpty { constrained.append(object) }
             }
+            if !failures.isEmpty { failing.append((object.objectID.description, failures)) }
         }
-        return failures + uniquenessFailures(among: objects.filter { !$0.isDeleted })
+        let objects = constrained.map { ($0.objectID.description, $0) }.sorted { $0.0 < $1.0 }.map(\.1)
+        return failing.sorted { $0.0 < $1.0 }.flatMap(\.1) + uniquenessFailures(among: objects)
     }
 
     private func failure(_ object: ManagedObject, _ property: String, _ message: String) -> TernError {
@@ -36,17 +42,18 @@ extension ObjectContext {
     }
 
     private func attributeFailures(of object: ManagedObject) -> [TernError] {
-        var failures: [TernError] = []
-        for attribute in object.schema.attributes.values.sorted(by: { $0.name < $1.name }) where !attribute.isDerived {
+        // Failures by attribute name; the attributes are sorted only when some fail.
+        var failures: [(String, TernError)] = []
+        for attribute in object.schema.attributes.values where !attribute.isDerived {
             guard let value = object.values[attribute.name] else {
-                if !attribute.isOptional { failures.append(failure(object, attribute.name, "is required")) }
+                if !attribute.isOptional { failures.append((attribute.name, failure(object, attribute.name, "is required"))) }
                 continue
             }
             if let problem = Self.problem(with: value, for: attribute) {
-                failures.append(failure(object, attribute.name, problem))
+                failures.append((attribute.name, failure(object, attribute.name, problem)))
             }
         }
-        return failures
+        return failures.count < 2 ? failures.map(\.1) : failures.sorted { $0.0 < $1.0 }.map(\.1)
     }
 
     /// What is wrong with a non-nil value, or nil when it is valid.
@@ -60,6 +67,8 @@ extension ObjectContext {
             }
             if let bounds, !bounds.contains(integer) { return "does not fit \(attribute.type.xcodeName)" }
         }
+        guard attribute.minimum != nil || attribute.maximum != nil || attribute.regularExpression != nil else { return nil }
+        // Counting a string's characters walks all of it: only for attributes with bounds.
         let measure: Double?
         switch value {
         case .integer(let integer): measure = Double(integer)

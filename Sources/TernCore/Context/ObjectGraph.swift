@@ -84,7 +84,7 @@ final class ObjectGraph {
     func insert(_ entityName: String) -> ManagedObject {
         let schema = schema(for: entityName)
         precondition(!schema.entity.isAbstract, "\(entityName) is abstract: insert one of its subentities")
-        let object = make(ObjectID(temporaryFor: entityName))
+        let object = make(ObjectID(temporaryFor: entityName, identifier: TemporaryIdentifiers.next()))
         object.isLoaded = true
         object.isInserted = true
         for attribute in schema.attributes.values {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import TernCore
 
 /// The conversions of the expression language's functions, and of values stored into attributes.
@@ -16,13 +17,12 @@ enum ValueConversion {
             guard case .string(let format)? = values[1] else {
                 throw MigrationError(.evaluationFailed, "\(function.rawValue) needs a date format as text")
             }
-            let formatter = dateFormatter(format)
             if function == .formatDate {
                 guard case .date(let date) = first else { throw wrongType(function, "a date") }
-                return .string(formatter.string(from: date))
+                return .string(withDateFormatter(format) { $0.string(from: date) })
             }
             guard case .string(let text) = first else { throw wrongType(function, "text") }
-            guard let date = formatter.date(from: text) else {
+            guard let date = withDateFormatter(format, { $0.date(from: text) }) else {
                 throw MigrationError(.evaluationFailed, "parseDate could not read the text in the format given")
             }
             return .date(date)
@@ -147,7 +147,20 @@ enum ValueConversion {
         return formatter
     }
 
+    /// Calls `body` with the cached formatter of a format: making a `DateFormatter` costs far
+    /// more than using one, and a migration formats one date per object.
+    static func withDateFormatter<Result: Sendable>(_ format: String, _ body: (DateFormatter) -> Result) -> Result {
+        formatters.withLock { cache in
+            let formatter = cache[format] ?? dateFormatter(format)
+            if cache[format] == nil { cache[format] = formatter }
+            return body(formatter)
+        }
+    }
+
     // MARK: - Non public
+
+    /// The formatters made so far, by format; used under the lock only, one call at a time.
+    private static let formatters = Mutex<[String: DateFormatter]>([:])
 
     private static func wrongType(_ function: ValueExpression.Function, _ expected: String) -> MigrationError {
         MigrationError(.evaluationFailed, "\(function.rawValue)() needs \(expected)")

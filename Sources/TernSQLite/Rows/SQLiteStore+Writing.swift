@@ -125,15 +125,14 @@ extension SQLiteStore {
         if layout.isAbstract {
             throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) is abstract; insert one of its subentities.")
         }
-        let values = try columnValues(of: row, layout: layout)
-        let arguments: [DatabaseValue] = [.integer(row.reference.primaryKey), .integer(Int64(layout.number)), .integer(1)]
-            + values.map(\.value)
+        var arguments: [DatabaseValue] = [.integer(row.reference.primaryKey), .integer(Int64(layout.number)), .integer(1)]
+        try appendColumnValues(of: row, layout: layout, to: &arguments)
         // The columns are the layout's, in its order, for every row: the text is made once.
         let text: String
         if let cached = insertTexts[layout.name] {
             text = cached
         } else {
-            let names = SQL.joined((["Z_PK", "Z_ENT", "Z_OPT"] + values.map(\.column)).map { SQL.identifier($0) })
+            let names = SQL.joined((["Z_PK", "Z_ENT", "Z_OPT"] + Self.columnNames(of: layout)).map { SQL.identifier($0) })
             let placeholders = SQL(unsafeSQL: Array(repeating: "?", count: arguments.count).joined(separator: ", "))
             let insert: SQL = "INSERT INTO \(.identifier(layout.table)) (\(names)) VALUES (\(placeholders))"
             text = insert.text
@@ -144,8 +143,9 @@ extension SQLiteStore {
 
     func updateColumns(_ row: StoreRow) throws {
         let layout = try schema.entity(named: row.reference.entityName)
-        let values = try columnValues(of: row, layout: layout)
-        var assignments = values.map { SQL.identifier($0.column) + SQL(unsafeSQL: " = ?", arguments: [$0.value]) }
+        var values: [DatabaseValue] = []
+        try appendColumnValues(of: row, layout: layout, to: &values)
+        var assignments = zip(Self.columnNames(of: layout), values).map { SQL.identifier($0) + SQL(unsafeSQL: " = ?", arguments: [$1]) }
         assignments.append("Z_OPT = Z_OPT + 1")
         try execute("""
             UPDATE \(.identifier(layout.table)) SET \(SQL.joined(assignments)) \
@@ -251,45 +251,59 @@ extension SQLiteStore {
         }
     }
 
-    /// The value of each attribute and to-one column of an entity for a row (NULL when absent).
-    func columnValues(of row: StoreRow, layout: EntityLayout) throws(SQLiteError) -> [(column: String, value: DatabaseValue)] {
-        for name in row.attributes.keys where layout.attribute(named: name) == nil {
+    /// The columns ``appendColumnValues(of:layout:to:)`` writes, in its order: each written
+    /// attribute, then each to-one relationship (its key, and its entity when it has a column).
+    static func columnNames(of layout: EntityLayout) -> [String] {
+        layout.attributes.filter { $0.derivation == nil }.map(\.column)
+            + layout.toOneRelationships.flatMap { [$0.column] + ($0.entityColumn.map { [$0] } ?? []) }
+    }
+
+    /// Appends the value of each column of ``columnNames(of:)`` for a row (NULL when absent).
+    ///
+    /// - Complexity: O(*k*) for *k* columns: one lookup per attribute of the entity.
+    func appendColumnValues(
+        of row: StoreRow, layout: EntityLayout, to values: inout [DatabaseValue]
+    ) throws(SQLiteError) {
+        values.reserveCapacity(values.count + layout.attributes.count + 2 * layout.toOneRelationships.count)
+        var found = 0
+        // Derived attributes are read-only: the store's triggers keep them.
+        for attribute in layout.attributes {
+            guard let attributeValue = row.attributes[attribute.name] else {
+                if attribute.derivation == nil { values.append(.null) }
+                continue
+            }
+            found += 1
+            guard attribute.derivation == nil else { continue }
+            guard var value = attributeValue.databaseValue(for: attribute.type) else {
+                throw SQLiteError(
+                    .invalidValue,
+                    "\(layout.name).\(attribute.name) is a \(attribute.type.xcodeName) attribute; the value has another type.")
+            }
+            if attribute.allowsExternalStorage, case .blob(let bytes) = value {
+                let column = try externalData.store(bytes)
+                if let name = ExternalDataStore.fileName(in: column) { filesOfPendingSave.append(name) }
+                value = .blob(column)
+            }
+            values.append(value)
+        }
+        // Every key of the row matched an attribute, unless some did not: name the first.
+        if found != row.attributes.count, let name = row.attributes.keys.sorted().first(where: { layout.attribute(named: $0) == nil }) {
             throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no stored attribute \(SQL.quoted(name)).")
         }
         for name in row.toOne.keys where layout.toOne(named: name) == nil {
             throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-one relationship \(SQL.quoted(name)).")
-        }
-        var values: [(column: String, value: DatabaseValue)] = []
-        // Derived attributes are read-only: the store's triggers keep them.
-        for attribute in layout.attributes where attribute.derivation == nil {
-            var value = DatabaseValue.null
-            if let attributeValue = row.attributes[attribute.name] {
-                guard let converted = attributeValue.databaseValue(for: attribute.type) else {
-                    throw SQLiteError(
-                        .invalidValue,
-                        "\(layout.name).\(attribute.name) is a \(attribute.type.xcodeName) attribute; the value has another type.")
-                }
-                value = converted
-                if attribute.allowsExternalStorage, case .blob(let bytes) = converted {
-                    let column = try externalData.store(bytes)
-                    if let name = ExternalDataStore.fileName(in: column) { filesOfPendingSave.append(name) }
-                    value = .blob(column)
-                }
-            }
-            values.append((attribute.column, value))
         }
         for relationship in layout.toOneRelationships {
             let reference = row.toOne[relationship.name]
             if let reference {
                 try checkReference(reference, destination: try schema.entity(named: relationship.destination), relationship: relationship.name)
             }
-            values.append((relationship.column, reference.map { .integer($0.primaryKey) } ?? .null))
-            if let entityColumn = relationship.entityColumn {
+            values.append(reference.map { .integer($0.primaryKey) } ?? .null)
+            if relationship.entityColumn != nil {
                 let number = try reference.map { reference throws(SQLiteError) in try schema.entity(named: reference.entityName).number }
-                values.append((entityColumn, number.map { .integer(Int64($0)) } ?? .null))
+                values.append(number.map { .integer(Int64($0)) } ?? .null)
             }
         }
-        return values
     }
 
     /// Throws unless a reference names the destination entity or one of its subentities.
