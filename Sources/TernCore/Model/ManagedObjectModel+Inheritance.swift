@@ -192,8 +192,15 @@ extension ManagedObjectModel {
         of entityName: String, _ properties: KeyPath<EntityDescription, [Property]>,
         name: KeyPath<Property, String>
     ) -> [Property] {
+        let chain = chain(of: entityName)
+        // An entity without a parent: its own properties, already sorted by name, are the answer
+        // unless two share a name (then merged below, the first winning).
+        if chain.count == 1 {
+            let own = chain[0][keyPath: properties]
+            if zip(own, own.dropFirst()).allSatisfy({ $0[keyPath: name] != $1[keyPath: name] }) { return own }
+        }
         var byName: [String: Property] = [:]
-        for entity in chain(of: entityName) {
+        for entity in chain {
             for property in entity[keyPath: properties] where byName[property[keyPath: name]] == nil {
                 byName[property[keyPath: name]] = property
             }

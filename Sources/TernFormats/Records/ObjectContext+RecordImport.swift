@@ -92,6 +92,8 @@ struct RecordImporter {
     private var localIDs: [String: ManagedObject] = [:]
     private var matched: Set<ObjectID> = []
     private var pending: [(object: ManagedObject, relationship: RelationshipDescription, names: [String], line: Int, column: Int?)] = []
+    /// The properties found for each entity and key: finding one walks the entity's ancestors.
+    private var properties: [String: [String: Property]] = [:]
 
     init(model: ManagedObjectModel, options: RecordImportOptions, path: String) {
         self.model = model
@@ -100,7 +102,7 @@ struct RecordImporter {
     }
 
     /// Checks a TSV or CSV header against the entity before any row is read.
-    func checkHeader(_ header: [String]) throws(RecordError) {
+    mutating func checkHeader(_ header: [String]) throws(RecordError) {
         guard let name = options.entityName else { return }
         let entity = try entity(named: name, line: 1)
         for (index, key) in header.enumerated() {
@@ -230,7 +232,16 @@ struct RecordImporter {
         return entity
     }
 
-    private func property(_ key: String, of entity: EntityDescription, line: Int, column: Int?) throws(RecordError) -> Property {
+    private mutating func property(
+        _ key: String, of entity: EntityDescription, line: Int, column: Int?
+    ) throws(RecordError) -> Property {
+        if let known = properties[entity.name]?[key] { return known }
+        let found = try findProperty(key, of: entity, line: line, column: column)
+        properties[entity.name, default: [:]][key] = found
+        return found
+    }
+
+    private func findProperty(_ key: String, of entity: EntityDescription, line: Int, column: Int?) throws(RecordError) -> Property {
         if key == "_id" { return .attribute(AttributeDescription(name: "_id", type: .string)) }
         if let attribute = model.allAttributes(of: entity.name).first(where: { $0.name == key }), !attribute.isTransient {
             return .attribute(attribute)

@@ -25,6 +25,9 @@ final class SQLiteMigrationEngine: MigrationManager {
     private let onBatch: (Int) throws(MigrationError) -> Void
     /// The last primary key given per destination inheritance root.
     private var lastKeys: [String: Int64] = [:]
+    /// The destination attributes found so far, by entity and name, with their table and column
+    /// (nil for transient and derived ones): finding one walks the entity's ancestors.
+    private var destinationAttributes: [String: [String: (AttributeDescription, table: String, AttributeColumn?)]] = [:]
     /// The last source row read, so that the property mappings of one object read it once.
     private var cachedRow: StoreRow?
     /// The source rows of the batch being migrated, read with one query.
@@ -140,14 +143,8 @@ final class SQLiteMigrationEngine: MigrationManager {
     func setDestinationValue(_ value: AttributeValue?, forAttribute attribute: String, of destination: RowReference)
         throws(MigrationError)
     {
-        guard let description = destinationModel.attribute(named: attribute, inEntity: destination.entityName),
-            let layout = try? schema.entity(named: destination.entityName)
-        else {
-            throw MigrationError(
-                .invalidMapping, "\(destination.entityName) has no attribute \(attribute)", entity: destination.entityName,
-                property: attribute)
-        }
-        guard let column = layout.attribute(named: attribute) else { return }  // transient or derived
+        let (description, table, attributeColumn) = try destinationAttribute(attribute, of: destination.entityName)
+        guard let column = attributeColumn else { return }  // transient or derived
         var stored = DatabaseValue.null
         do {
             if let converted = try value?.converted(to: description.type) { stored = try databaseValue(converted, column) }
@@ -160,7 +157,7 @@ final class SQLiteMigrationEngine: MigrationManager {
         }
         try Self.store {
             try self.destination.execute("""
-                UPDATE \(.identifier(layout.table)) SET \(.identifier(column.column)) = \(stored) \
+                UPDATE \(.identifier(table)) SET \(.identifier(column.column)) = \(stored) \
                 WHERE Z_PK = \(destination.primaryKey)
                 """)
         }
@@ -369,6 +366,21 @@ final class SQLiteMigrationEngine: MigrationManager {
     }
 
     /// The column value of an attribute value, external data written to its file.
+    /// A destination attribute, its table and its column, looked up once per entity and name.
+    private func destinationAttribute(
+        _ attribute: String, of entity: String
+    ) throws(MigrationError) -> (AttributeDescription, table: String, AttributeColumn?) {
+        if let known = destinationAttributes[entity]?[attribute] { return known }
+        guard let description = destinationModel.attribute(named: attribute, inEntity: entity),
+            let layout = try? schema.entity(named: entity)
+        else {
+            throw MigrationError(.invalidMapping, "\(entity) has no attribute \(attribute)", entity: entity, property: attribute)
+        }
+        let found = (description, table: layout.table, layout.attribute(named: attribute))
+        destinationAttributes[entity, default: [:]][attribute] = found
+        return found
+    }
+
     private func databaseValue(_ value: AttributeValue, _ column: AttributeColumn) throws(MigrationError) -> DatabaseValue {
         guard let stored = value.databaseValue(for: column.type) else {
             throw MigrationError(
