@@ -49,7 +49,10 @@ func measureAll(_ options: BenchOptions) throws -> BenchReport {
     for scenario in options.selectedScenarios {
         progress("\(scenario.rawValue) at \(options.rows) rows")
         let (tern, baseline) = try runner.measure(scenario, rows: options.rows)
-        report.results.append(ScenarioResult(scenario, rows: options.rows, tern: tern, baseline: baseline))
+        let result = ScenarioResult(scenario, rows: options.rows, tern: tern, baseline: baseline)
+        report.results.append(result)
+        progress(String(format: "%@: Tern %.3f s, SQLite %.3f s, ratio %.2f, peaks %.1f / %.1f MiB", scenario.rawValue,
+                        tern.seconds, baseline.seconds, result.ratio, tern.peakMiB, baseline.peakMiB))
     }
     if options.memory {
         let small = min(100_000, options.rows)
