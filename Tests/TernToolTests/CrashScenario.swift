@@ -5,7 +5,7 @@ import TernSQLite
 import TernTestSupport
 import Testing
 
-/// The store the crash cases work on: `Item` rows whose values follow from their key, in three
+/// The store the crash and fault-injection cases work on: `Item` rows whose values follow from their key, in three
 /// model versions, so that a check can tell a complete old state from a complete new one.
 ///
 /// - v1 `Item(name: String, value: Int32)`, row *k*: `name` "item *k*", `value` *k*;

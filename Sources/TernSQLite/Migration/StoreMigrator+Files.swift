@@ -62,7 +62,14 @@ extension StoreMigrator {
         }
         try FileSystem.rename(
             migrated.path, to: store.path, message: "The migrated store cannot replace the old one; the old store is unchanged")
-        try FileSystem.synchronizeDirectory(atPath: store.deletingLastPathComponent().path)
+        do {
+            try FileSystem.synchronizeDirectory(atPath: store.deletingLastPathComponent().path)
+        } catch {
+            throw SQLiteError(
+                .ioFailure,
+                "The migrated store replaced the old one, but the folder could not be flushed to disk (\(error.message)); "
+                    + "a power cut before the disk catches up could bring the old store back", path: store.path)
+        }
         // Both are empty or absent after the checkpoint; an empty log carries nothing into the new file.
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
     }
