@@ -182,6 +182,9 @@ public actor SQLiteStore {
     /// The journal mode a store file already uses, so that a short write does not convert it.
     static func journalMode(ofStoreAt url: URL) throws(SQLiteError) -> SQLiteConfiguration.JournalMode {
         let connection = try openExisting(url, configuration: .readOnly)
+        // A closed write-ahead-log store is opened immutable (see Connection), and then SQLite
+        // reports "delete"; the file header says what the store is.
+        if Connection.isWriteAheadLogFile(atPath: url.path) { return .wal }
         let mode = try connection.fetchValue("PRAGMA journal_mode")?.string?.lowercased() ?? "delete"
         return SQLiteConfiguration.JournalMode(rawValue: mode) ?? .delete
     }

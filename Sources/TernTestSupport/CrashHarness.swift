@@ -176,6 +176,9 @@ public struct CrashHarness: Sendable {
             } catch {
                 Issue.record("\(failurePrefix(iteration)): \(error)")
             }
+            if (iteration + 1) % 25 == 0, iteration + 1 < iterations {
+                print("crash[\(name)]: \(iteration + 1) of \(iterations) kills after \(clock.now - start)")
+            }
         }
         print(report)
         return report

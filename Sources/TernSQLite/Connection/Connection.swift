@@ -194,7 +194,7 @@ package final class Connection {
     }
 
     /// Whether a database file's header says it uses a write-ahead log (file format 2).
-    private static func isWriteAheadLogFile(atPath path: String) -> Bool {
+    static func isWriteAheadLogFile(atPath path: String) -> Bool {
         guard let file = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? file.close() }
         guard let header = try? file.read(upToCount: 20), header.count == 20 else { return false }
