@@ -144,6 +144,8 @@ if Context.environment["TERN_FUZZ"] == "1" {
         ("FuzzMetadata", ["TernCore", "TernFormats", "TernSQLite"]),
         ("FuzzValueExpression", ["TernMigration"]),
         ("FuzzMappingFile", ["TernMigration"]),
+        ("FuzzDelimitedRecords", ["TernFormats"]),
+        ("FuzzJSONRecords", ["TernFormats"]),
     ]
     package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: swiftSettings))
     for fuzz in fuzzTargets {

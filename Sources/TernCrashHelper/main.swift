@@ -14,6 +14,10 @@
 //                                                       moved to Library/Application Support, migrated
 //                                                       to version 4 and the legacy copy removed; prints
 //                                                       "ready" before it starts (TernContainerTests)
+//     tern-crash-helper stress <store.sqlite> <attribute> <policy> <rounds>
+//                                                       one writer of the merge-policy stress test:
+//                                                       sets <attribute> of every Counter to 1…rounds,
+//                                                       one save a round (StressWriter)
 //
 // The SQLite modes open the store with the model cached in it. A new operation (container
 // relocation, …) adds a mode here, documented in this list, and a case in CrashHarnessTests.
@@ -35,6 +39,7 @@ func usage() -> Never {
                tern-crash-helper save <store>
                tern-crash-helper batch-insert <store> <count>
                tern-crash-helper replace <destination> <source>
+               tern-crash-helper stress <store> <attribute> <policy> <rounds>
                tern-crash-helper container <root>
 
         """.utf8))
@@ -80,6 +85,11 @@ case "container":
         name: "ChefsBook", model: model, storeDescriptions: [description], mainContextQueue: .private)
     FileHandle.standardOutput.write(Data("ready\n".utf8))
     try await container.loadStores()
+case "stress":
+    guard arguments.count == 6, let rounds = Int(arguments[5]), let policy = StressWriter.policies[arguments[4]] else {
+        usage()
+    }
+    try await StressWriter.run(try await context(forStoreAt: arguments[2]), attribute: arguments[3], policy: policy, rounds: rounds)
 default:
     usage()
 }

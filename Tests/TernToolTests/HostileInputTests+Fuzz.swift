@@ -2,6 +2,7 @@ import Foundation
 import TernCore
 import TernFormats
 import TernMigration
+import TernTestSupport
 @testable import TernSQLite
 import Testing
 
@@ -76,6 +77,34 @@ extension HostileInputTests {
     func mappingFileCase(_ file: String) throws {
         #expect(throws: MigrationError.self, "\(file)") {
             try StepMapping(jsonData: Self.fuzzCase("FuzzMappingFile", file))
+        }
+    }
+
+    @Test(arguments: files("FuzzDelimitedRecords"))
+    func delimitedRecordsCase(_ file: String) throws {
+        // As in the fuzz target: an even first byte means TSV, odd CSV; the rest is the file.
+        let data = try Self.fuzzCase("FuzzDelimitedRecords", file)
+        let folder = try TemporaryDirectory()
+        let url = folder.path("records")
+        try data.dropFirst().write(to: url)
+        let bytes = try Data(contentsOf: url)
+        do {
+            let reader = try DelimitedRecordReader(contentsOf: url, dialect: (data.first ?? 0) % 2 == 0 ? .tsv : .csv)
+            while try !reader.nextBatch(maxCount: 7).isEmpty {}
+        } catch {
+            Self.expectClear(error, file)
+        }
+        #expect(try Data(contentsOf: url) == bytes, "\(file): the reader changed the file")
+    }
+
+    @Test(arguments: files("FuzzJSONRecords"))
+    func jsonRecordsCase(_ file: String) throws {
+        let url = Self.root.appendingPathComponent("FuzzJSONRecords/\(file)")
+        do {
+            let reader = try JSONRecordReader(contentsOf: url)
+            while !reader.nextBatch(maxCount: 7).isEmpty {}
+        } catch {
+            Self.expectClear(error, file)
         }
     }
 }

@@ -61,6 +61,7 @@ import Testing
         case let error as SQLiteError: #expect(!error.message.isEmpty, "\(file)")
         case let error as TernError: #expect(!error.message.isEmpty, "\(file)")
         case let error as MigrationError: #expect(!error.message.isEmpty, "\(file)")
+        case let error as RecordError: #expect(!error.message.isEmpty, "\(file)")
         default: Issue.record("\(file): untyped error \(error)")
         }
     }

@@ -90,6 +90,11 @@ extension ObjectContext {
         }
     }
 
+    /// How many times a save resolves conflicts under a merge policy before it gives up with
+    /// the conflict; found by the concurrency stress test, where three attempts were not enough
+    /// for five writers saving one set of objects at once.
+    static let conflictResolutionAttempts = 40
+
     private func saveToStores() async throws -> ContextDidSave {
         let inserted = graph.changed.values.filter { $0.isInserted && !$0.isDeleted }
         let dropped = graph.changed.values.filter { $0.isDeleted && $0.isInserted }
@@ -110,7 +115,12 @@ extension ObjectContext {
                     results[identifier] = try await store.save(changes)
                 }
                 break
-            } catch let error as TernError where error.code == .mergeConflict && attempt < 3 && mergePolicy != .error {
+            } catch let error as TernError
+                where error.code == .mergeConflict && attempt < Self.conflictResolutionAttempts && mergePolicy != .error
+            {
+                // Resolution reads the store outside the save's transaction, so a busy store (other
+                // contexts, other processes) can move on again before the retry: back off a little.
+                if attempt >= 2 { try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * attempt)))) }
                 try await resolveConflicts(error.failures.compactMap(\.objectID))
             }
         }
