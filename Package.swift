@@ -55,7 +55,8 @@ let package = Package(
             name: "TernPostgreSQL", dependencies: ["TernCore", "TernFormats", "TernSQLite", "CPostgreSQL"],
             swiftSettings: swiftSettings),
         .target(
-            name: "TernStores", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernBinaryStore", "TernXMLStore"],
+            name: "TernStores",
+            dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernBinaryStore", "TernXMLStore", "TernPostgreSQL"],
             swiftSettings: swiftSettings),
         .target(
             name: "TernContainer", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores"],
@@ -66,7 +67,7 @@ let package = Package(
         .target(
             name: "TernTool",
             dependencies: [
-                "TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook",
+                "TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook", "TernPostgreSQL",
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
@@ -112,7 +113,7 @@ let package = Package(
             name: "TernToolTests",
             dependencies: [
                 "TernTool", "TernSQLite", "TernFormats", "TernMigration", "TernStores", "TernContainer", "TernTestSupport",
-                "ChefsBook", "tern-crash-helper",
+                "ChefsBook", "tern-crash-helper", "TernPostgreSQL",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

@@ -115,19 +115,32 @@ public actor PostgreSQLStore {
         try connection.writeMetadata(metadata)
     }
 
-    /// Drops every table of the store (and its schema, when the location names one).
+    /// Drops the store's tables: `Z_PRIMARYKEY`, `Z_METADATA`, `Z_MODELCACHE` and the tables
+    /// of the entities and many-to-many relationships `Z_PRIMARYKEY` lists, nothing else; then
+    /// the schema named by the location, if it is left empty.
     ///
     /// - Parameter url: The store's connection string.
     /// - Throws: ``PostgreSQLError`` when the server refuses.
     public static func destroy(at url: String) throws {
         let location = try PostgreSQLLocation(url)
         let connection = try Connection(location)
-        if let schema = location.schema {
-            try connection.execute("DROP SCHEMA IF EXISTS \(.identifier(schema)) CASCADE")
-        } else {
-            try connection.inTransaction {
-                for table in try connection.storeTables() { try connection.execute("DROP TABLE \(.identifier(table))") }
+        let tables = Set(try connection.storeTables())
+        guard tables.contains("Z_PRIMARYKEY") else { return }
+        var owned: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+        for row in try connection.fetchAll(#"SELECT "Z_ENT", "Z_NAME" FROM "Z_PRIMARYKEY""#) {
+            guard let number = row[0].int64, let name = row[1].string else { continue }
+            owned.insert("Z" + name.uppercased())
+            // Join tables are named Z_<entity number><RELATIONSHIP>.
+            for table in tables where table.hasPrefix("Z_\(number)") && table.dropFirst(2 + String(number).count).first?.isLetter == true {
+                owned.insert(table)
             }
+        }
+        try connection.inTransaction {
+            for table in owned.intersection(tables).sorted() { try connection.execute("DROP TABLE \(.identifier(table))") }
+        }
+        if let schema = location.schema, try connection.storeTables().isEmpty {
+            // Other objects (views, sequences…) keep the schema: it is then left in place.
+            try? connection.execute("DROP SCHEMA IF EXISTS \(.identifier(schema))")
         }
     }
 

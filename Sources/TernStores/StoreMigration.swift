@@ -2,6 +2,7 @@ import Foundation
 import TernBinaryStore
 import TernCore
 import TernFormats
+import TernPostgreSQL
 import TernSQLite
 import TernXMLStore
 
@@ -94,12 +95,20 @@ enum StoreMigration {
     }
 
     /// Calls `body` with the rows of every entity, at most `size` at a time, in primary-key
-    /// order. SQLite stores are read batch by batch; other stores already hold their rows.
+    /// order. SQLite and PostgreSQL stores are read batch by batch; other stores already hold their rows.
     static func forEachBatch(
         of store: any PersistentStore, entities: [String]? = nil, size: Int, _ body: ([StoreRow]) async throws -> Void
     ) async throws {
         for entity in entities ?? store.model.entities.map(\.name) {
-            if let sqlite = store as? SQLiteStore {
+            if let postgreSQL = store as? PostgreSQLStore {
+                var last: Int64 = 0
+                while true {
+                    let batch = try await postgreSQL.rows(of: entity, includingSubentities: false, after: last, limit: size)
+                    if !batch.isEmpty { try await body(batch) }
+                    guard batch.count == size, let key = batch.last?.reference.primaryKey else { break }
+                    last = key
+                }
+            } else if let sqlite = store as? SQLiteStore {
                 var last: Int64 = 0
                 while true {
                     let batch = try await sqlite.rows(of: entity, includingSubentities: false, after: last, limit: size)

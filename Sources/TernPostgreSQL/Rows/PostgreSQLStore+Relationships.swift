@@ -14,7 +14,8 @@ extension PostgreSQLStore {
             throw PostgreSQLError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-one relationship \(SQL.quoted(name)).")
         }
         var values: [(column: String, value: DatabaseValue)] = []
-        for attribute in layout.attributes where attribute.derivation == nil {
+        // The store has no triggers: derived attributes are plain columns, written as given.
+        for attribute in layout.attributes {
             var value = DatabaseValue.null
             if let attributeValue = row.attributes[attribute.name] {
                 guard let converted = attributeValue.postgreSQLValue(for: attribute.type) else {

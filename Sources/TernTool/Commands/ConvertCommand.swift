@@ -9,10 +9,11 @@ struct ConvertCommand: Command {
     /// The store to copy.
     static let store = ArgumentDefinition.positional("STORE", help: StoreFile.help)
     /// Where the copy goes.
-    static let destination = ArgumentDefinition.positional("DEST", help: "The new store file; it must not exist.")
+    static let destination = ArgumentDefinition.positional(
+        "DEST", help: "The new store file, which must not exist, or a postgres:// URL whose schema holds no store.")
     /// The new store's type.
     static let type = ArgumentDefinition.option(
-        "type", value: "TYPE", isRequired: true, help: "The new store's type: sqlite, binary or xml.")
+        "type", value: "TYPE", isRequired: true, help: "The new store's type: sqlite, binary, xml or postgres.")
     /// The model to read the store with.
     static let model = ArgumentDefinition.option(
         "model", value: "MODEL",
@@ -28,12 +29,15 @@ struct ConvertCommand: Command {
             version hashes and application keys). A SQLite copy records the model in Z_MODELCACHE,
             a binary or XML copy in its metadata. Core Data's history tables are not copied (they
             are not part of the model), and a SQLite copy computes derived attributes again with
-            its triggers. An existing destination is never overwritten.
+            its triggers. An existing destination is never overwritten. A PostgreSQL store is
+            named by its connection URL (postgres://user@host/db?schema=s), as a source or with
+            --type postgres as the destination; rows stream in batches both ways.
             """,
         arguments: [store, destination, type, model, ModelSelection.version, ModelSelection.order],
         examples: [
             "tern convert Recipes.sqlite Recipes.ternbin --type binary",
             "tern convert Recipes.xml Recipes.sqlite --type sqlite --model Recipes.xcdatamodeld",
+            "tern convert Recipes.sqlite 'postgres://app@db/recipes?schema=kitchen' --type postgres",
         ])
 
     /// The store as typed.
@@ -51,7 +55,7 @@ struct ConvertCommand: Command {
         destinationPath = try arguments.requiredValue(of: Self.destination)
         let typeName = try arguments.requiredValue(of: Self.type)
         guard let kind = StoreFile.Kind(rawValue: typeName), kind.storeKind != nil else {
-            throw ValidationError("unknown store type '\(typeName)'; use one of: sqlite, binary, xml")
+            throw ValidationError("unknown store type '\(typeName)'; use one of: sqlite, binary, xml, postgres")
         }
         self.kind = kind
         selection = try ModelSelection.parse(Self.model, from: arguments)
@@ -61,15 +65,21 @@ struct ConvertCommand: Command {
     func run(in context: CommandContext) async throws {
         let file = StoreFile(storePath, environment: context.environment)
         let sourceKind = try file.kind()
-        let destination = context.environment.url(forPath: destinationPath)
-        guard !FileManager.default.fileExists(atPath: destination.path) else {
+        let target = StoreFile(destinationPath, environment: context.environment)
+        let destination = target.url
+        guard target.isPostgreSQL == (kind == .postgres) else {
+            throw CommandFailure("a postgres store goes to a postgres:// URL, and only there; check DEST and --type")
+        }
+        guard target.isPostgreSQL || !FileManager.default.fileExists(atPath: destination.path) else {
             throw CommandFailure("a file already exists at \(destinationPath); remove it or choose another path")
         }
         let model = try selection?.model(for: file, in: context.environment, fallback: "convert without --model")
         let count: Int
         do {
-            let source = try StoreFiles.open(at: file.url, model: model, isReadOnly: true)
-            let copy = try await StoreFiles.copy(source, to: destination, kind: kind.storeKind ?? .sqlite)
+            let source = try file.open(model: model, isReadOnly: true)
+            let copy = try await target.isPostgreSQL
+                ? StoreFiles.copy(source, toPostgreSQL: destinationPath)
+                : StoreFiles.copy(source, to: destination, kind: kind.storeKind ?? .sqlite)
             var total = 0
             for entity in copy.model.entities where !entity.isAbstract {
                 var request = StoreFetchRequest(entityName: entity.name)
@@ -78,10 +88,11 @@ struct ConvertCommand: Command {
             }
             count = total
         } catch {
-            throw CommandFailure("cannot convert \(storePath) to \(destinationPath): \(StoreFile.message(of: error))")
+            throw CommandFailure(
+                "cannot convert \(file.displayName) to \(target.displayName): \(StoreFile.message(of: error))")
         }
         context.print(
-            "converted \(storePath) (\(sourceKind.rawValue)) to \(destinationPath) (\(kind.rawValue)): "
+            "converted \(file.displayName) (\(sourceKind.rawValue)) to \(target.displayName) (\(kind.rawValue)): "
                 + "\(count) object\(count == 1 ? "" : "s")")
     }
 }

@@ -126,9 +126,9 @@ struct ExportCommand: Command {
         let model = try selection?.model(for: file, in: context.environment, fallback: "export without --model")
         do {
             if kind == .sqlite { return try SQLiteStore(at: file.url, model: model, configuration: .readOnly) }
-            return try StoreFiles.open(at: file.url, model: model, isReadOnly: true)
+            return try file.open(model: model, isReadOnly: true)
         } catch {
-            throw CommandFailure("cannot open the store at \(storePath): \(StoreFile.message(of: error))")
+            throw CommandFailure("cannot open the store at \(file.displayName): \(StoreFile.message(of: error))")
         }
     }
 

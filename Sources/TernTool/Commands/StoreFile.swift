@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernSQLite
+import TernPostgreSQL
 import TernStores
 
 /// A `STORE` argument: its location, its type found from its contents, and reading it.
@@ -22,7 +23,7 @@ struct StoreFile {
             case .sqlite: .sqlite
             case .binary: .binary
             case .xml: .xml
-            case .postgres: nil
+            case .postgres: .postgreSQL
             }
         }
     }
@@ -51,9 +52,7 @@ struct StoreFile {
     ///
     /// - Throws: ``CommandFailure`` when the file is missing or of no known type.
     func kind() throws(CommandFailure) -> Kind {
-        if path.hasPrefix("postgres://") || path.hasPrefix("postgresql://") {
-            throw CommandFailure("PostgreSQL stores are not supported yet; give a store file")
-        }
+        if isPostgreSQL { return .postgres }
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw CommandFailure("no store exists at \(path); check the path")
         }
@@ -78,6 +77,7 @@ struct StoreFile {
     func metadata() throws(CommandFailure) -> StoreMetadata {
         _ = try kind()
         do {
+            if isPostgreSQL { return try PostgreSQLStore.metadata(at: path) }
             return try StoreFiles.metadata(at: url)
         } catch {
             throw CommandFailure(
@@ -123,7 +123,7 @@ struct StoreFile {
     /// The number of objects of each entity of a binary or XML store, read with the model it records.
     private func atomicObjectCounts() async throws(CommandFailure) -> [String: Int] {
         do {
-            let store = try StoreFiles.open(at: url, model: nil, isReadOnly: true)
+            let store = try open(model: nil, isReadOnly: true)
             var counts: [String: Int] = [:]
             for entity in store.model.entities where !entity.isAbstract {
                 var request = StoreFetchRequest(entityName: entity.name)
@@ -134,6 +134,26 @@ struct StoreFile {
         } catch {
             throw CommandFailure("cannot count the objects in \(path): \(Self.message(of: error))")
         }
+    }
+
+    /// Whether the argument is a PostgreSQL connection URL (`postgres://…`) rather than a file.
+    var isPostgreSQL: Bool { PostgreSQLLocation.isURL(path) }
+
+    /// The argument as it may be shown: a PostgreSQL URL without its password.
+    var displayName: String {
+        guard isPostgreSQL else { return path }
+        return (try? PostgreSQLLocation(path).description) ?? "postgres://"
+    }
+
+    /// Opens the store: a file of any type, or a PostgreSQL store.
+    ///
+    /// - Parameters:
+    ///   - model: The model; nil to use the one the store records.
+    ///   - isReadOnly: Whether saves are refused.
+    /// - Throws: Any error of opening the store.
+    func open(model: ManagedObjectModel?, isReadOnly: Bool) throws -> any PersistentStore {
+        if isPostgreSQL { return try StoreFiles.openPostgreSQL(path, model: model, isReadOnly: isReadOnly) }
+        return try StoreFiles.open(at: url, model: model, isReadOnly: isReadOnly)
     }
 
     /// The message of a lower layer's error, without the path it repeats, to follow a colon:
