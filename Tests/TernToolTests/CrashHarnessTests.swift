@@ -107,15 +107,7 @@ import Testing
                     if finished { throw CrashHarness.Failure("the convert made no store") }
                     return "old"
                 }
-                if type == "sqlite" {
-                    try scenario.expect(try await scenario.contents(of: destination), keys: 1...scenario.rowCount) {
-                        "item \($0)"
-                    }
-                } else {
-                    let store = try StoreFiles.open(at: destination, model: nil, isReadOnly: true)
-                    let count = try await store.count(StoreFetchRequest(entityName: "Item"))
-                    guard count == scenario.rowCount else { throw CrashHarness.Failure("\(count) rows were converted") }
-                }
+                try await scenario.expectConverted(destination, isSQLite: type == "sqlite")
                 return "new"
             })
     }

@@ -2,6 +2,7 @@ import Foundation
 import TernCore
 import TernFormats
 import TernSQLite
+import TernStores
 import TernTestSupport
 import Testing
 
@@ -145,6 +146,28 @@ struct CrashScenario {
             if let label = row[2].string { contents.labels[value] = label }
         }
         return contents
+    }
+
+    /// Checks a store `tern convert` made from a store of rows 1…n named "item k": SQLite stores
+    /// row by row (after verifying), binary and XML stores by their count.
+    func expectConverted(_ destination: URL, isSQLite: Bool) async throws {
+        if isSQLite {
+            try expect(try await contents(of: destination), keys: 1...rowCount) { "item \($0)" }
+        } else {
+            let store = try StoreFiles.open(at: destination, model: nil, isReadOnly: true)
+            let count = try await store.count(StoreFetchRequest(entityName: "Item"))
+            guard count == rowCount else { throw CrashHarness.Failure("\(count) rows were converted") }
+        }
+    }
+
+    /// Renames every `Item` of a store (`name` + `suffix`) in one save of the store itself.
+    func renameAll(in store: any PersistentStore, suffix: String) async throws {
+        var rows = try await store.fetch(StoreFetchRequest(entityName: "Item"))
+        for index in rows.indices {
+            guard case .string(let name)? = rows[index].attributes["name"] else { continue }
+            rows[index].attributes["name"] = .string(name + suffix)
+        }
+        _ = try await store.save(StoreChangeSet(updated: rows))
     }
 
     /// Checks that a store holds exactly the rows `keys`, each named by `name`.

@@ -35,15 +35,7 @@ import Testing
         let url = scenario.path("Items.sqlite")
         let report = try await FaultSweep(name: "SQLite save").run(
             reset: { try scenario.restore(template, to: url) },
-            operation: {
-                let store = try SQLiteStore(at: url)
-                var rows = try await store.fetch(StoreFetchRequest(entityName: "Item"))
-                for index in rows.indices {
-                    guard case .string(let name)? = rows[index].attributes["name"] else { continue }
-                    rows[index].attributes["name"] = .string(name + " saved")
-                }
-                _ = try await store.save(StoreChangeSet(updated: rows))
-            },
+            operation: { try await scenario.renameAll(in: try SQLiteStore(at: url), suffix: " saved") },
             isTyped: Self.isTyped,
             check: { error in
                 let state = try await Self.renamedState(scenario, url, suffix: " saved")
@@ -113,15 +105,7 @@ import Testing
                     if error == nil { throw CrashHarness.Failure("the convert succeeded but made no store") }
                     return "old"
                 }
-                if kind == .sqlite {
-                    try scenario.expect(try await scenario.contents(of: destination), keys: 1...scenario.rowCount) {
-                        "item \($0)"
-                    }
-                } else {
-                    let store = try StoreFiles.open(at: destination, model: nil, isReadOnly: true)
-                    let count = try await store.count(StoreFetchRequest(entityName: "Item"))
-                    guard count == scenario.rowCount else { throw CrashHarness.Failure("\(count) rows were converted") }
-                }
+                try await scenario.expectConverted(destination, isSQLite: kind == .sqlite)
                 return "new"
             })
         #expect(report.faults > 0)
@@ -180,15 +164,7 @@ import Testing
                 try StoreFiles.destroy(at: url)
                 try FileManager.default.copyItem(at: template, to: url)
             },
-            operation: {
-                let store = try StoreFiles.open(at: url, model: nil)
-                var rows = try await store.fetch(StoreFetchRequest(entityName: "Item"))
-                for index in rows.indices {
-                    guard case .string(let name)? = rows[index].attributes["name"] else { continue }
-                    rows[index].attributes["name"] = .string(name + " saved")
-                }
-                _ = try await store.save(StoreChangeSet(updated: rows))
-            },
+            operation: { try await scenario.renameAll(in: try StoreFiles.open(at: url, model: nil), suffix: " saved") },
             isTyped: Self.isTyped,
             check: { error in
                 let leftovers = try scenario.leftovers(containing: "tern-tmp")
