@@ -50,21 +50,16 @@ extension ObjectContext {
     /// - Parameter request: What to fetch; ``FetchRequest/propertiesToFetch`` names the attributes.
     /// - Returns: One dictionary per object, in the requested order.
     /// - Throws: When a store cannot be read.
-    /// - Complexity: One store read; with one store, the rows' values are returned as read
-    ///   (a store such as SQLite reads only the chosen attributes).
+    /// - Complexity: One store read; with one store, ``PersistentStore/fetchValues(_:)`` (SQLite
+    ///   reads only the chosen columns).
     public func fetchDictionaries(_ request: FetchRequest) async throws -> [[String: AttributeValue]] {
         var storeRequest = request.storeRequest
         storeRequest.propertiesToFetch = request.propertiesToFetch
         let stores = coordinator.affectedStores(forEntity: request.entityName)
-        let dictionaries = if parent == nil, stores.count == 1 {
-            try await stores[0].fetch(storeRequest).map(\.attributes)
-        } else {
-            try await fetchStates(storeRequest).map(\.attributes)
-        }
+        if parent == nil, stores.count == 1 { return try await stores[0].fetchValues(storeRequest) }
+        let dictionaries = try await fetchStates(storeRequest).map(\.attributes)
         guard let wanted = request.propertiesToFetch.map(Set.init) else { return dictionaries }
-        return dictionaries.map { values in
-            values.keys.allSatisfy(wanted.contains) ? values : values.filter { wanted.contains($0.key) }
-        }
+        return dictionaries.map { AttributeValue.projecting($0, onto: wanted) }
     }
 
     /// How many objects a request matches.
@@ -159,7 +154,11 @@ extension ObjectContext {
             }
             try body(objects)
         }
-        for id in ids where graph.registeredObject(for: id) == nil { graph.registered[graph.canonical(id)] = nil }
+        for id in ids {
+            if let index = graph.registered.index(forKey: graph.canonical(id)), graph.registered.values[index].object == nil {
+                graph.registered.remove(at: index)
+            }
+        }
     }
 
     /// Whether unsaved changes of the context can change the request's result.

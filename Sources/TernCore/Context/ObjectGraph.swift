@@ -45,7 +45,7 @@ final class ObjectGraph {
 
     /// The ID an object has now: the permanent one for a temporary ID saved since.
     func canonical(_ id: ObjectID) -> ObjectID {
-        formerIDs[id] ?? id
+        formerIDs.isEmpty ? id : formerIDs[id] ?? id
     }
 
     /// The object with that ID: the registered one, else one made from the row cache, else a fault.

@@ -113,6 +113,9 @@ open class ManagedObject {
     ///   value fits the attribute's type.
     public subscript(attribute name: String) -> AttributeValue? {
         get {
+            // Only attributes of the entity have values: a value found needs no other check.
+            if isLoaded, let value = values[name] { return value }
+
             _ = attributeDescription(name)
             requireLoaded(name)
             return values[name]

@@ -84,6 +84,18 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// - Throws: When the store cannot be read.
     func fetchPage(_ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int) async throws -> StoreFetchPage
 
+    /// The attribute values of the rows ``fetch(_:)`` would return, one dictionary per row, with
+    /// only the attributes the request's ``StoreFetchRequest/propertiesToFetch`` names (all when
+    /// nil); nil values are absent. What dictionary fetches read.
+    ///
+    /// A default implementation takes them from ``fetch(_:)``; a store can read only the chosen
+    /// columns instead.
+    ///
+    /// - Parameter request: What to fetch.
+    /// - Returns: One dictionary per row, in the requested order.
+    /// - Throws: When the store cannot be read.
+    func fetchValues(_ request: StoreFetchRequest) async throws -> [[String: AttributeValue]]
+
     /// How many rows ``fetch(_:)`` would return.
     ///
     /// - Parameter request: What to count.

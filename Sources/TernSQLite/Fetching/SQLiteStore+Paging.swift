@@ -29,11 +29,7 @@ extension SQLiteStore {
         _ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int
     ) throws -> StoreFetchPage {
         precondition(size > 0, "a page holds at least one row")
-        guard schema.entities[request.entityName] != nil else {
-            throw TernError(
-                .objectNotFound, "the model has no entity \(request.entityName); check the fetch request",
-                entity: request.entityName)
-        }
+        try checkEntity(of: request)
         let delivered = position?.delivered ?? 0
         let wanted = request.limit.map { min(size, max(0, $0 - delivered)) } ?? size
         guard wanted > 0 else { return StoreFetchPage(rows: [], next: nil) }

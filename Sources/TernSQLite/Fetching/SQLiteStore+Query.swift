@@ -4,27 +4,17 @@ import TernCore
 extension SQLiteStore {
     // MARK: - Fetching in SQL
 
-    /// The SQL statement that fetches a request's rows when its predicate translates, and
-    /// whether the statement also sorts, skips and limits.
-    ///
-    /// Every column of ``columnNames(of:)`` is selected, unless the request names its
-    /// ``StoreFetchRequest/propertiesToFetch`` and SQLite sorts: then `Z_PK`, `Z_ENT`, `Z_OPT`
-    /// and those attributes' columns only, with their positions in `projection`.
+    /// The SQL statement that fetches a request's rows when its predicate translates, every
+    /// column of ``columnNames(of:)`` selected, and whether the statement also sorts, skips and limits.
     ///
     /// - Parameter request: What to fetch.
     /// - Returns: The statement, or nil when the predicate must be evaluated in Swift.
     /// - Throws: ``SQLiteError`` for an unknown entity or table.
     func translatedFetch(
         _ request: StoreFetchRequest
-    ) throws(SQLiteError) -> (sql: SQL, isOrdered: Bool, projection: [String: Int]?)? {
+    ) throws(SQLiteError) -> (sql: SQL, isOrdered: Bool)? {
         guard let query = PredicateSQL(request, schema: schema) else { return nil }
-        let layout = try schema.entity(named: request.entityName)
-        var names = try columnNames(of: layout)
-        var projection: [String: Int]?
-        if let properties = request.propertiesToFetch, query.order != nil {
-            names = ["Z_PK", "Z_ENT", "Z_OPT"] + properties.compactMap { layout.attribute(named: $0)?.column }
-            projection = Dictionary(names.enumerated().map { ($1, $0) }) { first, _ in first }
-        }
+        let names = try columnNames(of: schema.entity(named: request.entityName))
         let list = SQL.joined(names.map { "t0." + SQL.identifier($0) })
         var sql: SQL = "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY "
         if let order = query.order {
@@ -32,7 +22,7 @@ extension SQLiteStore {
         } else {
             sql.append("t0.Z_PK")
         }
-        return (sql, query.order != nil, projection)
+        return (sql, query.order != nil)
     }
 
     /// ``fetch(_:)`` when the predicate translates to SQL: filtered (and sorted, when the sorts
@@ -42,25 +32,33 @@ extension SQLiteStore {
     func fetchInSQL(_ request: StoreFetchRequest) throws -> [StoreRow]? {
         guard let statement = try translatedFetch(request) else { return nil }
         var rows: [StoreRow] = []
-        if let projection = statement.projection {
-            var plans: [Int: RowPlan] = [:]
-            try connection.forEachStatementRow(statement.sql) { (statement) throws(SQLiteError) in
-                let number = Int(statement.integer(at: 1) ?? 0)
-                if let plan = plans[number] {
-                    rows.append(try decode(statement, plan: plan))
-                } else {
-                    let plan = RowPlan(layout: try schema.entity(number: number), positions: projection, relationships: false)
-                    plans[number] = plan
-                    rows.append(try decode(statement, plan: plan))
-                }
-            }
-            return rows
-        }
         try connection.forEachStatementRow(statement.sql) { (statement) throws(SQLiteError) in
             rows.append(try decode(statement))
         }
         if statement.isOrdered { return rows }
         return try request.ordered(rows.map { RowValues(row: $0, store: self) }).map(\.row)
+    }
+
+    /// ``fetchValues(_:)`` when the request names its attributes and its predicate and sorts
+    /// translate: only those attributes' columns are selected, straight into dictionaries.
+    ///
+    /// - Returns: The dictionaries, or nil when the request needs rows.
+    func fetchValuesInSQL(_ request: StoreFetchRequest) throws -> [[String: AttributeValue]]? {
+        guard let properties = request.propertiesToFetch, let query = PredicateSQL(request, schema: schema),
+            let order = query.order
+        else { return nil }
+        let layout = try schema.entity(named: request.entityName)
+        let columns = properties.compactMap { layout.attribute(named: $0)?.column }
+        guard !columns.isEmpty else { return try fetchInSQL(request)?.map { _ in [:] } }
+        let positions = Dictionary(columns.enumerated().map { ($1, $0) }) { first, _ in first }
+        let plan = RowPlan(layout: layout, positions: positions, relationships: false)
+        let list = SQL.joined(columns.map { "t0." + SQL.identifier($0) })
+        let sql: SQL = "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY \(order)\(Self.window(request))"
+        var dictionaries: [[String: AttributeValue]] = []
+        try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
+            dictionaries.append(try decodeAttributes(statement, plan: plan, primaryKey: nil))
+        }
+        return dictionaries
     }
 
     /// ``fetchReferences(_:)`` when the predicate and sorts translate: only `Z_PK` and `Z_ENT` are read.

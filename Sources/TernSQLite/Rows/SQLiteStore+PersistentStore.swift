@@ -26,15 +26,26 @@ extension SQLiteStore: PersistentStore {
     ///   `invalidPredicate` for an unknown key path; ``SQLiteError`` when reading fails.
     /// - Complexity: O(*n*) reads of the entity's rows at most, O(*m* log *m*) to sort *m* matches.
     public func fetch(_ request: StoreFetchRequest) throws -> [StoreRow] {
-        guard schema.entities[request.entityName] != nil else {
-            throw TernError(
-                .objectNotFound, "the model has no entity \(request.entityName); check the fetch request",
-                entity: request.entityName)
-        }
+        try checkEntity(of: request)
         if let rows = try fetchInSQL(request) { return rows }
         var matches: [StoreRow] = []
         try forEachMatch(of: request) { matches.append($0) }
         return try request.ordered(matches.map { RowValues(row: $0, store: self) }).map(\.row)
+    }
+
+    /// The chosen attribute values of the rows ``fetch(_:)`` returns, one dictionary per row.
+    ///
+    /// When the request names its ``StoreFetchRequest/propertiesToFetch`` and its predicate and
+    /// sorts translate to SQL, only those columns are read, straight into dictionaries;
+    /// otherwise the values come from ``fetch(_:)``.
+    ///
+    /// - Complexity: As ``fetch(_:)``.
+    public func fetchValues(_ request: StoreFetchRequest) throws -> [[String: AttributeValue]] {
+        try checkEntity(of: request)
+        if let dictionaries = try fetchValuesInSQL(request) { return dictionaries }
+        let rows = try fetch(request)
+        guard let wanted = request.propertiesToFetch.map(Set.init) else { return rows.map(\.attributes) }
+        return rows.map { AttributeValue.projecting($0.attributes, onto: wanted) }
     }
 
     /// The references of the rows ``fetch(_:)`` returns, in the same order.
@@ -115,14 +126,18 @@ extension SQLiteStore: PersistentStore {
 
     // MARK: - Non public
 
+    /// Throws ``TernError/Code/objectNotFound`` when the model has no entity of that name.
+    func checkEntity(of request: StoreFetchRequest) throws(TernError) {
+        guard schema.entities[request.entityName] == nil else { return }
+        throw TernError(
+            .objectNotFound, "the model has no entity \(request.entityName); check the fetch request",
+            entity: request.entityName)
+    }
+
     /// Calls `body` with each row of the request's entity that matches its predicate, in key
     /// order, reading a batch at a time.
     private func forEachMatch(of request: StoreFetchRequest, _ body: (StoreRow) -> Void) throws {
-        guard schema.entities[request.entityName] != nil else {
-            throw TernError(
-                .objectNotFound, "the model has no entity \(request.entityName); check the fetch request",
-                entity: request.entityName)
-        }
+        try checkEntity(of: request)
         var last: Int64 = 0
         while true {
             let batch = try rows(

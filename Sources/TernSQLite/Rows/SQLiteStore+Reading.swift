@@ -113,26 +113,9 @@ extension SQLiteStore {
     /// A row from selected values, read with a plan: `Z_PK`, `Z_ENT` and `Z_OPT` first.
     func decode(_ values: some ColumnValues, plan: RowPlan) throws(SQLiteError) -> StoreRow {
         let primaryKey = values.integer(at: 0) ?? 0
-        var attributes = [String: AttributeValue](minimumCapacity: plan.attributes.count)
-        for attribute in plan.attributes {
-            var value = values.value(at: attribute.position)
-            if attribute.allowsExternalStorage, case .blob(let bytes) = value {
-                value = .blob(try externalData.resolve(bytes))
-            }
-            do {
-                if let decoded = try AttributeValue(databaseValue: value, type: attribute.type) {
-                    attributes[attribute.name] = decoded
-                }
-            } catch {
-                throw SQLiteError(
-                    .invalidValue,
-                    "\(plan.layout.name).\(attribute.name) of row \(primaryKey) holds a value a "
-                        + "\(attribute.type.xcodeName) attribute cannot read.", path: url.path)
-            }
-        }
         var row = StoreRow(
             reference: RowReference(entityName: plan.layout.name, primaryKey: primaryKey),
-            version: values.integer(at: 2) ?? 0, attributes: attributes)
+            version: values.integer(at: 2) ?? 0, attributes: try decodeAttributes(values, plan: plan, primaryKey: primaryKey))
         for relationship in plan.toOne {
             guard let key = values.integer(at: relationship.position) else { continue }
             var destination = relationship.destination
@@ -147,6 +130,32 @@ extension SQLiteStore {
             if !references.isEmpty { row.toMany[relationship.name] = references }
         }
         return row
+    }
+
+    /// The non-nil attribute values of a plan read from selected values.
+    ///
+    /// - Parameter primaryKey: The row's key, for the message of a value that cannot be read.
+    func decodeAttributes(
+        _ values: some ColumnValues, plan: RowPlan, primaryKey: Int64?
+    ) throws(SQLiteError) -> [String: AttributeValue] {
+        var attributes = [String: AttributeValue](minimumCapacity: plan.attributes.count)
+        for attribute in plan.attributes {
+            var value = values.value(at: attribute.position)
+            if attribute.allowsExternalStorage, case .blob(let bytes) = value {
+                value = .blob(try externalData.resolve(bytes))
+            }
+            do {
+                if let decoded = try AttributeValue(databaseValue: value, type: attribute.type) {
+                    attributes[attribute.name] = decoded
+                }
+            } catch {
+                throw SQLiteError(
+                    .invalidValue,
+                    "\(plan.layout.name).\(attribute.name) of row \(primaryKey.map(String.init) ?? "?") holds a value a "
+                        + "\(attribute.type.xcodeName) attribute cannot read.", path: url.path)
+            }
+        }
+        return attributes
     }
 
     /// The objects a to-many relationship of an object holds, in order for an ordered one.
