@@ -4,8 +4,9 @@ import TernCore
 /// selected column, worked out once per entity instead of once per row.
 ///
 /// Made by ``SQLiteStore/rowPlan(number:)`` for every column of the root table (cached), or by
-/// ``init(layout:positions:relationships:)`` for a projection.
-struct RowPlan: Sendable {
+/// ``init(layout:positions:relationships:)`` for a projection. A class, so that handing the plan
+/// to each row costs one reference count, not one per string and array inside.
+final class RowPlan: Sendable {
     /// An attribute read from a column.
     struct Attribute: Sendable {
         /// The attribute's name, the key of the row's value.
