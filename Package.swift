@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "TernStores", targets: ["TernStores"]),
         .library(name: "TernContainer", targets: ["TernContainer"]),
         .library(name: "TernPostgreSQL", targets: ["TernPostgreSQL"]),
+        .library(name: "TernSync", targets: ["TernSync"]),
         .executable(name: "tern", targets: ["tern"]),
     ],
     targets: [
@@ -55,6 +56,8 @@ let package = Package(
             name: "TernPostgreSQL", dependencies: ["TernCore", "TernFormats", "TernSQLite", "CPostgreSQL"],
             swiftSettings: swiftSettings),
         .target(
+            name: "TernSync", dependencies: ["TernCore", "TernSQLite", "TernPostgreSQL"], swiftSettings: swiftSettings),
+        .target(
             name: "TernStores",
             dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernBinaryStore", "TernXMLStore", "TernPostgreSQL"],
             swiftSettings: swiftSettings),
@@ -67,7 +70,7 @@ let package = Package(
         .target(
             name: "TernTool",
             dependencies: [
-                "TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook", "TernPostgreSQL",
+                "TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook", "TernPostgreSQL", "TernSync",
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
@@ -125,6 +128,10 @@ let package = Package(
         .testTarget(
             name: "TernPostgreSQLTests",
             dependencies: ["TernPostgreSQL", "TernSQLite", "TernFormats", "TernTestSupport", "tern-postgres-helper"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TernSyncTests",
+            dependencies: ["TernSync", "TernSQLite", "TernPostgreSQL", "TernFormats", "TernTestSupport", "ChefsBook"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernTestSupport"],

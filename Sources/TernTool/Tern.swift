@@ -27,6 +27,7 @@ public enum Tern {
             MigrateCommand.self,
             VerifyCommand.self,
             HistoryCommand.self,
+            SyncCommand.self,
             DemoCommand.self,
         ]
     }

@@ -23,6 +23,14 @@ extension SQLiteStore {
     /// - Complexity: O(*k* log *n*) for *k* changed rows and references.
     @discardableResult
     public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
+        try save(changes, identifiers: [:], inside: nil)
+    }
+
+    /// ``save(_:)`` with the global identifiers of inserted rows given (rows absent from
+    /// `identifiers` get new ones) and more work run inside the same transaction.
+    func save(
+        _ changes: StoreChangeSet, identifiers: [RowReference: UUID], inside extra: (() throws -> Void)?
+    ) throws -> StoreSaveResult {
         try requireWritable()
         filesOfPendingSave = []
         var replacedFiles: [String] = []
@@ -47,7 +55,8 @@ extension SQLiteStore {
                     try deleteRow(reference, version: version)
                 }
                 if recordsHistory { try recordHistory(of: changes, previous: previous) }
-                if tracksGlobalIdentifiers { try recordGlobalIdentifiers(of: changes) }
+                if tracksGlobalIdentifiers { try recordGlobalIdentifiers(of: changes, given: identifiers) }
+                try extra?()
                 return result
             })
             // Updated rows got new files; the old ones are only removed once the commit is durable.

@@ -57,12 +57,12 @@ extension SQLiteStore {
     // MARK: - Recording (inside a save's transaction)
 
     /// Gives each inserted row a new identity and marks deleted rows' identities deleted.
-    func recordGlobalIdentifiers(of changes: StoreChangeSet) throws(SQLiteError) {
+    func recordGlobalIdentifiers(of changes: StoreChangeSet, given identifiers: [RowReference: UUID]) throws(SQLiteError) {
         for row in changes.inserted {
             let entity = try schema.entity(named: row.reference.entityName)
             try connection.execute("""
                 INSERT INTO TERNSYNC_OBJECT (ZENTITY, ZENTITYPK, ZUUID) \
-                VALUES (\(entity.number), \(row.reference.primaryKey), \(Self.bytes(of: UUID())))
+                VALUES (\(entity.number), \(row.reference.primaryKey), \(Self.bytes(of: identifiers[row.reference] ?? UUID())))
                 """)
         }
         for reference in changes.deleted.keys {
@@ -131,7 +131,7 @@ extension SQLiteStore {
     }
 
     /// Throws unless the store tracks global identities.
-    private func requireGlobalIdentifiers() throws(SQLiteError) {
+    func requireGlobalIdentifiers() throws(SQLiteError) {
         guard tracksGlobalIdentifiers else {
             throw SQLiteError(
                 .schemaMismatch,

@@ -1,0 +1,171 @@
+import Foundation
+public import TernCore
+public import TernPostgreSQL
+public import TernSQLite
+
+/// Syncs a device's SQLite store with a PostgreSQL ``SyncServer``: push, then pull
+/// (docs/Sync.md).
+///
+/// The store must record history and track global identifiers
+/// (`SQLiteConfiguration.recordsHistory` and `tracksGlobalIdentifiers`). Push sends the local
+/// history transactions after the last pushed one, except those sync itself wrote (author
+/// ``author``), in one server transaction; the first push sends every object as the device's
+/// initial state. Pull applies the state of the objects changed on the server after the last
+/// pulled sequence number in one local transaction authored ``author``, which also advances the
+/// token. Both tokens live in the store (`TERNSYNC_STATE`), so a run killed at any point
+/// converges when run again.
+///
+/// ```swift
+/// let store = try SQLiteStore(at: url, model: model, configuration: SyncEngine.storeConfiguration)
+/// let engine = SyncEngine(store: store, server: try SyncServer(location: "postgresql:///kitchen"))
+/// let summary = try await engine.sync()
+/// print(summary)   // pushed 1 transaction (3 changes); pulled 12 objects (12 inserted, 0 updated, 0 deleted)
+/// ```
+public struct SyncEngine: Sendable {
+    /// The author of the transactions sync writes into device stores; push skips them.
+    public static let author = "tern.sync"
+
+    /// A store configuration fit for sync: history and global identifiers on.
+    public static var storeConfiguration: SQLiteConfiguration {
+        var configuration = SQLiteConfiguration()
+        configuration.recordsHistory = true
+        configuration.tracksGlobalIdentifiers = true
+        return configuration
+    }
+
+    /// The device store.
+    public let store: SQLiteStore
+    /// The server.
+    public let server: SyncServer
+    /// The model digests (`versionHashesDigest`) whose changes this device can apply: its
+    /// store's model and the older versions it was given.
+    public let knownModelDigests: Set<String>
+
+    /// Creates an engine.
+    ///
+    /// - Parameters:
+    ///   - store: The device store (history and global identifiers on).
+    ///   - server: The server.
+    ///   - olderModels: Older versions of the store's model whose changes the device can apply
+    ///     too (properties it lacks are skipped).
+    public init(store: SQLiteStore, server: SyncServer, olderModels: [ManagedObjectModel] = []) {
+        self.store = store
+        self.server = server
+        self.knownModelDigests = Set([store.model.versionHashesDigest] + olderModels.map(\.versionHashesDigest))
+    }
+
+    /// Pushes, then pulls.
+    ///
+    /// - Returns: What changed on both sides.
+    /// - Throws: ``SyncError`` when the store is not set up for sync or the server holds changes
+    ///   from a model version this device does not know (nothing is pulled then);
+    ///   `PostgreSQLError` or `SQLiteError` when either side fails. Running it again after any
+    ///   failure converges.
+    /// - Complexity: O(*c* + *o*) for *c* local changes and *o* changed server objects.
+    public func sync() async throws -> SyncSummary {
+        var summary = try await push()
+        let pulled = try await pull()
+        summary.pulledObjects = pulled.pulledObjects
+        summary.inserted = pulled.inserted
+        summary.updated = pulled.updated
+        summary.deleted = pulled.deleted
+        summary.mergedLocally = pulled.mergedLocally
+        return summary
+    }
+
+    // MARK: - Non public
+
+    /// State keys in the store.
+    enum StateKey {
+        static let device = "device"
+        static let pushed = "pushed"
+        static let snapshot = "snapshot"
+        static let pulled = "pulled"
+    }
+
+    /// The device's identifier, made on first use.
+    func deviceIdentifier() async throws -> UUID {
+        if let text = try await store.syncState(forKey: StateKey.device), let device = UUID(uuidString: text) {
+            return device
+        }
+        let device = UUID()
+        try await store.setSyncState([StateKey.device: device.uuidString])
+        return device
+    }
+
+    /// Throws unless the store is set up for sync.
+    func requireSyncStore() async throws {
+        guard store.recordsHistory, store.tracksGlobalIdentifiers else {
+            throw SyncError(
+                .storeNotSynced,
+                "The store does not record history and track global identifiers; open it with "
+                    + "SyncEngine.storeConfiguration.")
+        }
+    }
+}
+
+/// What a sync did.
+public struct SyncSummary: Sendable, Hashable, CustomStringConvertible {
+    /// Local transactions the server recorded.
+    public var pushedTransactions = 0
+    /// Changes in them.
+    public var pushedChanges = 0
+    /// Pushed inserts the server merged into an object with the same key.
+    public var mergedOnServer = 0
+    /// Server objects pulled.
+    public var pulledObjects = 0
+    /// Objects inserted locally by the pull.
+    public var inserted = 0
+    /// Objects updated locally by the pull.
+    public var updated = 0
+    /// Objects deleted locally by the pull.
+    public var deleted = 0
+    /// Local objects merged into the server's object with the same key.
+    public var mergedLocally = 0
+
+    /// Creates an empty summary.
+    public init() {}
+
+    /// One line: what was pushed and pulled.
+    public var description: String {
+        "pushed \(pushedTransactions) transaction\(pushedTransactions == 1 ? "" : "s") (\(pushedChanges) changes, "
+            + "\(mergedOnServer) merged by key); pulled \(pulledObjects) object\(pulledObjects == 1 ? "" : "s") "
+            + "(\(inserted) inserted, \(updated) updated, \(deleted) deleted, \(mergedLocally) merged)"
+    }
+}
+
+/// An error of sync.
+public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name.
+        public let rawValue: String
+        /// Creates a code.
+        ///
+        /// - Parameter rawValue: Its name.
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
+        public var description: String { rawValue }
+        /// The store does not record history or track global identifiers.
+        public static let storeNotSynced = Code("storeNotSynced")
+        /// The server holds changes from a model version this device does not know.
+        public static let unknownModelVersion = Code("unknownModelVersion")
+    }
+
+    /// The kind of failure.
+    public var code: Code
+    /// What went wrong and what to do.
+    public var message: String
+
+    /// Creates an error.
+    ///
+    /// - Parameters:
+    ///   - code: The kind.
+    ///   - message: What went wrong and what to do.
+    public init(_ code: Code, _ message: String) {
+        (self.code, self.message) = (code, message)
+    }
+
+    /// The message.
+    public var description: String { message }
+}

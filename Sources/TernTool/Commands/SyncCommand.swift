@@ -1,0 +1,95 @@
+import Foundation
+import TernCore
+import TernPostgreSQL
+import TernSQLite
+import TernSync
+
+/// `tern sync STORE --server URI [--model MODEL] [--json]`: pushes a SQLite store's local
+/// changes to a PostgreSQL sync server and pulls the other devices' (docs/Sync.md).
+struct SyncCommand: Command {
+    /// The device store.
+    static let store = ArgumentDefinition.positional("STORE", help: "The device's SQLite store file.")
+    /// The server.
+    static let server = ArgumentDefinition.option(
+        "server", value: "URI",
+        help: "The PostgreSQL server holding the change log (a postgres:// URI; schema=NAME picks a schema).")
+    /// The model to open the store with.
+    static let model = ArgumentDefinition.option(
+        "model", value: "MODEL", help: "The model to open the store with (default: the model cached in the store).")
+
+    /// The command's name, arguments and help.
+    static let configuration = CommandConfiguration(
+        name: "sync",
+        abstract: "Pushes a store's local changes to a PostgreSQL sync server and pulls the others'.",
+        discussion: """
+            The store's first sync turns its persistent history and global object identifiers on
+            and pushes every object as its initial state. Each later sync pushes the transactions
+            saved since the last push, in one server transaction, then applies the objects other
+            devices changed in one local transaction. A property takes its last write in server
+            order; deletes propagate; an object whose uniqueness key (or, without one, whose
+            content) matches an object another device pushed first is merged into it, so seeding
+            the same data on two devices makes no duplicates. A run that is interrupted converges
+            when run again. A store whose model is older than the one some changes were written
+            with refuses to pull them (exit 1): migrate it, then sync again.
+
+            --json prints {"pushed": {"transactions": INT, "changes": INT, "merged": INT},
+            "pulled": {"objects": INT, "inserted": INT, "updated": INT, "deleted": INT, "merged": INT}}.
+            """,
+        arguments: [store, server, model, .json],
+        examples: [
+            "tern sync Recipes.sqlite --server postgresql://localhost/kitchen",
+            "tern sync Recipes.sqlite --server 'postgresql://sync@db.example.com/recipes?schema=family' --json",
+        ])
+
+    /// The store as typed.
+    var storePath: String
+    /// The server's URI.
+    var serverURI: String
+    /// The model choice, if any.
+    var selection: ModelSelection?
+    /// Whether to print JSON.
+    var json: Bool
+
+    /// Makes the command from its parsed command line.
+    init(_ arguments: ParsedArguments) throws(ValidationError) {
+        storePath = try arguments.requiredValue(of: Self.store)
+        guard let server = arguments.value(of: Self.server) else {
+            throw ValidationError("missing --server URI; give the PostgreSQL sync server")
+        }
+        serverURI = server
+        selection = try ModelSelection.parse(Self.model, from: arguments)
+        json = arguments.isSet(.json)
+    }
+
+    /// Opens the store for sync, syncs and prints the summary.
+    func run(in context: CommandContext) async throws {
+        let file = StoreFile(storePath, environment: context.environment)
+        guard try file.kind() == .sqlite else {
+            throw CommandFailure("\(storePath) is not a SQLite store; only SQLite stores sync (convert it first)")
+        }
+        let model = try selection?.model(for: file, in: context.environment, fallback: "sync without --model")
+        let summary: SyncSummary
+        do {
+            let store = try SQLiteStore(at: file.url, model: model, configuration: SyncEngine.storeConfiguration)
+            let engine = SyncEngine(store: store, server: try SyncServer(location: serverURI))
+            summary = try await engine.sync()
+        } catch {
+            throw CommandFailure("cannot sync \(storePath): \(StoreFile.message(of: error))")
+        }
+        if json {
+            context.printJSON([
+                "pushed": .object([
+                    "transactions": .integer(Int64(summary.pushedTransactions)),
+                    "changes": .integer(Int64(summary.pushedChanges)), "merged": .integer(Int64(summary.mergedOnServer)),
+                ]),
+                "pulled": .object([
+                    "objects": .integer(Int64(summary.pulledObjects)), "inserted": .integer(Int64(summary.inserted)),
+                    "updated": .integer(Int64(summary.updated)), "deleted": .integer(Int64(summary.deleted)),
+                    "merged": .integer(Int64(summary.mergedLocally)),
+                ]),
+            ])
+            return
+        }
+        context.print(summary.description)
+    }
+}
