@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import TernCore
 
 /// A Core Data SQLite store: the file Core Data's `NSSQLiteStoreType` writes, read and written
@@ -48,6 +49,9 @@ public actor SQLiteStore {
     /// Whether every object has a global identity (a UUID kept in `TERNSYNC_OBJECT`, for sync):
     /// opened with ``SQLiteConfiguration/tracksGlobalIdentifiers``, or tracked before.
     public nonisolated let tracksGlobalIdentifiers: Bool
+    /// A second, read-only connection, opened on first use, for reads that cannot wait for the
+    /// actor (``rowsSynchronously(for:)``); the lock keeps it to one thread at a time.
+    let synchronousReader = Mutex<Connection?>(nil)
 
     /// Opens a store, creating it for the model when no file exists yet.
     ///

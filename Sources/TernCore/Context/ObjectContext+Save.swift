@@ -54,9 +54,9 @@ extension ObjectContext {
             if !faults.isEmpty {
                 try await fulfillFaults(for: faults.map(\.objectID))
                 for object in faults where !object.isLoaded {
-                    // Its row is gone from the store: there is nothing left to change or delete.
-                    object.pendingOperations = []
-                    graph.changed[object.objectID] = nil
+                    // Its row is gone from the store: there is nothing left to change or delete,
+                    // and validation reports objects that still point at it.
+                    graph.makeInaccessible(object)
                 }
                 continue
             }
@@ -98,7 +98,7 @@ extension ObjectContext {
     private func saveToStores() async throws -> ContextDidSave {
         let inserted = graph.changed.values.filter { $0.isInserted && !$0.isDeleted }
         let dropped = graph.changed.values.filter { $0.isDeleted && $0.isInserted }
-        let mapping = try await permanentIDs(for: inserted)
+        let mapping = try await permanentIDs(for: inserted.filter(\.objectID.isTemporary))
         var results: [String: StoreSaveResult] = [:]
         var updated: [ManagedObject] = []
         var deleted: [ManagedObject] = []
@@ -125,7 +125,7 @@ extension ObjectContext {
             }
         }
         var event = ContextDidSave()
-        event.inserted = Set(inserted.compactMap { mapping[$0.objectID] })
+        event.inserted = Set(inserted.map { mapping[$0.objectID] ?? $0.objectID })
         event.deleted = Set(deleted.map(\.objectID))
         event.updated = Set(updated.map(\.objectID))
         for object in updated { event.changedKeys[object.objectID] = object.changedKeys }
@@ -140,11 +140,13 @@ extension ObjectContext {
         }
         for object in deleted + dropped { graph.forget(object.objectID) }
         graph.changed = [:]
+        // Child contexts that pushed these objects up still know them by their temporary IDs.
+        await handPermanentIDsToChildren(mapping)
         return event
     }
 
     /// Reserves primary keys for new objects in the stores that will hold them.
-    private func permanentIDs(for inserted: [ManagedObject]) async throws -> [ObjectID: ObjectID] {
+    func permanentIDs(for inserted: [ManagedObject]) async throws -> [ObjectID: ObjectID] {
         var groups: [String: [ManagedObject]] = [:]
         for object in inserted { groups[object.schema.name, default: []].append(object) }
         var mapping: [ObjectID: ObjectID] = [:]

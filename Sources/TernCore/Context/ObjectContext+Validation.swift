@@ -115,6 +115,10 @@ extension ObjectContext {
                 if !relationship.isOptional { failures.append(failure(object, relationship.name, "is required")) }
                 continue
             }
+            let ids = relationship.isToMany ? object.toMany[relationship.name] ?? [] : object.toOne[relationship.name].map { [$0] } ?? []
+            if ids.contains(where: graph.inaccessibleIDs.contains) {
+                failures.append(failure(object, relationship.name, "refers to an object deleted by another context or process"))
+            }
             guard relationship.isToMany else { continue }
             if relationship.minCount > 0, count < relationship.minCount {
                 failures.append(failure(object, relationship.name, "holds \(count) object(s), fewer than \(relationship.minCount)"))

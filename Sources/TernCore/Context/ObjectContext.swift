@@ -46,6 +46,10 @@ public actor ObjectContext {
     let graph: ObjectGraph
     private nonisolated let executor: ContextExecutor?
     let listeners = Mutex<[UUID: AsyncStream<ContextDidSave>.Continuation]>([:])
+    /// This context's unsaved states, as its child contexts' faults read them.
+    let publication = Mutex(Publication())
+    /// The child contexts, told about permanent IDs when this context obtains them.
+    let children = Mutex<[WeakContext]>([])
 
     /// Creates a context that reads and writes the coordinator's stores.
     ///
@@ -72,6 +76,10 @@ public actor ObjectContext {
         self.graph = graph
         self.executor = queue.isMain ? nil : ContextExecutor(label: "tern.context")
         graph.context = self
+        parent?.children.withLock { children in
+            children.removeAll { $0.context == nil }
+            children.append(WeakContext(context: self))
+        }
     }
 
     deinit {
@@ -91,6 +99,9 @@ public actor ObjectContext {
     /// closure is `@Sendable`, so it captures only `Sendable` values: objects can neither come
     /// in from elsewhere nor go out.
     ///
+    /// In a child context, the parent contexts first publish their unsaved changes, so that
+    /// faults firing inside `body` see them as they are when `body` starts.
+    ///
     /// ```swift
     /// let count = try await context.perform { context in
     ///     try await context.fetch(FetchRequest(entityName: "Recipe")).count
@@ -101,7 +112,12 @@ public actor ObjectContext {
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws.
     public func perform<T: Sendable>(_ body: @Sendable (isolated ObjectContext) async throws -> T) async rethrows -> T {
-        try await body(self)
+        var ancestor = parent
+        while let current = ancestor {
+            await current.publishUnsavedStates()
+            ancestor = current.parent
+        }
+        return try await body(self)
     }
 
     // MARK: - Inserting and deleting
@@ -161,15 +177,31 @@ public actor ObjectContext {
         graph.registeredObject(for: id)
     }
 
+    /// The object with that ID without reading anything: the registered object, or a fault
+    /// whose data is read when one of its properties is (Core Data's `object(with:)`).
+    ///
+    /// ```swift
+    /// let recipe = context.fault(for: id)
+    /// print(recipe.isFault, recipe["title"] as String?)   // true, then the title read at once
+    /// ```
+    ///
+    /// - Parameter id: An object ID, temporary or permanent, from this context or another one on
+    ///   the same coordinator.
+    /// - Returns: The object; if its row does not exist, it becomes inaccessible when it fires.
+    public func fault(for id: ObjectID) -> ManagedObject {
+        graph.object(for: id)
+    }
+
     /// The object with that ID, loaded, with its relationships' destinations loaded too.
     ///
-    /// - Parameter id: An object ID, from this context or another one on the same coordinator.
+    /// - Parameter id: An object ID, from this context or another one on the same coordinator;
+    ///   a temporary ID works after its object was saved, as does the permanent one.
     /// - Returns: The object, its data loaded.
     /// - Throws: ``TernError/Code/objectNotFound`` when no store (or parent) has it.
     public func object(with id: ObjectID) async throws -> ManagedObject {
         let object = graph.object(for: id)
         if !object.isLoaded { try await fulfillFaults(for: [id]) }
-        guard object.isLoaded else {
+        guard object.isLoaded, !object.isInaccessible else {
             throw TernError(.objectNotFound, "\(id) does not exist; it may have been deleted", objectID: id)
         }
         try await prefetch(FetchRequest(entityName: id.entityName), for: [object])
@@ -232,6 +264,7 @@ public actor ObjectContext {
         rollback()
         graph.registered = [:]
         graph.rowCache = [:]
+        graph.inaccessibleIDs = []
     }
 
     /// Reloads an object from the parent.

@@ -22,6 +22,8 @@ final class ObjectGraph {
     /// The permanent ID of each object saved here under a temporary one, so that child contexts
     /// that still use the temporary ID reach the same object.
     var formerIDs: [ObjectID: ObjectID] = [:]
+    /// The objects whose faults found no row: deleted by another context or process.
+    var inaccessibleIDs: Set<ObjectID> = []
 
     init(model: ManagedObjectModel) {
         self.model = model
@@ -109,6 +111,8 @@ final class ObjectGraph {
     }
 
     func willChange(_ object: ManagedObject) {
+        // An inaccessible object's row is gone: there is nothing to save for it.
+        guard !object.isInaccessible else { return }
         changed[object.objectID] = object
     }
 

@@ -97,7 +97,7 @@ extension ManagedObject: PredicateEvaluable {
     ///
     /// `title` reads an attribute, `recipe.title` follows to-one relationships, `ingredients.name`
     /// gives one value per related object; a path ending at a relationship gives the related
-    /// objects' ID URIs. Faults reached on the way read the context's cached rows.
+    /// objects' ID URIs. Faults reached on the way fire (see ``ManagedObject``).
     ///
     /// - Parameter keyPath: A dotted key path, or the empty string for the object itself.
     /// - Returns: A single value, or several through a to-many relationship.
@@ -108,11 +108,11 @@ extension ManagedObject: PredicateEvaluable {
             model: graph.model, entityName: \.schema.name,
             identity: { .uri($0.objectID.uriRepresentation) },
             attribute: { object, name in
-                object.isLoaded ? object.values[name] : graph.rowCache[object.objectID]?.attributes[name]
+                object.loadForAccess() ? object.values[name] : nil
             },
             related: { object, name in
-                let state = object.isLoaded ? object.state : graph.rowCache[object.objectID]
-                let ids = (state?.toOne[name].map { [$0] } ?? []) + (state?.toMany[name] ?? [])
+                guard object.loadForAccess() else { return [] }
+                let ids = (object.toOne[name].map { [$0] } ?? []) + (object.toMany[name] ?? [])
                 return ids.map(graph.object(for:))
             })
         return try resolver.value(of: self, at: keyPath)

@@ -11,26 +11,30 @@ extension ManagedObject {
     /// ingredient[toOne: "recipe"] = soup   // soup.objects(for: "ingredients") now holds it
     /// ```
     ///
+    /// Reading or writing fires the object's fault; the destination may be a fault itself.
+    ///
     /// - Parameter name: A to-one relationship of the entity.
-    /// - Precondition: The relationship exists and is to-one, the object is not a fault, a new
-    ///   destination belongs to the same context and is of the destination entity.
+    /// - Precondition: The relationship exists and is to-one, a new destination belongs to the
+    ///   same context and is of the destination entity.
     public subscript(toOne name: String) -> ManagedObject? {
         get {
             let relationship = relationshipDescription(name)
             precondition(!relationship.isToMany, "\(schema.name).\(name) is to-many: use objects(for:)")
-            requireLoaded(name)
+            loadForAccess()
             return toOne[name].flatMap { graph?.object(for: $0) }
         }
         set {
             let relationship = relationshipDescription(name)
             precondition(!relationship.isToMany, "\(schema.name).\(name) is to-many: use add(_:to:)")
-            requireLoaded(name)
-            guard let graph else { return }
-            if let newValue {
-                checkDestination(newValue, of: relationship)
-                graph.relate(self, name, newValue.objectID)
-            } else if let old = toOne[name] {
-                graph.unrelate(self, name, old)
+            if let newValue { checkDestination(newValue, of: relationship) }
+            let destination = newValue?.objectID
+            change { object in
+                guard let graph = object.graph else { return }
+                if let destination {
+                    graph.relate(object, name, destination)
+                } else if let old = object.toOne[name] {
+                    graph.unrelate(object, name, old)
+                }
             }
         }
     }
@@ -41,7 +45,7 @@ extension ManagedObject {
     ///
     /// - Parameter name: A to-many relationship of the entity.
     /// - Returns: The related objects; some may be faults.
-    /// - Precondition: The relationship exists and is to-many; the object is not a fault.
+    /// - Precondition: The relationship exists and is to-many.
     /// - Complexity: O(*n*) in the number of related objects.
     public func objects(for name: String) -> [ManagedObject] {
         guard let graph else { return [] }
@@ -51,10 +55,10 @@ extension ManagedObject {
     /// The IDs of the destinations of a relationship, to-one or to-many.
     ///
     /// - Parameter name: A relationship of the entity.
-    /// - Precondition: The relationship exists; the object is not a fault.
+    /// - Precondition: The relationship exists.
     public func objectIDs(for name: String) -> [ObjectID] {
         let relationship = relationshipDescription(name)
-        requireLoaded(name)
+        loadForAccess()
         return relationship.isToMany ? toMany[name] ?? [] : toOne[name].map { [$0] } ?? []
     }
 
@@ -67,7 +71,8 @@ extension ManagedObject {
     public func add(_ object: ManagedObject, to name: String) {
         let relationship = toManyRelationship(name)
         checkDestination(object, of: relationship)
-        graph?.relate(self, name, object.objectID)
+        let id = object.objectID
+        change { $0.graph?.relate($0, name, id) }
     }
 
     /// Inserts an object into an ordered to-many relationship, or moves it there when it is in
@@ -82,14 +87,19 @@ extension ManagedObject {
         let relationship = toManyRelationship(name)
         precondition(relationship.isOrdered, "\(schema.name).\(name) is not ordered")
         checkDestination(object, of: relationship)
-        guard let graph else { return }
-        graph.relate(self, name, object.objectID)
-        var ids = toMany[name] ?? []
-        ids.removeAll { $0 == object.objectID }
-        precondition(index >= 0 && index <= ids.count, "index \(index) is out of range for \(schema.name).\(name)")
-        ids.insert(object.objectID, at: index)
-        graph.willChange(self)
-        toMany[name] = ids
+        let id = object.objectID
+        loadForAccess()
+        precondition(index >= 0 && index <= (toMany[name] ?? []).filter { $0 != id }.count,
+                     "index \(index) is out of range for \(schema.name).\(name)")
+        change { object in
+            guard let graph = object.graph else { return }
+            graph.relate(object, name, id)
+            var ids = object.toMany[name] ?? []
+            ids.removeAll { $0 == id }
+            ids.insert(id, at: min(index, ids.count))
+            graph.willChange(object)
+            object.toMany[name] = ids
+        }
     }
 
     /// Removes an object from a to-many relationship.
@@ -100,7 +110,8 @@ extension ManagedObject {
     /// - Precondition: As for ``objects(for:)``.
     public func remove(_ object: ManagedObject, from name: String) {
         _ = toManyRelationship(name)
-        graph?.unrelate(self, name, object.objectID)
+        let id = object.objectID
+        change { $0.graph?.unrelate($0, name, id) }
     }
 
     /// Replaces the destinations of a to-many relationship.
@@ -111,15 +122,17 @@ extension ManagedObject {
     /// - Precondition: As for ``add(_:to:)``.
     public func setObjects(_ objects: [ManagedObject], for name: String) {
         let relationship = toManyRelationship(name)
-        let kept = Set(objects.map(\.objectID))
-        for id in toMany[name] ?? [] where !kept.contains(id) { graph?.unrelate(self, name, id) }
-        for object in objects {
-            checkDestination(object, of: relationship)
-            graph?.relate(self, name, object.objectID)
-        }
-        if relationship.isOrdered, toMany[name] != objects.map(\.objectID) {
-            graph?.willChange(self)
-            toMany[name] = objects.map(\.objectID)
+        for object in objects { checkDestination(object, of: relationship) }
+        let ids = objects.map(\.objectID)
+        change { object in
+            guard let graph = object.graph else { return }
+            let kept = Set(ids)
+            for id in object.toMany[name] ?? [] where !kept.contains(id) { graph.unrelate(object, name, id) }
+            for id in ids { graph.relate(object, name, id) }
+            if relationship.isOrdered, object.toMany[name] != ids {
+                graph.willChange(object)
+                object.toMany[name] = ids
+            }
         }
     }
 
@@ -128,8 +141,19 @@ extension ManagedObject {
     private func toManyRelationship(_ name: String) -> RelationshipDescription {
         let relationship = relationshipDescription(name)
         precondition(relationship.isToMany, "\(schema.name).\(name) is to-one: use subscript(toOne:)")
-        requireLoaded(name)
         return relationship
+    }
+
+    /// Runs a relationship change now, firing the fault first; when the store cannot be read
+    /// now, once the save loads the object. Inaccessible objects ignore changes.
+    private func change(_ body: @escaping (ManagedObject) -> Void) {
+        if loadForAccess() {
+            if !isInaccessible { body(self) }
+        } else {
+            graph?.whenLoaded(objectID) { object in
+                if !object.isInaccessible { body(object) }
+            }
+        }
     }
 
     private func checkDestination(_ object: ManagedObject, of relationship: RelationshipDescription) {

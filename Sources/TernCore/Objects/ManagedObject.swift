@@ -12,6 +12,15 @@ public struct ObjectSeed {
 /// context's isolation, for example in ``ObjectContext/perform(_:)``. Writing a relationship
 /// keeps its inverse up to date.
 ///
+/// An object may be a fault (``isFault``): its data is not loaded yet. Reading or writing a
+/// property fires the fault: the data is read at once from the context's row cache, the parent
+/// contexts' unsaved changes or the store (``PersistentStore/rowsSynchronously(for:)``), as Core
+/// Data does. When the object's row no longer exists (another context or process deleted it),
+/// the object becomes inaccessible (``isInaccessible``): it counts as deleted, its properties read
+/// as nil and empty, and writes to it are ignored — Core Data's `shouldDeleteInaccessibleFaults`.
+/// When the store cannot be read at all, the object stays a fault and reads give nil; call
+/// ``fireFault()`` to get the error.
+///
 /// Values are checked against the model: an unknown property name or a value of the wrong
 /// type is a programmer error and stops the program; ``setValue(_:forAttribute:)`` throws
 /// instead. Rules such as "required" or "at most 10 characters" are checked on save.
@@ -48,6 +57,9 @@ open class ManagedObject {
     public internal(set) var isInserted: Bool = false
     /// Whether the object was deleted and the deletion not saved yet (or the object is gone).
     public internal(set) var isDeleted: Bool = false
+    /// Whether the object's row was gone when its fault fired: deleted by another context or
+    /// process. Such an object is also ``isDeleted``; it reads as nil and empty and ignores writes.
+    public internal(set) var isInaccessible: Bool = false
 
     let schema: EntitySchema
     weak var graph: ObjectGraph?
@@ -75,9 +87,38 @@ open class ManagedObject {
     /// The context the object belongs to, or nil once that context is gone.
     public var context: ObjectContext? { graph?.context }
 
-    /// Whether the object's data has not been loaded: reading its properties stops the
-    /// program until ``ObjectContext/fulfillFaults(for:)`` or a fetch loads it.
+    /// Whether the object's data has not been loaded yet: reading or writing a property loads it.
     public var isFault: Bool { !isLoaded }
+
+    /// Loads the object's data now if it is a fault, reporting what goes wrong.
+    ///
+    /// Reading a property does the same silently; call this to tell a missing row from a store
+    /// that cannot be read.
+    ///
+    /// ```swift
+    /// do {
+    ///     try recipe.fireFault()
+    /// } catch let error as TernError where error.code == .objectNotFound {
+    ///     // deleted elsewhere: recipe.isInaccessible
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``TernError/Code/objectNotFound`` when the row no longer exists (the object is
+    ///   then inaccessible); ``TernError/Code/unreadableStore`` when the store cannot be read or
+    ///   does not support reading without suspending (the object stays a fault).
+    public func fireFault() throws(TernError) {
+        if !isLoaded {
+            guard let graph else {
+                throw TernError(.unreadableStore, "\(objectID) is a fault whose context is gone; fetch it again", objectID: objectID)
+            }
+            try graph.loadFault(self)
+        }
+        if isInaccessible {
+            throw TernError(
+                .objectNotFound, "\(objectID) was deleted by another context or process; fetch the objects again",
+                objectID: objectID)
+        }
+    }
 
     /// Whether the object has unsaved changes of its values (not inserted nor deleted).
     public var isUpdated: Bool { !isInserted && !isDeleted && !changedKeys.isEmpty }
@@ -101,6 +142,7 @@ open class ManagedObject {
     /// - Returns: Its value when last read or saved; nil for a new object.
     public func committedValue(forAttribute name: String) -> AttributeValue? {
         _ = attributeDescription(name)
+        loadForAccess()
         return snapshot?.attributes[name]
     }
 
@@ -108,25 +150,44 @@ open class ManagedObject {
 
     /// The value of an attribute.
     ///
+    /// Reading or writing fires the object's fault. An inaccessible object reads nil and
+    /// ignores writes.
+    ///
     /// - Parameter name: An attribute of the entity (own or inherited).
-    /// - Precondition: The entity has such an attribute, the object is not a fault and a new
-    ///   value fits the attribute's type.
+    /// - Precondition: The entity has such an attribute, it is not derived, and a new value fits
+    ///   its type.
     public subscript(attribute name: String) -> AttributeValue? {
         get {
             // Only attributes of the entity have values: a value found needs no other check.
             if isLoaded, let value = values[name] { return value }
 
             _ = attributeDescription(name)
-            requireLoaded(name)
+            loadForAccess()
             return values[name]
         }
         set {
             do {
                 try setValue(newValue, forAttribute: name)
+            } catch where error.code == .objectNotFound && isInaccessible {
+                return
             } catch {
                 preconditionFailure(error.description)
             }
         }
+    }
+
+    /// The value of an attribute, firing the fault and reporting what goes wrong.
+    ///
+    /// - Parameter name: An attribute of the entity (own or inherited).
+    /// - Returns: The value, or nil.
+    /// - Throws: As ``fireFault()``; ``TernError/Code/validationFailed`` when the entity has no
+    ///   such attribute.
+    public func value(forAttribute name: String) throws(TernError) -> AttributeValue? {
+        guard schema.attributes[name] != nil else {
+            throw TernError(.validationFailed, "\(schema.name) has no attribute \(name)", objectID: objectID, property: name)
+        }
+        try fireFault()
+        return values[name]
     }
 
     /// The value of an attribute as a Swift type.
@@ -145,8 +206,8 @@ open class ManagedObject {
     ///   - value: The new value, or nil.
     ///   - name: An attribute of the entity.
     /// - Throws: ``TernError/Code/validationFailed`` when the value does not fit the attribute's
-    ///   type, the attribute is derived or does not exist.
-    /// - Precondition: The object is not a fault.
+    ///   type, the attribute is derived or does not exist; ``TernError/Code/objectNotFound`` when
+    ///   the object is inaccessible (its row was deleted elsewhere).
     public func setValue(_ value: AttributeValue?, forAttribute name: String) throws(TernError) {
         guard let attribute = schema.attributes[name] else {
             throw TernError(.validationFailed, "\(schema.name) has no attribute \(name)", objectID: objectID, property: name)
@@ -159,7 +220,20 @@ open class ManagedObject {
             throw TernError(.validationFailed, "the value does not fit \(schema.name).\(name) of type \(attribute.type.xcodeName)",
                             objectID: objectID, property: name)
         }
-        requireLoaded(name)
+        guard loadForAccess() else {
+            // The store cannot be read now: the change waits until the save loads the object.
+            graph?.whenLoaded(objectID) { object in
+                guard object.values[name] != value else { return }
+                object.graph?.willChange(object)
+                object.values[name] = value
+            }
+            return
+        }
+        if isInaccessible {
+            throw TernError(
+                .objectNotFound, "\(objectID) was deleted by another context or process; the change is dropped",
+                objectID: objectID, property: name)
+        }
         guard values[name] != value else { return }
         graph?.willChange(self)
         values[name] = value
@@ -199,17 +273,19 @@ open class ManagedObject {
         return relationship
     }
 
-    func requireLoaded(_ property: String) {
-        precondition(
-            isLoaded,
-            "\(objectID) is a fault: fetch it, prefetch \(property)'s relationship or call fulfillFaults(for:) first")
+    /// Fires the fault if the object is one; whether its data is in memory now (inaccessible
+    /// objects count as loaded, with no values).
+    @discardableResult
+    func loadForAccess() -> Bool {
+        if !isLoaded, let graph { try? graph.loadFault(self) }
+        return isLoaded
     }
 }
 
 extension ManagedObject: CustomStringConvertible {
     /// The entity and ID, with the object's state; never its values.
     public var description: String {
-        let state = isFault ? "fault" : isDeleted ? "deleted" : isInserted ? "inserted" : hasChanges ? "updated" : "saved"
+        let state = isFault ? "fault" : isInaccessible ? "inaccessible" : isDeleted ? "deleted" : isInserted ? "inserted" : hasChanges ? "updated" : "saved"
         return "\(schema.name) \(objectID) (\(state))"
     }
 }

@@ -162,6 +162,13 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
     ///
     /// - Complexity: O(*k*) in the number of references.
     public func rows(for references: [RowReference]) async throws -> [StoreRow] {
+        rowsSynchronously(for: references)
+    }
+
+    /// The rows with these references, looked up in memory at once: how faults of this store fire.
+    ///
+    /// - Complexity: O(*k*) in the number of references.
+    public func rowsSynchronously(for references: [RowReference]) -> [StoreRow] {
         state.withLock { table in references.compactMap(table.row(for:)) }
     }
 

@@ -101,7 +101,14 @@ public final class InMemoryStore: PersistentStore {
     ///
     /// - Complexity: O(*k*) in the number of references.
     public func rows(for references: [RowReference]) async throws -> [StoreRow] {
-        state.withLock { state in references.compactMap(state.row(for:)) }
+        rowsSynchronously(for: references)
+    }
+
+    /// The rows with these references, looked up in memory at once: how faults of this store fire.
+    ///
+    /// - Complexity: O(*k*) in the number of references.
+    public func rowsSynchronously(for references: [RowReference]) -> [StoreRow] {
+        state.withLock { table in references.compactMap(table.row(for:)) }
     }
 
     // MARK: - Writing

@@ -110,6 +110,22 @@ public protocol PersistentStore: AnyObject, Sendable {
     /// - Throws: When the store cannot be read.
     func rows(for references: [RowReference]) async throws -> [StoreRow]
 
+    /// The rows with these references, read at once without suspending: how a fault fires when
+    /// a property of an object that is not loaded is read.
+    ///
+    /// It is called from a context's executor, possibly while other reads and saves of the store
+    /// are under way, and must not need them to finish: answer from memory, or from a separate
+    /// read-only connection whose read transaction sees one committed state of the store
+    /// (SQLite's WAL snapshot).
+    /// The default implementation throws ``TernError/Code/unsupported``; objects of such a store
+    /// must then be fetched, or loaded with ``ObjectContext/fulfillFaults(for:)``, before their
+    /// properties are read.
+    ///
+    /// - Parameter references: The rows wanted.
+    /// - Returns: The rows found, in the order of `references`; references with no row are left out.
+    /// - Throws: When the store cannot be read, or ``TernError/Code/unsupported``.
+    func rowsSynchronously(for references: [RowReference]) throws -> [StoreRow]
+
     /// Applies a change set as one transaction, checking versions and uniqueness constraints.
     ///
     /// - Parameter changes: The rows to insert, update and delete.
@@ -157,4 +173,19 @@ public protocol PersistentStore: AnyObject, Sendable {
     ///
     /// - Throws: ``TernError/Code/historyUnavailable`` when the store does not record history.
     func currentHistoryToken() async throws -> HistoryToken?
+}
+
+extension PersistentStore {
+    /// Refuses: this store cannot read rows without suspending, so its faults only fire when
+    /// awaited (``ObjectContext/fulfillFaults(for:)``, fetches, ``ObjectContext/object(with:)``).
+    ///
+    /// - Parameter references: The rows wanted.
+    /// - Throws: ``TernError/Code/unsupported`` always.
+    public func rowsSynchronously(for references: [RowReference]) throws -> [StoreRow] {
+        throw TernError(
+            .unsupported,
+            "the \(kind) store cannot read rows without suspending, so faults cannot fire when a property is read; "
+                + "fetch the objects or await fulfillFaults(for:) first",
+            path: location?.path)
+    }
 }

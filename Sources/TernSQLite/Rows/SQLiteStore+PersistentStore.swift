@@ -93,6 +93,18 @@ extension SQLiteStore: PersistentStore {
     ///
     /// - Complexity: O(*k* log *n*) for *k* references.
     public func rows(for references: [RowReference]) throws -> [StoreRow] {
+        var plans: [Int: RowPlan] = [:]
+        for layout in Set(references.compactMap { schema.entities[$0.entityName]?.number }) {
+            plans[layout] = try rowPlan(number: layout)
+        }
+        return try rows(for: references, using: connection, plans: plans)
+    }
+
+    /// The rows with these references read through `connection`, in their order; `plans` holds
+    /// the plans known already, by entity number, and others are made.
+    nonisolated func rows(
+        for references: [RowReference], using connection: Connection, plans: [Int: RowPlan] = [:]
+    ) throws -> [StoreRow] {
         var found: [RowReference: StoreRow] = [:]
         let known = references.filter { schema.entities[$0.entityName] != nil }
         for (entity, group) in Dictionary(grouping: known, by: \.entityName) {
@@ -103,7 +115,8 @@ extension SQLiteStore: PersistentStore {
                 let placeholders = SQL(unsafeSQL: Array(repeating: "?", count: keys.count).joined(separator: ", "), arguments: keys)
                 let sql: SQL = "\(select) WHERE Z_PK IN (\(placeholders)) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
                 try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
-                    let row = try decode(statement)
+                    let number = Int(statement.integer(at: 1) ?? 0)
+                    let row = try decode(statement, plan: plans[number] ?? makeRowPlan(number: number), using: connection)
                     found[RowReference(entityName: entity, primaryKey: row.reference.primaryKey)] = row
                 }
             }

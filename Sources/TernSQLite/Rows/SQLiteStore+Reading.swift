@@ -75,14 +75,14 @@ extension SQLiteStore {
     // MARK: - Non public
 
     /// The SELECT of every column of an entity's root table, in the order of ``columnNames(of:)``.
-    func selection(for layout: EntityLayout) throws(SQLiteError) -> SQL {
+    nonisolated func selection(for layout: EntityLayout) throws(SQLiteError) -> SQL {
         let list = SQL.joined(try columnNames(of: layout).map { SQL.identifier($0) })
         return "SELECT \(list) FROM \(.identifier(layout.table))"
     }
 
     /// Every column of an entity's root table, `Z_PK`, `Z_ENT` and `Z_OPT` first: what
     /// ``decode(_:)`` reads.
-    func columnNames(of layout: EntityLayout) throws(SQLiteError) -> [String] {
+    nonisolated func columnNames(of layout: EntityLayout) throws(SQLiteError) -> [String] {
         guard let table = schema.tables[layout.table] else {
             throw SQLiteError(.schemaMismatch, "The schema has no table \(layout.table).")
         }
@@ -102,16 +102,29 @@ extension SQLiteStore {
     /// - Throws: ``SQLiteError`` with code `schemaMismatch` for an unknown number.
     func rowPlan(number: Int) throws(SQLiteError) -> RowPlan {
         if let plan = rowPlans[number] { return plan }
-        let layout = try schema.entity(number: number)
-        var positions: [String: Int] = [:]
-        for (index, name) in try columnNames(of: layout).enumerated() { positions[name] = index }
-        let plan = RowPlan(layout: layout, positions: positions)
+        let plan = try makeRowPlan(number: number)
         rowPlans[number] = plan
         return plan
     }
 
+    /// A new plan for reading every column of an entity's rows.
+    nonisolated func makeRowPlan(number: Int) throws(SQLiteError) -> RowPlan {
+        let layout = try schema.entity(number: number)
+        var positions: [String: Int] = [:]
+        for (index, name) in try columnNames(of: layout).enumerated() { positions[name] = index }
+        return RowPlan(layout: layout, positions: positions)
+    }
+
     /// A row from selected values, read with a plan: `Z_PK`, `Z_ENT` and `Z_OPT` first.
     func decode(_ values: some ColumnValues, plan: RowPlan) throws(SQLiteError) -> StoreRow {
+        try decode(values, plan: plan, using: connection)
+    }
+
+    /// A row from selected values, read with a plan, its to-many relationships read through
+    /// `connection` (the store's own, or the one of synchronous reads).
+    nonisolated func decode(
+        _ values: some ColumnValues, plan: RowPlan, using connection: Connection
+    ) throws(SQLiteError) -> StoreRow {
         let primaryKey = values.integer(at: 0) ?? 0
         var row = StoreRow(
             reference: RowReference(entityName: plan.layout.name, primaryKey: primaryKey),
@@ -120,13 +133,13 @@ extension SQLiteStore {
             guard let key = values.integer(at: relationship.position) else { continue }
             var destination = relationship.destination
             if let position = relationship.entityPosition, let number = values.integer(at: position) {
-                destination = try rowPlan(number: Int(number)).layout.name
+                destination = try schema.entity(number: Int(number)).name
             }
             row.toOne[relationship.name] = RowReference(entityName: destination, primaryKey: key)
         }
         for relationship in plan.toMany {
             // An absent key is an empty relationship.
-            let references = try references(of: relationship, from: primaryKey)
+            let references = try references(of: relationship, from: primaryKey, using: connection)
             if !references.isEmpty { row.toMany[relationship.name] = references }
         }
         return row
@@ -159,7 +172,9 @@ extension SQLiteStore {
     }
 
     /// The objects a to-many relationship of an object holds, in order for an ordered one.
-    func references(of relationship: ToManyMapping, from primaryKey: Int64) throws(SQLiteError) -> [RowReference] {
+    nonisolated func references(
+        of relationship: ToManyMapping, from primaryKey: Int64, using connection: Connection
+    ) throws(SQLiteError) -> [RowReference] {
         let destination = try schema.entity(named: relationship.destination)
         let sql: SQL
         switch relationship.storage {

@@ -88,6 +88,14 @@ public struct StoreConformance: Sendable {
         case pagingSeesChangesBetweenPages
         /// A context's batched iteration hands every object once, in order, in batches.
         case batchedIteration
+        /// Reading or writing a property of a fault loads it at once.
+        case faultsFireOnAccess
+        /// A fault whose row was deleted elsewhere becomes inaccessible instead of failing.
+        case faultsOfDeletedRowsBecomeInaccessible
+        /// A child context's faults see its parent's unsaved changes.
+        case childContextFaultsSeeTheParentsChanges
+        /// Objects a child pushed up get their permanent IDs when the parent saves.
+        case childContextsAdoptPermanentIDs
     }
 
     /// The factory of the stores under test.
@@ -128,6 +136,10 @@ public struct StoreConformance: Sendable {
         case .pagingMatchesFetch: try await pagingMatchesFetch()
         case .pagingSeesChangesBetweenPages: try await pagingSeesChangesBetweenPages()
         case .batchedIteration: try await batchedIteration()
+        case .faultsFireOnAccess: try await faultsFireOnAccess()
+        case .faultsOfDeletedRowsBecomeInaccessible: try await faultsOfDeletedRowsBecomeInaccessible()
+        case .childContextFaultsSeeTheParentsChanges: try await childContextFaultsSeeTheParentsChanges()
+        case .childContextsAdoptPermanentIDs: try await childContextsAdoptPermanentIDs()
         }
     }
 
