@@ -100,7 +100,8 @@ let package = Package(
             name: "TernFormatsTests", dependencies: ["TernFormats", "TernTestSupport", "CSQLite", "CZlib"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TernSQLiteTests", dependencies: ["TernSQLite", "TernFormats", "TernMigration", "TernTestSupport"],
+            name: "TernSQLiteTests",
+            dependencies: ["TernSQLite", "TernFormats", "TernMigration", "TernTestSupport", "tern-crash-helper"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "StoreConformanceTests", dependencies: ["TernCore", "TernTestSupport"],

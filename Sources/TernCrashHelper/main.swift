@@ -18,6 +18,11 @@
 //                                                       one writer of the merge-policy stress test:
 //                                                       sets <attribute> of every Counter to 1…rounds,
 //                                                       one save a round (StressWriter)
+//     tern-crash-helper conflict sqlite <path> <policy> a|b
+//                                                       edits a SQLite store in lockstep with another
+//                                                       process under a merge policy, driven on
+//                                                       standard input (ConflictWorker.swift,
+//                                                       TwoProcessConflict in TernTestSupport)
 //
 // The SQLite modes open the store with the model cached in it. A new operation (container
 // relocation, …) adds a mode here, documented in this list, and a case in CrashHarnessTests.
@@ -41,6 +46,7 @@ func usage() -> Never {
                tern-crash-helper replace <destination> <source>
                tern-crash-helper stress <store> <attribute> <policy> <rounds>
                tern-crash-helper container <root>
+               tern-crash-helper conflict sqlite <path> <policy> a|b
 
         """.utf8))
     exit(2)
@@ -90,6 +96,8 @@ case "stress":
         usage()
     }
     try await StressWriter.run(try await context(forStoreAt: arguments[2]), attribute: arguments[3], policy: policy, rounds: rounds)
+case "conflict":
+    try await ConflictWorker.main(Array(arguments.dropFirst(2)))
 default:
     usage()
 }

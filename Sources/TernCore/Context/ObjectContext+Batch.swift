@@ -1,12 +1,15 @@
 /// Batch operations: rows written straight to the stores, without objects.
 ///
-/// They skip validation and delete rules, as Core Data's batch requests do. Afterwards the
-/// context merges the change into its own objects, posts a ``ContextDidSave`` and hands it to
-/// contexts that merge automatically.
+/// By default they check value types only and skip validation and delete rules, as Core Data's
+/// batch requests do; ``BatchOptions`` turns the model's rules on. Afterwards the context merges
+/// the change into its own objects, posts a ``ContextDidSave`` and hands it to contexts that
+/// merge automatically.
 extension ObjectContext {
     // MARK: - Batch operations
 
     /// Inserts rows of an entity without making objects.
+    ///
+    /// Attributes a dictionary leaves out take their default values, as with ``insert(_:)``.
     ///
     /// ```swift
     /// let ids = try await context.batchInsert(entityName: "Recipe", objects: [
@@ -17,14 +20,26 @@ extension ObjectContext {
     /// - Parameters:
     ///   - entityName: A non-abstract entity.
     ///   - objects: The attribute values of each new row.
+    ///   - options: Which of the model's rules to enforce; types and uniqueness only by default.
     /// - Returns: The new objects' IDs, in order.
-    /// - Throws: ``TernError/Code/validationFailed`` when a value does not fit its attribute;
-    ///   ``TernError/Code/unsupported`` in a child context; any store error.
+    /// - Throws: ``TernError/Code/validationFailed`` when a value does not fit its attribute, or
+    ///   (with ``BatchOptions/validatesValues``) listing every row and property that breaks a
+    ///   rule; ``TernError/Code/unsupported`` in a child context; any store error. Nothing is
+    ///   written then.
     /// - Complexity: O(*n*) in the number of rows, in one transaction.
-    public func batchInsert(entityName: String, objects: [[String: AttributeValue]]) async throws -> [ObjectID] {
+    public func batchInsert(
+        entityName: String, objects: [[String: AttributeValue]], options: BatchOptions = .unchecked
+    ) async throws -> [ObjectID] {
         let store = try batchStore(forEntity: entityName)
         let schema = graph.schema(for: entityName)
-        try checkBatchValues(objects, schema: schema)
+        try checkBatchTypes(objects, schema: schema)
+        let defaults = schema.attributes.values.compactMap { attribute in
+            attribute.defaultValue.map { (attribute.name, $0) }
+        }
+        let objects = defaults.isEmpty ? objects : objects.map { values in
+            values.merging(defaults) { given, _ in given }
+        }
+        if options.validatesValues { try validateInserted(objects, schema: schema) }
         let keys = try await store.newPrimaryKeys(forEntity: entityName, count: objects.count)
         let rows = zip(keys, objects).map { key, values in
             StoreRow(reference: RowReference(entityName: entityName, primaryKey: key), attributes: values)
@@ -40,13 +55,26 @@ extension ObjectContext {
     /// - Parameters:
     ///   - request: Which rows; offset and limit apply.
     ///   - values: The new values; nil clears an attribute.
+    ///   - options: Which of the model's rules to enforce; types and uniqueness only by default.
     /// - Returns: The IDs of the updated rows.
-    /// - Throws: ``TernError/Code/validationFailed`` when a value does not fit its attribute;
-    ///   ``TernError/Code/mergeConflict`` when a row changed during the update; any store error.
+    /// - Throws: ``TernError/Code/validationFailed`` when a value does not fit its attribute, or
+    ///   (with ``BatchOptions/validatesValues``) breaks a rule, such as nil for a required
+    ///   attribute; ``TernError/Code/mergeConflict`` when a row changed during the update; any
+    ///   store error.
     /// - Complexity: O(*n*) in the number of matching rows, one transaction per store.
-    public func batchUpdate(_ request: FetchRequest, values: [String: AttributeValue?]) async throws -> [ObjectID] {
+    public func batchUpdate(
+        _ request: FetchRequest, values: [String: AttributeValue?], options: BatchOptions = .unchecked
+    ) async throws -> [ObjectID] {
         _ = try batchStore(forEntity: request.entityName)
-        try checkBatchValues([values.compactMapValues { $0 }], schema: graph.schema(for: request.entityName))
+        let schema = graph.schema(for: request.entityName)
+        try checkBatchTypes([values.compactMapValues { $0 }], schema: schema)
+        if options.validatesValues {
+            let attributes = values.keys.compactMap { schema.attributes[$0] }
+            let failures = Self.attributeFailures(of: values.compactMapValues { $0 }, attributes: attributes) { name, message in
+                TernError(.validationFailed, "\(schema.name).\(name) \(message)", entity: schema.name, property: name)
+            }
+            try throwIfAny(failures)
+        }
         var ids: [ObjectID] = []
         for store in coordinator.affectedStores(forEntity: request.entityName) {
             let rows = try await store.fetch(request.storeRequest).map { row in
@@ -55,30 +83,44 @@ extension ObjectContext {
                 return row
             }
             _ = try await store.save(StoreChangeSet(updated: rows, author: transactionAuthor, contextName: name))
-            ids += rows.map { ObjectID(entityName: $0.reference.entityName, storeIdentifier: store.identifier, primaryKey: $0.reference.primaryKey) }
+            ids += rows.map { store.objectID($0.reference) }
         }
         let keys = Set(values.keys)
         try await announce(ContextDidSave(updated: Set(ids), changedKeys: Dictionary(uniqueKeysWithValues: ids.map { ($0, keys) })))
         return ids
     }
 
-    /// Deletes every row a request matches, without making objects or running delete rules.
+    /// Deletes every row a request matches, without making objects.
     ///
-    /// - Parameter request: Which rows; offset and limit apply.
-    /// - Returns: The IDs of the deleted rows.
-    /// - Throws: ``TernError/Code/mergeConflict`` when a row changed during the delete; any store error.
-    /// - Complexity: O(*n*) in the number of matching rows, one transaction per store.
-    public func batchDelete(_ request: FetchRequest) async throws -> [ObjectID] {
+    /// - Parameters:
+    ///   - request: Which rows; offset and limit apply.
+    ///   - options: With ``BatchOptions/appliesDeleteRules``, the relationships' delete rules
+    ///     apply; by default they do not, and rows that pointed at deleted ones keep pointing.
+    /// - Returns: The IDs of the deleted rows, cascaded deletions included.
+    /// - Throws: ``TernError/Code/validationFailed`` when a deny rule refuses the delete (with
+    ///   ``BatchOptions/appliesDeleteRules``); ``TernError/Code/mergeConflict`` when a row changed
+    ///   during the delete; any store error. Nothing is deleted in that store then.
+    /// - Complexity: O(*n*) in the number of matching rows plus, with delete rules, the rows they
+    ///   reach; one transaction per store.
+    public func batchDelete(_ request: FetchRequest, options: BatchOptions = .unchecked) async throws -> [ObjectID] {
         _ = try batchStore(forEntity: request.entityName)
-        var ids: [ObjectID] = []
+        var event = ContextDidSave()
         for store in coordinator.affectedStores(forEntity: request.entityName) {
             let rows = try await store.fetch(request.storeRequest)
-            let deleted = Dictionary(uniqueKeysWithValues: rows.map { ($0.reference, $0.version) })
-            _ = try await store.save(StoreChangeSet(deleted: deleted, author: transactionAuthor, contextName: name))
-            ids += rows.map { ObjectID(entityName: $0.reference.entityName, storeIdentifier: store.identifier, primaryKey: $0.reference.primaryKey) }
+            var changes = StoreChangeSet(deleted: Dictionary(uniqueKeysWithValues: rows.map { ($0.reference, $0.version) }))
+            var nullified: [ObjectID: Set<String>] = [:]
+            if options.appliesDeleteRules {
+                (changes, nullified) = try await deleteRules(deleting: rows, in: store)
+            }
+            changes.author = transactionAuthor
+            changes.contextName = name
+            _ = try await store.save(changes)
+            event.deleted.formUnion(changes.deleted.keys.map(store.objectID))
+            event.updated.formUnion(nullified.keys)
+            event.changedKeys.merge(nullified) { $0.union($1) }
         }
-        try await announce(ContextDidSave(deleted: Set(ids)))
-        return ids
+        try await announce(event)
+        return event.deleted.sorted { ($0.primaryKey ?? 0, $0.entityName) < ($1.primaryKey ?? 0, $1.entityName) }
     }
 
     // MARK: - Non public
@@ -94,18 +136,42 @@ extension ObjectContext {
         return store
     }
 
-    private func checkBatchValues(_ objects: [[String: AttributeValue]], schema: EntitySchema) throws {
+    /// Throws at the first value that is not a stored attribute or does not fit its type.
+    private func checkBatchTypes(_ objects: [[String: AttributeValue]], schema: EntitySchema) throws {
         for values in objects {
             for (name, value) in values {
                 guard let attribute = schema.attributes[name], !attribute.isTransient else {
                     throw TernError(.validationFailed, "\(schema.name) has no stored attribute \(name)",
                                     entity: schema.name, property: name)
                 }
-                if let problem = Self.problem(with: value, for: attribute) {
+                if let problem = Self.typeProblem(with: value, for: attribute) {
                     throw TernError(.validationFailed, "\(schema.name).\(name) \(problem)", entity: schema.name, property: name)
                 }
             }
         }
+    }
+
+    /// Validates new rows as a save validates inserted objects; they have no relationships.
+    private func validateInserted(_ objects: [[String: AttributeValue]], schema: EntitySchema) throws {
+        let attributes = schema.attributes.values.filter { !$0.isDerived && !$0.isTransient }
+        let required = schema.relationships.values.filter { !$0.isTransient && (!$0.isOptional || $0.minCount > 0) }
+            .map(\.name).sorted()
+        var failures: [TernError] = []
+        for (index, values) in objects.enumerated() {
+            func failure(_ name: String, _ message: String) -> TernError {
+                TernError(.validationFailed, "\(schema.name).\(name) of row \(index) \(message)", entity: schema.name, property: name)
+            }
+            failures += Self.attributeFailures(of: values, attributes: attributes, failure: failure)
+            failures += required.map { failure($0, "is required") }
+        }
+        try throwIfAny(failures)
+    }
+
+    private func throwIfAny(_ failures: [TernError]) throws {
+        guard let first = failures.first else { return }
+        throw TernError(
+            .validationFailed, "\(failures.count) validation failure(s), the first: \(first); fix them and run the batch again",
+            objectID: nil, failures: failures)
     }
 
     /// Merges a batch change into this context, then tells listeners and other contexts.
@@ -113,5 +179,12 @@ extension ObjectContext {
         try await mergeChanges(from: changes)
         post(changes)
         await coordinator.broadcast(changes, from: self)
+    }
+}
+
+extension PersistentStore {
+    /// The object ID of one of the store's rows.
+    func objectID(_ reference: RowReference) -> ObjectID {
+        ObjectID(entityName: reference.entityName, storeIdentifier: identifier, primaryKey: reference.primaryKey)
     }
 }

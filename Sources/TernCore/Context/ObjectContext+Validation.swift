@@ -42,15 +42,30 @@ extension ObjectContext {
     }
 
     private func attributeFailures(of object: ManagedObject) -> [TernError] {
+        let attributes = object.schema.attributes.values.lazy.filter { !$0.isDerived }
+        return Self.attributeFailures(of: object.values, attributes: attributes) { failure(object, $0, $1) }
+    }
+
+    /// The failures of attribute values: required ones missing, and each value's problem.
+    ///
+    /// - Parameters:
+    ///   - values: The non-nil values by attribute name.
+    ///   - attributes: The attributes to check, in any order.
+    ///   - failure: Makes the error for an attribute name and a message.
+    /// - Returns: The failures, by attribute name.
+    static func attributeFailures(
+        of values: [String: AttributeValue], attributes: some Sequence<AttributeDescription>,
+        failure: (String, String) -> TernError
+    ) -> [TernError] {
         // Failures by attribute name; the attributes are sorted only when some fail.
         var failures: [(String, TernError)] = []
-        for attribute in object.schema.attributes.values where !attribute.isDerived {
-            guard let value = object.values[attribute.name] else {
-                if !attribute.isOptional { failures.append((attribute.name, failure(object, attribute.name, "is required"))) }
+        for attribute in attributes {
+            guard let value = values[attribute.name] else {
+                if !attribute.isOptional { failures.append((attribute.name, failure(attribute.name, "is required"))) }
                 continue
             }
             if let problem = Self.problem(with: value, for: attribute) {
-                failures.append((attribute.name, failure(object, attribute.name, problem)))
+                failures.append((attribute.name, failure(attribute.name, problem)))
             }
         }
         return failures.count < 2 ? failures.map(\.1) : failures.sorted { $0.0 < $1.0 }.map(\.1)
@@ -58,6 +73,11 @@ extension ObjectContext {
 
     /// What is wrong with a non-nil value, or nil when it is valid.
     static func problem(with value: AttributeValue, for attribute: AttributeDescription) -> String? {
+        typeProblem(with: value, for: attribute) ?? ruleProblem(with: value, for: attribute)
+    }
+
+    /// Why a value does not fit its attribute's type or integer width, or nil when it fits.
+    static func typeProblem(with value: AttributeValue, for attribute: AttributeDescription) -> String? {
         if !value.fits(attribute.type) { return "holds a value that is not a \(attribute.type.xcodeName)" }
         if case .integer(let integer) = value {
             let bounds: ClosedRange<Int64>? = switch attribute.type {
@@ -67,6 +87,11 @@ extension ObjectContext {
             }
             if let bounds, !bounds.contains(integer) { return "does not fit \(attribute.type.xcodeName)" }
         }
+        return nil
+    }
+
+    /// Which of the model's rules (minimum, maximum, pattern) a value breaks, or nil.
+    private static func ruleProblem(with value: AttributeValue, for attribute: AttributeDescription) -> String? {
         guard attribute.minimum != nil || attribute.maximum != nil || attribute.regularExpression != nil else { return nil }
         // Counting a string's characters walks all of it: only for attributes with bounds.
         let measure: Double?

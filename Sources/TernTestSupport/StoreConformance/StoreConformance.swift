@@ -96,6 +96,10 @@ public struct StoreConformance: Sendable {
         case childContextFaultsSeeTheParentsChanges
         /// Objects a child pushed up get their permanent IDs when the parent saves.
         case childContextsAdoptPermanentIDs
+        /// Batch inserts and updates check types always, and the model's rules when asked.
+        case batchValidation
+        /// Batch deletes apply cascade, nullify, deny and no-action rules when asked.
+        case batchDeleteRules
     }
 
     /// The factory of the stores under test.
@@ -140,6 +144,8 @@ public struct StoreConformance: Sendable {
         case .faultsOfDeletedRowsBecomeInaccessible: try await faultsOfDeletedRowsBecomeInaccessible()
         case .childContextFaultsSeeTheParentsChanges: try await childContextFaultsSeeTheParentsChanges()
         case .childContextsAdoptPermanentIDs: try await childContextsAdoptPermanentIDs()
+        case .batchValidation: try await batchValidation()
+        case .batchDeleteRules: try await batchDeleteRules()
         }
     }
 
