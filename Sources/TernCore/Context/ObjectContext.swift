@@ -25,7 +25,9 @@ import Synchronization
 ///   ``forEachBatch(of:_:)``
 /// - Saving: ``save()``, ``rollback()``, ``hasChanges``, ``mergePolicy``, ``changes()``
 /// - Other contexts: ``init(parent:queue:)``, ``automaticallyMergesChanges``, ``mergeChanges(from:)``
-/// - Batch operations: ``batchInsert(entityName:objects:)``, ``batchUpdate(_:values:)``, ``batchDelete(_:)``
+/// - Faults and IDs: ``fault(for:)``, ``fulfillFaults(for:)``, ``obtainPermanentIDs(for:)``
+/// - Batch operations: ``batchInsert(entityName:objects:options:)``, ``batchUpdate(_:values:options:)``,
+///   ``batchDelete(_:options:)``, ``BatchOptions``
 public actor ObjectContext {
     /// The coordinator the context (or its topmost parent) reads and writes through.
     public nonisolated let coordinator: PersistentStoreCoordinator

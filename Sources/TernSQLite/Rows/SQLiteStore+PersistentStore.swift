@@ -116,7 +116,10 @@ extension SQLiteStore: PersistentStore {
                 let sql: SQL = "\(select) WHERE Z_PK IN (\(placeholders)) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
                 try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
                     let number = Int(statement.integer(at: 1) ?? 0)
-                    let row = try decode(statement, plan: plans[number] ?? makeRowPlan(number: number), using: connection)
+                    var plan = plans[number]
+                    if plan == nil { plan = try makeRowPlan(number: number) }
+                    guard let plan else { return }
+                    let row = try decode(statement, plan: plan, using: connection)
                     found[RowReference(entityName: entity, primaryKey: row.reference.primaryKey)] = row
                 }
             }
