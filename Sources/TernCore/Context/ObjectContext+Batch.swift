@@ -33,7 +33,7 @@ extension ObjectContext {
         let store = try batchStore(forEntity: entityName)
         let schema = graph.schema(for: entityName)
         try checkBatchTypes(objects, schema: schema)
-        let defaults = schema.attributes.values.compactMap { attribute in
+        let defaults = schema.attributes.values.filter { !$0.isTransient && !$0.isDerived }.compactMap { attribute in
             attribute.defaultValue.map { (attribute.name, $0) }
         }
         let objects = defaults.isEmpty ? objects : objects.map { values in
