@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import TernCore
 import TernFormats
 package import TernSQLite
@@ -38,6 +39,9 @@ public actor PostgreSQLStore {
     var currentMetadata: StoreMetadata
     /// The text of each entity's INSERT, made on first use.
     var insertTexts: [String: String] = [:]
+    /// A second, read-only connection, opened on first use, for reads that cannot wait for the
+    /// actor (``rowsSynchronously(for:)``); the lock keeps it to one thread at a time.
+    let synchronousReader = Mutex<Connection?>(nil)
 
     /// Opens the store at a location, creating it for the model when the schema holds none yet.
     ///

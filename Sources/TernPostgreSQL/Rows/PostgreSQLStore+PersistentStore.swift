@@ -71,6 +71,11 @@ extension PostgreSQLStore: PersistentStore {
     ///
     /// - Complexity: O(*k* log *n*) for *k* references, one query per entity and batch.
     public func rows(for references: [RowReference]) throws -> [StoreRow] {
+        try rows(for: references, using: connection)
+    }
+
+    /// The rows with these references read through `connection`, in their order.
+    nonisolated func rows(for references: [RowReference], using connection: Connection) throws -> [StoreRow] {
         var found: [RowReference: StoreRow] = [:]
         let known = references.filter { schema.entities[$0.entityName] != nil }
         for (entity, group) in Dictionary(grouping: known, by: \.entityName) {
@@ -82,7 +87,7 @@ extension PostgreSQLStore: PersistentStore {
                     \(select.sql) WHERE t0."Z_PK" = ANY(\(Self.keyArray(keys))::bigint[]) \
                     AND t0."Z_ENT" IN (\(Self.list(layout.hierarchyNumbers)))
                     """
-                for row in try decodeAll(sql, columns: select.columns) {
+                for row in try decodeAll(sql, columns: select.columns, using: connection) {
                     found[RowReference(entityName: entity, primaryKey: row.reference.primaryKey)] = row
                 }
             }

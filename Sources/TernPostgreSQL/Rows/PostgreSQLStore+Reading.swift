@@ -33,7 +33,7 @@ extension PostgreSQLStore {
 
     /// The SELECT of every column of an entity's root table (alias `alias`), with the position of
     /// each column.
-    func selection(for layout: EntityLayout, alias: String) throws(SQLiteError) -> (sql: SQL, columns: [String: Int]) {
+    nonisolated func selection(for layout: EntityLayout, alias: String) throws(SQLiteError) -> (sql: SQL, columns: [String: Int]) {
         guard let table = schema.tables[layout.table] else {
             throw SQLiteError(.schemaMismatch, "The schema has no table \(layout.table).")
         }
@@ -46,14 +46,20 @@ extension PostgreSQLStore {
 
     /// The rows a SELECT of ``selection(for:alias:)`` returns, with their to-many relationships.
     func decodeAll(_ sql: SQL, columns: [String: Int]) throws -> [StoreRow] {
+        try decodeAll(sql, columns: columns, using: connection)
+    }
+
+    /// The rows a SELECT of ``selection(for:alias:)`` returns through `connection` (the store's
+    /// own, or the one of synchronous reads), with their to-many relationships.
+    nonisolated func decodeAll(_ sql: SQL, columns: [String: Int], using connection: Connection) throws -> [StoreRow] {
         var rows: [StoreRow] = []
         try connection.forEachRow(sql) { values throws(PostgreSQLError) in rows.append(try decode(values, columns: columns)) }
-        try fillToMany(&rows)
+        try fillToMany(&rows, using: connection)
         return rows
     }
 
     /// A row's attributes and to-one references from the values of a ``selection(for:alias:)``.
-    func decode(_ values: [DatabaseValue], columns: [String: Int]) throws(PostgreSQLError) -> StoreRow {
+    nonisolated func decode(_ values: [DatabaseValue], columns: [String: Int]) throws(PostgreSQLError) -> StoreRow {
         let primaryKey = values[0].int64 ?? 0
         do {
             let layout = try schema.entity(number: Int(values[1].int64 ?? 0))
@@ -89,7 +95,7 @@ extension PostgreSQLStore {
 
     /// Reads the to-many relationships of rows: one query per relationship and entity for the
     /// whole batch, not one per row.
-    func fillToMany(_ rows: inout [StoreRow]) throws {
+    nonisolated func fillToMany(_ rows: inout [StoreRow], using connection: Connection) throws {
         let positions = Dictionary(grouping: rows.indices, by: { rows[$0].reference.entityName })
         for (entity, indices) in positions {
             let layout = try schema.entity(named: entity)
@@ -98,7 +104,7 @@ extension PostgreSQLStore {
             for position in indices { index[rows[position].reference.primaryKey] = position }
             let keys = Array(index.keys)
             for relationship in layout.toManyRelationships {
-                let found = try references(of: relationship, from: keys)
+                let found = try references(of: relationship, from: keys, using: connection)
                 for (key, references) in found {
                     if let position = index[key], !references.isEmpty { rows[position].toMany[relationship.name] = references }
                 }
@@ -108,7 +114,9 @@ extension PostgreSQLStore {
 
     /// The objects a to-many relationship holds for each of several source rows, in order for an
     /// ordered one.
-    func references(of relationship: ToManyMapping, from keys: [Int64]) throws -> [Int64: [RowReference]] {
+    nonisolated func references(
+        of relationship: ToManyMapping, from keys: [Int64], using connection: Connection
+    ) throws -> [Int64: [RowReference]] {
         let destination = try schema.entity(named: relationship.destination)
         let sql: SQL
         switch relationship.storage {
