@@ -148,7 +148,7 @@ extension SQLiteStore {
     /// The non-nil attribute values of a plan read from selected values.
     ///
     /// - Parameter primaryKey: The row's key, for the message of a value that cannot be read.
-    func decodeAttributes(
+    nonisolated func decodeAttributes(
         _ values: some ColumnValues, plan: RowPlan, primaryKey: Int64?
     ) throws(SQLiteError) -> [String: AttributeValue] {
         var attributes = [String: AttributeValue](minimumCapacity: plan.attributes.count)
