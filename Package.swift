@@ -59,7 +59,7 @@ let package = Package(
             name: "TernSync", dependencies: ["TernCore", "TernSQLite", "TernPostgreSQL"], swiftSettings: swiftSettings),
         .target(
             name: "TernStores",
-            dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernBinaryStore", "TernXMLStore", "TernPostgreSQL"],
+            dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernBinaryStore", "TernXMLStore", "TernPostgreSQL"],
             swiftSettings: swiftSettings),
         .target(
             name: "TernContainer", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores"],
@@ -135,7 +135,7 @@ let package = Package(
             dependencies: ["TernSync", "TernSQLite", "TernPostgreSQL", "TernFormats", "TernTestSupport", "ChefsBook"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernTestSupport"],
+            name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport"],
             swiftSettings: swiftSettings),
     ]
 )

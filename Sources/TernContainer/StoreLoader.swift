@@ -96,16 +96,12 @@ struct StoreLoader: Sendable {
                 "the store was written by \(writer.map { "version \($0)" } ?? "no known version") of the model and migration is off; turn on automatic migration or migrate it with `tern migrate`",
                 path: url.path)
         }
-        guard try StoreFiles.kind(ofStoreAt: url) == .sqlite else {
-            throw TernError(
-                .unsupported, "only SQLite stores migrate between model versions; convert the store to SQLite first (`tern convert`)",
-                path: url.path)
-        }
         emit(.migrating(store: url, from: writer ?? "?", to: current.name))
         let progress = Progress(totalUnitCount: 1)
         let options = MigrationOptions(batchSize: description.options.migrationBatchSize, policies: description.migration.policies)
         let report = try await reportingProgress(progress, phase: .migrating, of: url) {
-            try await StoreMigrator().migrateStore(
+            // SQLite stores stream through StoreMigrator; binary and XML stores are migrated whole.
+            try await StoreFiles.migrateStore(
                 at: url, model: model, mappings: description.migration.mappings, options: options, progress: progress)
         }
         emit(.migrated(store: url, steps: report.plan.steps.count))

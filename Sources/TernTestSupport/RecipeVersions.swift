@@ -69,4 +69,28 @@ public enum RecipeVersions {
             }
         }
     }
+
+    /// Three recipes in a version's shape, with two ingredients each from v3 on (listed in reverse key order).
+    public static func rows(for version: String) -> [StoreRow] {
+        let titleKey = version == "v1" ? "name" : "title"
+        var rows: [StoreRow] = []
+        for index in 1...3 {
+            let recipe = RowReference(entityName: "Recipe", primaryKey: Int64(index))
+            var attributes: [String: AttributeValue] = [titleKey: .string("Recipe \(index)"), "minutes": .integer(Int64(index * 10))]
+            var toMany: [String: [RowReference]] = [:]
+            if version >= "v3" {
+                attributes["servings"] = .integer(Int64(index))
+                let ingredients = [2, 1].map { RowReference(entityName: "Ingredient", primaryKey: Int64(index * 10 + $0)) }
+                toMany["ingredients"] = ingredients
+                for ingredient in ingredients {
+                    var values: [String: AttributeValue] = ["name": .string("I\(ingredient.primaryKey)")]
+                    if version >= "v4" { values["quantity"] = .double(Double(ingredient.primaryKey) / 2) }
+                    rows.append(StoreRow(reference: ingredient, version: 1, attributes: values, toOne: ["recipe": recipe]))
+                }
+            }
+            if version >= "v4" { attributes["notes"] = .string("note \(index)") }
+            rows.append(StoreRow(reference: recipe, version: 1, attributes: attributes, toMany: toMany))
+        }
+        return rows
+    }
 }

@@ -34,36 +34,12 @@ struct MinutesAsText: EntityMigrationPolicy {
           {"name": "IngredientToIngredient", "kind": "copy", "source": "Ingredient", "destination": "Ingredient"}]}]}
         """#
 
-    /// Three recipes in a version's shape, with two ingredients each from v3 on (listed in reverse key order).
-    static func rows(for version: String) -> [StoreRow] {
-        let titleKey = version == "v1" ? "name" : "title"
-        var rows: [StoreRow] = []
-        for index in 1...3 {
-            let recipe = RowReference(entityName: "Recipe", primaryKey: Int64(index))
-            var attributes: [String: AttributeValue] = [titleKey: .string("Recipe \(index)"), "minutes": .integer(Int64(index * 10))]
-            var toMany: [String: [RowReference]] = [:]
-            if version >= "v3" {
-                attributes["servings"] = .integer(Int64(index))
-                let ingredients = [2, 1].map { RowReference(entityName: "Ingredient", primaryKey: Int64(index * 10 + $0)) }
-                toMany["ingredients"] = ingredients
-                for ingredient in ingredients {
-                    var values: [String: AttributeValue] = ["name": .string("I\(ingredient.primaryKey)")]
-                    if version >= "v4" { values["quantity"] = .double(Double(ingredient.primaryKey) / 2) }
-                    rows.append(StoreRow(reference: ingredient, version: 1, attributes: values, toOne: ["recipe": recipe]))
-                }
-            }
-            if version >= "v4" { attributes["notes"] = .string("note \(index)") }
-            rows.append(StoreRow(reference: recipe, version: 1, attributes: attributes, toMany: toMany))
-        }
-        return rows
-    }
-
     @Test(arguments: ["v1", "v2", "v3", "v4"])
     func migratesEveryOlderVersionToTheNewestInOneCall(version: String) async throws {
         let model = try Self.recipes()
         let directory = try TemporaryDirectory()
         let url = directory.path("Recipes.sqlite")
-        try await MigrationStores.make(at: url, model: try #require(model.version(named: version)).model, rows: Self.rows(for: version))
+        try await MigrationStores.make(at: url, model: try #require(model.version(named: version)).model, rows: RecipeVersions.rows(for: version))
         var options = MigrationOptions(batchSize: 2)
         options.policies.register(MinutesAsText(), named: "MinutesAsText")
         let mapping = try StepMapping(jsonData: Data(Self.customStep.utf8))
@@ -105,7 +81,7 @@ struct MinutesAsText: EntityMigrationPolicy {
         let model = try Self.recipes()
         let directory = try TemporaryDirectory()
         let url = directory.path("Recipes.sqlite")
-        try await MigrationStores.make(at: url, model: model.versions[3].model, rows: Self.rows(for: "v4"))
+        try await MigrationStores.make(at: url, model: model.versions[3].model, rows: RecipeVersions.rows(for: "v4"))
         var options = MigrationOptions()
         options.policies.register(MinutesAsText(), named: "MinutesAsText")
         let mapping = try StepMapping(jsonData: Data(Self.customStep.utf8))
@@ -113,7 +89,7 @@ struct MinutesAsText: EntityMigrationPolicy {
         // Put the journal on a fresh v4 store, as if the store had gone back, and edit the mapping.
         let journal = try SQLiteStore.metadata(at: url).applicationKeys[MigrationJournal.journalKey]
         let again = directory.path("Again.sqlite")
-        try await MigrationStores.make(at: again, model: model.versions[3].model, rows: Self.rows(for: "v4"))
+        try await MigrationStores.make(at: again, model: model.versions[3].model, rows: RecipeVersions.rows(for: "v4"))
         var metadata = try SQLiteStore.metadata(at: again)
         metadata.applicationKeys[MigrationJournal.journalKey] = journal
         try SQLiteStore.setMetadata(metadata, at: again)

@@ -19,6 +19,12 @@ public final class InMemoryMigrationManager: MigrationManager {
     public let environment: ExpressionEnvironment
     /// The associations recorded so far.
     public private(set) var associations = MigrationAssociations()
+    /// How many source objects ``onSourceBatch`` counts at a time.
+    public var batchSize = 1000
+    /// Called while source objects are read, with the number read since the last call (at most
+    /// ``batchSize``, and the rest at the end of each entity mapping); throws to stop the run, for
+    /// progress and cancellation.
+    public var onSourceBatch: ((Int) throws(MigrationError) -> Void)?
     private let sourceRows: [RowReference: StoreRow]
     private let sourceOrder: [RowReference]
     private var rows: [RowReference: StoreRow] = [:]
@@ -55,10 +61,24 @@ public final class InMemoryMigrationManager: MigrationManager {
         throws(MigrationError)
     {
         guard let entity = mapping.sourceEntityName else { return }
+        var read = 0
         for reference in sourceOrder where reference.entityName == entity {
+            read += 1
+            if read == max(1, batchSize) {
+                try onSourceBatch?(read)
+                read = 0
+            }
             guard try SourceRowReading.passesFilter(reference, of: mapping, manager: self) else { continue }
             try body(reference)
         }
+        if read > 0 { try onSourceBatch?(read) }
+    }
+
+    /// The number of source objects of exactly an entity (subentities not included).
+    ///
+    /// - Complexity: O(*n*) in the number of source rows.
+    public func sourceCount(ofEntity entity: String) -> Int {
+        sourceOrder.reduce(0) { $0 + ($1.entityName == entity ? 1 : 0) }
     }
 
     /// The value at a key path of a source row, following to-one relationships.
