@@ -14,6 +14,9 @@ public import TernFormats
 /// }
 /// ```
 public enum ContainerEvent: Sendable, Hashable {
+    /// Another process (an app extension, another copy of the app) holds the store's lock while
+    /// it loads the store; this container waits for it, up to ``StoreOptions/lockTimeout``.
+    case waitingForStoreLock(URL)
     /// A move that a crash interrupted was finished (its journal said the new store was
     /// complete: the legacy one was removed) or undone (the half-made copy was removed and the
     /// move starts again from the legacy store).

@@ -99,14 +99,19 @@ public struct StoreOptions: Sendable, Hashable {
     public var isReadOnly: Bool
     /// How many objects a migration step reads per query.
     public var migrationBatchSize: Int
+    /// How long loading waits for another process that holds the store's lock (see
+    /// `docs/Container.md`); `.zero` fails at once, nil waits as long as it takes.
+    public var lockTimeout: Duration?
 
-    /// Creates options: writable, 1,000 objects per migration batch.
+    /// Creates options: writable, 1,000 objects per migration batch, 30 seconds' wait for the lock.
     ///
     /// - Parameters:
     ///   - isReadOnly: Whether saves are refused.
     ///   - migrationBatchSize: How many objects a migration step reads per query.
-    public init(isReadOnly: Bool = false, migrationBatchSize: Int = 1000) {
+    ///   - lockTimeout: How long loading waits for another process holding the store's lock.
+    public init(isReadOnly: Bool = false, migrationBatchSize: Int = 1000, lockTimeout: Duration? = .seconds(30)) {
         self.isReadOnly = isReadOnly
         self.migrationBatchSize = migrationBatchSize
+        self.lockTimeout = lockTimeout
     }
 }

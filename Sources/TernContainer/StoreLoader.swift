@@ -19,8 +19,14 @@ struct StoreLoader: Sendable {
         // A store added by an earlier call of loadStores that failed on a later store is kept.
         if let loaded = coordinator.store(at: url) { return loaded }
         if description.kind == .inMemory { return try await loadInMemory() }
+        var lock: StoreLock?
+        defer { lock?.release() }
         if !description.options.isReadOnly {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            // Another process loading the same store (an app extension) finishes first.
+            lock = try await StoreLock.acquire(for: url, timeout: description.options.lockTimeout) {
+                emit(.waitingForStoreLock(url))
+            }
             try await locate()
             if FileManager.default.fileExists(atPath: url.path) { try await migrateIfNeeded(url) }
         }

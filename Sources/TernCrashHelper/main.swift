@@ -13,7 +13,14 @@
 //                                                       home is <root>: the legacy store found there is
 //                                                       moved to Library/Application Support, migrated
 //                                                       to version 4 and the legacy copy removed; prints
-//                                                       "ready" before it starts (TernContainerTests)
+//                                                       "ready" before it starts (TernContainerTests),
+//                                                       then one line per container event; an optional
+//                                                       <lock-timeout> in seconds; a failure prints
+//                                                       "error: …" on stderr and exits with status 4
+//     tern-crash-helper lock <store>                    holds the container's lock of <store> until killed;
+//                                                       prints "locked" once it holds it
+//     tern-crash-helper migrate <store>                 migrates a Chef's Book store of any type in place
+//                                                       to version 4 (StoreFiles.migrateStore)
 //     tern-crash-helper stress <store.sqlite> <attribute> <policy> <rounds>
 //                                                       one writer of the merge-policy stress test:
 //                                                       sets <attribute> of every Counter to 1…rounds,
@@ -45,7 +52,9 @@ func usage() -> Never {
                tern-crash-helper batch-insert <store> <count>
                tern-crash-helper replace <destination> <source>
                tern-crash-helper stress <store> <attribute> <policy> <rounds>
-               tern-crash-helper container <root>
+               tern-crash-helper container <root> [<lock-timeout>]
+               tern-crash-helper lock <store>
+               tern-crash-helper migrate <store>
                tern-crash-helper conflict sqlite <path> <policy> a|b
 
         """.utf8))
@@ -86,11 +95,35 @@ case "replace":
     try StoreFiles.replace(at: URL(fileURLWithPath: arguments[2]), withStoreAt: URL(fileURLWithPath: arguments[3]))
 case "container":
     let model = try ChefsBook.model()
-    let description = try ChefsBook.storeDescription(in: URL(fileURLWithPath: arguments[2]), model: model)
+    var description = try ChefsBook.storeDescription(in: URL(fileURLWithPath: arguments[2]), model: model)
+    if arguments.count > 3, let seconds = Double(arguments[3]) { description.options.lockTimeout = .seconds(seconds) }
     let container = PersistentContainer(
         name: "ChefsBook", model: model, storeDescriptions: [description], mainContextQueue: .private)
+    let events = container.events()
+    let printer = Task {
+        for await event in events {
+            if case .progress = event { continue }
+            FileHandle.standardOutput.write(Data("\(event)\n".utf8))
+        }
+    }
     FileHandle.standardOutput.write(Data("ready\n".utf8))
-    try await container.loadStores()
+    do {
+        try await container.loadStores()
+    } catch {
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        exit(4)
+    }
+    printer.cancel()
+case "lock":
+    let lock = try await StoreLock.acquire(for: URL(fileURLWithPath: arguments[2]), timeout: nil) {}
+    FileHandle.standardOutput.write(Data("locked\n".utf8))
+    while true { try await Task.sleep(for: .seconds(60)) }
+    lock.release()
+case "migrate":
+    let model = try ChefsBook.model()
+    try await StoreFiles.migrateStore(
+        at: URL(fileURLWithPath: arguments[2]), model: model, mappings: try ChefsBook.mappings(for: model),
+        options: MigrationOptions(policies: ChefsBook.policies))
 case "stress":
     guard arguments.count == 6, let rounds = Int(arguments[5]), let policy = StressWriter.policies[arguments[4]] else {
         usage()

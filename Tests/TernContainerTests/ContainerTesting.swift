@@ -76,10 +76,10 @@ struct ChefsBookHome {
         try Data(record.utf8).write(to: moveJournal)
     }
 
-    /// The names of the files in a folder, without the store's own `-wal`/`-shm` files.
+    /// The names of the files in a folder, without the store's own `-wal`/`-shm` files and its lock file.
     func leftovers(besides url: URL) throws -> [String] {
         let names = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
-        let own = ["", "-wal", "-shm"].map { url.lastPathComponent + $0 }
+        let own = ["", "-wal", "-shm"].map { url.lastPathComponent + $0 } + [".\(url.lastPathComponent).tern-lock"]
         return names.filter { !own.contains($0) }.sorted()
     }
 

@@ -53,6 +53,9 @@ public struct TernError: Error, Sendable, Hashable {
         public static let historyUnavailable = Code("historyUnavailable")
         /// A history token was handed out by another store, or cannot be read.
         public static let invalidHistoryToken = Code("invalidHistoryToken")
+        /// Another process holds the store's lock (it is loading, moving or migrating the store)
+        /// and did not release it in time.
+        public static let storeBusy = Code("storeBusy")
     }
 
     /// The kind of failure.
