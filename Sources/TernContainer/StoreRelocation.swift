@@ -41,6 +41,8 @@ struct StoreRelocation: Codable, Sendable, Hashable {
     /// The journal of an interrupted move to `destination`, if there is one.
     static func pending(for destination: URL) throws -> StoreRelocation? {
         let url = journalURL(for: destination)
+        // A crash while the journal was being written leaves its temporary file (and no journal).
+        DurableFile.removeTemporaryFiles(for: url)
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
         do {
             return try JSONDecoder().decode(StoreRelocation.self, from: Data(contentsOf: url))

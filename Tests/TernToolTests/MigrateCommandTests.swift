@@ -77,9 +77,42 @@ import Testing
         let downgrade = await ToolRunner.run(["plan", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel"])
         #expect(downgrade.status == 1 && downgrade.standardOutput.isEmpty)
         #expect(downgrade.errorLines.first?.hasPrefix("error: The store was written by SampleModel2, which is newer than SampleModel") == true)
-        let type = await ToolRunner.run(["migrate", store, "--model", Fixtures.sampleModel.path, "--type", "xml"])
-        #expect(type.status == 2)
+        for type in ["postgres", "csv"] {
+            let refused = await ToolRunner.run(["migrate", store, "--model", Fixtures.sampleModel.path, "--type", type])
+            #expect(refused.status == 2)
+        }
         let missing = await ToolRunner.run(["migrate", store])
         #expect(missing.status == 2 && missing.errorLines.first?.contains("--model") == true)
+    }
+
+    @Test func migratesBinaryAndXMLStoresInPlaceAndIntoAnotherType() async throws {
+        let tmp = try TemporaryDirectory()
+        let source = try tmp.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite")).path
+        let binary = tmp.path("Cars.binary").path
+        let converted = await ToolRunner.run(["convert", source, binary, "--type", "binary"])
+        #expect(converted.status == 0, "\(converted.standardError)")
+        let before = try await counts(binary)
+        let plan = await ToolRunner.run(["plan", binary, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel3"])
+        #expect(plan.status == 0, "\(plan.standardError)")
+        let binaryBytes = try Data(contentsOf: URL(fileURLWithPath: binary))
+        let xml = tmp.path("Cars.xml").path
+        let toXML = await ToolRunner.run([
+            "migrate", binary, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel2",
+            "--type", "xml", "--destination", xml,
+        ])
+        #expect(toXML.status == 0, "\(toXML.standardError)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: binary)) == binaryBytes)
+        let inPlace = await ToolRunner.run([
+            "migrate", binary, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel3",
+        ])
+        #expect(inPlace.status == 0, "\(inPlace.standardError)")
+        #expect(inPlace.standardOutput.hasPrefix("migrated \(binary) from SampleModel to SampleModel3"))
+        var expected = before
+        if let expensive = expected.removeValue(forKey: "ExpensiveSportCar") { expected["LuxuryCar"] = expensive }
+        expected["Maker"] = 0
+        #expect(try await counts(binary) == expected)
+        #expect(try await counts(xml).values.reduce(0, +) == before.values.reduce(0, +))
+        let info = await ToolRunner.run(["info", xml, "--json"])
+        #expect(info.standardOutput.contains("\"type\" : \"xml\"") || info.standardOutput.contains("\"type\":\"xml\""))
     }
 }

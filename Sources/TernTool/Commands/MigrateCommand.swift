@@ -2,6 +2,7 @@ import Foundation
 import TernCore
 import TernMigration
 import TernSQLite
+import TernStores
 
 /// `tern migrate STORE --model MODEL [--to V] [--mapping FILE]… [--destination PATH] [--type T]`:
 /// migrates a store in place (atomically) or to a destination.
@@ -10,7 +11,8 @@ struct MigrateCommand: Command {
     static let destination = ArgumentDefinition.option(
         "destination", value: "PATH", help: "Writes the migrated store here and leaves the source as it was.")
     /// The migrated store's type.
-    static let type = ArgumentDefinition.option("type", value: "T", help: "The migrated store's type (only sqlite yet).")
+    static let type = ArgumentDefinition.option(
+        "type", value: "T", help: "The migrated store's type: sqlite, binary or xml (default: the source's).")
 
     /// The command's name, arguments and help.
     static let configuration = CommandConfiguration(
@@ -24,27 +26,37 @@ struct MigrateCommand: Command {
             command again finishes the job (leftover temporary files are removed first). The store
             records each applied step with a checksum of its mapping; a mapping edited since it ran is
             reported. A store already at the target version is left as it is.
+
+            Binary and XML stores migrate the same way, loaded whole (they are one archive): the
+            migrated file is written beside the store and renamed over it. --type writes another
+            type (a SQLite store changes type only with --destination).
             """,
         arguments: MigrationArguments.definitions + [destination, type, .progress, .quiet],
         examples: [
             "tern migrate Recipes.sqlite --model Recipes.xcdatamodeld",
             "tern migrate Events.sqlite --model Events.xcdatamodeld --mapping EventSplit.json --destination New.sqlite",
+            "tern migrate Recipes.binary --model Recipes.xcdatamodeld --type xml --destination Recipes.xml",
         ])
 
     /// The store, model, target and mappings.
     var migration: MigrationArguments
     /// The destination as typed, if any.
     var destinationPath: String?
+    /// The migrated store's type; the source's when nil.
+    var kind: StoreKind?
 
     /// Makes the command from its parsed command line.
     init(_ arguments: ParsedArguments) throws(ValidationError) {
         migration = try MigrationArguments(arguments)
         destinationPath = arguments.value(of: Self.destination)
-        if let type = arguments.value(of: Self.type), type != StoreFile.Kind.sqlite.rawValue {
-            guard StoreFile.Kind(rawValue: type) != nil else {
-                throw ValidationError("unknown store type '\(type)'; use sqlite, binary, xml or postgres")
+        if let type = arguments.value(of: Self.type) {
+            guard let kind = StoreFile.Kind(rawValue: type) else {
+                throw ValidationError("unknown store type '\(type)'; use sqlite, binary or xml")
             }
-            throw ValidationError("migrate writes SQLite stores only yet; use --type sqlite, then tern convert")
+            guard let storeKind = kind.storeKind else {
+                throw ValidationError("migrate writes SQLite, binary or XML stores, not \(type)")
+            }
+            self.kind = storeKind
         }
     }
 
@@ -57,11 +69,15 @@ struct MigrateCommand: Command {
         let report: MigrationReport
         do {
             defer { bar.finish() }
-            report = try await StoreMigrator().migrateStore(
-                at: store.url, model: model, to: migration.target, mappings: mappings, options: options, progress: progress)
+            // SQLite stores stream through StoreMigrator; binary and XML ones (and type changes) are loaded whole.
+            report = try await StoreFiles.migrateStore(
+                at: store.url, model: model, to: migration.target, mappings: mappings, kind: kind, options: options,
+                progress: progress)
         } catch let error as MigrationError {
             throw CommandFailure(error.message, details: error.failures.map(\.description))
         } catch let error as SQLiteError {
+            throw CommandFailure("the migration failed: \(error.message)")
+        } catch let error as TernError {
             throw CommandFailure("the migration failed: \(error.message)")
         }
         for file in report.cleanedUpFiles { context.note("removed \(file), left by an interrupted migration") }

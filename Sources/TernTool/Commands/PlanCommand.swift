@@ -2,6 +2,7 @@ import Foundation
 import TernCore
 import TernMigration
 import TernSQLite
+import TernStores
 
 /// `tern plan STORE --model MODEL [--to V] [--mapping FILE]… [--json]`: the migration forecast,
 /// without touching the store.
@@ -43,7 +44,7 @@ struct PlanCommand: Command {
         let (store, model, mappings) = try migration.load(in: context)
         let plan: MigrationPlan
         do {
-            plan = try StoreMigrator().plan(forStoreAt: store.url, model: model, to: migration.target, mappings: mappings)
+            plan = try StoreFiles.migrationPlan(forStoreAt: store.url, model: model, to: migration.target, mappings: mappings)
         } catch let error as MigrationError {
             throw CommandFailure(error.message, details: error.failures.map(\.description))
         }
@@ -109,7 +110,7 @@ struct MigrationArguments: Sendable {
     /// - Throws: ``CommandFailure`` when the store is not SQLite or a file cannot be read.
     func load(in context: CommandContext) throws -> (StoreFile, VersionedModel, [StepMapping]) {
         let store = StoreFile(storePath, environment: context.environment)
-        guard try store.kind() == .sqlite else { throw CommandFailure("only SQLite stores can be migrated yet") }
+        _ = try store.kind()  // SQLite, binary and XML stores migrate; anything else fails here.
         let model = try selection.read(in: context.environment)
         var mappings: [StepMapping] = []
         for path in mappingPaths {
