@@ -104,6 +104,7 @@ case "container":
         for await event in events {
             if case .progress = event { continue }
             FileHandle.standardOutput.write(Data("\(event)\n".utf8))
+            if event == .ready { break }
         }
     }
     FileHandle.standardOutput.write(Data("ready\n".utf8))
@@ -113,7 +114,7 @@ case "container":
         FileHandle.standardError.write(Data("error: \(error)\n".utf8))
         exit(4)
     }
-    printer.cancel()
+    await printer.value  // every event up to ready is printed
 case "lock":
     let lock = try await StoreLock.acquire(for: URL(fileURLWithPath: arguments[2]), timeout: nil) {}
     FileHandle.standardOutput.write(Data("locked\n".utf8))
