@@ -21,10 +21,28 @@ public enum MigrationEvent: Sendable, Hashable {
     case finished(MigrationReport)
 }
 
+/// How the steps of a store migration are carried out.
+///
+/// By default (``automatic``) an inferred step runs in place: SQL inside one transaction
+/// (`ALTER TABLE` where it can, SQLite's table rebuild otherwise), without loading objects. A step
+/// with a mapping model, a migration to a destination, and an inferred step the in-place planner
+/// cannot express (see `docs/Migration.md`) are built beside the store and swapped in.
+public enum MigrationStrategy: String, Sendable, Hashable, CaseIterable {
+    /// Inferred steps in place where possible, everything else built beside the store.
+    case automatic
+    /// Inferred steps in place, failing with ``TernMigration/MigrationError/Code/notInferable``
+    /// when one cannot run in place; mapped steps are still built beside the store.
+    case inPlace
+    /// Every step built beside the store and swapped in, as before in-place steps existed.
+    case rebuild
+}
+
 /// How a store migration runs.
 public struct MigrationOptions: Sendable {
     /// Where the migrated store goes; nil migrates in place (atomically).
     public var destination: URL?
+    /// Whether inferred steps run in place or are built beside the store; ``MigrationStrategy/automatic`` by default.
+    public var strategy: MigrationStrategy = .automatic
     /// How many source objects are read per query.
     public var batchSize: Int
     /// The custom policies the mappings name.
@@ -39,11 +57,13 @@ public struct MigrationOptions: Sendable {
     ///   - batchSize: How many source objects are read per query.
     ///   - policies: The custom policies the mappings name.
     ///   - environment: The clock and UUID source of value expressions.
+    ///   - strategy: Whether inferred steps run in place or are built beside the store.
     public init(
         destination: URL? = nil, batchSize: Int = 1000, policies: MigrationPolicyRegistry = MigrationPolicyRegistry(),
-        environment: ExpressionEnvironment = ExpressionEnvironment()
+        environment: ExpressionEnvironment = ExpressionEnvironment(), strategy: MigrationStrategy = .automatic
     ) {
         (self.destination, self.batchSize, self.policies, self.environment) = (destination, batchSize, policies, environment)
+        self.strategy = strategy
     }
 }
 
@@ -59,4 +79,8 @@ public struct MigrationReport: Sendable, Hashable {
     public var editedMappings: [String]
     /// The leftover temporary files of an earlier interrupted run that were removed.
     public var cleanedUpFiles: [String]
+    /// The indexes of the steps that ran in place, with SQL in one transaction.
+    public var inPlaceSteps: [Int] = []
+    /// The external binary data files no row references any more, removed after the migration.
+    public var removedExternalFiles: Int = 0
 }

@@ -23,6 +23,13 @@ final class SQLiteMigrationEngine: MigrationManager {
     private let externalData: ExternalDataStore
     private let batchSize: Int
     private let onBatch: (Int) throws(MigrationError) -> Void
+    /// Whether a source object's first destination object keeps its primary key and `Z_OPT`
+    /// when the key is free (inferred steps keep object IDs, as in place).
+    private let keepsKeys: Bool
+    /// The smallest `Z_MAX` of each destination root table.
+    private let carriedKeys: [String: Int64]
+    /// The source object whose destination objects are being created, until it has one.
+    private var unclaimedSource: RowReference?
     /// The last primary key given per destination inheritance root.
     private var lastKeys: [String: Int64] = [:]
     /// The destination attributes found so far, by entity and name, with their table and column
@@ -36,7 +43,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     private var pendingFailure: MigrationError?
     /// The last destination object created, not yet inserted: its attribute values gather here so
     /// that it is written with one INSERT instead of one UPDATE per attribute.
-    private var pendingRow: (reference: RowReference, layout: EntityLayout, values: [String: DatabaseValue])?
+    private var pendingRow: (reference: RowReference, layout: EntityLayout, version: Int64, values: [String: DatabaseValue])?
 
     /// Creates an engine; the destination file holds the destination model's empty tables.
     ///
@@ -48,11 +55,16 @@ final class SQLiteMigrationEngine: MigrationManager {
     ///   - externalStorage: Whether large binary values go to files; inline otherwise.
     ///   - environment: The clock and UUID source of value expressions.
     ///   - batchSize: How many source objects are read per query.
+    ///   - keepsKeys: Whether objects keep their source primary key and `Z_OPT` where free.
+    ///   - carriedKeys: The smallest `Z_MAX` of each destination root table.
     ///   - onBatch: Called after each batch with its object count; throws to stop.
     init(
         source: SQLiteStore, destination: Connection, schema: StoreSchema, finalURL: URL, externalStorage: Bool,
-        environment: ExpressionEnvironment, batchSize: Int, onBatch: @escaping (Int) throws(MigrationError) -> Void
+        environment: ExpressionEnvironment, batchSize: Int, keepsKeys: Bool = false, carriedKeys: [String: Int64] = [:],
+        onBatch: @escaping (Int) throws(MigrationError) -> Void
     ) throws(MigrationError) {
+        self.keepsKeys = keepsKeys
+        self.carriedKeys = carriedKeys
         self.source = source
         self.sourceModel = source.model
         self.destinationModel = schema.model
@@ -94,6 +106,8 @@ final class SQLiteMigrationEngine: MigrationManager {
             for row in rows {
                 let reference = row.reference
                 guard try SourceRowReading.passesFilter(reference, of: mapping, manager: self) else { continue }
+                unclaimedSource = reference
+                defer { unclaimedSource = nil }
                 try body(reference)
             }
             try throwPending()
@@ -129,14 +143,20 @@ final class SQLiteMigrationEngine: MigrationManager {
                 .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of", entity: entity)
         }
         try flush()
-        let key = (lastKeys[layout.table] ?? 0) + 1
-        lastKeys[layout.table] = key
+        var key = (lastKeys[layout.table] ?? 0) + 1
+        var version: Int64 = 1
+        if keepsKeys, let source = unclaimedSource, try !isTaken(source.primaryKey, in: layout.table) {
+            key = source.primaryKey
+            version = try sourceRow(source)?.version ?? 1
+            unclaimedSource = nil
+        }
+        lastKeys[layout.table] = max(lastKeys[layout.table] ?? 0, key)
         var values: [String: DatabaseValue] = [:]
         for attribute in destinationModel.allAttributes(of: entity) where !attribute.isTransient {
             guard let value = attribute.defaultValue, let column = layout.attribute(named: attribute.name) else { continue }
             values[column.column] = try databaseValue(value, column)
         }
-        pendingRow = (RowReference(entityName: entity, primaryKey: key), layout, values)
+        pendingRow = (RowReference(entityName: entity, primaryKey: key), layout, version, values)
         return RowReference(entityName: entity, primaryKey: key)
     }
 
@@ -295,7 +315,8 @@ final class SQLiteMigrationEngine: MigrationManager {
             try destination.executeOnce("DROP TABLE IF EXISTS TERN_ASSOCIATION")
             for layout in schema.entities.values where layout.superNumber == 0 {
                 let largest = try destination.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(layout.table))")?.int64 ?? 0
-                try destination.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(largest) WHERE Z_ENT = \(layout.number)")
+                let carried = carriedKeys[layout.table] ?? 0
+                try destination.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(max(largest, carried)) WHERE Z_ENT = \(layout.number)")
             }
         }
     }
@@ -324,14 +345,21 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     /// Inserts the pending destination row, if any.
     private func flush() throws(MigrationError) {
-        guard let (reference, layout, values) = pendingRow else { return }
+        guard let (reference, layout, version, values) = pendingRow else { return }
         pendingRow = nil
         let names = values.keys.sorted()
         let columns: [SQL] = ["Z_PK", "Z_ENT", "Z_OPT"] + names.map { SQL.identifier($0) }
-        let bound: [SQL] = ["\(reference.primaryKey)", "\(layout.number)", "1"] + names.map { "\(values[$0] ?? .null)" }
+        let bound: [SQL] = ["\(reference.primaryKey)", "\(layout.number)", "\(version)"] + names.map { "\(values[$0] ?? .null)" }
         try Self.store {
             try destination.execute(
                 "INSERT INTO \(.identifier(layout.table)) (\(SQL.joined(columns))) VALUES (\(SQL.joined(bound)))")
+        }
+    }
+
+    /// Whether a destination table already has a row with that key.
+    private func isTaken(_ key: Int64, in table: String) throws(MigrationError) -> Bool {
+        try Self.store {
+            try destination.fetchValue("SELECT 1 FROM \(.identifier(table)) WHERE Z_PK = \(key)") != nil
         }
     }
 

@@ -20,6 +20,8 @@ struct StepJob: Sendable {
     var options: MigrationOptions
     /// The step's index, for events.
     var step: Int
+    /// Whether objects keep their primary keys and `Z_OPT` (inferred steps, as in place).
+    var keepsKeys: Bool
 }
 
 extension SQLiteStore {
@@ -46,7 +48,8 @@ extension SQLiteStore {
         let engine = try SQLiteMigrationEngine(
             source: self, destination: connection, schema: schema, finalURL: finalURL,
             externalStorage: job.externalDataStore != nil, environment: job.options.environment,
-            batchSize: job.options.batchSize
+            batchSize: job.options.batchSize, keepsKeys: job.keepsKeys,
+            carriedKeys: job.keepsKeys ? try carriedKeys(of: job.passes, into: schema) : [:]
         ) { count throws(MigrationError) in
             progress.progress.completedUnitCount += Int64(count)
             try Task.checkCancellationAsMigration()
@@ -69,5 +72,23 @@ extension SQLiteStore {
         }
         if job.journalMode == .wal { try connection.executeOnce("PRAGMA journal_mode=WAL") }
         return total
+    }
+
+    /// The largest key each destination root table's source roots ever gave (their `Z_MAX`),
+    /// so that keys of deleted objects are not given again after a migration that keeps keys.
+    private func carriedKeys(of passes: [MappingModel], into destination: StoreSchema) throws(SQLiteError) -> [String: Int64] {
+        var largest: [Int: Int64] = [:]
+        try connection.forEachRow("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY") { row in
+            largest[Int(row[0].int64 ?? 0)] = row[1].int64 ?? 0
+        }
+        var carried: [String: Int64] = [:]
+        for mapping in passes.flatMap(\.entityMappings) where mapping.kind == .copy || mapping.kind == .transform {
+            guard let from = mapping.sourceEntityName, let to = mapping.destinationEntityName,
+                let root = schema.entities[from]?.rootName, let rootNumber = schema.entities[root]?.number,
+                let table = destination.entities[to]?.table
+            else { continue }
+            carried[table] = max(carried[table] ?? 0, largest[rootNumber] ?? 0)
+        }
+        return carried
     }
 }

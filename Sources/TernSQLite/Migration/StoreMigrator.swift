@@ -100,15 +100,26 @@ public struct StoreMigrator: Sendable {
             for (index, step) in plan.steps.enumerated() {
                 try Task.checkCancellationAsMigration()
                 emit(.stepStarted(index: index, from: step.from, to: step.to, kind: step.kind))
-                let next = url.deletingLastPathComponent().appendingPathComponent(
-                    Self.temporaryPrefix(for: url) + "\(index)-\(UUID().uuidString).sqlite")
-                temporaries.append(next)
                 journal.entries.append(
                     MigrationJournal.Entry(
                         from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()))
-                let isLast = index == plan.steps.count - 1
                 let stepProgress = Progress(totalUnitCount: 0)
                 progress?.addChild(stepProgress, withPendingUnitCount: 1)
+                // In place only on the store itself, before any step was built beside it.
+                if current == url, options.destination == nil, options.strategy != .rebuild, step.kind == .inferred,
+                    let objects = try runInPlaceIfPossible(
+                        step, index: index, of: model, at: url, journal: journal, strategy: options.strategy,
+                        progress: ProgressBox(stepProgress), emit: emit)
+                {
+                    report.objectsPerStep.append(objects)
+                    report.inPlaceSteps.append(index)
+                    emit(.stepFinished(index: index))
+                    continue
+                }
+                let next = url.deletingLastPathComponent().appendingPathComponent(
+                    Self.temporaryPrefix(for: url) + "\(index)-\(UUID().uuidString).sqlite")
+                temporaries.append(next)
+                let isLast = index == plan.steps.count - 1
                 let objects = try await runStep(
                     step, index: index, of: model, from: current, to: next, externalDataStore: isLast ? finalURL : nil,
                     journal: journal, journalMode: isLast ? sourceMode : .delete, options: options,
@@ -118,13 +129,17 @@ public struct StoreMigrator: Sendable {
                 current = next
             }
             try Task.checkCancellationAsMigration()
-            try Self.replace(url, with: current, destination: options.destination)
+            if current != url { try Self.replace(url, with: current, destination: options.destination) }
         } catch {
             for temporary in temporaries { Self.removeStoreFiles(temporary) }
             throw error
         }
         for temporary in temporaries.dropLast() { Self.removeStoreFiles(temporary) }
-        emit(.replaced(finalURL))
+        if current != url { emit(.replaced(finalURL)) }
+        if let target = model.version(named: plan.destination)?.model {
+            // A leftover file costs only disk space: a failure here does not fail the migration.
+            report.removedExternalFiles = (try? Self.removeUnreferencedExternalData(of: finalURL, model: target)) ?? 0
+        }
         emit(.finished(report))
         return report
     }
@@ -160,6 +175,29 @@ public struct StoreMigrator: Sendable {
 
     // MARK: - Non public
 
+    /// Runs an inferred step in place when the strategy allows and the planner can express it;
+    /// nil when the step must be built beside the store instead.
+    private func runInPlaceIfPossible(
+        _ step: MigrationPlan.Step, index: Int, of model: VersionedModel, at url: URL, journal: MigrationJournal,
+        strategy: MigrationStrategy, progress: ProgressBox, emit: @Sendable (MigrationEvent) -> Void
+    ) throws -> Int? {
+        guard let fromModel = model.version(named: step.from)?.model, let toModel = model.version(named: step.to)?.model
+        else {
+            throw MigrationError(.unknownVersion, "The model has no version \(step.from) or \(step.to)")
+        }
+        do {
+            return try Self.runInPlace(
+                step, index: index, fromModel: fromModel, toModel: toModel, at: url, journal: journal, progress: progress,
+                emit: emit)
+        } catch let unsupported as InPlaceUnsupported {
+            guard strategy == .inPlace else { return nil }
+            throw MigrationError(
+                .notInferable,
+                "Step \(step.from) → \(step.to) cannot run in place: \(unsupported.reason); "
+                    + "use the automatic or rebuild strategy to build it beside the store")
+        }
+    }
+
     /// Runs one step from a store file into a new file; returns the number of source objects read.
     /// Only the last step writes external binary data, into the support folder of the store it becomes.
     private func runStep(
@@ -178,7 +216,7 @@ public struct StoreMigrator: Sendable {
         let job = StepJob(
             passes: step.mappings, destinationModel: toModel, path: destination.path,
             externalDataStore: externalDataStore,
-            metadata: metadata, journalMode: journalMode, options: options, step: index)
+            metadata: metadata, journalMode: journalMode, options: options, step: index, keepsKeys: step.kind == .inferred)
         let objects = try await store.runMigrationStep(job, progress: progress, emit: emit)
         try FileSystem.synchronizeFile(atPath: destination.path)
         try FileSystem.synchronizeDirectory(atPath: destination.deletingLastPathComponent().path)

@@ -18,27 +18,45 @@ extension StoreSchema {
         var statements: [SQL] = []
         var indexes: [SQL] = []
         for table in tables.values.sorted(by: { $0.name < $1.name }) {
-            let name = Self.schemaName(table.name)
-            let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
-                + table.columns.map { "\(Self.schemaName($0.name)) \($0.type)" }
-            statements.append(SQL(unsafeSQL: "CREATE TABLE \(name) ( \(columns.joined(separator: ", ")) )"))
-            for index in table.indexes {
-                let list = index.columns.map { Self.schemaName($0.name) + $0.suffix }.joined(separator: ", ")
-                let unique = index.isUnique ? "UNIQUE " : ""
-                indexes.append(SQL(unsafeSQL: "CREATE \(unique)INDEX \(Self.schemaName(index.name)) ON \(name) (\(list))"))
-            }
+            statements.append(Self.tableStatement(table))
+            indexes += Self.indexStatements(of: table)
         }
         for join in joinTables.values.sorted(by: { $0.name < $1.name }) {
-            let name = Self.schemaName(join.name)
-            let first = Self.schemaName(join.columns[0])
-            let second = Self.schemaName(join.columns[1])
-            let columns = (join.columns + join.orderColumns).map { "\(Self.schemaName($0)) INTEGER" }
-            statements.append(SQL(unsafeSQL:
-                "CREATE TABLE \(name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(first), \(second)) )"))
-            let indexName = Self.schemaName("\(join.name)_\(join.columns[1])_INDEX")
-            indexes.append(SQL(unsafeSQL: "CREATE INDEX \(indexName) ON \(name) (\(second), \(first))"))
+            statements.append(Self.tableStatement(join))
+            indexes.append(Self.indexStatement(of: join))
         }
         return statements + indexes + derivedAttributeTriggers + Self.fixedTableStatements
+    }
+
+    /// The `CREATE TABLE` statement of an entity table, in Core Data's text.
+    static func tableStatement(_ table: TableLayout) -> SQL {
+        let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+            + table.columns.map { "\(schemaName($0.name)) \($0.type)" }
+        return SQL(unsafeSQL: "CREATE TABLE \(schemaName(table.name)) ( \(columns.joined(separator: ", ")) )")
+    }
+
+    /// The `CREATE INDEX` statements of an entity table, in Core Data's text.
+    static func indexStatements(of table: TableLayout) -> [SQL] {
+        table.indexes.map { index in
+            let list = index.columns.map { schemaName($0.name) + $0.suffix }.joined(separator: ", ")
+            let unique = index.isUnique ? "UNIQUE " : ""
+            return SQL(unsafeSQL: "CREATE \(unique)INDEX \(schemaName(index.name)) ON \(schemaName(table.name)) (\(list))")
+        }
+    }
+
+    /// The `CREATE TABLE` statement of a many-to-many join table, in Core Data's text.
+    static func tableStatement(_ join: JoinTableLayout) -> SQL {
+        let (first, second) = (schemaName(join.columns[0]), schemaName(join.columns[1]))
+        let columns = (join.columns + join.orderColumns).map { "\(schemaName($0)) INTEGER" }
+        return SQL(unsafeSQL:
+            "CREATE TABLE \(schemaName(join.name)) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(first), \(second)) )")
+    }
+
+    /// The index of a join table on its second column, in Core Data's text.
+    static func indexStatement(of join: JoinTableLayout) -> SQL {
+        let (first, second) = (schemaName(join.columns[0]), schemaName(join.columns[1]))
+        let indexName = schemaName("\(join.name)_\(join.columns[1])_INDEX")
+        return SQL(unsafeSQL: "CREATE INDEX \(indexName) ON \(schemaName(join.name)) (\(second), \(first))")
     }
 
     /// The triggers that keep `<to-many>.@count` derived attributes, as Core Data writes them:

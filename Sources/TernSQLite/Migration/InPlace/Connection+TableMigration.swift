@@ -1,0 +1,182 @@
+import TernCore
+
+extension Connection {
+    // MARK: - Running a table migration plan
+
+    /// Applies a table migration plan with SQL; the caller holds the transaction.
+    ///
+    /// The order follows SQLite's advice for schema changes ("Making Other Kinds Of Table Schema
+    /// Changes", <https://www.sqlite.org/lang_altertable.html>): triggers are dropped first and
+    /// recreated last; indexes that no longer match are dropped; each table that is rebuilt is
+    /// renamed out of the way, a new table is created with the destination's exact `CREATE TABLE`
+    /// text, its rows are copied with `INSERT … SELECT`, the old table is dropped and the indexes
+    /// are created again. Tables altered in place get `RENAME COLUMN`, `ADD COLUMN` and `UPDATE`s.
+    /// `Z_PRIMARYKEY` is rewritten with the destination's entity numbers.
+    ///
+    /// - Parameters:
+    ///   - plan: The plan.
+    ///   - checkpoint: Called between statements; throws to stop (the caller rolls back).
+    /// - Throws: ``SQLiteError`` when a statement fails, or what `checkpoint` throws.
+    /// - Complexity: O(*n* log *n*) in the number of rows of rebuilt tables; altered tables cost
+    ///   O(*n*) per `UPDATE` and nothing for renamed or added columns without a default.
+    func apply(_ plan: TableMigrationPlan, checkpoint: () throws -> Void) throws {
+        for trigger in try names("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name") {
+            try executeOnce("DROP TRIGGER \(.identifier(trigger))")
+        }
+        let wanted = Self.indexStatements(of: plan.destination)
+        let kept = Set(plan.alterations.map(\.table.name)).union(plan.keptJoinTables)
+        for row in try fetchAll("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+            guard let name = row[0].string, let table = row[1].string else { continue }
+            if !kept.contains(table) || wanted[name] != row[2].string { try executeOnce("DROP INDEX \(.identifier(name))") }
+        }
+        for table in plan.replacedTables.sorted() {
+            try executeOnce("ALTER TABLE \(.identifier(table)) RENAME TO \(.identifier(Self.replacedName(table)))")
+        }
+        for alteration in plan.alterations {
+            try alter(alteration)
+            try checkpoint()
+        }
+        for rebuild in plan.rebuilds {
+            try executeOnce(StoreSchema.tableStatement(rebuild.table))
+            if let copy = rebuild.copy { try execute(Self.insertion(into: rebuild.table, from: copy)) }
+            try checkpoint()
+        }
+        for rebuild in plan.joinRebuilds {
+            try executeOnce(StoreSchema.tableStatement(rebuild.table))
+            for source in rebuild.sources { try execute(Self.insertion(into: rebuild.table, from: source)) }
+            try checkpoint()
+        }
+        for table in plan.replacedTables.sorted() {
+            try executeOnce("DROP TABLE \(.identifier(Self.replacedName(table)))")
+        }
+        let existing = Set(try names("SELECT name FROM sqlite_master WHERE type = 'index'"))
+        for (name, statement) in wanted.sorted(by: { $0.key < $1.key }) where !existing.contains(name) {
+            try executeOnce(SQL(unsafeSQL: statement))
+        }
+        for trigger in plan.destination.derivedAttributeTriggers { try executeOnce(trigger) }
+        try execute("DELETE FROM Z_PRIMARYKEY")
+        for row in plan.destination.primaryKeyRows { try execute(row) }
+        for layout in plan.destination.entities.values where layout.superNumber == 0 {
+            let largest = try fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(layout.table))")?.int64 ?? 0
+            let carried = plan.carriedKeys[layout.table] ?? 0
+            try execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(max(largest, carried)) WHERE Z_ENT = \(layout.number)")
+        }
+    }
+
+    // MARK: - Non public
+
+    /// The name a replaced table has until it is dropped.
+    static func replacedName(_ table: String) -> String { "TERN_REPLACED_" + table }
+
+    /// The destination's index statements, by index name.
+    static func indexStatements(of schema: StoreSchema) -> [String: String] {
+        var statements: [String: String] = [:]
+        for table in schema.tables.values {
+            for (index, statement) in zip(table.indexes, StoreSchema.indexStatements(of: table)) {
+                statements[index.name] = statement.text
+            }
+        }
+        for join in schema.joinTables.values {
+            statements["\(join.name)_\(join.columns[1])_INDEX"] = StoreSchema.indexStatement(of: join).text
+        }
+        return statements
+    }
+
+    /// The first column of every row of a query, as text.
+    private func names(_ sql: SQL) throws(SQLiteError) -> [String] {
+        try fetchAll(sql).compactMap { $0.first?.string }
+    }
+
+    /// Renames, adds and rewrites the columns of a table kept in place.
+    private func alter(_ alteration: TableMigrationPlan.TableAlteration) throws(SQLiteError) {
+        let table = SQL.identifier(alteration.table.name)
+        for (from, to) in alteration.renamedColumns {
+            try executeOnce("ALTER TABLE \(table) RENAME COLUMN \(.identifier(from)) TO \(.identifier(to))")
+        }
+        for (column, values) in alteration.addedColumns {
+            let definition = StoreSchema.schemaName(column.name) + " " + column.type
+            try executeOnce("ALTER TABLE \(table) ADD COLUMN \(SQL(unsafeSQL: definition))")
+            var numbersByValue: [DatabaseValue: [Int]] = [:]
+            for (number, value) in values { numbersByValue[value, default: []].append(number) }
+            for (value, numbers) in numbersByValue.sorted(by: { $0.value.min() ?? 0 < $1.value.min() ?? 0 }) {
+                try execute("""
+                    UPDATE \(table) SET \(.identifier(column.name)) = \(value) WHERE Z_ENT IN (\(Self.list(numbers)))
+                    """)
+            }
+        }
+        for (column, value, numbers) in alteration.rewrittenColumns {
+            try execute("""
+                UPDATE \(table) SET \(.identifier(column)) = \(Self.expression(value)) WHERE Z_ENT IN (\(Self.list(numbers)))
+                """)
+        }
+    }
+
+    /// `INSERT … SELECT` of a rebuilt table's rows from the renamed source table.
+    private static func insertion(into table: TableLayout, from copy: TableMigrationPlan.TableCopy) -> SQL {
+        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
+        let values = columns.map { column -> SQL in
+            switch column {
+            case "Z_PK", "Z_OPT": return .identifier(column)
+            default: return value(of: column, in: copy)
+            }
+        }
+        return """
+            INSERT INTO \(.identifier(table.name)) (\(SQL.joined(columns.map(SQL.identifier)))) \
+            SELECT \(SQL.joined(values)) FROM \(.identifier(replacedName(copy.sourceTable))) \
+            WHERE Z_ENT IN (\(list(copy.sourceNumbers))) ORDER BY Z_PK
+            """
+    }
+
+    /// `INSERT … SELECT` of a join table's rows from one source.
+    private static func insertion(into join: JoinTableLayout, from source: TableMigrationPlan.JoinSource) -> SQL {
+        let target: SQL = "INSERT OR IGNORE INTO \(.identifier(join.name)) (\(SQL.joined(join.columns.map(SQL.identifier))))"
+        switch source {
+        case .joinTable(let table, let first, let second):
+            return target + " SELECT \(.identifier(first)), \(.identifier(second)) FROM \(.identifier(replacedName(table)))"
+        case .foreignKey(let table, let numbers, let first, let second):
+            return target + """
+                 SELECT \(.identifier(first)), \(.identifier(second)) FROM \(.identifier(replacedName(table))) \
+                WHERE Z_ENT IN (\(list(numbers))) AND \(.identifier(first)) IS NOT NULL AND \(.identifier(second)) IS NOT NULL
+                """
+        }
+    }
+
+    /// The SQL value of a destination column for the rows copied: one expression, or a `CASE`
+    /// on the source entity number when entities differ.
+    private static func value(of column: String, in copy: TableMigrationPlan.TableCopy) -> SQL {
+        if let uniform = copy.uniformValue(of: column) { return expression(uniform) }
+        let byEntity = copy.values[column] ?? [:]
+        let cases = copy.sourceNumbers.compactMap { number in
+            byEntity[number].map { "WHEN \(Int64(number)) THEN \(expression($0))" as SQL }
+        }
+        return "CASE Z_ENT \(SQL.joined(cases, separator: " ")) ELSE NULL END"
+    }
+
+    /// The SQL of one column value over the source row.
+    private static func expression(_ value: TableMigrationPlan.ColumnValue) -> SQL {
+        switch value {
+        case .constant(let constant):
+            return constant == .null ? "NULL" : "\(constant)"
+        case .column(let column):
+            return .identifier(column)
+        case .coalesce(let column, let constant):
+            return "COALESCE(\(.identifier(column)), \(constant))"
+        case .renumbered(let column, let numbers):
+            let cases = numbers.sorted { $0.key < $1.key }.map { "WHEN \(Int64($0.key)) THEN \(Int64($0.value))" as SQL }
+            return "CASE \(.identifier(column)) \(SQL.joined(cases, separator: " ")) ELSE NULL END"
+        case .constantWhereNotNull(let column, let constant):
+            return "CASE WHEN \(.identifier(column)) IS NULL THEN NULL ELSE \(constant) END"
+        case .position(let partition, let order):
+            let ordering: SQL = order.map { SQL.identifier($0) + ", Z_PK" } ?? "Z_PK"
+            return """
+                CASE WHEN \(.identifier(partition)) IS NULL THEN NULL ELSE \
+                ROW_NUMBER() OVER (PARTITION BY \(.identifier(partition)) ORDER BY \(ordering)) * 1024 END
+                """
+        }
+    }
+
+    /// A comma-separated list of bound integers.
+    private static func list(_ numbers: [Int]) -> SQL {
+        SQL.joined(numbers.sorted().map { "\(Int64($0))" as SQL })
+    }
+}

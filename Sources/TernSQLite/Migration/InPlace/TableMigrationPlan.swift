@@ -1,0 +1,129 @@
+import TernCore
+
+/// What an inferred migration step does to a store's tables, worked out from the source and
+/// destination layouts and the inferred mapping, before any SQL is written.
+///
+/// The plan is a list of table operations in terms of tables, columns and the value of each
+/// destination column (a ``ColumnValue``); ``Connection/apply(_:)`` turns it into SQLite
+/// statements run in one transaction. Keeping the two apart lets another SQL store reuse the
+/// planning with its own emitter.
+///
+/// Each source table either stays and is altered (``TableAlteration``: columns renamed or added,
+/// entity numbers rewritten) when every one of its rows stays in it and its columns only gain,
+/// lose nothing and keep their declared types; or it is read by the rebuilds of the destination
+/// tables it feeds (``TableRebuild``, SQLite's twelve-step recipe), then dropped.
+package struct TableMigrationPlan: Sendable {
+    /// The value of one destination column for the rows of one source entity, in terms of the
+    /// source row's columns.
+    package indirect enum ColumnValue: Sendable, Hashable {
+        /// A constant: an added attribute's default value, or NULL.
+        case constant(DatabaseValue)
+        /// A source column as it is.
+        case column(String)
+        /// A source column, or a constant where it is NULL (an attribute that became required).
+        case coalesce(String, DatabaseValue)
+        /// A source column holding entity numbers, each rewritten to its destination number.
+        case renumbered(String, [Int: Int])
+        /// A constant where a source column is not NULL, NULL elsewhere (the entity column of a
+        /// to-one whose destination gained subentities).
+        case constantWhereNotNull(String, DatabaseValue)
+        /// The position of the row among the rows with the same value in `partition`, counted in
+        /// steps of 1024 from 1024, ordered by `order` (when given) then by primary key: the
+        /// order column of an ordered to-many's objects.
+        case position(partition: String, order: String?)
+
+        /// The source columns the value reads.
+        var sourceColumns: [String] {
+            switch self {
+            case .constant: []
+            case .column(let column), .coalesce(let column, _), .renumbered(let column, _),
+                .constantWhereNotNull(let column, _):
+                [column]
+            case .position(let partition, let order): [partition] + (order.map { [$0] } ?? [])
+            }
+        }
+    }
+
+    /// The rows of a source table a destination table receives, and each column's value.
+    package struct TableCopy: Sendable {
+        /// The source table.
+        package var sourceTable: String
+        /// The source entity numbers (`Z_ENT`) of the rows copied.
+        package var sourceNumbers: [Int]
+        /// The value of each destination column (besides `Z_PK` and `Z_OPT`, copied), per source
+        /// entity number; an entity missing from a column's map gets NULL.
+        package var values: [String: [Int: ColumnValue]]
+
+        /// The value of a column when it is the same for every row copied.
+        func uniformValue(of column: String) -> ColumnValue? {
+            guard let byEntity = values[column] else { return .constant(.null) }
+            let distinct = Set(sourceNumbers.map { byEntity[$0] ?? .constant(.null) })
+            return distinct.count == 1 ? distinct.first : nil
+        }
+    }
+
+    /// A source table kept in place and changed with `ALTER TABLE` and `UPDATE`.
+    package struct TableAlteration: Sendable {
+        /// The table.
+        package var table: TableLayout
+        /// Columns renamed, old name to new name.
+        package var renamedColumns: [(from: String, to: String)]
+        /// Columns added, each filled per source entity number where not NULL.
+        package var addedColumns: [(column: ColumnLayout, values: [Int: DatabaseValue])]
+        /// Columns rewritten in place after the renames (entity numbers, defaults where NULL),
+        /// for the rows of the given source entity numbers; `Z_ENT` comes last.
+        package var rewrittenColumns: [(column: String, value: ColumnValue, numbers: [Int])]
+    }
+
+    /// A destination table created anew and filled from source tables.
+    package struct TableRebuild: Sendable {
+        /// The destination table.
+        package var table: TableLayout
+        /// Where its rows come from; empty for a new entity's table.
+        package var copy: TableCopy?
+    }
+
+    /// Where rows of a destination join table come from.
+    package enum JoinSource: Sendable, Hashable {
+        /// A source join table: its columns for the destination's first and second columns.
+        case joinTable(table: String, first: String, second: String)
+        /// A source foreign key: the rows of `table` with the given entity numbers whose `first`
+        /// column is not NULL, `first` and `second` giving the destination's two columns.
+        case foreignKey(table: String, numbers: [Int], first: String, second: String)
+    }
+
+    /// A destination join table created anew and filled.
+    package struct JoinRebuild: Sendable {
+        /// The destination join table.
+        package var table: JoinTableLayout
+        /// Its sources; their rows are merged, duplicates once.
+        package var sources: [JoinSource]
+    }
+
+    /// The source layout.
+    package var source: StoreSchema
+    /// The destination layout, with Core Data's entity numbers for a new store.
+    package var destination: StoreSchema
+    /// Source tables altered in place.
+    package var alterations: [TableAlteration] = []
+    /// Destination tables built anew.
+    package var rebuilds: [TableRebuild] = []
+    /// Source join tables kept as they are.
+    package var keptJoinTables: Set<String> = []
+    /// Destination join tables built anew.
+    package var joinRebuilds: [JoinRebuild] = []
+    /// Source tables (entity and join tables) read by rebuilds or no longer needed, dropped at the end.
+    package var replacedTables: Set<String> = []
+    /// The smallest `Z_MAX` of each destination root table: the largest key its source roots ever gave.
+    package var carriedKeys: [String: Int64] = [:]
+}
+
+/// Why an inferred step cannot run in place; the migrator then builds it beside the store.
+package struct InPlaceUnsupported: Error, Sendable, CustomStringConvertible {
+    /// What the in-place planner cannot express.
+    package var reason: String
+
+    package init(_ reason: String) { self.reason = reason }
+
+    package var description: String { reason }
+}
