@@ -185,3 +185,73 @@ struct StoreContents: Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// What the table migration planner decides for a few changes.
+@Suite struct TableMigrationPlanTests {
+    static func plan(_ versions: VersionedModel) throws -> TableMigrationPlan {
+        let (from, to) = (versions.versions[0].model, versions.versions[1].model)
+        let source = try StoreSchema(model: from, numbers: StoreSchema.assignedNumbers(for: from))
+        let destination = try StoreSchema(model: to, numbers: StoreSchema.assignedNumbers(for: to))
+        return try TableMigrationPlan(
+            source: source, destination: destination, mapping: try MappingModel.inferred(from: from, to: to),
+            largestKeys: [:])
+    }
+
+    @Test func renamesAndAdditionsAlterTheTableInPlace() throws {
+        let plan = try Self.plan(
+            try VersionedModel("Items") {
+                ModelVersion("v1") {
+                    Entity("Item") {
+                        Attribute("name", .string)
+                        Attribute("value", .integer32)
+                    }
+                }
+                ModelVersion("v2") {
+                    Entity("Item") {
+                        Attribute("title", .string).renamed(from: "name")
+                        Attribute("value", .integer64)
+                        Attribute("note", .string).default(.string("none"))
+                    }
+                }
+            })
+        #expect(plan.rebuilds.isEmpty && plan.replacedTables.isEmpty)
+        let alteration = try #require(plan.alterations.first)
+        #expect(alteration.renamedColumns.map { "\($0.from)→\($0.to)" } == ["ZNAME→ZTITLE"])
+        #expect(alteration.addedColumns.map(\.column.name) == ["ZNOTE"])
+        #expect(alteration.addedColumns.first?.values == [1: .text("none")])
+    }
+
+    @Test func removalsAndTypeChangesRebuildTheTable() throws {
+        let plan = try Self.plan(
+            try VersionedModel("Items") {
+                ModelVersion("v1") {
+                    Entity("Item") {
+                        Attribute("name", .string)
+                        Attribute("value", .integer32)
+                    }
+                }
+                ModelVersion("v2") {
+                    Entity("Item") { Attribute("value", .double) }
+                }
+            })
+        #expect(plan.alterations.isEmpty)
+        #expect(plan.rebuilds.map(\.table.name) == ["ZITEM"] && plan.replacedTables == ["ZITEM"])
+        #expect(plan.rebuilds.first?.copy?.uniformValue(of: "ZVALUE") == .column("ZVALUE"))
+    }
+
+    @Test func tablesThatWouldMergeAreNotPlanned() throws {
+        #expect(throws: InPlaceUnsupported.self) {
+            try Self.plan(
+                try VersionedModel("Shapes") {
+                    ModelVersion("v1") {
+                        Entity("Shape") { Attribute("name", .string) }
+                        Entity("Square") { Attribute("side", .double) }
+                    }
+                    ModelVersion("v2") {
+                        Entity("Shape") { Attribute("name", .string) }
+                        Entity("Square", parent: "Shape") { Attribute("side", .double) }
+                    }
+                })
+        }
+    }
+}

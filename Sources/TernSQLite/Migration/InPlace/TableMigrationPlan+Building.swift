@@ -99,13 +99,6 @@ private struct PlanBuilder {
             numbers[sourceLayout.number] = destinationLayout.number
         }
         (self.mappings, self.destinationOf, self.numbers) = (mappings, destinationOf, numbers)
-        // Objects of a removed entity vanish; references to them would have to vanish too.
-        for entity in source.model.entities where !entity.isAbstract && destinationOf[entity.name] == nil {
-            let referenced = source.model.entities.contains { other in
-                other.relationships.contains { source.model.isKind(entity.name, of: $0.destinationEntityName) }
-            }
-            if referenced { throw InPlaceUnsupported("objects of the removed entity \(entity.name) are referenced") }
-        }
     }
 
     // MARK: - Entity tables
