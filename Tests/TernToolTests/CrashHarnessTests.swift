@@ -134,18 +134,22 @@ import Testing
 
     // MARK: - Migrating
 
-    /// A migration kind: where it starts and ends and the mapping files it takes.
+    /// A migration kind: where it starts and ends, the mapping files it takes and the strategy
+    /// (`automatic` runs inferred steps in place, in one transaction; `rebuild` builds every step
+    /// beside the store).
     struct Migration: Sendable, CustomStringConvertible {
         var description: String
         var from: String
         var to: String
         var mapped: Bool
+        var strategy = "automatic"
     }
 
     static let migrations = [
-        Migration(description: "inferred", from: "v1", to: "v2", mapped: false),
+        Migration(description: "inferred in place", from: "v1", to: "v2", mapped: false),
+        Migration(description: "inferred rebuilt beside", from: "v1", to: "v2", mapped: false, strategy: "rebuild"),
         Migration(description: "mapped", from: "v2", to: "v3", mapped: true),
-        Migration(description: "progressive chain", from: "v1", to: "v3", mapped: true),
+        Migration(description: "progressive chain (in place, then mapped)", from: "v1", to: "v3", mapped: true),
     ]
 
     @Test(arguments: migrations)
@@ -158,7 +162,7 @@ import Testing
         try Data(CrashScenario.mappingJSON.utf8).write(to: mapping)
         var arguments = [
             "migrate", store.path, "--model", scenario.modelURL.path, "--order", CrashScenario.order,
-            "--to", migration.to, "--quiet",
+            "--to", migration.to, "--strategy", migration.strategy, "--quiet",
         ]
         if migration.mapped { arguments += ["--mapping", mapping.path] }
         /// The state, after checking every row of it.

@@ -58,6 +58,7 @@ package final class Connection {
         try registerDerivedAttributeFunctions()
         try registerPredicateFunctions()
         try configure()
+        if configuration.isReadOnly { try recoverInterruptedTransactionIfNeeded() }
     }
 
     deinit {
@@ -191,6 +192,34 @@ package final class Connection {
         allowed.remove(charactersIn: "?#%")
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
         return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute)
+    }
+
+    /// Rolls back the transaction a killed writer left (a hot rollback journal, or a write-ahead
+    /// log whose index must be rebuilt), which a read-only connection cannot do: a read-write
+    /// connection opens the store once, SQLite recovers it, and it closes. Only then does a
+    /// read-only open write anything, and only what SQLite itself would write on the next open.
+    private func recoverInterruptedTransactionIfNeeded() throws(SQLiteError) {
+        do {
+            _ = try fetchValue("SELECT COUNT(*) FROM sqlite_master")
+        } catch let error where Self.needsRecovery(error) && FileManager.default.isWritableFile(atPath: path) {
+            var recovering: OpaquePointer?
+            let code = sqlite3_open_v2(Self.uri(forPath: path), &recovering, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, nil)
+            if code == SQLITE_OK, let recovering {
+                sqlite3_exec(recovering, "SELECT COUNT(*) FROM sqlite_master", nil, nil, nil)
+            }
+            sqlite3_close_v2(recovering)
+            clearStatementCache()
+        } catch {
+            // Other failures (not a database, damaged) surface with their context at the first real query.
+            clearStatementCache()
+        }
+    }
+
+    /// Whether a read-only connection failed because the store needs recovery from a crash.
+    private static func needsRecovery(_ error: SQLiteError) -> Bool {
+        // SQLITE_READONLY_RECOVERY, SQLITE_READONLY_CANTINIT, SQLITE_READONLY_ROLLBACK.
+        [Int(SQLITE_READONLY) | (1 << 8), Int(SQLITE_READONLY) | (3 << 8), Int(SQLITE_READONLY) | (5 << 8)]
+            .contains(error.extendedResultCode ?? 0)
     }
 
     /// Whether a database file's header says it uses a write-ahead log (file format 2).

@@ -2,10 +2,11 @@ import Foundation
 import TernCore
 import TernFormats
 import TernSQLite
+import TernStores
 
-/// `tern import STORE --model MODEL FILE [--entity E] [--format tsv|csv|json] [--unique-by a,b]`:
-/// loads records into a store, all or nothing, updating objects whose uniqueness key matches
-/// (see `docs/Import.md`).
+/// `tern import STORE --model MODEL FILE [--entity E] [--format tsv|csv|json] [--unique-by a,b] [--json]`:
+/// loads records into a SQLite, binary or XML store, all or nothing, updating objects whose
+/// uniqueness key matches (see `docs/Import.md`).
 struct ImportCommand: Command {
     /// The store to import into.
     static let store = ArgumentDefinition.positional("STORE", help: StoreFile.help)
@@ -37,8 +38,15 @@ struct ImportCommand: Command {
             relationship.attribute columns such as recipe.uid); an empty field is null. JSON is an
             array of records, or an object keyed by entity name; nested objects create or update
             related objects. A bad record is reported by line and column, and nothing is imported.
+            The store may be SQLite, binary or XML (its type is read from its contents); a binary or
+            XML store is written again as a whole, atomically. --json prints {"file": PATH,
+            "inserted": N, "updated": N, "deleted": N, "entities": {ENTITY: {"inserted": N,
+            "updated": N, "deleted": N}}}.
             """,
-        arguments: [store, file, model, ModelSelection.version, ModelSelection.order, entity, format, uniqueBy, .progress, .quiet],
+        arguments: [
+            store, file, model, ModelSelection.version, ModelSelection.order, entity, format, uniqueBy, .json, .progress,
+            .quiet,
+        ],
         examples: [
             "tern import Recipes.sqlite --model ChefsBook.xcdatamodeld StarterRecipes.json",
             "tern import Recipes.sqlite --model ChefsBook.xcdatamodeld recipes.tsv --entity Recipe --unique-by uid",
@@ -56,11 +64,14 @@ struct ImportCommand: Command {
     var recordFormat: RecordImportOptions.Format?
     /// The matching attributes given, if any.
     var uniqueAttributes: [String]?
+    /// Whether to print the summary as JSON.
+    var json = false
 
     /// Makes the command from its parsed command line.
     init(_ arguments: ParsedArguments) throws(ValidationError) {
         storePath = try arguments.requiredValue(of: Self.store)
         filePath = try arguments.requiredValue(of: Self.file)
+        json = arguments.isSet(.json)
         guard let selection = try ModelSelection.parse(Self.model, from: arguments) else {
             throw ValidationError("missing option \(Self.model.label)")
         }
@@ -93,9 +104,7 @@ struct ImportCommand: Command {
     /// Opens the store, imports the file in one save and prints the counts.
     func run(in context: CommandContext) async throws {
         let storeFile = StoreFile(storePath, environment: context.environment)
-        guard try storeFile.kind() == .sqlite else {
-            throw CommandFailure("only SQLite stores can be imported into yet")
-        }
+        let kind = try storeFile.kind()
         let fileURL = context.environment.url(forPath: filePath)
         guard FileManager.default.fileExists(atPath: fileURL.path) else {
             throw CommandFailure("no file exists at \(filePath); check the path")
@@ -114,7 +123,7 @@ struct ImportCommand: Command {
         let options = RecordImportOptions(format: recordFormat ?? .json, entityName: entityName, uniqueBy: uniqueAttributes)
         let objects: ObjectContext
         do {
-            let store = try SQLiteStore(at: storeFile.url, model: model)
+            let store = try StoreFiles.open(at: storeFile.url, kind: kind.storeKind, model: model)
             let coordinator = PersistentStoreCoordinator(model: model)
             try await coordinator.addStore(store, versions: versions)
             objects = ObjectContext(coordinator: coordinator)
@@ -132,9 +141,31 @@ struct ImportCommand: Command {
             failure.path = filePath
             throw CommandFailure("\(failure); nothing was imported")
         }
+        let entities = Set(summary.inserted.keys).union(summary.updated.keys).union(summary.deleted.keys).sorted()
+        guard !json else {
+            func counts(inserted: Int, updated: Int, deleted: Int) -> JSONValue {
+                .object([
+                    "inserted": .integer(Int64(inserted)), "updated": .integer(Int64(updated)),
+                    "deleted": .integer(Int64(deleted)),
+                ])
+            }
+            var document: [String: JSONValue] = ["file": .string(filePath)]
+            if case .object(let totals) = counts(
+                inserted: summary.insertedCount, updated: summary.updatedCount, deleted: summary.deletedCount)
+            {
+                document.merge(totals) { first, _ in first }
+            }
+            document["entities"] = .object(
+                Dictionary(uniqueKeysWithValues: entities.map { name in
+                    (name, counts(
+                        inserted: summary.inserted[name] ?? 0, updated: summary.updated[name] ?? 0,
+                        deleted: summary.deleted[name] ?? 0))
+                }))
+            context.printJSON(.object(document))
+            return
+        }
         context.print("imported \(filePath): \(summary.insertedCount) inserted, \(summary.updatedCount) updated"
             + (summary.deletedCount > 0 ? ", \(summary.deletedCount) deleted" : ""))
-        let entities = Set(summary.inserted.keys).union(summary.updated.keys).union(summary.deleted.keys).sorted()
         for name in entities {
             context.print("  \(name): \(summary.inserted[name] ?? 0) inserted, \(summary.updated[name] ?? 0) updated"
                 + ((summary.deleted[name] ?? 0) > 0 ? ", \(summary.deleted[name] ?? 0) deleted" : ""))

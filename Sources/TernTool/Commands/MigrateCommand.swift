@@ -10,6 +10,11 @@ struct MigrateCommand: Command {
     /// Where the migrated store goes.
     static let destination = ArgumentDefinition.option(
         "destination", value: "PATH", help: "Writes the migrated store here and leaves the source as it was.")
+    /// Whether inferred steps run in place.
+    static let strategy = ArgumentDefinition.option(
+        "strategy", value: "S",
+        help: "automatic (default: inferred steps in place, in one transaction), in-place (fail if a step cannot), "
+            + "or rebuild (every step built beside the store).")
     /// The migrated store's type.
     static let type = ArgumentDefinition.option(
         "type", value: "T", help: "The migrated store's type: sqlite, binary or xml (default: the source's).")
@@ -31,7 +36,7 @@ struct MigrateCommand: Command {
             migrated file is written beside the store and renamed over it. --type writes another
             type (a SQLite store changes type only with --destination).
             """,
-        arguments: MigrationArguments.definitions + [destination, type, .progress, .quiet],
+        arguments: MigrationArguments.definitions + [destination, type, strategy, .progress, .quiet],
         examples: [
             "tern migrate Recipes.sqlite --model Recipes.xcdatamodeld",
             "tern migrate Events.sqlite --model Events.xcdatamodeld --mapping EventSplit.json --destination New.sqlite",
@@ -44,11 +49,19 @@ struct MigrateCommand: Command {
     var destinationPath: String?
     /// The migrated store's type; the source's when nil.
     var kind: StoreKind?
+    /// How inferred steps run.
+    var strategy = MigrationStrategy.automatic
 
     /// Makes the command from its parsed command line.
     init(_ arguments: ParsedArguments) throws(ValidationError) {
         migration = try MigrationArguments(arguments)
         destinationPath = arguments.value(of: Self.destination)
+        if let name = arguments.value(of: Self.strategy) {
+            guard let strategy = MigrationStrategy(rawValue: name == "in-place" ? "inPlace" : name) else {
+                throw ValidationError("unknown strategy '\(name)'; use automatic, in-place or rebuild")
+            }
+            self.strategy = strategy
+        }
         if let type = arguments.value(of: Self.type) {
             guard let kind = StoreFile.Kind(rawValue: type) else {
                 throw ValidationError("unknown store type '\(type)'; use sqlite, binary or xml")
@@ -63,7 +76,8 @@ struct MigrateCommand: Command {
     /// Migrates the store with a progress bar, then says what it did.
     func run(in context: CommandContext) async throws {
         let (store, model, mappings) = try migration.load(in: context)
-        let options = MigrationOptions(destination: destinationPath.map(context.environment.url(forPath:)))
+        var options = MigrationOptions(destination: destinationPath.map(context.environment.url(forPath:)))
+        options.strategy = strategy
         let progress = Progress(totalUnitCount: 1)
         let bar = context.progressBar("migrating", for: progress)
         let report: MigrationReport
