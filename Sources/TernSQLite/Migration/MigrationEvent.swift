@@ -23,15 +23,17 @@ public enum MigrationEvent: Sendable, Hashable {
 
 /// How the steps of a store migration are carried out.
 ///
-/// By default (``automatic``) an inferred step runs in place: SQL inside one transaction
-/// (`ALTER TABLE` where it can, SQLite's table rebuild otherwise), without loading objects. A step
-/// with a mapping model, a migration to a destination, and an inferred step the in-place planner
-/// cannot express (see `docs/Migration.md`) are built beside the store and swapped in.
+/// By default (``automatic``) a migration whose steps are all inferred runs in place: SQL inside
+/// one transaction for all its steps (`ALTER TABLE` where it can, SQLite's table rebuild
+/// otherwise), without loading objects. A plan with a mapping model, a migration to a
+/// destination, and an inferred step the in-place planner cannot express (see
+/// `docs/Migration.md`) are built beside the store, step by step, and swapped in. Either way an
+/// interrupted migration leaves the old store or the new one, never a version in between.
 public enum MigrationStrategy: String, Sendable, Hashable, CaseIterable {
-    /// Inferred steps in place where possible, everything else built beside the store.
+    /// In place when every step is inferred and can run in place, else built beside the store.
     case automatic
-    /// Inferred steps in place, failing with ``TernMigration/MigrationError/Code/notInferable``
-    /// when one cannot run in place; mapped steps are still built beside the store.
+    /// In place, failing with ``TernMigration/MigrationError/Code/notInferable`` before anything
+    /// is written when a step has a mapping model or cannot run in place.
     case inPlace
     /// Every step built beside the store and swapped in, as before in-place steps existed.
     case rebuild
@@ -79,7 +81,7 @@ public struct MigrationReport: Sendable, Hashable {
     public var editedMappings: [String]
     /// The leftover temporary files of an earlier interrupted run that were removed.
     public var cleanedUpFiles: [String]
-    /// The indexes of the steps that ran in place, with SQL in one transaction.
+    /// The indexes of the steps that ran in place, with SQL in one transaction (all or none).
     public var inPlaceSteps: [Int] = []
     /// The external binary data files no row references any more, removed after the migration.
     public var removedExternalFiles: Int = 0

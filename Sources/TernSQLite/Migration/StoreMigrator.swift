@@ -92,8 +92,18 @@ public struct StoreMigrator: Sendable {
             emit(.finished(report))
             return report
         }
-        let sourceMode = try SQLiteStore.journalMode(ofStoreAt: url)
         progress?.totalUnitCount = Int64(plan.steps.count)
+        if options.destination == nil, options.strategy != .rebuild,
+            let counts = try runInPlaceIfPossible(
+                plan, of: model, at: url, journal: journal, strategy: options.strategy, progress: progress, emit: emit)
+        {
+            report.objectsPerStep = counts
+            report.inPlaceSteps = Array(plan.steps.indices)
+            report.removedExternalFiles = Self.removeUnreferencedExternalData(of: url, version: plan.destination, in: model)
+            emit(.finished(report))
+            return report
+        }
+        let sourceMode = try SQLiteStore.journalMode(ofStoreAt: url)
         var current = url
         var temporaries: [URL] = []
         do {
@@ -105,17 +115,6 @@ public struct StoreMigrator: Sendable {
                         from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()))
                 let stepProgress = Progress(totalUnitCount: 0)
                 progress?.addChild(stepProgress, withPendingUnitCount: 1)
-                // In place only on the store itself, before any step was built beside it.
-                if current == url, options.destination == nil, options.strategy != .rebuild, step.kind == .inferred,
-                    let objects = try runInPlaceIfPossible(
-                        step, index: index, of: model, at: url, journal: journal, strategy: options.strategy,
-                        progress: ProgressBox(stepProgress), emit: emit)
-                {
-                    report.objectsPerStep.append(objects)
-                    report.inPlaceSteps.append(index)
-                    emit(.stepFinished(index: index))
-                    continue
-                }
                 let next = url.deletingLastPathComponent().appendingPathComponent(
                     Self.temporaryPrefix(for: url) + "\(index)-\(UUID().uuidString).sqlite")
                 temporaries.append(next)
@@ -129,17 +128,14 @@ public struct StoreMigrator: Sendable {
                 current = next
             }
             try Task.checkCancellationAsMigration()
-            if current != url { try Self.replace(url, with: current, destination: options.destination) }
+            try Self.replace(url, with: current, destination: options.destination)
         } catch {
             for temporary in temporaries { Self.removeStoreFiles(temporary) }
             throw error
         }
         for temporary in temporaries.dropLast() { Self.removeStoreFiles(temporary) }
-        if current != url { emit(.replaced(finalURL)) }
-        if let target = model.version(named: plan.destination)?.model {
-            // A leftover file costs only disk space: a failure here does not fail the migration.
-            report.removedExternalFiles = (try? Self.removeUnreferencedExternalData(of: finalURL, model: target)) ?? 0
-        }
+        emit(.replaced(finalURL))
+        report.removedExternalFiles = Self.removeUnreferencedExternalData(of: finalURL, version: plan.destination, in: model)
         emit(.finished(report))
         return report
     }
@@ -175,25 +171,19 @@ public struct StoreMigrator: Sendable {
 
     // MARK: - Non public
 
-    /// Runs an inferred step in place when the strategy allows and the planner can express it;
-    /// nil when the step must be built beside the store instead.
+    /// Runs every step of a plan in place, in one transaction, when the strategy allows and the
+    /// planner can express each step; nil when the plan must be built beside the store instead.
     private func runInPlaceIfPossible(
-        _ step: MigrationPlan.Step, index: Int, of model: VersionedModel, at url: URL, journal: MigrationJournal,
-        strategy: MigrationStrategy, progress: ProgressBox, emit: @Sendable (MigrationEvent) -> Void
-    ) throws -> Int? {
-        guard let fromModel = model.version(named: step.from)?.model, let toModel = model.version(named: step.to)?.model
-        else {
-            throw MigrationError(.unknownVersion, "The model has no version \(step.from) or \(step.to)")
-        }
+        _ plan: MigrationPlan, of model: VersionedModel, at url: URL, journal: MigrationJournal,
+        strategy: MigrationStrategy, progress: Progress?, emit: @Sendable (MigrationEvent) -> Void
+    ) throws -> [Int]? {
         do {
-            return try Self.runInPlace(
-                step, index: index, fromModel: fromModel, toModel: toModel, at: url, journal: journal, progress: progress,
-                emit: emit)
+            return try Self.runInPlace(plan.steps, of: model, at: url, journal: journal, progress: progress, emit: emit)
         } catch let unsupported as InPlaceUnsupported {
             guard strategy == .inPlace else { return nil }
             throw MigrationError(
                 .notInferable,
-                "Step \(step.from) → \(step.to) cannot run in place: \(unsupported.reason); "
+                "The migration cannot run in place: \(unsupported.reason); "
                     + "use the automatic or rebuild strategy to build it beside the store")
         }
     }

@@ -24,12 +24,16 @@ struct MigrateCommand: Command {
         name: "migrate",
         abstract: "Migrates a store to a model version, in place (atomically) or to a destination.",
         discussion: """
-            Follows the plan `tern plan` shows: inferred steps and the steps of --mapping files, each
-            built into a temporary file beside the store and read in batches. The source is never
-            written: the migrated store replaces it with an atomic rename once it is complete and on
-            disk, so an interrupted migration leaves the old store or the new one, and running the
-            command again finishes the job (leftover temporary files are removed first). The store
-            records each applied step with a checksum of its mapping; a mapping edited since it ran is
+            Follows the plan `tern plan` shows. When every step is inferred, the migration runs in
+            place: SQL in one transaction (ALTER TABLE where it can, table rebuilds otherwise),
+            without loading objects. Otherwise (a --mapping step, --destination, --strategy
+            rebuild, or a change the in-place planner cannot express) each step is built into a
+            temporary file beside the store, read in batches, and the migrated store replaces the
+            source with an atomic rename once it is complete and on disk. Either way an
+            interrupted migration leaves the old store or the new one, and running the command
+            again finishes the job (leftover temporary files are removed first). External binary
+            data files no row references any more are removed at the end. The store records each
+            applied step with a checksum of its mapping; a mapping edited since it ran is
             reported. A store already at the target version is left as it is.
 
             Binary and XML stores migrate the same way, loaded whole (they are one archive): the

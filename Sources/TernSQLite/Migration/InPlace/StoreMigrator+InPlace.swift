@@ -5,36 +5,81 @@ import TernMigration
 extension StoreMigrator {
     // MARK: - Inferred steps in place
 
-    /// Runs an inferred step on the store itself, with SQL in one transaction, without loading
-    /// objects; returns the number of objects migrated.
+    /// Runs inferred steps on the store itself, with SQL in one transaction, without loading
+    /// objects; returns the number of objects each step migrated.
     ///
-    /// The transaction rewrites the tables (``TableMigrationPlan``), `Z_PRIMARYKEY`, `Z_METADATA`
-    /// (version hashes, identifiers, the journal with this step) and `Z_MODELCACHE`. A crash or a
-    /// cancellation before the commit leaves the store as it was, after it the migrated store:
-    /// SQLite's rollback journal or write-ahead log makes the commit atomic and durable
-    /// (`synchronous=FULL`).
+    /// Every step is planned first (``TableMigrationPlan``), against the layout the previous one
+    /// leaves, so that nothing is written unless all can run in place. Then one transaction
+    /// rewrites, step after step, the tables, `Z_PRIMARYKEY`, `Z_METADATA` (version hashes,
+    /// identifiers, the journal with each step) and `Z_MODELCACHE`. A crash or a cancellation
+    /// before the commit leaves the store as it was, after it the migrated store: SQLite's
+    /// rollback journal or write-ahead log makes the commit atomic and durable (`synchronous=FULL`).
     ///
-    /// - Throws: ``InPlaceUnsupported`` before anything is written when the step cannot run in
-    ///   place; ``SQLiteError`` or ``TernMigration/MigrationError`` (`cancelled`) after a rollback.
+    /// - Throws: ``InPlaceUnsupported`` before anything is written when a step has a mapping
+    ///   model or cannot run in place; ``SQLiteError`` or ``TernMigration/MigrationError``
+    ///   (`cancelled`) after a rollback.
     static func runInPlace(
-        _ step: MigrationPlan.Step, index: Int, fromModel: ManagedObjectModel, toModel: ManagedObjectModel, at url: URL,
-        journal: MigrationJournal, progress: ProgressBox, emit: @Sendable (MigrationEvent) -> Void
-    ) throws -> Int {
-        guard step.kind == .inferred, step.mappings.count == 1, let mapping = step.mappings.first else {
-            throw InPlaceUnsupported("the step has a mapping model")
+        _ steps: [MigrationPlan.Step], of model: VersionedModel, at url: URL, journal: MigrationJournal,
+        progress: Progress?, emit: @Sendable (MigrationEvent) -> Void
+    ) throws -> [Int] {
+        var models: [(from: ManagedObjectModel, to: ManagedObjectModel, mapping: MappingModel)] = []
+        for step in steps {
+            guard step.kind == .inferred, step.mappings.count == 1, let mapping = step.mappings.first else {
+                throw InPlaceUnsupported("step \(step.from) → \(step.to) has a mapping model")
+            }
+            guard let from = model.version(named: step.from)?.model, let to = model.version(named: step.to)?.model else {
+                throw MigrationError(.unknownVersion, "The model has no version \(step.from) or \(step.to)")
+            }
+            models.append((from, to, mapping))
         }
         let mode = try SQLiteStore.journalMode(ofStoreAt: url)
         var configuration = SQLiteConfiguration(journalMode: mode)
         configuration.synchronous = .full
         let connection = try SQLiteStore.openExisting(url, configuration: configuration)
+        // Plan every step before writing anything: each against the layout the previous one leaves.
+        var layout = try connection.readSchema(model: models[0].from)
+        for (_, to, mapping) in models {
+            let next = try StoreSchema(model: to, numbers: StoreSchema.assignedNumbers(for: to))
+            _ = try TableMigrationPlan(source: layout, destination: next, mapping: mapping, largestKeys: [:])
+            layout = next
+        }
+        let uuid = try connection.readMetadata().uuid
+        var journal = journal
+        var counts: [Int] = []
+        try connection.inTransaction(.immediate) { () throws in
+            for (index, step) in steps.enumerated() {
+                try Task.checkCancellationAsMigration()
+                emit(.stepStarted(index: index, from: step.from, to: step.to, kind: step.kind))
+                let stepProgress = Progress(totalUnitCount: 0)
+                progress?.addChild(stepProgress, withPendingUnitCount: 1)
+                journal.entries.append(
+                    MigrationJournal.Entry(
+                        from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()))
+                let count = try runStepInPlace(
+                    models[index].mapping, index: index, from: models[index].from, to: models[index].to, uuid: uuid,
+                    journal: journal, on: connection, emit: emit)
+                stepProgress.totalUnitCount = Int64(count)
+                stepProgress.completedUnitCount = Int64(count)
+                counts.append(count)
+                emit(.stepFinished(index: index))
+            }
+            try Task.checkCancellationAsMigration()
+        }
+        return counts
+    }
+
+    /// Runs one planned step inside the caller's transaction; returns the number of objects.
+    private static func runStepInPlace(
+        _ mapping: MappingModel, index: Int, from fromModel: ManagedObjectModel, to toModel: ManagedObjectModel,
+        uuid: String, journal: MigrationJournal, on connection: Connection, emit: @Sendable (MigrationEvent) -> Void
+    ) throws -> Int {
         let source = try connection.readSchema(model: fromModel)
         let destination = try StoreSchema(model: toModel, numbers: StoreSchema.assignedNumbers(for: toModel))
         var largestKeys: [Int: Int64] = [:]
         try connection.forEachRow("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY") { row in
             largestKeys[Int(row[0].int64 ?? 0)] = row[1].int64 ?? 0
         }
-        let plan = try TableMigrationPlan(
-            source: source, destination: destination, mapping: mapping, largestKeys: largestKeys)
+        let plan = try TableMigrationPlan(source: source, destination: destination, mapping: mapping, largestKeys: largestKeys)
         var total = 0
         for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
             guard let name = entityMapping.sourceEntityName, let layout = source.entities[name] else { continue }
@@ -43,19 +88,16 @@ extension StoreMigrator {
             emit(.entityMappingStarted(step: index, mapping: entityMapping.name, objects: count))
             total += count
         }
-        progress.progress.totalUnitCount = Int64(total)
         var metadata = StoreSchema.newMetadata(for: toModel, autoVacuum: .none)
-        metadata.uuid = try connection.readMetadata().uuid
+        metadata.uuid = uuid
         metadata.applicationKeys[MigrationJournal.journalKey] = journal.propertyListValue
-        let cache = SQLiteStore.encodedModelCache(toModel)
-        try connection.inTransaction(.immediate) { () throws in
-            try connection.apply(plan) { try Task.checkCancellationAsMigration() }
-            try connection.writeMetadata(metadata)
-            try connection.execute("DELETE FROM Z_MODELCACHE")
-            if let cache { try connection.execute("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (\(cache))") }
-            try Task.checkCancellationAsMigration()
+        try connection.apply(plan) { try Task.checkCancellationAsMigration() }
+        try connection.writeMetadata(metadata)
+        try connection.execute("DELETE FROM Z_MODELCACHE")
+        if let cache = SQLiteStore.encodedModelCache(toModel) {
+            try connection.execute("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (\(cache))")
         }
-        progress.progress.completedUnitCount = Int64(total)
+        connection.clearStatementCache()
         return total
     }
 
@@ -68,13 +110,23 @@ extension StoreMigrator {
     /// Runs after a migration finished, while no other writer may use the store: a file written
     /// by a save that has not committed yet would look unreferenced.
     ///
+    /// A leftover file costs only disk space, so a failure here does not fail the migration: it
+    /// removes nothing and returns 0.
+    ///
     /// - Parameters:
     ///   - url: The store file.
-    ///   - model: The model the store now has.
+    ///   - version: The version the store now has.
+    ///   - model: The versioned model.
     /// - Returns: The number of files removed.
     /// - Complexity: O(*n*) in the number of rows with external values; memory holds their file names.
-    @discardableResult
-    static func removeUnreferencedExternalData(of url: URL, model: ManagedObjectModel) throws -> Int {
+    static func removeUnreferencedExternalData(of url: URL, version: String, in model: VersionedModel) -> Int {
+        guard let target = model.version(named: version)?.model else { return 0 }
+        return (try? removeUnreferencedExternalData(of: url, model: target)) ?? 0
+    }
+
+    /// Removes the external data files of a store that no row references; see
+    /// ``removeUnreferencedExternalData(of:version:in:)``.
+    private static func removeUnreferencedExternalData(of url: URL, model: ManagedObjectModel) throws -> Int {
         let folder = ExternalDataStore(storeURL: url, threshold: 0, isDurable: false).folder
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path), !names.isEmpty else { return 0 }
         let connection = try SQLiteStore.openExisting(url, configuration: .readOnly)
