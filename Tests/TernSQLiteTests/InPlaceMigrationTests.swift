@@ -152,6 +152,23 @@ struct StoreContents: Equatable, CustomStringConvertible {
         try await Self.compare(store, model: try RecipeVersions.model(), to: to)
     }
 
+    @Test func aStoreWithHistoryKeepsItOnAsARebuildDoes() async throws {
+        let directory = try TemporaryDirectory()
+        let recipes = try RecipeVersions.model()
+        let url = directory.path("History.sqlite")
+        do {
+            var configuration = SQLiteConfiguration()
+            configuration.recordsHistory = true
+            let store = try SQLiteStore(at: url, model: try #require(recipes.version(named: "v2")?.model), configuration: configuration)
+            for title in ["Soup", "Salad"] {
+                let key = try await store.newPrimaryKeys(forEntity: "Recipe", count: 1)[0]
+                let row = StoreRow(reference: RowReference(entityName: "Recipe", primaryKey: key), attributes: ["title": .string(title)])
+                _ = try await store.save(StoreChangeSet(inserted: [row], author: "seed"))
+            }
+        }
+        try await Self.compare(url, model: recipes, to: "v4")
+    }
+
     // MARK: - School, the crash test's items, the fixtures
 
     @Test func schoolRenamesAndWideningInPlaceEqualRebuilds() async throws {

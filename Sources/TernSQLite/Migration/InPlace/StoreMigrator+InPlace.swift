@@ -91,7 +91,23 @@ extension StoreMigrator {
         var metadata = StoreSchema.newMetadata(for: toModel, autoVacuum: .none)
         metadata.uuid = uuid
         metadata.applicationKeys[MigrationJournal.journalKey] = journal.propertyListValue
+        // As a rebuild does: history stays on, its old transactions (which describe the old layout)
+        // go, and transaction numbers continue after the last one.
+        var lastTransaction: Int64?
+        if try connection.hasHistoryTables() {
+            let counter = try connection.fetchValue(
+                "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(HistoryTables.transactionEntity)")?.int64 ?? 0
+            let largest = try connection.fetchValue("SELECT MAX(Z_PK) FROM ATRANSACTION")?.int64 ?? 0
+            lastTransaction = max(counter, largest)
+        }
         try connection.apply(plan) { try Task.checkCancellationAsMigration() }
+        if let lastTransaction {
+            for table in ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"] {
+                try connection.executeOnce("DROP TABLE \(.identifier(table))")
+            }
+            let token = lastTransaction > 0 ? HistoryToken(storeIdentifier: uuid, transactionNumber: lastTransaction) : nil
+            try connection.continueHistory(after: token, for: toModel)
+        }
         try connection.writeMetadata(metadata)
         try connection.execute("DELETE FROM Z_MODELCACHE")
         if let cache = SQLiteStore.encodedModelCache(toModel) {
