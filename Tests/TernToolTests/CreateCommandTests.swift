@@ -37,7 +37,8 @@ import TernSQLite
 
     @Test(arguments: [
         (["--type", "csv"], 2, "error: unknown store type 'csv'; use one of: sqlite, binary, xml, postgres"),
-        (["--type", "postgres"], 1, "error: postgres stores are not supported yet; use --type sqlite, binary or xml"),
+        (["--type", "postgres"], 1,
+         "error: a postgres store is named by a postgres:// URL, not a file path; use --type sqlite, binary or xml for a file"),
     ])
     func storeTypeIsChecked(options: [String], status: Int32, line: String) async throws {
         let tmp = try TemporaryDirectory()

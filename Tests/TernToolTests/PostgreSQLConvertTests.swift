@@ -34,6 +34,21 @@ struct PostgreSQLConvertTests {
         #expect(again.status != 0, "an existing PostgreSQL store is never overwritten")
     }
 
+    @Test func createMakesAnEmptyPostgreSQLStoreOnce() async throws {
+        let server = try PostgreSQLTestServer.connectionString()
+        let url = try #require(Self.url(server, schema: "create_\(UUID().uuidString.prefix(8).lowercased())"))
+        let model = Fixtures.sampleModel.path
+        #expect(await tern(["create", url, "--model", model, "--type", "postgres"]).contains("postgres store"))
+        let info = await tern(["info", url, "--model", model, "--json"])
+        let document = try JSONSerialization.jsonObject(with: Data(info.utf8)) as? [String: Any]
+        #expect(document?["type"] as? String == "postgres")
+        let again = await ToolRunner.run(["create", url, "--model", model, "--type", "postgres"])
+        #expect(again.status == 1)
+        #expect(again.errorLines.first?.hasPrefix("error: a store already exists at ") == true)
+        let untyped = await ToolRunner.run(["create", url, "--model", model])
+        #expect(untyped.errorLines.first?.hasSuffix("is a PostgreSQL URL; use --type postgres") == true)
+    }
+
     /// A `postgres://` URL for the test server: `TERN_PG_URL` as it is, or the throwaway
     /// cluster's socket folder, port, user and database.
     static func url(_ server: String, schema: String) -> String? {

@@ -1,19 +1,21 @@
 import Foundation
 import TernCore
 import TernSQLite
+import TernPostgreSQL
 import TernStores
 
-/// `tern create STORE --model MODEL [--version V] [--type sqlite|binary|xml] [--history]`: a new, empty
-/// store for a model version.
+/// `tern create STORE --model MODEL [--version V] [--type sqlite|binary|xml|postgres] [--history]`: a
+/// new, empty store for a model version.
 struct CreateCommand: Command {
     /// The store file to create.
-    static let store = ArgumentDefinition.positional("STORE", help: "The store file to create; it must not exist.")
+    static let store = ArgumentDefinition.positional(
+        "STORE", help: "The store file to create, or a postgres:// URL with --type postgres; it must not exist.")
     /// The model to create the store for.
     static let model = ArgumentDefinition.option(
         "model", value: "MODEL", isRequired: true, help: ModelSelection.modelHelp)
     /// The store type.
     static let type = ArgumentDefinition.option(
-        "type", value: "TYPE", help: "The store type: sqlite (the default), binary or xml (postgres is not supported yet).")
+        "type", value: "TYPE", help: "The store type: sqlite (the default), binary, xml or postgres.")
     /// Whether the store records persistent history.
     static let history = ArgumentDefinition.flag(
         "history", help: "Records persistent history from the first save (SQLite stores; see 'tern history').")
@@ -38,6 +40,7 @@ struct CreateCommand: Command {
             "tern create Recipes.sqlite --model Recipes.xcdatamodeld",
             "tern create Old.sqlite --model Recipes.xcdatamodeld --version \"Recipes 2\"",
             "tern create Synced.sqlite --model Recipes.xcdatamodeld --history",
+            "tern create postgres://localhost/recipes?schema=app --model Recipes.xcdatamodeld --type postgres",
         ])
 
     /// The store as typed.
@@ -74,6 +77,10 @@ struct CreateCommand: Command {
             throw CommandFailure("\(kind.rawValue) stores do not record persistent history; use --type sqlite with --history")
         }
         let store = StoreFile(storePath, environment: context.environment)
+        if kind == .postgres || store.isPostgreSQL {
+            try await createPostgreSQL(store, in: context)
+            return
+        }
         guard !FileManager.default.fileExists(atPath: store.url.path) else {
             throw CommandFailure("a file already exists at \(storePath); remove it or choose another path")
         }
@@ -92,5 +99,35 @@ struct CreateCommand: Command {
         }
         let history = recordsHistory ? ", recording history" : ""
         context.print("created \(storePath): \(kind.rawValue) store for \(model.name) version \(version.name), uuid \(uuid)\(history)")
+    }
+
+    /// Creates a PostgreSQL store, named by its `postgres://` URL.
+    ///
+    /// - Throws: ``CommandFailure`` when the argument is a file path, the type is not postgres,
+    ///   a store already exists there, or the server refuses.
+    private func createPostgreSQL(_ store: StoreFile, in context: CommandContext) async throws {
+        guard store.isPostgreSQL else {
+            throw CommandFailure(
+                "a postgres store is named by a postgres:// URL, not a file path; use --type sqlite, binary or xml for a file")
+        }
+        guard kind == .postgres else {
+            throw CommandFailure("\(store.displayName) is a PostgreSQL URL; use --type postgres")
+        }
+        if recordsHistory {
+            throw CommandFailure("postgres stores do not record persistent history; use --type sqlite with --history")
+        }
+        if (try? PostgreSQLStore.metadata(at: storePath)) != nil {
+            throw CommandFailure("a store already exists at \(store.displayName); destroy it or choose another schema")
+        }
+        let model = try selection.read(in: context.environment)
+        let version = model.currentVersion
+        let uuid: String
+        do {
+            uuid = try StoreFiles.openPostgreSQL(storePath, model: version.model).identifier
+        } catch {
+            throw CommandFailure("cannot create the store at \(store.displayName): \(StoreFile.message(of: error))")
+        }
+        context.print(
+            "created \(store.displayName): postgres store for \(model.name) version \(version.name), uuid \(uuid)")
     }
 }
