@@ -131,7 +131,11 @@ extension XMLElementTree {
         let opening = Data("<?".utf8)
         var body = data[...]
         let leading = body.prefix { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-        if body.dropFirst(leading.count).starts(with: Data("<?xml".utf8)),
+        // A declaration is `<?xml` and white space: `<?xml?>` is a processing instruction
+        // without data, the very thing FoundationXML crashes on.
+        let declaration = body.dropFirst(leading.count)
+        if declaration.starts(with: Data("<?xml".utf8)),
+            let next = declaration.dropFirst(5).first, [0x20, 0x09, 0x0A, 0x0D].contains(next),
             let end = body.range(of: Data("?>".utf8)) {
             body = body[end.upperBound...]
         }
