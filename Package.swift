@@ -53,7 +53,7 @@ let package = Package(
             name: "TernBinaryStore", dependencies: ["TernCore", "TernFormats", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "TernXMLStore", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
         .target(
-            name: "TernPostgreSQL", dependencies: ["TernCore", "TernFormats", "TernSQLite", "CPostgreSQL"],
+            name: "TernPostgreSQL", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "CPostgreSQL"],
             swiftSettings: swiftSettings),
         .target(
             name: "TernSync", dependencies: ["TernCore", "TernSQLite", "TernPostgreSQL"], swiftSettings: swiftSettings),
@@ -86,7 +86,9 @@ let package = Package(
         // MARK: Benchmarks (`swift run -c release tern-bench`)
         .executableTarget(
             name: "tern-bench",
-            dependencies: ["TernCore", "TernSQLite", "TernMigration", "TernFormats", "TernStores", "TernTool", "CSQLite"],
+            dependencies: [
+                "TernCore", "TernSQLite", "TernMigration", "TernFormats", "TernStores", "TernTool", "CSQLite", "TernPostgreSQL",
+            ],
             path: "Benchmarks/Sources/tern-bench", swiftSettings: swiftSettings),
 
         // MARK: Test support and tests
@@ -135,7 +137,8 @@ let package = Package(
             dependencies: ["TernSync", "TernSQLite", "TernPostgreSQL", "TernFormats", "TernTestSupport", "ChefsBook"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "TernStoresTests", dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport"],
+            name: "TernStoresTests",
+            dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport", "TernPostgreSQL"],
             swiftSettings: swiftSettings),
     ]
 )

@@ -128,19 +128,10 @@ public actor PostgreSQLStore {
     public static func destroy(at url: String) throws {
         let location = try PostgreSQLLocation(url)
         let connection = try Connection(location)
-        let tables = Set(try connection.storeTables())
-        guard tables.contains("Z_PRIMARYKEY") else { return }
-        var owned: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
-        for row in try connection.fetchAll(#"SELECT "Z_ENT", "Z_NAME" FROM "Z_PRIMARYKEY""#) {
-            guard let number = row[0].int64, let name = row[1].string else { continue }
-            owned.insert("Z" + name.uppercased())
-            // Join tables are named Z_<entity number><RELATIONSHIP>.
-            for table in tables where table.hasPrefix("Z_\(number)") && table.dropFirst(2 + String(number).count).first?.isLetter == true {
-                owned.insert(table)
-            }
-        }
+        let owned = try connection.ownedStoreTables()
+        guard !owned.isEmpty else { return }
         try connection.inTransaction {
-            for table in owned.intersection(tables).sorted() { try connection.execute("DROP TABLE \(.identifier(table))") }
+            for table in owned { try connection.execute("DROP TABLE \(.identifier(table))") }
         }
         if let schema = location.schema, try connection.storeTables().isEmpty {
             // Other objects (views, sequences…) keep the schema: it is then left in place.

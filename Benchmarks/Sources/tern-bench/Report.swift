@@ -76,6 +76,8 @@ struct BenchReport: Codable {
     var results: [ScenarioResult] = []
     var memory: [MemoryResult] = []
     var notYetMeasured: [Unmeasured]
+    /// Scenarios left out of this run, with the reason (the PostgreSQL rows without a server).
+    var skipped: [String] = []
 
     init(rows: Int) {
         self.rows = rows
@@ -123,6 +125,7 @@ struct BenchReport: Codable {
                 ]))
             }
         }
+        if !skipped.isEmpty { lines += [""] + skipped }
         if !notYetMeasured.isEmpty {
             lines += ["", "not yet measured:"]
             lines += notYetMeasured.map { "  \($0.scenario): \($0.reason)" }

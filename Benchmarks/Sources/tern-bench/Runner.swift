@@ -49,14 +49,25 @@ final class Runner {
 
     /// Measures one side of a scenario in a child process, on its own copy of its input.
     private func measure(_ scenario: Scenario, side: Side, rows: Int) throws -> SideResult {
-        let store: URL
         var arguments = ["--child", side.rawValue, "--scenario", scenario.rawValue, "--rows", String(rows)]
+        if case .postgreSQL(let filled) = scenario.input {
+            // Each side gets a fresh store in a schema of its own, dropped afterwards.
+            let url = try PostgreSQLScenario.prepare(
+                schema: "bench_\(scenario.rawValue.replacingOccurrences(of: "-", with: "_"))_\(side.rawValue)",
+                rows: rows, filled: filled)
+            defer { PostgreSQLScenario.remove(url) }
+            let report = try runChild(arguments + ["--store", url])
+            return SideResult(
+                seconds: report.timing.seconds, cpuSeconds: report.timing.cpuSeconds, peakMiB: Double(report.peakKiB) / 1024,
+                checksum: report.timing.checksum)
+        }
+        let store: URL
         // Each side of a writing scenario works in a folder of its own, removed afterwards.
         let scratch = folder.appendingPathComponent("\(scenario.rawValue)-\(side.rawValue)")
         switch scenario.input {
         case .filledStore:
             store = try filledStore(rows: rows)
-        case .emptyStore, .filledCopy, .emptyStoreAndTSV:
+        case .emptyStore, .filledCopy, .emptyStoreAndTSV, .postgreSQL:
             try? FileManager.default.removeItem(at: scratch)
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             store = scratch.appendingPathComponent("Events.sqlite")

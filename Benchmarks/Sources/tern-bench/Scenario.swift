@@ -32,9 +32,15 @@ enum Scenario: String, CaseIterable, Codable {
     case convertBinary = "convert-binary"
     /// A store in write-ahead-log mode copied over another (`StoreFiles.replace`, the backup API).
     case replaceWAL = "replace-wal"
+    /// `batch-insert` into a PostgreSQL store (`COPY`), against `psql`'s `\copy` (needs `TERN_PG_URL`).
+    case postgreSQLBatchInsert = "pg-batch-insert"
+    /// `fetch` from a PostgreSQL store, against a plain `SELECT` through `psql`.
+    case postgreSQLFetch = "pg-fetch"
+    /// `inferred-migration` of a PostgreSQL store (DDL in one transaction), against the same DDL by hand.
+    case postgreSQLInferredMigration = "pg-inferred-migration"
 
     /// What the parent prepares for each side of a scenario.
-    enum Input {
+    enum Input: Equatable {
         /// A fresh copy of the empty store.
         case emptyStore
         /// The store filled with N rows, shared by the read scenarios (not to be written).
@@ -43,6 +49,8 @@ enum Scenario: String, CaseIterable, Codable {
         case filledCopy
         /// A fresh copy of the empty store and a TSV file of N records (`--input`).
         case emptyStoreAndTSV
+        /// A fresh PostgreSQL store in a schema of its own, empty or filled with N rows.
+        case postgreSQL(filled: Bool)
     }
 
     /// What the scenario starts from.
@@ -53,6 +61,8 @@ enum Scenario: String, CaseIterable, Codable {
         case .importTSV: .emptyStoreAndTSV
         case .inferredMigration, .mappedMigrationJSON, .mappedMigrationSwift, .progressiveMigration,
              .exportJSON, .convertBinary, .replaceWAL: .filledCopy
+        case .postgreSQLBatchInsert: .postgreSQL(filled: false)
+        case .postgreSQLFetch, .postgreSQLInferredMigration: .postgreSQL(filled: true)
         }
     }
 
@@ -67,15 +77,25 @@ enum Scenario: String, CaseIterable, Codable {
         case .mappedMigrationJSON: 2
         case .mappedMigrationSwift: 1.5
         case .importTSV: 1.5
-        case .count, .progressiveMigration, .exportJSON, .convertBinary, .replaceWAL: nil
+        case .count, .progressiveMigration, .exportJSON, .convertBinary, .replaceWAL, .postgreSQLBatchInsert,
+             .postgreSQLFetch, .postgreSQLInferredMigration: nil
         }
     }
 
     /// Whether the scenario writes into a new empty store (else it reads a filled one).
-    var writes: Bool { input != .filledStore }
+    var writes: Bool {
+        if case .filledStore = input { return false }
+        return true
+    }
+
+    /// Whether the scenario needs a PostgreSQL server (`TERN_PG_URL`).
+    var needsPostgreSQL: Bool {
+        if case .postgreSQL = input { return true }
+        return false
+    }
 
     /// Whether `--memory` measures the scenario at two sizes (the scenarios 2 to 7).
-    var tracksMemory: Bool { self != .batchInsert && self != .contextInsert }
+    var tracksMemory: Bool { self != .batchInsert && self != .contextInsert && !needsPostgreSQL }
 
     /// Whether the scenario streams, so that its peak memory must not grow with N (by more than
     /// 16 MiB from 100,000 to 1,000,000 rows). Fetching as dictionaries returns every row, an
@@ -92,6 +112,7 @@ enum Scenario: String, CaseIterable, Codable {
         case .mappedMigrationJSON, .mappedMigrationSwift: MappedMigrationScenario(scenario: self)
         case .importTSV, .exportJSON: RecordScenario(scenario: self)
         case .convertBinary, .replaceWAL: StoreCopyScenario(scenario: self)
+        case .postgreSQLBatchInsert, .postgreSQLFetch, .postgreSQLInferredMigration: PostgreSQLScenario(scenario: self)
         }
     }
 
@@ -103,6 +124,8 @@ enum Scenario: String, CaseIterable, Codable {
 struct ScenarioInput {
     /// The store file (a copy of an empty or a filled store, or the shared filled store).
     var store: URL
+    /// The store argument as given: the file's path, or a PostgreSQL store's connection string.
+    var location: String
     /// The number of rows of the run.
     var rows: Int
     /// The scenario's extra input file (the TSV file of `import-tsv`), if any.

@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernPostgreSQL
 import TernSQLite
 
 /// What one side did in one scenario: the time of the measured work and a checksum of its
@@ -19,11 +20,14 @@ struct TernSide {
     let url: URL
     /// The number of rows to write (read scenarios read what the store holds).
     let rows: Int
+    /// A PostgreSQL store's connection string, used instead of `url` when given.
+    var postgreSQL: String?
 
     /// Opens the store and measures one scenario.
     func run(_ scenario: Scenario) async throws -> Timing {
         let model = try EventData.model()
-        let store = try SQLiteStore(at: url, model: model)
+        let store: any PersistentStore = try postgreSQL.map { try PostgreSQLStore(url: $0, model: model) }
+            ?? SQLiteStore(at: url, model: model)
         let coordinator = PersistentStoreCoordinator(model: model)
         try await coordinator.addStore(store)
         let context = ObjectContext(coordinator: coordinator)

@@ -1,6 +1,7 @@
 // tern-bench: Tern against the SQLite C API, scenario by scenario, in one run.
 // See Benchmarks/README.md.
 import Foundation
+import TernPostgreSQL
 
 /// The whole run; returns the exit status.
 func runBenchmark() async -> Int32 {
@@ -19,7 +20,8 @@ func runBenchmark() async -> Int32 {
                 throw BenchFailure("a child needs one --scenario and --store")
             }
             let input = ScenarioInput(
-                store: URL(fileURLWithPath: store), rows: options.rows, file: options.input.map { URL(fileURLWithPath: $0) })
+                store: URL(fileURLWithPath: PostgreSQLLocation.isURL(store) || store.contains("=") ? "." : store),
+                location: store, rows: options.rows, file: options.input.map { URL(fileURLWithPath: $0) })
             try await Runner.runChild(scenario, side: side, input: input)
             return 0
         }
@@ -47,6 +49,13 @@ func measureAll(_ options: BenchOptions) throws -> BenchReport {
         FileHandle.standardError.write(Data("… \(text)\n".utf8))
     }
     for scenario in options.selectedScenarios {
+        if scenario.needsPostgreSQL, PostgreSQLScenario.server == nil {
+            if !report.skipped.contains(PostgreSQLScenario.skipNotice) {
+                report.skipped.append(PostgreSQLScenario.skipNotice)
+                progress(PostgreSQLScenario.skipNotice)
+            }
+            continue
+        }
         progress("\(scenario.rawValue) at \(options.rows) rows")
         let (tern, baseline) = try runner.measure(scenario, rows: options.rows)
         let result = ScenarioResult(scenario, rows: options.rows, tern: tern, baseline: baseline)

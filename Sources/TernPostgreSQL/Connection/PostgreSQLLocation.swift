@@ -60,6 +60,18 @@ public struct PostgreSQLLocation: Sendable, Hashable, CustomStringConvertible {
         string.hasPrefix("postgres://") || string.hasPrefix("postgresql://")
     }
 
+    /// The connection string of the same database with another schema.
+    ///
+    /// - Parameter schema: The schema.
+    /// - Returns: A connection string (with the password, if any: not for messages).
+    package func connectionString(schema: String) -> String {
+        if Self.isURL(connectionInfo), var components = URLComponents(string: connectionInfo) {
+            components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "schema", value: schema)]
+            return components.string ?? connectionInfo
+        }
+        return connectionInfo + " schema=" + Self.quotedValue(schema)
+    }
+
     // MARK: - Non public
 
     /// The `key=value` pairs of a conninfo string, values unquoted (libpq's rules: single quotes,

@@ -20,6 +20,24 @@ extension Connection {
             """).compactMap { $0.first?.string }
     }
 
+    /// The store's own tables in the connection's schema: `Z_PRIMARYKEY`, `Z_METADATA`,
+    /// `Z_MODELCACHE` and the tables of the entities and many-to-many relationships
+    /// `Z_PRIMARYKEY` lists, nothing else; empty when the schema holds no store.
+    func ownedStoreTables() throws -> [String] {
+        let tables = Set(try storeTables())
+        guard tables.contains("Z_PRIMARYKEY") else { return [] }
+        var owned: Set<String> = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+        for row in try fetchAll(#"SELECT "Z_ENT", "Z_NAME" FROM "Z_PRIMARYKEY""#) {
+            guard let number = row[0].int64, let name = row[1].string else { continue }
+            owned.insert("Z" + name.uppercased())
+            // Join tables are named Z_<entity number><RELATIONSHIP>.
+            for table in tables where table.hasPrefix("Z_\(number)") && table.dropFirst(2 + String(number).count).first?.isLetter == true {
+                owned.insert(table)
+            }
+        }
+        return owned.intersection(tables).sorted()
+    }
+
     /// Creates a new store's tables, indexes and fixed rows in one transaction, unless another
     /// process created them first (a transaction-level advisory lock on the schema decides).
     ///
@@ -31,17 +49,28 @@ extension Connection {
             try execute("SELECT pg_advisory_xact_lock(CAST(\(Self.creationLockClass) AS integer), hashtext(current_schema()))")
             guard try !hasCoreDataLayout() else { return }
             for statement in Self.creationStatements(for: schema) { try executeScript(statement) }
-            for entity in schema.entities.values.sorted(by: { $0.number < $1.number }) {
-                try execute("""
-                    INSERT INTO "Z_PRIMARYKEY" ("Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX") \
-                    VALUES (\(entity.number), \(entity.name), \(entity.superNumber), 0)
-                    """)
-            }
+            try writePrimaryKeyRows(of: schema)
             let metadata = StoreMetadata(newStoreOf: StoreKind.postgreSQL, uuid: UUID().uuidString, model: model)
             try writeMetadata(metadata)
-            if let cache = try? ModelCache.encode(model) {
-                try execute("INSERT INTO \"Z_MODELCACHE\" (\"Z_CONTENT\") VALUES (\(cache))")
-            }
+            try writeModelCache(model)
+        }
+    }
+
+    /// Writes one `Z_PRIMARYKEY` row per entity of a layout, with `Z_MAX` 0; the table must be empty.
+    func writePrimaryKeyRows(of schema: StoreSchema) throws(PostgreSQLError) {
+        for entity in schema.entities.values.sorted(by: { $0.number < $1.number }) {
+            try execute("""
+                INSERT INTO "Z_PRIMARYKEY" ("Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX") \
+                VALUES (\(entity.number), \(entity.name), \(entity.superNumber), 0)
+                """)
+        }
+    }
+
+    /// Replaces the model recorded in `Z_MODELCACHE`; a model the cache format cannot hold leaves it empty.
+    func writeModelCache(_ model: ManagedObjectModel) throws(PostgreSQLError) {
+        try execute(#"DELETE FROM "Z_MODELCACHE""#)
+        if let cache = try? ModelCache.encode(model) {
+            try execute("INSERT INTO \"Z_MODELCACHE\" (\"Z_CONTENT\") VALUES (\(cache))")
         }
     }
 
@@ -58,34 +87,71 @@ extension Connection {
             statements += tableStatements(table, schema: schema)
         }
         for join in schema.joinTables.values.sorted(by: { $0.name < $1.name }) {
-            let columns = (join.columns + join.orderColumns).map { SQL.quoted($0) + " bigint" }
-            let key = join.columns.map(SQL.quoted).joined(separator: ", ")
-            statements.append(
-                "CREATE TABLE \(SQL.quoted(join.name)) (\(columns.joined(separator: ", ")), PRIMARY KEY (\(key)))")
-            let reversed = join.columns.reversed().map(SQL.quoted).joined(separator: ", ")
-            statements.append(
-                "CREATE INDEX \(SQL.quoted(indexName("\(join.name)_\(join.columns[1])_INDEX"))) "
-                    + "ON \(SQL.quoted(join.name)) (\(reversed))")
+            statements.append(joinTableStatement(join))
+            statements.append(joinIndex(join).statement)
         }
         return statements
     }
 
     /// The `CREATE TABLE` and `CREATE INDEX` statements of one root table.
     static func tableStatements(_ table: TableLayout, schema: StoreSchema) -> [String] {
-        var types: [String: String] = [:]
-        for layout in schema.entities.values where layout.table == table.name {
-            for attribute in layout.attributes { types[attribute.column] = columnType(of: attribute.type) }
-        }
+        [tableStatement(table, schema: schema)] + indexes(of: table).map(\.statement)
+    }
+
+    /// The `CREATE TABLE` statement of one root table, in PostgreSQL's types.
+    static func tableStatement(_ table: TableLayout, schema: StoreSchema) -> String {
+        let types = columnTypes(of: table.name, in: schema)
         let columns = [#""Z_PK" bigint PRIMARY KEY"#, #""Z_ENT" bigint NOT NULL"#, #""Z_OPT" bigint"#]
             + table.columns.map { SQL.quoted($0.name) + " " + (types[$0.name] ?? "bigint") }
-        var statements = ["CREATE TABLE \(SQL.quoted(table.name)) (\(columns.joined(separator: ", ")))"]
-        for index in table.indexes {
-            let list = index.columns.map { SQL.quoted($0.name) + ($0.suffix.hasSuffix("DESC") ? " DESC" : "") }
-            statements.append(
-                "CREATE \(index.isUnique ? "UNIQUE " : "")INDEX \(SQL.quoted(indexName(index.name))) "
-                    + "ON \(SQL.quoted(table.name)) (\(list.joined(separator: ", ")))")
+        return "CREATE TABLE \(SQL.quoted(table.name)) (\(columns.joined(separator: ", ")))"
+    }
+
+    /// The PostgreSQL type of each attribute column of a root table; other columns are `bigint`.
+    static func columnTypes(of table: String, in schema: StoreSchema) -> [String: String] {
+        var types: [String: String] = [:]
+        for layout in schema.entities.values where layout.table == table {
+            for attribute in layout.attributes { types[attribute.column] = columnType(of: attribute.type) }
         }
-        return statements
+        return types
+    }
+
+    /// One index as PostgreSQL keeps it: its (possibly shortened) name, whether it is unique, its
+    /// column list as `pg_get_indexdef` prints it, and the statement creating it.
+    struct IndexDefinition {
+        /// The index name, shortened to 63 bytes.
+        var name: String
+        /// The table it indexes.
+        var table: String
+        /// Whether it is unique.
+        var isUnique: Bool
+        /// `("ZA", "ZB" DESC)`.
+        var columns: String
+        /// The `CREATE INDEX` statement.
+        var statement: String { "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(SQL.quoted(name)) ON \(SQL.quoted(table)) \(columns)" }
+    }
+
+    /// The indexes of one root table.
+    static func indexes(of table: TableLayout) -> [IndexDefinition] {
+        table.indexes.map { index in
+            let list = index.columns.map { SQL.quoted($0.name) + ($0.suffix.hasSuffix("DESC") ? " DESC" : "") }
+            return IndexDefinition(
+                name: indexName(index.name), table: table.name, isUnique: index.isUnique,
+                columns: "(\(list.joined(separator: ", ")))")
+        }
+    }
+
+    /// The `CREATE TABLE` statement of a many-to-many join table.
+    static func joinTableStatement(_ join: JoinTableLayout) -> String {
+        let columns = (join.columns + join.orderColumns).map { SQL.quoted($0) + " bigint" }
+        let key = join.columns.map(SQL.quoted).joined(separator: ", ")
+        return "CREATE TABLE \(SQL.quoted(join.name)) (\(columns.joined(separator: ", ")), PRIMARY KEY (\(key)))"
+    }
+
+    /// The index of a join table on its columns in reverse order.
+    static func joinIndex(_ join: JoinTableLayout) -> IndexDefinition {
+        IndexDefinition(
+            name: indexName("\(join.name)_\(join.columns[1])_INDEX"), table: join.name, isUnique: false,
+            columns: "(\(join.columns.reversed().map(SQL.quoted).joined(separator: ", ")))")
     }
 
     /// The PostgreSQL type of an attribute's column.

@@ -19,6 +19,9 @@ public enum MigrationEvent: Sendable, Hashable {
     case replaced(URL)
     /// The migration is complete.
     case finished(MigrationReport)
+    /// Another process holds the store's migration lock (a PostgreSQL store); the migration waits
+    /// for it, up to ``MigrationOptions/lockTimeout``. `holder` describes that process.
+    case waitingForMigrationLock(holder: String)
 }
 
 /// How the steps of a store migration are carried out.
@@ -51,6 +54,9 @@ public struct MigrationOptions: Sendable {
     public var policies: MigrationPolicyRegistry
     /// The clock and UUID source of value expressions.
     public var environment: ExpressionEnvironment
+    /// How long a migration of a PostgreSQL store waits for another process's migration of it to
+    /// finish before failing; nil (the default) waits as long as it takes.
+    public var lockTimeout: Duration?
 
     /// Creates options.
     ///

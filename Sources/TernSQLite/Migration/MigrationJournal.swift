@@ -1,5 +1,6 @@
 public import Foundation
 public import TernCore
+package import TernMigration
 
 /// The migration steps a store records in its metadata (application key
 /// ``journalKey``), each with a checksum of its mapping, so that an edited mapping that already
@@ -88,5 +89,15 @@ public struct MigrationJournal: Sendable, Hashable {
     /// - Complexity: O(*n*) in the number of entries.
     public func entry(from: String, to: String) -> Entry? {
         entries.last { $0.from == from && $0.to == to }
+    }
+
+    /// The steps of a plan that already ran on the store with another mapping, as `from → to`.
+    ///
+    /// - Parameter plan: The plan about to run.
+    /// - Complexity: O(*s* · *n*) in the plan's steps and the journal's entries.
+    package func editedSteps(of plan: MigrationPlan) -> [MigrationPlan.Step] {
+        plan.steps.filter { step in
+            entry(from: step.from, to: step.to).map { $0.checksum != step.mappingChecksum } ?? false
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernPostgreSQL
 import TernSQLite
 import TernStores
 
@@ -17,7 +18,11 @@ struct MigrateCommand: Command {
             + "or rebuild (every step built beside the store).")
     /// The migrated store's type.
     static let type = ArgumentDefinition.option(
-        "type", value: "T", help: "The migrated store's type: sqlite, binary or xml (default: the source's).")
+        "type", value: "T", help: "The migrated store's type: sqlite, binary, xml or postgres (default: the source's).")
+    /// How long to wait for another process's migration of a PostgreSQL store.
+    static let lockTimeout = ArgumentDefinition.option(
+        "lock-timeout", value: "S",
+        help: "PostgreSQL stores: seconds to wait while another process migrates the store (default: as long as it takes).")
 
     /// The command's name, arguments and help.
     static let configuration = CommandConfiguration(
@@ -39,12 +44,22 @@ struct MigrateCommand: Command {
             Binary and XML stores migrate the same way, loaded whole (they are one archive): the
             migrated file is written beside the store and renamed over it. --type writes another
             type (a SQLite store changes type only with --destination).
+
+            A PostgreSQL store (postgres://user@host/db?schema=s) migrates in its own schema under
+            a session advisory lock, so one process migrates it at a time: another one waits
+            (--lock-timeout) and then finds it migrated. Inferred steps run as DDL in one
+            transaction; other plans are built in a scratch schema and swapped in by one
+            transaction. --destination postgres://… --type postgres copies any store into a new
+            PostgreSQL schema and migrates it there; a PostgreSQL store with --destination FILE
+            is copied into the file (--type, default sqlite) and migrated there. The source is
+            left as it was; a failed migration removes the destination.
             """,
-        arguments: MigrationArguments.definitions + [destination, type, strategy, .progress, .quiet],
+        arguments: MigrationArguments.definitions + [destination, type, strategy, lockTimeout, .progress, .quiet],
         examples: [
             "tern migrate Recipes.sqlite --model Recipes.xcdatamodeld",
             "tern migrate Events.sqlite --model Events.xcdatamodeld --mapping EventSplit.json --destination New.sqlite",
             "tern migrate Recipes.binary --model Recipes.xcdatamodeld --type xml --destination Recipes.xml",
+            "tern migrate 'postgres://app@db.example.com/recipes?schema=kitchen' --model Recipes.xcdatamodeld",
         ])
 
     /// The store, model, target and mappings.
@@ -55,6 +70,8 @@ struct MigrateCommand: Command {
     var kind: StoreKind?
     /// How inferred steps run.
     var strategy = MigrationStrategy.automatic
+    /// How long to wait for the migration lock of a PostgreSQL store; nil waits as long as it takes.
+    var lockTimeout: Duration?
 
     /// Makes the command from its parsed command line.
     init(_ arguments: ParsedArguments) throws(ValidationError) {
@@ -75,32 +92,46 @@ struct MigrateCommand: Command {
             }
             self.kind = storeKind
         }
+        if let text = arguments.value(of: Self.lockTimeout) {
+            guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+                throw ValidationError("--lock-timeout takes a number of seconds, not '\(text)'")
+            }
+            lockTimeout = .milliseconds(Int64(seconds * 1000))
+        }
     }
 
     /// Migrates the store with a progress bar, then says what it did.
     func run(in context: CommandContext) async throws {
         let (store, model, mappings) = try migration.load(in: context)
-        var options = MigrationOptions(destination: destinationPath.map(context.environment.url(forPath:)))
+        let involvesPostgreSQL = store.isPostgreSQL || kind == .postgreSQL || destinationPath.map(PostgreSQLLocation.isURL) == true
+        var options = MigrationOptions(
+            destination: involvesPostgreSQL ? nil : destinationPath.map(context.environment.url(forPath:)))
         options.strategy = strategy
+        options.lockTimeout = lockTimeout
         let progress = Progress(totalUnitCount: 1)
         let bar = context.progressBar("migrating", for: progress)
         let report: MigrationReport
         do {
             defer { bar.finish() }
-            // SQLite stores stream through StoreMigrator; binary and XML ones (and type changes) are loaded whole.
-            report = try await StoreFiles.migrateStore(
-                at: store.url, model: model, to: migration.target, mappings: mappings, kind: kind, options: options,
-                progress: progress)
+            if involvesPostgreSQL {
+                report = try await migrateWithPostgreSQL(
+                    store, model: model, mappings: mappings, options: options, progress: progress, in: context)
+            } else {
+                // SQLite stores stream through StoreMigrator; binary and XML ones (and type changes) are loaded whole.
+                report = try await StoreFiles.migrateStore(
+                    at: store.url, model: model, to: migration.target, mappings: mappings, kind: kind, options: options,
+                    progress: progress)
+            }
         } catch let error as MigrationError {
             throw CommandFailure(error.message, details: error.failures.map(\.description))
-        } catch let error as SQLiteError {
-            throw CommandFailure("the migration failed: \(error.message)")
-        } catch let error as TernError {
-            throw CommandFailure("the migration failed: \(error.message)")
+        } catch let error as CommandFailure {
+            throw error
+        } catch {
+            throw CommandFailure("the migration failed: \(StoreFile.message(of: error))")
         }
         for file in report.cleanedUpFiles { context.note("removed \(file), left by an interrupted migration") }
         for step in report.editedMappings { context.note("the mapping of step \(step) changed since it was applied") }
-        let place = destinationPath ?? migration.storePath
+        let place = destinationPath.map { StoreFile($0, environment: context.environment).displayName } ?? store.displayName
         if report.plan.isEmpty {
             context.print("\(place) is already at version \(report.plan.destination)")
         } else {
@@ -108,6 +139,67 @@ struct MigrateCommand: Command {
             context.print(
                 "migrated \(place) from \(report.plan.source) to \(report.plan.destination) in \(report.plan.steps.count) "
                     + "step(s), \(objects) object(s) read")
+        }
+    }
+
+    /// Migrates a PostgreSQL store in its schema, or copies a store into a new PostgreSQL schema
+    /// (or a PostgreSQL store into a file) and migrates the copy; a failed migration removes the copy.
+    private func migrateWithPostgreSQL(
+        _ store: StoreFile, model: VersionedModel, mappings: [StepMapping], options: MigrationOptions, progress: Progress,
+        in context: CommandContext
+    ) async throws -> MigrationReport {
+        let (environment, isQuiet) = (context.environment, context.isQuiet)
+        let onEvent: @Sendable (MigrationEvent) -> Void = { event in
+            if case .waitingForMigrationLock(let holder) = event, !isQuiet {
+                environment.output.write("waiting: another process is migrating the store (\(holder))\n", to: .standardError)
+            }
+        }
+        guard let destinationPath else {
+            guard store.isPostgreSQL else {
+                throw CommandFailure("a migration into a PostgreSQL store needs --destination postgres://…")
+            }
+            guard kind == nil || kind == .postgreSQL else {
+                throw CommandFailure("a PostgreSQL store migrates in its own schema; give --destination for another type")
+            }
+            return try await PostgreSQLMigrator().migrateStore(
+                at: store.path, model: model, to: migration.target, mappings: mappings, options: options, progress: progress,
+                onEvent: onEvent)
+        }
+        let destination = StoreFile(destinationPath, environment: context.environment)
+        let destinationKind = kind ?? (destination.isPostgreSQL ? .postgreSQL : store.isPostgreSQL ? .sqlite : nil)
+        guard (destinationKind == .postgreSQL) == destination.isPostgreSQL else {
+            throw CommandFailure(
+                destination.isPostgreSQL
+                    ? "\(destination.displayName) is a PostgreSQL URL; use --type postgres"
+                    : "a PostgreSQL destination is a postgres:// URL, not \(destinationPath)")
+        }
+        let plan = try store.isPostgreSQL
+            ? PostgreSQLMigrator().plan(forStoreAt: store.path, model: model, to: migration.target, mappings: mappings)
+            : StoreFiles.migrationPlan(forStoreAt: store.url, model: model, to: migration.target, mappings: mappings)
+        try plan.requireExecutable()
+        let source = try store.open(model: model.version(named: plan.source)?.model, isReadOnly: true)
+        if destination.isPostgreSQL {
+            _ = try await StoreFiles.copy(source, toPostgreSQL: destinationPath)
+            do {
+                return try await PostgreSQLMigrator().migrateStore(
+                    at: destinationPath, model: model, to: migration.target, mappings: mappings, options: options,
+                    progress: progress, onEvent: onEvent)
+            } catch {
+                try? PostgreSQLStore.destroy(at: destinationPath)
+                throw error
+            }
+        }
+        guard let fileKind = destinationKind, fileKind != .postgreSQL else {
+            throw CommandFailure("give the destination's type with --type sqlite, binary or xml")
+        }
+        _ = try await StoreFiles.copy(source, to: destination.url, kind: fileKind)
+        do {
+            return try await StoreFiles.migrateStore(
+                at: destination.url, model: model, to: migration.target, mappings: mappings, options: options,
+                progress: progress)
+        } catch {
+            try? StoreFiles.destroy(at: destination.url)
+            throw error
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernPostgreSQL
 import TernSQLite
 import TernStores
 
@@ -44,9 +45,16 @@ struct PlanCommand: Command {
         let (store, model, mappings) = try migration.load(in: context)
         let plan: MigrationPlan
         do {
-            plan = try StoreFiles.migrationPlan(forStoreAt: store.url, model: model, to: migration.target, mappings: mappings)
+            if store.isPostgreSQL {
+                plan = try PostgreSQLMigrator().plan(
+                    forStoreAt: store.path, model: model, to: migration.target, mappings: mappings)
+            } else {
+                plan = try StoreFiles.migrationPlan(forStoreAt: store.url, model: model, to: migration.target, mappings: mappings)
+            }
         } catch let error as MigrationError {
             throw CommandFailure(error.message, details: error.failures.map(\.description))
+        } catch let error as PostgreSQLError {
+            throw CommandFailure("cannot read the store at \(store.displayName): \(StoreFile.message(of: error))")
         }
         guard json else {
             context.print(plan.description)
@@ -107,7 +115,7 @@ struct MigrationArguments: Sendable {
 
     /// Reads the store's location, the model and the mapping files.
     ///
-    /// - Throws: ``CommandFailure`` when the store is not SQLite or a file cannot be read.
+    /// - Throws: ``CommandFailure`` when the store is not a store Tern knows or a file cannot be read.
     func load(in context: CommandContext) throws -> (StoreFile, VersionedModel, [StepMapping]) {
         let store = StoreFile(storePath, environment: context.environment)
         _ = try store.kind()  // SQLite, binary and XML stores migrate; anything else fails here.

@@ -163,6 +163,7 @@ struct StoreFile {
         switch error {
         case let error as SQLiteError: text = error.message
         case let error as TernError: text = error.message
+        case let error as PostgreSQLError: text = error.message
         default: text = String(describing: error)
         }
         if text.hasSuffix(".") { text.removeLast() }

@@ -106,7 +106,7 @@ extension Connection {
         }
         for (column, value, numbers) in alteration.rewrittenColumns {
             try execute("""
-                UPDATE \(table) SET \(.identifier(column)) = \(Self.expression(value)) WHERE Z_ENT IN (\(Self.list(numbers)))
+                UPDATE \(table) SET \(.identifier(column)) = \(value.sql(constant: Self.constant)) WHERE Z_ENT IN (\(Self.list(numbers)))
                 """)
         }
     }
@@ -117,7 +117,7 @@ extension Connection {
         let values = columns.map { column -> SQL in
             switch column {
             case "Z_PK", "Z_OPT": return .identifier(column)
-            default: return value(of: column, in: copy)
+            default: return copy.sql(of: column, constant: constant)
             }
         }
         return """
@@ -141,38 +141,9 @@ extension Connection {
         }
     }
 
-    /// The SQL value of a destination column for the rows copied: one expression, or a `CASE`
-    /// on the source entity number when entities differ.
-    private static func value(of column: String, in copy: TableMigrationPlan.TableCopy) -> SQL {
-        if let uniform = copy.uniformValue(of: column) { return expression(uniform) }
-        let byEntity = copy.values[column] ?? [:]
-        let cases = copy.sourceNumbers.compactMap { number in
-            byEntity[number].map { "WHEN \(Int64(number)) THEN \(expression($0))" as SQL }
-        }
-        return "CASE Z_ENT \(SQL.joined(cases, separator: " ")) ELSE NULL END"
-    }
-
-    /// The SQL of one column value over the source row.
-    private static func expression(_ value: TableMigrationPlan.ColumnValue) -> SQL {
-        switch value {
-        case .constant(let constant):
-            return constant == .null ? "NULL" : "\(constant)"
-        case .column(let column):
-            return .identifier(column)
-        case .coalesce(let column, let constant):
-            return "COALESCE(\(.identifier(column)), \(constant))"
-        case .renumbered(let column, let numbers):
-            let cases = numbers.sorted { $0.key < $1.key }.map { "WHEN \(Int64($0.key)) THEN \(Int64($0.value))" as SQL }
-            return "CASE \(.identifier(column)) \(SQL.joined(cases, separator: " ")) ELSE NULL END"
-        case .constantWhereNotNull(let column, let constant):
-            return "CASE WHEN \(.identifier(column)) IS NULL THEN NULL ELSE \(constant) END"
-        case .position(let partition, let order):
-            let ordering: SQL = order.map { SQL.identifier($0) + ", Z_PK" } ?? "Z_PK"
-            return """
-                CASE WHEN \(.identifier(partition)) IS NULL THEN NULL ELSE \
-                ROW_NUMBER() OVER (PARTITION BY \(.identifier(partition)) ORDER BY \(ordering)) * 1024 END
-                """
-        }
+    /// A constant as SQLite takes it: bound, or NULL.
+    private static func constant(_ value: DatabaseValue) -> SQL {
+        value == .null ? "NULL" : "\(value)"
     }
 
     /// A comma-separated list of bound integers.

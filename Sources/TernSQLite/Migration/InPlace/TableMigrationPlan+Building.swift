@@ -1,5 +1,5 @@
 import TernCore
-import TernMigration
+package import TernMigration
 
 extension TableMigrationPlan {
     /// Plans an inferred step on the tables of a store.
@@ -18,7 +18,7 @@ extension TableMigrationPlan {
     /// - Throws: ``InPlaceUnsupported`` for what the plan cannot express; the step is then built
     ///   beside the store instead.
     /// - Complexity: O(*e* · *p*) in the number of entities and properties.
-    init(
+    package init(
         source: StoreSchema, destination: StoreSchema, mapping: MappingModel, largestKeys: [Int: Int64]
     ) throws(InPlaceUnsupported) {
         self.source = source

@@ -118,6 +118,52 @@ package struct TableMigrationPlan: Sendable {
     package var carriedKeys: [String: Int64] = [:]
 }
 
+extension TableMigrationPlan.ColumnValue {
+    /// The SQL of the value over a source row, for any SQL store: identifiers quoted, each
+    /// constant written by `constant` (bound, and cast where the dialect needs it).
+    ///
+    /// - Parameter constant: Writes a constant.
+    package func sql(constant: (DatabaseValue) -> SQL) -> SQL {
+        switch self {
+        case .constant(let value):
+            return constant(value)
+        case .column(let column):
+            return .identifier(column)
+        case .coalesce(let column, let value):
+            return "COALESCE(\(.identifier(column)), \(constant(value)))"
+        case .renumbered(let column, let numbers):
+            let cases = numbers.sorted { $0.key < $1.key }.map { "WHEN \(Int64($0.key)) THEN \(Int64($0.value))" as SQL }
+            return "CASE \(.identifier(column)) \(SQL.joined(cases, separator: " ")) ELSE NULL END"
+        case .constantWhereNotNull(let column, let value):
+            return "CASE WHEN \(.identifier(column)) IS NULL THEN NULL ELSE \(constant(value)) END"
+        case .position(let partition, let order):
+            let key = SQL.identifier("Z_PK")
+            let ordering: SQL = order.map { SQL.identifier($0) + ", " + key } ?? key
+            return """
+                CASE WHEN \(.identifier(partition)) IS NULL THEN NULL ELSE \
+                ROW_NUMBER() OVER (PARTITION BY \(.identifier(partition)) ORDER BY \(ordering)) * 1024 END
+                """
+        }
+    }
+}
+
+extension TableMigrationPlan.TableCopy {
+    /// The SQL value of a destination column for the rows copied: one expression, or a `CASE`
+    /// on the source entity number when entities differ.
+    ///
+    /// - Parameters:
+    ///   - column: The destination column.
+    ///   - constant: Writes a constant (see ``TableMigrationPlan/ColumnValue/sql(constant:)``).
+    package func sql(of column: String, constant: (DatabaseValue) -> SQL) -> SQL {
+        if let uniform = uniformValue(of: column) { return uniform.sql(constant: constant) }
+        let byEntity = values[column] ?? [:]
+        let cases = sourceNumbers.compactMap { number in
+            byEntity[number].map { "WHEN \(Int64(number)) THEN \($0.sql(constant: constant))" as SQL }
+        }
+        return "CASE \(SQL.identifier("Z_ENT")) \(SQL.joined(cases, separator: " ")) ELSE NULL END"
+    }
+}
+
 /// Why an inferred step cannot run in place; the migrator then builds it beside the store.
 package struct InPlaceUnsupported: Error, Sendable, CustomStringConvertible {
     /// What the in-place planner cannot express.

@@ -1,0 +1,188 @@
+import Foundation
+import TernCore
+import TernSQLite
+
+extension Connection {
+    // MARK: - Running a table migration plan
+
+    /// Applies a table migration plan with PostgreSQL DDL and DML; the caller holds the transaction.
+    ///
+    /// PostgreSQL's DDL is transactional, so the whole plan commits or rolls back as one. Indexes
+    /// of tables that are rebuilt are renamed with their table out of the way; indexes of tables
+    /// kept in place that the destination does not want as they are are dropped. Kept tables get
+    /// `RENAME COLUMN`, `ADD COLUMN` (in the column's PostgreSQL type) and `UPDATE`s; rebuilt
+    /// tables are created anew and filled with `INSERT … SELECT` from the renamed source, which is
+    /// dropped at the end. Missing indexes are created last, and `Z_PRIMARYKEY` is rewritten with
+    /// the destination's entity numbers and each root's largest key.
+    ///
+    /// - Parameters:
+    ///   - plan: The plan (``TernSQLite/TableMigrationPlan``).
+    ///   - checkpoint: Called between statements; throws to stop (the caller rolls back).
+    /// - Throws: ``PostgreSQLError`` when a statement fails, or what `checkpoint` throws.
+    /// - Complexity: O(*n* log *n*) in the rows of rebuilt tables; altered tables cost O(*n*) per
+    ///   `UPDATE`, nothing for a renamed column or an added column without a default.
+    func apply(_ plan: TableMigrationPlan, checkpoint: () throws -> Void) throws {
+        let destination = plan.destination
+        var wanted: [String: IndexDefinition] = [:]
+        for table in destination.tables.values { for index in Self.indexes(of: table) { wanted[index.name] = index } }
+        for join in destination.joinTables.values { wanted[Self.joinIndex(join).name] = Self.joinIndex(join) }
+        let kept = Set(plan.alterations.map(\.table.name)).union(plan.keptJoinTables)
+        let replaced = plan.replacedTables
+        for row in try fetchAll("""
+            SELECT i.relname::text, t.relname::text, pg_get_indexdef(x.indexrelid), x.indisprimary \
+            FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid \
+            WHERE t.relnamespace = CAST(current_schema() AS regnamespace) ORDER BY 1
+            """)
+        {
+            guard let name = row[0].string, let table = row[1].string, let definition = row[2].string else { continue }
+            if replaced.contains(table) {
+                try execute("ALTER INDEX \(.identifier(name)) RENAME TO \(.identifier(Self.replacedName(name)))")
+            } else if kept.contains(table), row[3].int64 != 1, !Self.matches(definition, wanted[name], table: table) {
+                try execute("DROP INDEX \(.identifier(name))")
+            }
+        }
+        for table in replaced.sorted() {
+            try execute("ALTER TABLE \(.identifier(table)) RENAME TO \(.identifier(Self.replacedName(table)))")
+        }
+        for alteration in plan.alterations {
+            try alter(alteration, types: Self.columnTypes(of: alteration.table.name, in: destination), in: destination)
+            try checkpoint()
+        }
+        for rebuild in plan.rebuilds {
+            try executeScript(Self.tableStatement(rebuild.table, schema: destination))
+            if let copy = rebuild.copy { try execute(insertion(into: rebuild.table, from: copy, in: destination)) }
+            try checkpoint()
+        }
+        for rebuild in plan.joinRebuilds {
+            try executeScript(Self.joinTableStatement(rebuild.table))
+            for source in rebuild.sources { try execute(Self.insertion(into: rebuild.table, from: source)) }
+            try checkpoint()
+        }
+        for table in replaced.sorted() { try execute("DROP TABLE \(.identifier(Self.replacedName(table)))") }
+        let existing = Set(try fetchAll("""
+            SELECT i.relname::text FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid \
+            WHERE i.relnamespace = CAST(current_schema() AS regnamespace)
+            """).compactMap { $0.first?.string })
+        for (name, index) in wanted.sorted(by: { $0.key < $1.key }) where !existing.contains(name) {
+            try executeScript(index.statement)
+        }
+        try execute(#"DELETE FROM "Z_PRIMARYKEY""#)
+        try writePrimaryKeyRows(of: destination)
+        for layout in destination.entities.values where layout.superNumber == 0 {
+            let largest = try fetchValue("SELECT MAX(\"Z_PK\") FROM \(.identifier(layout.table))")?.int64 ?? 0
+            let carried = plan.carriedKeys[layout.table] ?? 0
+            try execute("""
+                UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = \(max(largest, carried)) WHERE "Z_ENT" = \(layout.number)
+                """)
+        }
+    }
+
+    // MARK: - Non public
+
+    /// The name a replaced table or index has until it is dropped (at most 63 bytes).
+    static func replacedName(_ name: String) -> String { indexName("TERN_REPLACED_" + name) }
+
+    /// Whether an index as `pg_get_indexdef` prints it is the one the destination wants.
+    private static func matches(_ definition: String, _ wanted: IndexDefinition?, table: String) -> Bool {
+        guard let wanted, wanted.table == table, definition.hasPrefix("CREATE UNIQUE") == wanted.isUnique else {
+            return false
+        }
+        return definition.hasSuffix("USING btree " + wanted.columns)
+    }
+
+    /// Renames, adds and rewrites the columns of a table kept in place.
+    private func alter(
+        _ alteration: TableMigrationPlan.TableAlteration, types: [String: String], in destination: StoreSchema
+    ) throws(PostgreSQLError) {
+        let table = SQL.identifier(alteration.table.name)
+        let attributeTypes = Self.attributeTypes(of: alteration.table.name, in: destination)
+        for (from, to) in alteration.renamedColumns {
+            try execute("ALTER TABLE \(table) RENAME COLUMN \(.identifier(from)) TO \(.identifier(to))")
+        }
+        for (column, values) in alteration.addedColumns {
+            let type = types[column.name] ?? "bigint"
+            try execute("ALTER TABLE \(table) ADD COLUMN \(.identifier(column.name)) \(SQL(unsafeSQL: type))")
+            var numbersByValue: [DatabaseValue: [Int]] = [:]
+            for (number, value) in values { numbersByValue[value, default: []].append(number) }
+            for (value, numbers) in numbersByValue.sorted(by: { $0.value.min() ?? 0 < $1.value.min() ?? 0 }) {
+                let constant = Self.constant(value, type: attributeTypes[column.name])
+                try execute("""
+                    UPDATE \(table) SET \(.identifier(column.name)) = \(constant) WHERE "Z_ENT" IN (\(Self.list(numbers)))
+                    """)
+            }
+        }
+        for (column, value, numbers) in alteration.rewrittenColumns {
+            let expression = value.sql { Self.constant($0, type: attributeTypes[column]) }
+            try execute("""
+                UPDATE \(table) SET \(.identifier(column)) = \(expression) WHERE "Z_ENT" IN (\(Self.list(numbers)))
+                """)
+        }
+    }
+
+    /// `INSERT … SELECT` of a rebuilt table's rows from the renamed source table.
+    private func insertion(
+        into table: TableLayout, from copy: TableMigrationPlan.TableCopy, in destination: StoreSchema
+    ) -> SQL {
+        let attributeTypes = Self.attributeTypes(of: table.name, in: destination)
+        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
+        let values = columns.map { column -> SQL in
+            switch column {
+            case "Z_PK", "Z_OPT": return .identifier(column)
+            default: return copy.sql(of: column) { Self.constant($0, type: attributeTypes[column]) }
+            }
+        }
+        return """
+            INSERT INTO \(.identifier(table.name)) (\(SQL.joined(columns.map(SQL.identifier)))) \
+            SELECT \(SQL.joined(values)) FROM \(.identifier(Self.replacedName(copy.sourceTable))) \
+            WHERE "Z_ENT" IN (\(Self.list(copy.sourceNumbers))) ORDER BY "Z_PK"
+            """
+    }
+
+    /// `INSERT … SELECT` of a join table's rows from one source; duplicates are skipped.
+    private static func insertion(into join: JoinTableLayout, from source: TableMigrationPlan.JoinSource) -> SQL {
+        let target: SQL = "INSERT INTO \(.identifier(join.name)) (\(SQL.joined(join.columns.map(SQL.identifier))))"
+        let select: SQL
+        switch source {
+        case .joinTable(let table, let first, let second):
+            select = " SELECT \(.identifier(first)), \(.identifier(second)) FROM \(.identifier(replacedName(table)))"
+        case .foreignKey(let table, let numbers, let first, let second):
+            select = """
+                 SELECT \(.identifier(first)), \(.identifier(second)) FROM \(.identifier(replacedName(table))) \
+                WHERE "Z_ENT" IN (\(list(numbers))) AND \(.identifier(first)) IS NOT NULL AND \(.identifier(second)) IS NOT NULL
+                """
+        }
+        return target + select + " ON CONFLICT DO NOTHING"
+    }
+
+    /// A bound constant, cast to its column's PostgreSQL type. The plan holds values as the SQLite
+    /// store keeps them; UUIDs (16 bytes there) and decimals (reals there) are turned into the
+    /// text PostgreSQL's `uuid` and `numeric` read.
+    static func constant(_ value: DatabaseValue, type: AttributeType?) -> SQL {
+        guard value != .null else { return "NULL" }
+        var bound = value
+        switch (type, value) {
+        case (.uuid?, .blob(let bytes)) where bytes.count == 16:
+            let tuple = bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }
+            bound = .text(UUID(uuid: tuple).uuidString)
+        case (.decimal?, .real(let number)): bound = .text(Decimal(string: String(number))?.description ?? String(number))
+        case (.decimal?, .integer(let number)): bound = .text(String(number))
+        default: break
+        }
+        let columnType = type.map(columnType(of:)) ?? "bigint"
+        return "CAST(\(bound) AS \(SQL(unsafeSQL: columnType)))"
+    }
+
+    /// A comma-separated list of bound integers.
+    private static func list(_ numbers: [Int]) -> SQL {
+        SQL.joined(numbers.sorted().map { "\(Int64($0))" as SQL })
+    }
+
+    /// The attribute type of each attribute column of a root table.
+    private static func attributeTypes(of table: String, in schema: StoreSchema) -> [String: AttributeType] {
+        var types: [String: AttributeType] = [:]
+        for layout in schema.entities.values where layout.table == table {
+            for attribute in layout.attributes { types[attribute.column] = attribute.type }
+        }
+        return types
+    }
+}

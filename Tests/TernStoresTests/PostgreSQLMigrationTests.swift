@@ -1,0 +1,258 @@
+import Foundation
+import Synchronization
+import TernCore
+import TernMigration
+import TernPostgreSQL
+import TernSQLite
+import TernStores
+import TernTestSupport
+import Testing
+
+/// Turns `minutes` (an integer) into text such as "25 min": the Swift policy of the v4 → v5 step.
+private struct MinutesAsText: EntityMigrationPolicy {
+    func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+        throws(MigrationError)
+    {
+        try DefaultMigrationPolicy.createInstance(forSource: source, mapping: mapping, manager: manager)
+        guard let destination = manager.destinationInstances(forMapping: mapping.name, sourceInstances: [source]).first,
+            case .value(.integer(let minutes)?) = try manager.sourceValue(forKeyPath: ["minutes"], of: source)
+        else { return }
+        try manager.setDestinationValue(.string("\(minutes) min"), forAttribute: "minutes", of: destination)
+    }
+}
+
+/// Fails on the second recipe, after the first has been written: a failure in the middle of a step.
+private struct FailsOnSecondRecipe: EntityMigrationPolicy {
+    func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+        throws(MigrationError)
+    {
+        guard source.primaryKey < 2 else { throw MigrationError(.evaluationFailed, "planted failure") }
+        try DefaultMigrationPolicy.createInstance(forSource: source, mapping: mapping, manager: manager)
+    }
+}
+
+/// Migrations of PostgreSQL stores on a real server give what the same migrations give on
+/// SQLite, row for row and value for value; failures leave the old store.
+@Suite(.enabled(if: PostgreSQLTestServer.isAvailable, PostgreSQLTestServer.skipComment))
+struct PostgreSQLMigrationTests {
+    static let customStep = #"""
+        {"source": "v4", "destination": "v5", "passes": [{"name": "Only", "entityMappings": [
+          {"name": "RecipeToRecipe", "kind": "custom", "source": "Recipe", "destination": "Recipe", "policy": "MinutesAsText",
+           "attributes": {"heading": "$source.title", "servings": "$source.servings", "notes": "$source.notes"},
+           "relationships": {"ingredients": "destinationInstances(\"IngredientToIngredient\", $source.ingredients)"}},
+          {"name": "IngredientToIngredient", "kind": "copy", "source": "Ingredient", "destination": "Ingredient"}]}]}
+        """#
+
+    /// A SQLite store and a PostgreSQL store holding the same rows of a version.
+    static func stores(
+        _ model: VersionedModel, version: String, rows: [StoreRow], in folder: TemporaryDirectory
+    ) async throws -> (sqlite: URL, postgreSQL: String) {
+        let versionModel = try #require(model.version(named: version)).model
+        let url = folder.path("Recipes.sqlite")
+        let sqlite = try SQLiteStore(at: url, model: versionModel)
+        _ = try await sqlite.save(StoreChangeSet(inserted: rows))
+        let postgreSQL = try PostgreSQLTestServer.freshStoreURL(prefix: "migrate")
+        let store = try PostgreSQLStore(url: postgreSQL, model: versionModel)
+        _ = try await store.save(StoreChangeSet(inserted: rows))
+        return (url, postgreSQL)
+    }
+
+    /// Every row of every entity of a store, without row versions, in key order.
+    static func contents(of store: any PersistentStore) async throws -> [String: [String]] {
+        var contents: [String: [String]] = [:]
+        for entity in store.model.entities where !entity.isAbstract {
+            var request = StoreFetchRequest(entityName: entity.name)
+            request.includesSubentities = false
+            contents[entity.name] = try await store.fetch(request).sorted { $0.reference < $1.reference }.map { row in
+                "\(row.reference) \(row.attributes.sorted { $0.key < $1.key }) \(row.toOne.sorted { $0.key < $1.key }) "
+                    + "\(row.toMany.sorted { $0.key < $1.key })"
+            }
+        }
+        return contents
+    }
+
+    /// The contents of both stores after migrating, which must be equal and not empty.
+    static func expectSameContents(sqlite: URL, postgreSQL: String, model: ManagedObjectModel) async throws {
+        let fromSQLite = try await contents(of: try SQLiteStore(at: sqlite, model: model, configuration: .readOnly))
+        let fromPostgreSQL = try await contents(of: try PostgreSQLStore(url: postgreSQL, model: model, readOnly: true))
+        #expect(fromPostgreSQL == fromSQLite)
+        #expect(fromSQLite.values.reduce(0) { $0 + $1.count } > 0)
+    }
+
+    @Test(arguments: ["v1", "v2", "v3", "v4"])
+    func inferredChainsRunInPlaceInOneTransactionAsOnSQLite(version: String) async throws {
+        let model = try RecipeVersions.model()
+        let folder = try TemporaryDirectory()
+        let (sqlite, postgreSQL) = try await Self.stores(model, version: version, rows: RecipeVersions.rows(for: version), in: folder)
+        let before = try PostgreSQLStore.metadata(at: postgreSQL)
+        let options = MigrationOptions(batchSize: 2)
+        let expected = try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        let events = EventLog()
+        let report = try await PostgreSQLMigrator().migrateStore(
+            at: postgreSQL, model: model, options: options, onEvent: { events.append($0) })
+        #expect(report.plan == expected.plan)
+        #expect(report.inPlaceSteps == Array(report.plan.steps.indices) && !report.plan.steps.isEmpty)
+        #expect(report.objectsPerStep == expected.objectsPerStep)
+        #expect(events.startedSteps == report.plan.steps.indices.map { $0 })
+        let v5 = try #require(model.version(named: "v5")).model
+        let after = try PostgreSQLStore.metadata(at: postgreSQL)
+        #expect(v5.isCompatible(with: after))
+        #expect(after.uuid == before.uuid && after.storeType == StoreKind.postgreSQL.rawValue)
+        let journal = MigrationJournal(metadata: after).entries.map { "\($0.from)→\($0.to):\($0.kind):\($0.checksum)" }
+        let sqliteJournal = MigrationJournal(metadata: try SQLiteStore.metadata(at: sqlite)).entries
+            .map { "\($0.from)→\($0.to):\($0.kind):\($0.checksum)" }
+        #expect(journal == sqliteJournal && !journal.isEmpty)
+        try await Self.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: v5)
+        // The migrated store opens with the new model and gives keys after the old ones.
+        let store = try PostgreSQLStore(url: postgreSQL, model: v5)
+        #expect(try await store.newPrimaryKeys(forEntity: "Recipe", count: 1) == [4])
+        let again = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model)
+        #expect(again.plan.isEmpty)
+        try PostgreSQLStore.destroy(at: postgreSQL)
+    }
+
+    @Test func theRebuildStrategyBuildsBesideAndSwapsInAsOnSQLite() async throws {
+        let model = try RecipeVersions.model()
+        let folder = try TemporaryDirectory()
+        let (sqlite, postgreSQL) = try await Self.stores(model, version: "v3", rows: RecipeVersions.rows(for: "v3"), in: folder)
+        var options = MigrationOptions(batchSize: 2)
+        options.strategy = .rebuild
+        try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        let report = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
+        #expect(report.inPlaceSteps.isEmpty && report.objectsPerStep == [9])
+        let v5 = try #require(model.version(named: "v5")).model
+        #expect(v5.isCompatible(with: try PostgreSQLStore.metadata(at: postgreSQL)))
+        try await Self.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: v5)
+        try PostgreSQLStore.destroy(at: postgreSQL)
+    }
+
+    @Test(arguments: ["v1", "v3", "v4"])
+    func aChainWithAMappedStepStreamsAndSwapsInAsOnSQLite(version: String) async throws {
+        let model = try RecipeVersions.model(breaking: true)
+        let folder = try TemporaryDirectory()
+        let (sqlite, postgreSQL) = try await Self.stores(model, version: version, rows: RecipeVersions.rows(for: version), in: folder)
+        var options = MigrationOptions(batchSize: 2)
+        options.policies.register(MinutesAsText(), named: "MinutesAsText")
+        let mapping = try StepMapping(jsonData: Data(Self.customStep.utf8))
+        let expected = try await StoreMigrator().migrateStore(at: sqlite, model: model, mappings: [mapping], options: options)
+        let report = try await PostgreSQLMigrator().migrateStore(
+            at: postgreSQL, model: model, mappings: [mapping], options: options)
+        #expect(report.plan == expected.plan)
+        #expect(report.plan.steps.last?.kind == .mapping && report.inPlaceSteps.isEmpty)
+        #expect(report.objectsPerStep == expected.objectsPerStep)
+        let v5 = model.versions[4].model
+        let metadata = try PostgreSQLStore.metadata(at: postgreSQL)
+        #expect(v5.isCompatible(with: metadata) && metadata.storeType == StoreKind.postgreSQL.rawValue)
+        #expect(MigrationJournal(metadata: metadata).entries.map(\.to).last == "v5")
+        try await Self.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: v5)
+        let store = try PostgreSQLStore(url: postgreSQL, model: v5)
+        var request = StoreFetchRequest(entityName: "Recipe")
+        request.sortDescriptors = [FetchSort(key: "heading")]
+        let minutes = try await store.fetch(request).map { $0.attributes["minutes"] }
+        #expect(minutes == [.string("10 min"), .string("20 min"), .string("30 min")])
+        try PostgreSQLStore.destroy(at: postgreSQL)
+    }
+
+    @Test func aFailureInTheMiddleOfAMappedStepLeavesTheOldStore() async throws {
+        let model = try RecipeVersions.model(breaking: true)
+        let folder = try TemporaryDirectory()
+        let (_, postgreSQL) = try await Self.stores(model, version: "v4", rows: RecipeVersions.rows(for: "v4"), in: folder)
+        let v4 = model.versions[3].model
+        let before = try await Self.contents(of: try PostgreSQLStore(url: postgreSQL, model: v4, readOnly: true))
+        let metadata = try PostgreSQLStore.metadata(at: postgreSQL)
+        var options = MigrationOptions(batchSize: 1)
+        options.policies.register(FailsOnSecondRecipe(), named: "MinutesAsText")
+        let mapping = try StepMapping(jsonData: Data(Self.customStep.utf8))
+        await #expect(throws: MigrationError.self) {
+            try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, mappings: [mapping], options: options)
+        }
+        #expect(try PostgreSQLStore.metadata(at: postgreSQL) == metadata)
+        #expect(try await Self.contents(of: try PostgreSQLStore(url: postgreSQL, model: v4, readOnly: true)) == before)
+        // No scratch schema is left, and the store still migrates.
+        options.policies.register(MinutesAsText(), named: "MinutesAsText")
+        let report = try await PostgreSQLMigrator().migrateStore(
+            at: postgreSQL, model: model, mappings: [mapping], options: options)
+        #expect(report.cleanedUpFiles.isEmpty && report.plan.steps.count == 1)
+        try PostgreSQLStore.destroy(at: postgreSQL)
+    }
+
+    @Test func aFailureInTheMiddleOfAnInPlaceTransactionLeavesTheOldStore() async throws {
+        // v2 adds a column and makes the names unique: the unique index, created after the table
+        // was altered, fails on the duplicate names and the whole transaction rolls back.
+        let model = try VersionedModel("Items") {
+            ModelVersion("v1") { Entity("Item") { Attribute("name", .string) } }
+            ModelVersion("v2") {
+                Entity("Item") {
+                    Attribute("name", .string)
+                    Attribute("count", .integer32).default(.integer(7))
+                    Unique("name")
+                }
+            }
+        }
+        let rows = ["a", "b", "a"].enumerated().map { index, name in
+            StoreRow(reference: RowReference(entityName: "Item", primaryKey: Int64(index + 1)), version: 1, attributes: ["name": .string(name)])
+        }
+        let url = try PostgreSQLTestServer.freshStoreURL(prefix: "inplace_fail")
+        let v1 = model.versions[0].model
+        _ = try await PostgreSQLStore(url: url, model: v1).save(StoreChangeSet(inserted: rows))
+        let before = try await Self.contents(of: try PostgreSQLStore(url: url, model: v1, readOnly: true))
+        let metadata = try PostgreSQLStore.metadata(at: url)
+        await #expect(throws: PostgreSQLError.self) {
+            try await PostgreSQLMigrator().migrateStore(at: url, model: model)
+        }
+        #expect(try PostgreSQLStore.metadata(at: url) == metadata)
+        #expect(try await Self.contents(of: try PostgreSQLStore(url: url, model: v1, readOnly: true)) == before)
+        // Without the duplicate, the same migration succeeds in place with the default filled.
+        _ = try await PostgreSQLStore(url: url, model: v1).save(
+            StoreChangeSet(deleted: [RowReference(entityName: "Item", primaryKey: 3): 1]))
+        let report = try await PostgreSQLMigrator().migrateStore(at: url, model: model)
+        #expect(report.inPlaceSteps == [0])
+        let items = try await PostgreSQLStore(url: url, model: model.versions[1].model).fetch(StoreFetchRequest(entityName: "Item"))
+        #expect(items.map { $0.attributes["count"] } == [.integer(7), .integer(7)])
+        try PostgreSQLStore.destroy(at: url)
+    }
+
+    @Test func aSecondMigratorWaitsForTheLockThenFailsNamingTheHolder() async throws {
+        let model = try RecipeVersions.model()
+        let url = try PostgreSQLTestServer.freshStoreURL(prefix: "locked")
+        _ = try await PostgreSQLStore(url: url, model: model.versions[0].model).save(StoreChangeSet(inserted: RecipeVersions.rows(for: "v1")))
+        var options = MigrationOptions()
+        options.lockTimeout = .milliseconds(300)
+        let events = EventLog()
+        do {
+            let holder = try await PostgreSQLMigrationSession(location: try PostgreSQLLocation(url), timeout: .zero) { _ in }
+            do {
+                try await PostgreSQLMigrator().migrateStore(at: url, model: model, options: options) { events.append($0) }
+                Issue.record("the migration ran while another process held the lock")
+            } catch let error as PostgreSQLError {
+                #expect(error.code == .locked)
+                #expect(error.message.contains("Another process is migrating the store"))
+                #expect(error.message.contains("tern migrate (pid \(getpid())"))
+            }
+            withExtendedLifetime(holder) {}
+        }
+        #expect(events.waited)
+        #expect(try model.versions[0].model.isCompatible(with: PostgreSQLStore.metadata(at: url)))
+        // Once the holder is gone, the migration runs.
+        let report = try await PostgreSQLMigrator().migrateStore(at: url, model: model, options: options)
+        #expect(report.plan.steps.count == 1 && report.inPlaceSteps == [0])
+        try PostgreSQLStore.destroy(at: url)
+    }
+}
+
+/// The events of a migration, gathered from any thread.
+private final class EventLog: Sendable {
+    private let events = Mutex<[MigrationEvent]>([])
+
+    func append(_ event: MigrationEvent) { events.withLock { $0.append(event) } }
+
+    /// The indexes of the steps that started.
+    var startedSteps: [Int] {
+        events.withLock { $0.compactMap { if case .stepStarted(let index, _, _, _) = $0 { index } else { nil } } }
+    }
+
+    /// Whether the migration waited for the lock.
+    var waited: Bool {
+        events.withLock { $0.contains { if case .waitingForMigrationLock = $0 { true } else { false } } }
+    }
+}
