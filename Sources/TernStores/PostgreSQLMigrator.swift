@@ -135,12 +135,13 @@ public struct PostgreSQLMigrator: Sendable {
         emit: @Sendable (MigrationEvent) -> Void
     ) throws -> [Int]? {
         var stepProgress: Progress?
+        func finishStep(_ index: Int) {
+            stepProgress?.completedUnitCount = stepProgress?.totalUnitCount ?? 0
+            emit(.stepFinished(index: index))
+        }
         do {
-            return try session.runInPlace(steps, journal: journal, checkpoint: { try Self.checkCancellation() }) { index, counts in
-                if index > 0 {
-                    emit(.stepFinished(index: index - 1))
-                    stepProgress?.completedUnitCount = stepProgress?.totalUnitCount ?? 0
-                }
+            let counts = try session.runInPlace(steps, journal: journal, checkpoint: { try Self.checkCancellation() }) { index, counts in
+                if index > 0 { finishStep(index - 1) }
                 let step = steps[index].step
                 emit(.stepStarted(index: index, from: step.from, to: step.to, kind: step.kind))
                 for (mapping, objects) in counts { emit(.entityMappingStarted(step: index, mapping: mapping, objects: objects)) }
@@ -148,6 +149,8 @@ public struct PostgreSQLMigrator: Sendable {
                 progress?.addChild(child, withPendingUnitCount: 1)
                 stepProgress = child
             }
+            finishStep(steps.count - 1)
+            return counts
         } catch let unsupported as InPlaceUnsupported {
             guard options.strategy == .inPlace else { return nil }
             throw MigrationError(

@@ -88,12 +88,15 @@ struct PostgreSQLMigrationTests {
         let options = MigrationOptions(batchSize: 2)
         let expected = try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
         let events = EventLog()
+        let progress = Progress(totalUnitCount: 1)
         let report = try await PostgreSQLMigrator().migrateStore(
-            at: postgreSQL, model: model, options: options, onEvent: { events.append($0) })
+            at: postgreSQL, model: model, options: options, progress: progress, onEvent: { events.append($0) })
+        #expect(progress.fractionCompleted == 1)
         #expect(report.plan == expected.plan)
         #expect(report.inPlaceSteps == Array(report.plan.steps.indices) && !report.plan.steps.isEmpty)
         #expect(report.objectsPerStep == expected.objectsPerStep)
         #expect(events.startedSteps == report.plan.steps.indices.map { $0 })
+        #expect(events.finishedSteps == events.startedSteps)
         let v5 = try #require(model.version(named: "v5")).model
         let after = try PostgreSQLStore.metadata(at: postgreSQL)
         #expect(v5.isCompatible(with: after))
@@ -249,6 +252,11 @@ private final class EventLog: Sendable {
     /// The indexes of the steps that started.
     var startedSteps: [Int] {
         events.withLock { $0.compactMap { if case .stepStarted(let index, _, _, _) = $0 { index } else { nil } } }
+    }
+
+    /// The indexes of the steps that finished.
+    var finishedSteps: [Int] {
+        events.withLock { $0.compactMap { if case .stepFinished(let index) = $0 { index } else { nil } } }
     }
 
     /// Whether the migration waited for the lock.
