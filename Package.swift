@@ -76,7 +76,7 @@ let package = Package(
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "tern-crash-helper",
-            dependencies: ["TernBinaryStore", "TernXMLStore", "TernSQLite", "TernStores", "TernContainer", "ChefsBook"],
+            dependencies: ["TernBinaryStore", "TernXMLStore", "TernSQLite", "TernStores", "TernContainer", "ChefsBook", "TernSync", "TernPostgreSQL"],
             path: "Sources/TernCrashHelper", swiftSettings: swiftSettings),
 
         .executableTarget(
@@ -134,7 +134,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernSyncTests",
-            dependencies: ["TernSync", "TernSQLite", "TernPostgreSQL", "TernFormats", "TernTestSupport", "ChefsBook"],
+            dependencies: [
+                "TernSync", "TernSQLite", "TernPostgreSQL", "TernFormats", "TernTestSupport", "ChefsBook", "TernTool",
+                "tern-crash-helper", "TernMigration", "TernStores",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernStoresTests",

@@ -25,6 +25,9 @@
 //                                                       one writer of the merge-policy stress test:
 //                                                       sets <attribute> of every Counter to 1…rounds,
 //                                                       one save a round (StressWriter)
+//     tern-crash-helper sync push|pull|both <store.sqlite> <server> <page-size>
+//                                                       pushes, pulls or syncs a device store with a
+//                                                       sync server (SyncEngine, pages of <page-size>)
 //     tern-crash-helper conflict sqlite <path> <policy> a|b
 //                                                       edits a SQLite store in lockstep with another
 //                                                       process under a merge policy, driven on
@@ -38,8 +41,10 @@ import Foundation
 import TernBinaryStore
 import TernContainer
 import TernCore
+import TernPostgreSQL
 import TernSQLite
 import TernStores
+import TernSync
 import TernXMLStore
 
 let arguments = CommandLine.arguments
@@ -56,6 +61,7 @@ func usage() -> Never {
                tern-crash-helper lock <store>
                tern-crash-helper migrate <store>
                tern-crash-helper conflict sqlite <path> <policy> a|b
+               tern-crash-helper sync push|pull|both <store> <server> <page-size>
 
         """.utf8))
     exit(2)
@@ -132,6 +138,16 @@ case "stress":
     try await StressWriter.run(try await context(forStoreAt: arguments[2]), attribute: arguments[3], policy: policy, rounds: rounds)
 case "conflict":
     try await ConflictWorker.main(Array(arguments.dropFirst(2)))
+case "sync":
+    guard arguments.count == 6, let pageSize = Int(arguments[5]) else { usage() }
+    let store = try SQLiteStore(at: URL(fileURLWithPath: arguments[3]), configuration: SyncEngine.storeConfiguration)
+    let engine = SyncEngine(store: store, server: try SyncServer(location: arguments[4]), pageSize: pageSize)
+    switch arguments[2] {
+    case "push": _ = try await engine.push()
+    case "pull": _ = try await engine.pull()
+    case "both": _ = try await engine.sync()
+    default: usage()
+    }
 default:
     usage()
 }

@@ -6,39 +6,101 @@ import TernSQLite
 extension SyncEngine {
     // MARK: - Pull
 
-    /// Applies the state of the objects changed on the server after the last pulled sequence
-    /// number, in one local transaction authored ``author`` that also advances the token.
+    /// Applies the state of the objects changed on the server after the pull cursor, a page of
+    /// ``pageSize`` objects at a time, each page in one local transaction authored ``author``
+    /// that also advances the cursor.
     ///
     /// Objects merged on the server (an insert that matched another object's key) are merged
     /// here too: the local object takes the owner's identifier, or is deleted when the owner is
-    /// already present. Deleted objects are deleted; other objects take the server's values.
+    /// already present. Deleted objects are deleted; other objects take the server's values. A
+    /// reference to an object of a later page is kept aside and set when that object arrives.
     ///
     /// - Returns: A summary with the pull counts.
     /// - Throws: ``SyncError`` with code `unknownModelVersion` before anything is applied when
-    ///   the server holds changes written with a model this device does not know; `SQLiteError`
-    ///   or `TernError` (`mergeConflict` when the app saved meanwhile: sync again).
-    /// - Complexity: O(*o*) for *o* changed server objects.
+    ///   the server holds changes written with a model this device does not know, or
+    ///   `resyncNeeded` when the server purged changes this device has not pulled (call
+    ///   ``resync()``); `SQLiteError` or `TernError` (`mergeConflict` when the app saved
+    ///   meanwhile: sync again).
+    /// - Complexity: O(*o*) for *o* changed server objects; memory O(``pageSize``).
     public func pull() async throws -> SyncSummary {
-        try await requireSyncStore()
-        let pulled = Int64(try await store.syncState(forKey: StateKey.pulled) ?? "0") ?? 0
-        let batch = try await server.pull(after: pulled)
-        var summary = SyncSummary()
-        guard batch.lastSequence > pulled else { return summary }
-        if let (_, seq) = batch.modelDigests.filter({ !knownModelDigests.contains($0.key) }).min(by: { $0.value < $1.value }) {
-            throw SyncError(
-                .unknownModelVersion,
-                "The server holds changes (from server transaction \(seq) on) written with a model version this "
-                    + "store's model does not know; migrate the store to the newer model version, then sync again.")
+        try await pullPages(collecting: false).summary
+    }
+
+    /// Pulls the whole server state again, then deletes the local objects the server no longer
+    /// has: the way back for a device the server purged past (``SyncError/Code/resyncNeeded``).
+    /// Local changes are pushed first.
+    ///
+    /// - Returns: What changed.
+    /// - Throws: As ``sync()``.
+    /// - Complexity: O(*n*) for *n* objects; memory holds the server's identifiers (16 bytes each).
+    public func resync() async throws -> SyncSummary {
+        var summary = try await push()
+        try await store.setSyncState([StateKey.pulled: "0"], removing: [])
+        let (pulled, seen) = try await pullPages(collecting: true)
+        summary.add(pulled)
+        for entity in store.model.entities where !entity.isAbstract {
+            var last: UUID?
+            while true {
+                let identities = try await store.globalIdentities(ofEntity: entity.name, after: last, limit: pageSize)
+                guard let next = identities.last?.identifier else { break }
+                var changes = StoreChangeSet(author: Self.author, contextName: "tern.sync")
+                for identity in identities where !seen.contains(identity.identifier) {
+                    if let row = try await store.rows(for: [identity.reference]).first {
+                        changes.deleted[identity.reference] = row.version
+                    }
+                }
+                if !changes.deleted.isEmpty {
+                    summary.deleted += changes.deleted.count
+                    try await store.saveSynced(changes, identifiers: [:], state: [:])
+                }
+                last = next
+            }
         }
+        return summary
+    }
+
+    /// Pulls page after page; returns the summary and, when collecting, every live identifier pulled.
+    private func pullPages(collecting: Bool) async throws -> (summary: SyncSummary, seen: Set<UUID>) {
+        try await requireSyncStore()
+        var cursor = SyncPullCursor(try await store.syncState(forKey: StateKey.pulled) ?? "0") ?? SyncPullCursor(sequence: 0)
+        var summary = SyncSummary()
+        var seen: Set<UUID> = []
+        while true {
+            let batch = try await server.pull(after: cursor, limit: pageSize)
+            if batch.needsResync {
+                throw SyncError(
+                    .resyncNeeded,
+                    "The server purged changes this device has not pulled (it last pulled server transaction "
+                        + "\(cursor.sequence)); call SyncEngine.resync() (tern sync --resync) to pull the whole state again.")
+            }
+            if let (_, seq) = batch.modelDigests.filter({ !knownModelDigests.contains($0.key) }).min(by: { $0.value < $1.value }) {
+                throw SyncError(
+                    .unknownModelVersion,
+                    "The server holds changes (from server transaction \(seq) on) written with a model version this "
+                        + "store's model does not know; migrate the store to the newer model version, then sync again.")
+            }
+            if collecting { for state in batch.objects where !state.isDeleted { seen.insert(state.object) } }
+            let isNew = batch.cursor != cursor || !batch.objects.isEmpty
+            if isNew { try await apply(batch, into: &summary) }
+            cursor = batch.cursor
+            if batch.isComplete { break }
+        }
+        try await server.recordPulled(device: try await deviceIdentifier(), sequence: cursor.sequence)
+        return (summary, seen)
+    }
+
+    /// Applies one page in one local transaction, with the new cursor.
+    private func apply(_ batch: SyncPullBatch, into summary: inout SyncSummary) async throws {
         let model = store.model
         var local = LocalIdentities(store: store)
-        var changes = StoreChangeSet(author: Self.author, contextName: "tern.sync")
+        var rows = PendingRows()
         var renamed: [UUID: UUID] = [:]
+        var deletedRows: [RowReference: Int64] = [:]
         // Merged objects: take the owner's identifier, or go when the owner is here already.
         for (alias, owner) in batch.aliases.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
             guard let reference = try await local.reference(of: alias) else { continue }
             if try await local.reference(of: owner) != nil {
-                if let row = try await store.rows(for: [reference]).first { changes.deleted[reference] = row.version }
+                if let row = try await store.rows(for: [reference]).first { deletedRows[reference] = row.version }
                 local.forget(alias)
             } else {
                 renamed[alias] = owner
@@ -52,7 +114,8 @@ extension SyncEngine {
         for state in batch.objects where !state.isDeleted {
             if try await local.reference(of: state.object) == nil, !local.isDeleted(state.object) { missing.append(state) }
         }
-        for (entity, states) in Dictionary(grouping: missing, by: \.entity) where model.entity(named: entity) != nil {
+        for (entity, states) in Dictionary(grouping: missing, by: \.entity).sorted(by: { $0.key < $1.key })
+        where model.entity(named: entity) != nil {
             let keys = try await store.newPrimaryKeys(forEntity: entity, count: states.count)
             for (state, key) in zip(states, keys) {
                 let reference = RowReference(entityName: entity, primaryKey: key)
@@ -60,13 +123,14 @@ extension SyncEngine {
                 local.insert(state.object, reference: reference)
             }
         }
-        let deletedObjects = Set(batch.objects.filter(\.isDeleted).map(\.object))
+        let page = PageStates(batch)
+        var pending: [String: String] = [:]
         for state in batch.objects {
             guard let entity = model.entity(named: state.entity) else { continue }
             guard let reference = try await local.reference(of: state.object) else { continue }
             if state.isDeleted {
-                if changes.deleted[reference] == nil, let row = try await store.rows(for: [reference]).first {
-                    changes.deleted[reference] = row.version
+                if deletedRows[reference] == nil, let row = try await store.rows(for: [reference]).first {
+                    deletedRows[reference] = row.version
                     summary.deleted += 1
                 }
                 continue
@@ -80,35 +144,197 @@ extension SyncEngine {
                 row.attributes[attribute.name] = text.flatMap(SyncValueCoding.decode)
             }
             for relationship in model.allRelationships(of: entity.name) where !relationship.isTransient {
-                if relationship.isToMany {
+                let key = StateKey.pendingPrefix + state.object.uuidString + "/" + relationship.name
+                if relationship.isToMany, let inverse = inverseToOne(of: relationship) {
+                    // One-to-many: the members' to-one relationships decide; the list gives the order.
+                    guard let listed = state.toMany[relationship.name] else { continue }
+                    let current = try await localIdentifiers(row.toMany[relationship.name] ?? [])
+                    var members: [RowReference] = []
+                    let memberEntities = Set(
+                        [relationship.destinationEntityName] + model.allSubentities(of: relationship.destinationEntityName).map(\.name))
+                    for member in page.members(
+                        of: state.object, listed: listed, current: current, inverse: inverse, entities: memberEntities)
+                    {
+                        if let target = try await local.reference(of: member) { members.append(target) }
+                    }
+                    row.toMany[relationship.name] = members.filter { deletedRows[$0] == nil }
+                } else if relationship.isToMany {
                     guard let destinations = state.toMany[relationship.name] else { continue }
                     var references: [RowReference] = []
-                    for destination in destinations where !deletedObjects.contains(destination) {
-                        if let target = try await local.reference(of: destination), changes.deleted[target] == nil {
-                            references.append(target)
+                    var isComplete = true
+                    for destination in destinations where !page.deleted.contains(destination) {
+                        if let target = try await local.reference(of: destination) {
+                            if deletedRows[target] == nil { references.append(target) }
+                        } else if !local.isDeleted(destination) {
+                            isComplete = false
                         }
                     }
                     row.toMany[relationship.name] = references
+                    if !isComplete { pending[key] = destinations.map(\.uuidString).joined(separator: ",") }
                 } else if let destination = state.toOne[relationship.name] {
                     var target: RowReference?
-                    if let destination, !deletedObjects.contains(destination) {
+                    if let destination, !page.deleted.contains(destination) {
                         target = try await local.reference(of: destination)
+                        if target == nil, !local.isDeleted(destination) { pending[key] = destination.uuidString }
                     }
-                    row.toOne[relationship.name] = target
+                    row.toOne[relationship.name] = target.flatMap { deletedRows[$0] == nil ? $0 : nil }
                 }
             }
-            if isNew {
-                changes.inserted.append(row)
-                summary.inserted += 1
+            rows.set(row, isNew: isNew)
+            if isNew { summary.inserted += 1 } else { summary.updated += 1 }
+        }
+        // References kept aside by earlier pages whose objects are here now (or, on the last page, never will be).
+        let resolved = try await resolvePending(
+            isLastPage: batch.isComplete, rows: &rows, local: &local, deletedRows: deletedRows, skipping: pending)
+        var changes = StoreChangeSet(author: Self.author, contextName: "tern.sync")
+        (changes.inserted, changes.updated) = rows.changes()
+        changes.deleted = deletedRows
+        summary.pulledObjects += batch.objects.count
+        try await store.saveSynced(
+            changes, identifiers: identifiers, renamed: renamed,
+            state: pending.merging([StateKey.pulled: batch.cursor.description]) { _, new in new }, removing: resolved)
+    }
+
+    /// The to-one relationship on the other side of a to-many relationship, if it has one.
+    private func inverseToOne(of relationship: RelationshipDescription) -> String? {
+        guard let name = relationship.inverseName,
+            let inverse = store.model.allRelationships(of: relationship.destinationEntityName).first(where: { $0.name == name }),
+            !inverse.isToMany
+        else { return nil }
+        return name
+    }
+
+    /// The global identifiers of local rows.
+    private func localIdentifiers(_ references: [RowReference]) async throws -> [UUID] {
+        var identifiers: [UUID] = []
+        for reference in references {
+            if let identity = try await store.globalIdentity(of: reference) { identifiers.append(identity.identifier) }
+        }
+        return identifiers
+    }
+
+    /// Sets the references earlier pages kept aside whose destinations are known now (all of
+    /// them on the last page); returns the state keys to remove.
+    private func resolvePending(
+        isLastPage: Bool, rows: inout PendingRows, local: inout LocalIdentities, deletedRows: [RowReference: Int64],
+        skipping written: [String: String]
+    ) async throws -> [String] {
+        var resolved: [String] = []
+        for (key, value) in try await store.syncStates(withPrefix: StateKey.pendingPrefix).sorted(by: { $0.key < $1.key })
+        where written[key] == nil {
+            let parts = key.dropFirst(StateKey.pendingPrefix.count).split(separator: "/", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let object = UUID(uuidString: parts[0]) else {
+                resolved.append(key)
+                continue
+            }
+            var targets: [RowReference] = []
+            var isComplete = true
+            for destination in value.split(separator: ",").compactMap({ UUID(uuidString: String($0)) }) {
+                if let target = try await local.reference(of: destination) {
+                    if deletedRows[target] == nil { targets.append(target) }
+                } else if !local.isDeleted(destination) {
+                    isComplete = false
+                }
+            }
+            guard isComplete || isLastPage else { continue }
+            resolved.append(key)
+            guard let reference = try await local.reference(of: object), deletedRows[reference] == nil,
+                let relationship = store.model.allRelationships(of: reference.entityName).first(where: { $0.name == parts[1] })
+            else { continue }
+            var row: StoreRow
+            if let known = rows.row(for: reference) {
+                row = known
+            } else if let stored = try await store.rows(for: [reference]).first {
+                row = stored
             } else {
-                changes.updated.append(row)
-                summary.updated += 1
+                continue
+            }
+            if relationship.isToMany {
+                row.toMany[relationship.name] = targets
+            } else {
+                row.toOne[relationship.name] = targets.first
+                // An owner this page rewrites lists its members itself: add this one.
+                if let owner = targets.first, var ownerRow = rows.row(for: owner), let inverse = relationship.inverseName,
+                    ownerRow.toMany[inverse].map({ !$0.contains(reference) }) ?? false
+                {
+                    ownerRow.toMany[inverse, default: []].append(reference)
+                    rows.set(ownerRow, isNew: rows.isNew(owner))
+                }
+            }
+            rows.set(row, isNew: rows.isNew(reference))
+        }
+        return resolved
+    }
+}
+
+/// The rows a pull page writes, in the order first set.
+struct PendingRows {
+    private var rows: [RowReference: (row: StoreRow, isNew: Bool)] = [:]
+    private var order: [RowReference] = []
+
+    /// Sets a row (replacing an earlier version of it).
+    mutating func set(_ row: StoreRow, isNew: Bool) {
+        if rows[row.reference] == nil { order.append(row.reference) }
+        rows[row.reference] = (row, isNew || (rows[row.reference]?.isNew ?? false))
+    }
+
+    /// The row set for a reference, if any.
+    func row(for reference: RowReference) -> StoreRow? { rows[reference]?.row }
+
+    /// Whether the row set for a reference is a new one.
+    func isNew(_ reference: RowReference) -> Bool { rows[reference]?.isNew ?? false }
+
+    /// The inserted and updated rows.
+    func changes() -> (inserted: [StoreRow], updated: [StoreRow]) {
+        let all = order.compactMap { rows[$0] }
+        return (all.filter(\.isNew).map(\.row), all.filter { !$0.isNew }.map(\.row))
+    }
+}
+
+/// What one pull page says about its objects, for one-to-many relationships.
+struct PageStates {
+    /// The page's live objects' to-one destinations: object → relationship → destination.
+    let toOne: [UUID: [String: UUID?]]
+    /// The page's live objects' entities.
+    let entities: [UUID: String]
+    /// The page's deleted objects.
+    let deleted: Set<UUID>
+
+    /// Indexes a page.
+    init(_ batch: SyncPullBatch) {
+        var toOne: [UUID: [String: UUID?]] = [:]
+        var entities: [UUID: String] = [:]
+        var deleted: Set<UUID> = []
+        for state in batch.objects {
+            if state.isDeleted {
+                deleted.insert(state.object)
+            } else {
+                toOne[state.object] = state.toOne
+                entities[state.object] = state.entity
             }
         }
-        summary.pulledObjects = batch.objects.count
-        try await store.saveSynced(
-            changes, identifiers: identifiers, renamed: renamed, state: [StateKey.pulled: String(batch.lastSequence)])
-        return summary
+        (self.toOne, self.entities, self.deleted) = (toOne, entities, deleted)
+    }
+
+    /// The members of an object's one-to-many relationship after the page: those whose to-one
+    /// (`inverse`) points at it, where the page says so, else the current local members; in the
+    /// server's listed order, then the others by identifier.
+    func members(of owner: UUID, listed: [UUID], current: [UUID], inverse: String, entities memberEntities: Set<String>) -> [UUID] {
+        let currentSet = Set(current)
+        let extra = toOne.compactMap { object, relationships in
+            relationships[inverse] == .some(owner) && memberEntities.contains(entities[object] ?? "") ? object : nil
+        }
+        var seen: Set<UUID> = []
+        let candidates = (listed + (current + extra).sorted { $0.uuidString < $1.uuidString }).filter { seen.insert($0).inserted }
+        return candidates.filter { member in
+            if deleted.contains(member) { return false }
+            if let relationships = toOne[member], memberEntities.contains(entities[member] ?? ""),
+                let destination = relationships[inverse]
+            {
+                return destination == owner
+            }
+            return currentSet.contains(member)
+        }
     }
 }
 

@@ -6,70 +6,127 @@ import TernSQLite
 extension SyncEngine {
     // MARK: - Push
 
-    /// Sends the local transactions after the last pushed one to the server, in one server
-    /// transaction, then records the new token. The first push sends every object as the
-    /// device's initial state.
+    /// Sends the local transactions after the last pushed one to the server, ``pageSize`` at a
+    /// time, each page in one server transaction followed by the new token. The first push (and
+    /// the first after a migration) sends every object as the device's state first, a page of
+    /// objects at a time, recording its progress, so that a kill resumes where it stopped.
     ///
     /// - Returns: A summary with the push counts.
     /// - Throws: ``SyncError``, `PostgreSQLError` or `SQLiteError`; a failed push is sent again
     ///   by the next run (the server ignores transactions it already has).
-    /// - Complexity: O(*c*) for *c* local changes (O(*n*) objects on the first push).
+    /// - Complexity: O(*c*) for *c* local changes (O(*n*) objects for a snapshot); memory
+    ///   O(``pageSize``) transactions or objects.
     public func push() async throws -> SyncSummary {
         try await requireSyncStore()
         let device = try await deviceIdentifier()
-        let digest = store.model.versionHashesDigest
-        var transactions: [SyncPushTransaction] = []
-        var after: HistoryToken?
-        if let text = try await store.syncState(forKey: StateKey.pushed) {
-            after = HistoryToken(text)
-        } else {
-            // First push: the initial state, then the history after the moment it was taken.
-            let snapshotText: String
-            if let known = try await store.syncState(forKey: StateKey.snapshot) {
-                snapshotText = known
-            } else {
-                snapshotText = try await store.currentHistoryToken()?.description ?? "-"
-                try await store.setSyncState([StateKey.snapshot: snapshotText])
-            }
-            after = HistoryToken(snapshotText)
-            let changes = try await snapshot()
-            if !changes.isEmpty {
-                transactions.append(
-                    SyncPushTransaction(device: device, localNumber: 0, author: nil, modelDigest: digest, changes: changes))
-            }
-        }
-        var last = after
-        for transaction in try await store.fetchHistory(HistoryFetchRequest(after: after)) {
-            last = transaction.token
-            guard transaction.author != Self.author else { continue }
-            let changes = try await changes(of: transaction)
-            guard !changes.isEmpty else { continue }
-            transactions.append(
-                SyncPushTransaction(
-                    device: device, localNumber: transaction.token.transactionNumber, author: transaction.author,
-                    modelDigest: digest, changes: changes))
-        }
+        let basedOn = SyncPullCursor(try await store.syncState(forKey: StateKey.pulled) ?? "0")?.sequence ?? 0
+        let resolve = conflictResolver.isDefault ? nil : conflictResolver.handler
         var summary = SyncSummary()
-        if !transactions.isEmpty {
-            let result = try await server.push(transactions)
-            (summary.pushedTransactions, summary.pushedChanges, summary.mergedOnServer) =
-                (result.transactions, result.changes, result.merged)
+        let pushed = try await store.syncState(forKey: StateKey.pushed)
+        let resnapshot = try await store.syncState(forKey: StateKey.resnapshot).flatMap(Int64.init)
+        if pushed == nil || resnapshot != nil {
+            try await pushSnapshot(number: resnapshot ?? 0, device: device, basedOn: basedOn, into: &summary)
         }
-        try await store.setSyncState([StateKey.pushed: last?.description ?? "-"])
+        var after = (try await store.syncState(forKey: StateKey.pushed)).flatMap(HistoryToken.init)
+        while true {
+            var request = HistoryFetchRequest(after: after)
+            request.fetchLimit = pageSize
+            let page = try await store.fetchHistory(request)
+            guard let last = page.last?.token else { break }
+            var transactions: [SyncPushTransaction] = []
+            for transaction in page where transaction.author != Self.author {
+                let changes = try await changes(of: transaction)
+                guard !changes.isEmpty else { continue }
+                transactions.append(
+                    SyncPushTransaction(
+                        device: device, localNumber: transaction.token.transactionNumber, author: transaction.author,
+                        modelDigest: store.model.versionHashesDigest, changes: changes, basedOn: basedOn))
+            }
+            try await send(transactions, resolve: resolve, into: &summary)
+            try await store.setSyncState([StateKey.pushed: last.description])
+            after = last
+            if page.count < pageSize { break }
+        }
         return summary
     }
 
-    /// Every object of the store, as inserts.
-    private func snapshot() async throws -> [SyncChange] {
-        var changes: [SyncChange] = []
-        var seen: Set<RowReference> = []
-        for entity in store.model.entities where !entity.isAbstract {
-            for row in try await store.fetch(StoreFetchRequest(entityName: entity.name))
-            where seen.insert(row.reference).inserted {
-                if let change = try await change(of: row, kind: .insert, properties: nil) { changes.append(change) }
-            }
+    /// Sends transactions to the server and counts them.
+    private func send(
+        _ transactions: [SyncPushTransaction], resolve: SyncServer.ConflictHandler?, into summary: inout SyncSummary
+    ) async throws {
+        guard !transactions.isEmpty else { return }
+        let result = try await server.push(transactions, resolve: resolve)
+        summary.pushedTransactions += result.transactions
+        summary.pushedChanges += result.changes
+        summary.mergedOnServer += result.merged
+    }
+
+    /// Pushes every object (and, after a migration, every delete the server may not know), a
+    /// page at a time, as snapshot transactions numbered `-(number << 32 + page)`; records its
+    /// progress after each page and, at the end, the history token it started at as pushed.
+    private func pushSnapshot(number: Int64, device: UUID, basedOn: Int64, into summary: inout SyncSummary) async throws {
+        let token: String
+        if let known = try await store.syncState(forKey: StateKey.snapshot) {
+            token = known
+        } else {
+            token = try await store.currentHistoryToken()?.description ?? "-"
+            try await store.setSyncState([StateKey.snapshot: token])
         }
-        return changes
+        let entities = snapshotOrder()
+        var cursor = SnapshotCursor(try await store.syncState(forKey: StateKey.snapshotCursor) ?? "")
+        // Deletes travel only after a migration: before the first push the server knows none of them.
+        let phases = number == 0 ? [false] : [false, true]
+        while cursor.entity < entities.count {
+            let entity = entities[cursor.entity]
+            let deleted = phases[min(cursor.phase, phases.count - 1)]
+            let identities = try await store.globalIdentities(
+                ofEntity: entity, after: cursor.last, limit: pageSize, deleted: deleted)
+            if let last = identities.last?.identifier {
+                var changes: [SyncChange] = []
+                if deleted {
+                    changes = identities.map { SyncChange(object: $0.identifier, entity: entity, kind: .delete) }
+                } else {
+                    for row in try await store.rows(for: identities.map(\.reference)) {
+                        if let change = try await change(of: row, kind: .insert, properties: nil) { changes.append(change) }
+                    }
+                }
+                let transaction = SyncPushTransaction(
+                    device: device, localNumber: -(number << 32 + cursor.page), author: nil,
+                    modelDigest: store.model.versionHashesDigest, changes: changes, basedOn: basedOn, isSnapshot: true)
+                try await send([transaction], resolve: nil, into: &summary)
+                cursor.page += 1
+                cursor.last = last
+            }
+            if identities.count < pageSize {
+                cursor.last = nil
+                cursor.phase += 1
+                if cursor.phase >= phases.count { (cursor.entity, cursor.phase) = (cursor.entity + 1, 0) }
+            }
+            try await store.setSyncState([StateKey.snapshotCursor: cursor.description])
+        }
+        try await store.setSyncState(
+            [StateKey.pushed: token], removing: [StateKey.snapshot, StateKey.snapshotCursor, StateKey.resnapshot])
+    }
+
+    /// The concrete entities in the order a snapshot pushes them: those with a uniqueness key
+    /// first, then each entity after the destinations of its to-one relationships where it can
+    /// be, so that the server matches content with the owners' final identifiers (by name
+    /// otherwise).
+    private func snapshotOrder() -> [String] {
+        let model = store.model
+        let concrete = model.entities.filter { !$0.isAbstract }.sorted { $0.name < $1.name }
+        var placed: [String] = concrete.filter { !$0.uniquenessConstraints.isEmpty }.map(\.name)
+        var remaining = concrete.filter { $0.uniquenessConstraints.isEmpty }.map(\.name)
+        while !remaining.isEmpty {
+            let next = remaining.firstIndex { name in
+                model.allRelationships(of: name).allSatisfy { relationship in
+                    relationship.isToMany || relationship.destinationEntityName == name
+                        || !remaining.contains(relationship.destinationEntityName)
+                }
+            } ?? 0
+            placed.append(remaining.remove(at: next))
+        }
+        return placed
     }
 
     /// The changes of one history transaction, with the current values of what it changed.
@@ -121,4 +178,28 @@ extension SyncEngine {
         }
         return change
     }
+}
+
+/// How far a snapshot push got: `<page>/<entity index>/<phase>/<last identifier or ->`.
+struct SnapshotCursor: CustomStringConvertible {
+    /// The next page's number.
+    var page: Int64 = 0
+    /// The index of the entity being pushed, in name order.
+    var entity = 0
+    /// 0: live objects; 1: deletes.
+    var phase = 0
+    /// The last identifier pushed of that entity and phase.
+    var last: UUID?
+
+    /// Reads a cursor; an empty or unreadable text is the start.
+    init(_ text: String) {
+        let parts = text.split(separator: "/").map(String.init)
+        guard parts.count == 4, let page = Int64(parts[0]), let entity = Int(parts[1]), let phase = Int(parts[2]) else {
+            return
+        }
+        (self.page, self.entity, self.phase, last) = (page, entity, phase, UUID(uuidString: parts[3]))
+    }
+
+    /// The text form.
+    var description: String { "\(page)/\(entity)/\(phase)/\(last?.uuidString ?? "-")" }
 }

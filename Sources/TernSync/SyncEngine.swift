@@ -40,6 +40,12 @@ public struct SyncEngine: Sendable {
     /// The model digests (`versionHashesDigest`) whose changes this device can apply: its
     /// store's model and the older versions it was given.
     public let knownModelDigests: Set<String>
+    /// Decides properties two devices wrote concurrently (by default the later write in server
+    /// order wins).
+    public let conflictResolver: SyncConflictResolver
+    /// How many objects (snapshot pushes, pulls) or local transactions (pushes) travel in one
+    /// server round trip and one local transaction: memory stays bounded by it.
+    public let pageSize: Int
 
     /// Creates an engine.
     ///
@@ -48,10 +54,17 @@ public struct SyncEngine: Sendable {
     ///   - server: The server.
     ///   - olderModels: Older versions of the store's model whose changes the device can apply
     ///     too (properties it lacks are skipped).
-    public init(store: SQLiteStore, server: SyncServer, olderModels: [ManagedObjectModel] = []) {
+    ///   - conflictResolver: Decides concurrent writes of a property; later write wins by default.
+    ///   - pageSize: Objects or transactions per page (at least 1); 500 by default.
+    public init(
+        store: SQLiteStore, server: SyncServer, olderModels: [ManagedObjectModel] = [],
+        conflictResolver: SyncConflictResolver = .laterWriteWins, pageSize: Int = 500
+    ) {
         self.store = store
         self.server = server
         self.knownModelDigests = Set([store.model.versionHashesDigest] + olderModels.map(\.versionHashesDigest))
+        self.conflictResolver = conflictResolver
+        self.pageSize = max(1, pageSize)
     }
 
     /// Pushes, then pulls.
@@ -64,12 +77,7 @@ public struct SyncEngine: Sendable {
     /// - Complexity: O(*c* + *o*) for *c* local changes and *o* changed server objects.
     public func sync() async throws -> SyncSummary {
         var summary = try await push()
-        let pulled = try await pull()
-        summary.pulledObjects = pulled.pulledObjects
-        summary.inserted = pulled.inserted
-        summary.updated = pulled.updated
-        summary.deleted = pulled.deleted
-        summary.mergedLocally = pulled.mergedLocally
+        summary.add(try await pull())
         return summary
     }
 
@@ -77,10 +85,21 @@ public struct SyncEngine: Sendable {
 
     /// State keys in the store.
     enum StateKey {
+        /// This device's identifier.
         static let device = "device"
+        /// The last local history transaction pushed.
         static let pushed = "pushed"
+        /// The history token a snapshot push started at.
         static let snapshot = "snapshot"
+        /// How far a snapshot push got: `<page>/<entity>/<phase>/<last identifier>`.
+        static let snapshotCursor = "snapshotCursor"
+        /// Set (to the snapshot's number) when the device must push a snapshot again: after a
+        /// migration (`SQLiteStore` writes it).
+        static let resnapshot = SQLiteStore.resnapshotStateKey
+        /// The pull cursor (`SyncPullCursor`).
         static let pulled = "pulled"
+        /// References to objects not pulled yet: `pending/<object>/<property>` → identifiers.
+        static let pendingPrefix = "pending/"
     }
 
     /// The device's identifier, made on first use.
@@ -126,6 +145,17 @@ public struct SyncSummary: Sendable, Hashable, CustomStringConvertible {
     /// Creates an empty summary.
     public init() {}
 
+    /// Adds another summary's pull counts (a sync is a push and a pull).
+    ///
+    /// - Parameter pulled: The pull's summary.
+    public mutating func add(_ pulled: SyncSummary) {
+        pulledObjects += pulled.pulledObjects
+        inserted += pulled.inserted
+        updated += pulled.updated
+        deleted += pulled.deleted
+        mergedLocally += pulled.mergedLocally
+    }
+
     /// One line: what was pushed and pulled.
     public var description: String {
         "pushed \(pushedTransactions) transaction\(pushedTransactions == 1 ? "" : "s") (\(pushedChanges) changes, "
@@ -150,6 +180,8 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let storeNotSynced = Code("storeNotSynced")
         /// The server holds changes from a model version this device does not know.
         public static let unknownModelVersion = Code("unknownModelVersion")
+        /// The server purged changes this device has not pulled: call ``SyncEngine/resync()``.
+        public static let resyncNeeded = Code("resyncNeeded")
     }
 
     /// The kind of failure.

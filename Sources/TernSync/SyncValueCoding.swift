@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernPostgreSQL
 
 /// The text form of attribute values on the sync server: a one-letter tag and the value,
 /// exact for every type (doubles and dates by their bit patterns).
@@ -34,6 +35,24 @@ enum SyncValueCoding {
         case "u": return UUID(uuidString: body).map(AttributeValue.uuid)
         case "r": return URL(string: body).map(AttributeValue.uri)
         default: return nil
+        }
+    }
+
+    /// A property's value from its server text.
+    static func value(_ text: String?, kind: SyncWriteConflict.Kind) -> SyncConflict.Value {
+        switch kind {
+        case .attribute: .attribute(text.flatMap(decode))
+        case .toOne: .toOne(text.flatMap(UUID.init(uuidString:)))
+        case .toMany: .toMany((text ?? "").split(separator: ",").compactMap { UUID(uuidString: String($0)) })
+        }
+    }
+
+    /// A property's server text.
+    static func text(of value: SyncConflict.Value) -> String? {
+        switch value {
+        case .attribute(let value): value.map(encode)
+        case .toOne(let identifier): identifier?.uuidString
+        case .toMany(let identifiers): identifiers.map(\.uuidString).joined(separator: ",")
         }
     }
 }

@@ -63,19 +63,71 @@ public struct SyncPushTransaction: Sendable, Hashable {
     public var modelDigest: String
     /// The changes.
     public var changes: [SyncChange]
+    /// The last server sequence number the device had pulled when it made the changes: a write
+    /// of a property that another device wrote after it is a conflict.
+    public var basedOn: Int64
+    /// Whether the transaction is a snapshot of the device's state (its first push, or the push
+    /// after a migration) rather than edits: a snapshot never overwrites a property another
+    /// device wrote after `basedOn`, and writes nothing where the value is already the same.
+    public var isSnapshot: Bool
 
     /// Creates a transaction.
     ///
     /// - Parameters:
     ///   - device: The pushing device.
-    ///   - localNumber: The local transaction number.
+    ///   - localNumber: The local transaction number (negative or 0 for snapshots).
     ///   - author: The author.
     ///   - modelDigest: The model's version hashes digest.
     ///   - changes: The changes.
-    public init(device: UUID, localNumber: Int64, author: String?, modelDigest: String, changes: [SyncChange]) {
+    ///   - basedOn: The last sequence number the device had pulled.
+    ///   - isSnapshot: Whether it is a snapshot of the device's state.
+    public init(
+        device: UUID, localNumber: Int64, author: String?, modelDigest: String, changes: [SyncChange],
+        basedOn: Int64 = 0, isSnapshot: Bool = false
+    ) {
         (self.device, self.localNumber, self.author, self.modelDigest, self.changes) =
             (device, localNumber, author, modelDigest, changes)
+        (self.basedOn, self.isSnapshot) = (basedOn, isSnapshot)
     }
+}
+
+/// A property that two devices wrote concurrently, as the server meets it while recording a
+/// push: the pushing device had not pulled the other device's write when it made its own.
+public struct SyncWriteConflict: Sendable, Hashable {
+    /// What kind of property.
+    public enum Kind: String, Sendable, Hashable {
+        /// An attribute: values are encoded attribute values.
+        case attribute = "a"
+        /// A to-one relationship: values are a destination identifier.
+        case toOne = "o"
+        /// A to-many relationship: values are identifiers separated by commas.
+        case toMany = "m"
+    }
+
+    /// The object's global identifier.
+    public var object: UUID
+    /// Its entity.
+    public var entity: String
+    /// The property's name.
+    public var property: String
+    /// What kind of property.
+    public var kind: Kind
+    /// The value the pushing device wrote (encoded; nil: no value).
+    public var pushed: String?
+    /// The value on the server, written by another device (encoded; nil: no value).
+    public var current: String?
+    /// The server sequence number of the current value.
+    public var currentSequence: Int64
+}
+
+/// What to do with a ``SyncWriteConflict``.
+public enum SyncWriteChoice: Sendable, Hashable {
+    /// Write the pushed value (later write wins).
+    case pushed
+    /// Keep the server's value.
+    case current
+    /// Write another value (encoded as the conflict's values are).
+    case value(String?)
 }
 
 /// The current state of one object on the server.
@@ -94,16 +146,61 @@ public struct SyncObjectState: Sendable, Hashable {
     public var toMany: [String: [UUID]]
 }
 
-/// What a device pulls: the objects changed after a server sequence number.
+/// Where a pull stands: the server sequence number of the last object applied and, while a
+/// pull is paged, that object's identifier (objects come in `(sequence, identifier)` order).
+public struct SyncPullCursor: Sendable, Hashable, LosslessStringConvertible {
+    /// The sequence number.
+    public var sequence: Int64
+    /// The last object applied at that sequence number, or nil when all of them were.
+    public var object: UUID?
+
+    /// Creates a cursor.
+    ///
+    /// - Parameters:
+    ///   - sequence: The sequence number (0 for nothing pulled yet).
+    ///   - object: The last object applied at that number, or nil for all of them.
+    public init(sequence: Int64, object: UUID? = nil) {
+        (self.sequence, self.object) = (sequence, object)
+    }
+
+    /// Reads `<sequence>` or `<sequence>/<UUID>`.
+    ///
+    /// - Parameter description: The text.
+    public init?(_ description: String) {
+        let parts = description.split(separator: "/", maxSplits: 1).map(String.init)
+        guard let first = parts.first, let sequence = Int64(first) else { return nil }
+        self.sequence = sequence
+        if parts.count == 2 {
+            guard let object = UUID(uuidString: parts[1]) else { return nil }
+            self.object = object
+        } else {
+            object = nil
+        }
+    }
+
+    /// `<sequence>` or `<sequence>/<UUID>`.
+    public var description: String {
+        object.map { "\(sequence)/\($0.uuidString)" } ?? String(sequence)
+    }
+}
+
+/// What a device pulls: the objects changed after a cursor, a page at a time.
 public struct SyncPullBatch: Sendable, Hashable {
-    /// The last server sequence number this batch covers.
+    /// The last server sequence number this batch covers (when complete: every change up to it).
     public var lastSequence: Int64
+    /// Where the next page starts; equal to `SyncPullCursor(sequence: lastSequence)` when complete.
+    public var cursor: SyncPullCursor
+    /// Whether the batch holds every object changed after the cursor asked for.
+    public var isComplete: Bool
     /// The model digests of the transactions it covers, with one transaction's number each.
     public var modelDigests: [String: Int64]
     /// Objects merged into others: merged identifier to owner.
     public var aliases: [UUID: UUID]
     /// The changed objects' current state.
     public var objects: [SyncObjectState]
+    /// Whether the server purged changes the device has not pulled: it must resync (pull the
+    /// whole state again); the batch holds nothing else then.
+    public var needsResync: Bool
 }
 
 /// How many transactions and changes a push sent.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TernSQLite
 
 /// The server side of sync: a PostgreSQL schema holding the change log (transactions in server
@@ -37,8 +37,13 @@ public actor SyncServer {
               kind text NOT NULL, value text, seq bigint NOT NULL, PRIMARY KEY (object, property));
             CREATE TABLE IF NOT EXISTS tern_sync_aliases (alias text PRIMARY KEY, object text NOT NULL,
               device text NOT NULL, seq bigint NOT NULL);
+            CREATE TABLE IF NOT EXISTS tern_sync_devices (device text PRIMARY KEY, pulled bigint NOT NULL);
+            CREATE TABLE IF NOT EXISTS tern_sync_settings (name text PRIMARY KEY, value bigint NOT NULL);
             """)
     }
+
+    /// Decides a concurrent write of a property (see ``SyncWriteConflict``).
+    public typealias ConflictHandler = @Sendable (SyncWriteConflict) -> SyncWriteChoice
 
     // MARK: - Push
 
@@ -46,15 +51,26 @@ public actor SyncServer {
     /// already has (same device and local number) is skipped, so a push re-sent after a kill
     /// changes nothing.
     ///
-    /// - Parameter transactions: The transactions, oldest first.
+    /// A property the pushing device writes that another device wrote after the transaction's
+    /// `basedOn` is a conflict: `resolve` decides it (by default the pushed value wins, as the
+    /// later write in server order). A snapshot transaction keeps the other device's value.
+    ///
+    /// - Parameters:
+    ///   - transactions: The transactions, oldest first.
+    ///   - resolve: Decides conflicting writes; nil: the pushed value wins.
     /// - Returns: What was recorded.
     /// - Throws: ``PostgreSQLError``; nothing is recorded when it throws.
     /// - Complexity: O(*c*) statements for *c* changes.
-    public func push(_ transactions: [SyncPushTransaction]) throws -> SyncPushResult {
+    public func push(_ transactions: [SyncPushTransaction], resolve: ConflictHandler? = nil) throws -> SyncPushResult {
         try connection.inTransaction {
             try connection.execute("LOCK TABLE tern_sync_transactions IN EXCLUSIVE MODE")
             var result = SyncPushResult(transactions: 0, changes: 0, merged: 0)
             for transaction in transactions {
+                if transaction.localNumber > 0, let purged = try connection.fetchValue(
+                    "SELECT value FROM tern_sync_settings WHERE name = \("device:" + transaction.device.uuidString)"
+                )?.int64, transaction.localNumber <= purged {
+                    continue  // recorded before a purge
+                }
                 guard let seq = try connection.fetchValue("""
                     INSERT INTO tern_sync_transactions (device, local_number, author, model_digest) \
                     VALUES (\(transaction.device.uuidString), \(transaction.localNumber), \
@@ -64,7 +80,7 @@ public actor SyncServer {
                 else { continue }
                 result.transactions += 1
                 result.changes += transaction.changes.count
-                result.merged += try record(transaction, seq: seq)
+                result.merged += try record(transaction, seq: seq, handler: resolve)
             }
             return result
         }
@@ -72,17 +88,20 @@ public actor SyncServer {
 
     // MARK: - Pull
 
-    /// The objects changed after a server sequence number, with the aliases made since and the
-    /// model digests of the transactions involved, read in one consistent snapshot.
+    /// The objects changed after a cursor, at most `limit` of them, with the aliases made in
+    /// the same range and the model digests of the transactions after the cursor, read in one
+    /// consistent snapshot.
     ///
-    /// - Parameter sequence: The last sequence number the device has applied (0 for none).
-    /// - Returns: The batch.
+    /// - Parameters:
+    ///   - cursor: Where the device stands (`SyncPullCursor(sequence: 0)` for nothing pulled).
+    ///   - limit: The page size.
+    /// - Returns: The page; ``SyncPullBatch/isComplete`` tells whether more follow.
     /// - Throws: ``PostgreSQLError``.
-    /// - Complexity: O(*n*) for *n* changed objects and their values.
-    public func pull(after sequence: Int64) throws -> SyncPullBatch {
+    /// - Complexity: O(*limit*) objects and their values.
+    public func pull(after cursor: SyncPullCursor, limit: Int = 1_000) throws -> SyncPullBatch {
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         do {
-            let batch = try readBatch(after: sequence)
+            let batch = try readBatch(after: cursor, limit: max(1, limit))
             try connection.execute("COMMIT")
             return batch
         } catch {
@@ -91,10 +110,84 @@ public actor SyncServer {
         }
     }
 
+    /// Records how far a device has pulled, so that ``lowestPulledSequence()`` knows what every
+    /// device has seen.
+    ///
+    /// - Parameters:
+    ///   - device: The device.
+    ///   - sequence: The last sequence number it applied completely.
+    /// - Throws: ``PostgreSQLError``.
+    public func recordPulled(device: UUID, sequence: Int64) throws {
+        try connection.execute("""
+            INSERT INTO tern_sync_devices (device, pulled) VALUES (\(device.uuidString), \(sequence)) \
+            ON CONFLICT (device) DO UPDATE SET pulled = excluded.pulled
+            """)
+    }
+
+    // MARK: - Purging
+
+    /// The lowest sequence number every device that ever pulled has applied: purging up to it
+    /// leaves no known device behind.
+    ///
+    /// - Returns: The sequence number, or 0 when no device pulled yet.
+    /// - Throws: ``PostgreSQLError``.
+    public func lowestPulledSequence() throws -> Int64 {
+        try connection.fetchValue("SELECT COALESCE(MIN(pulled), 0) FROM tern_sync_devices")?.int64 ?? 0
+    }
+
+    /// The sequence number purged through (0 when nothing was purged): a device that pulled
+    /// less than this must resync.
+    ///
+    /// - Returns: The horizon.
+    /// - Throws: ``PostgreSQLError``.
+    public func purgedSequence() throws -> Int64 {
+        try connection.fetchValue("SELECT value FROM tern_sync_settings WHERE name = 'purged'")?.int64 ?? 0
+    }
+
+    /// Removes what the server no longer needs up to a sequence number: the log of edit
+    /// transactions (snapshot transactions stay, so that a re-sent snapshot stays a no-op) and
+    /// deleted objects (tombstones) with their values. Devices that pulled less than `sequence`
+    /// get ``SyncPullBatch/needsResync`` from then on.
+    ///
+    /// - Parameter sequence: The last sequence number to purge; normally ``lowestPulledSequence()``.
+    /// - Returns: How many transactions and deleted objects went.
+    /// - Throws: ``PostgreSQLError``; nothing is purged when it throws.
+    /// - Complexity: O(*r*) for *r* rows removed.
+    public func purge(through sequence: Int64) throws -> (transactions: Int, objects: Int) {
+        try connection.inTransaction {
+            try connection.execute("LOCK TABLE tern_sync_transactions IN EXCLUSIVE MODE")
+            let current = try purgedSequence()
+            guard sequence > current else { return (0, 0) }
+            // Each device's highest edit number stays, so that a re-sent old push is still refused.
+            try connection.execute("""
+                INSERT INTO tern_sync_settings (name, value) SELECT 'device:' || device, MAX(local_number) \
+                FROM tern_sync_transactions WHERE seq <= \(sequence) AND local_number > 0 GROUP BY device \
+                ON CONFLICT (name) DO UPDATE SET value = GREATEST(tern_sync_settings.value, excluded.value)
+                """)
+            let transactions = try connection.fetchValue("""
+                WITH gone AS (DELETE FROM tern_sync_transactions WHERE seq <= \(sequence) AND local_number > 0 \
+                RETURNING 1) SELECT COUNT(*) FROM gone
+                """)?.int64 ?? 0
+            try connection.execute("""
+                DELETE FROM tern_sync_values v USING tern_sync_objects o \
+                WHERE o.object = v.object AND o.deleted = 1 AND o.seq <= \(sequence)
+                """)
+            let objects = try connection.fetchValue("""
+                WITH gone AS (DELETE FROM tern_sync_objects WHERE deleted = 1 AND seq <= \(sequence) RETURNING 1) \
+                SELECT COUNT(*) FROM gone
+                """)?.int64 ?? 0
+            try connection.execute("""
+                INSERT INTO tern_sync_settings (name, value) VALUES ('purged', \(sequence)) \
+                ON CONFLICT (name) DO UPDATE SET value = excluded.value
+                """)
+            return (Int(transactions), Int(objects))
+        }
+    }
+
     // MARK: - Non public
 
     /// Records one transaction's changes under `seq`; returns how many inserts were merged.
-    private func record(_ transaction: SyncPushTransaction, seq: Int64) throws -> Int {
+    private func record(_ transaction: SyncPushTransaction, seq: Int64, handler: ConflictHandler?) throws -> Int {
         let device = transaction.device.uuidString
         var merged = 0
         // Identities first: keyed entities before content-identified ones, so that content keys
@@ -141,27 +234,63 @@ public actor SyncServer {
                 try connection.execute("UPDATE tern_sync_objects SET deleted = 1, seq = \(seq) WHERE object = \(object)")
                 continue
             }
-            for (name, value) in change.attributes {
-                try write(object, name, kind: "a", value: value, seq: seq)
+            let writer = Writer(transaction: transaction, entity: change.entity, object: object, seq: seq, resolve: handler)
+            for (name, value) in change.attributes.sorted(by: { $0.key < $1.key }) {
+                try write(name, kind: .attribute, value: value, by: writer)
             }
-            for (name, destination) in change.toOne {
-                try write(object, name, kind: "o", value: try destination.map(resolve), seq: seq)
+            for (name, destination) in change.toOne.sorted(by: { $0.key < $1.key }) {
+                try write(name, kind: .toOne, value: try destination.map(resolve), by: writer)
             }
-            for (name, destinations) in change.toMany {
+            for (name, destinations) in change.toMany.sorted(by: { $0.key < $1.key }) {
                 var seen: Set<String> = []
                 let resolved = try destinations.map(resolve).filter { seen.insert($0).inserted }
-                try write(object, name, kind: "m", value: resolved.joined(separator: ","), seq: seq)
+                try write(name, kind: .toMany, value: resolved.joined(separator: ","), by: writer)
             }
             try connection.execute("UPDATE tern_sync_objects SET seq = \(seq) WHERE object = \(object)")
         }
         return merged
     }
 
-    /// Sets one property's value (the latest write in server order).
-    private func write(_ object: String, _ property: String, kind: String, value: String?, seq: Int64) throws {
+    /// Who writes, and how conflicts are decided.
+    private struct Writer {
+        let transaction: SyncPushTransaction
+        let entity: String
+        let object: String
+        let seq: Int64
+        let resolve: ConflictHandler?
+    }
+
+    /// Sets one property's value (the latest write in server order), unless it is a conflict
+    /// decided otherwise.
+    private func write(_ property: String, kind: SyncWriteConflict.Kind, value: String?, by writer: Writer) throws {
+        var value = value
+        let transaction = writer.transaction
+        if transaction.isSnapshot || writer.resolve != nil {
+            let current = try connection.fetchOne("""
+                SELECT v.value, v.seq, t.device FROM tern_sync_values v LEFT JOIN tern_sync_transactions t \
+                ON t.seq = v.seq WHERE v.object = \(writer.object) AND v.property = \(property)
+                """)
+            if let current, let currentSeq = current[1].int64 {
+                let currentValue = current[0].string
+                if transaction.isSnapshot, currentValue == value { return }
+                let isConflict = currentSeq > transaction.basedOn && current[2].string != transaction.device.uuidString
+                    && currentValue != value
+                if isConflict {
+                    if transaction.isSnapshot { return }
+                    let conflict = SyncWriteConflict(
+                        object: UUID(uuidString: writer.object) ?? transaction.device, entity: writer.entity,
+                        property: property, kind: kind, pushed: value, current: currentValue, currentSequence: currentSeq)
+                    switch writer.resolve?(conflict) ?? .pushed {
+                    case .pushed: break
+                    case .current: return
+                    case .value(let chosen): value = chosen
+                    }
+                }
+            }
+        }
         try connection.execute("""
             INSERT INTO tern_sync_values (object, property, kind, value, seq) \
-            VALUES (\(object), \(property), \(kind), \(value.map(DatabaseValue.text) ?? .null), \(seq)) \
+            VALUES (\(writer.object), \(property), \(kind.rawValue), \(value.map(DatabaseValue.text) ?? .null), \(writer.seq)) \
             ON CONFLICT (object, property) DO UPDATE SET kind = excluded.kind, value = excluded.value, seq = excluded.seq
             """)
     }
@@ -188,45 +317,78 @@ public actor SyncServer {
         return parts.map { $0.replacingOccurrences(of: "\u{1F}", with: "\u{1F}\u{1F}") }.joined(separator: "\u{1F}|")
     }
 
-    /// Reads a pull batch (inside the caller's snapshot).
-    private func readBatch(after sequence: Int64) throws -> SyncPullBatch {
+    /// Reads a pull page (inside the caller's snapshot).
+    private func readBatch(after cursor: SyncPullCursor, limit: Int) throws -> SyncPullBatch {
+        let sequence = cursor.sequence
         let last = try connection.fetchValue("SELECT COALESCE(MAX(seq), 0) FROM tern_sync_transactions")?.int64 ?? 0
-        var digests: [String: Int64] = [:]
+        let purged = try purgedSequence()
+        var batch = SyncPullBatch(
+            lastSequence: last, cursor: SyncPullCursor(sequence: last), isComplete: true, modelDigests: [:], aliases: [:],
+            objects: [], needsResync: sequence > 0 && sequence < purged)
+        guard !batch.needsResync else { return batch }
         for row in try connection.fetchAll("""
             SELECT model_digest, MIN(seq) FROM tern_sync_transactions WHERE seq > \(sequence) GROUP BY model_digest
             """) {
-            if let digest = row[0].string, let seq = row[1].int64 { digests[digest] = seq }
-        }
-        var aliases: [UUID: UUID] = [:]
-        for row in try connection.fetchAll("SELECT alias, object FROM tern_sync_aliases WHERE seq > \(sequence)") {
-            if let alias = row[0].string.flatMap(UUID.init), let owner = row[1].string.flatMap(UUID.init) {
-                aliases[alias] = owner
-            }
+            if let digest = row[0].string, let seq = row[1].int64 { batch.modelDigests[digest] = seq }
         }
         var objects: [String: SyncObjectState] = [:]
         var order: [String] = []
-        for row in try connection.fetchAll("""
-            SELECT object, entity, deleted FROM tern_sync_objects WHERE seq > \(sequence) ORDER BY seq, object
-            """) {
-            guard let text = row[0].string, let object = UUID(uuidString: text), let entity = row[1].string else { continue }
+        var lastRow: (seq: Int64, object: UUID)?
+        let rows = if let start = cursor.object?.uuidString {
+            try connection.fetchAll("""
+                SELECT object, entity, deleted, seq FROM tern_sync_objects WHERE (seq, object) > (\(sequence), \(start)) \
+                ORDER BY seq, object LIMIT \(Int64(limit) + 1)
+                """)
+        } else {
+            try connection.fetchAll("""
+                SELECT object, entity, deleted, seq FROM tern_sync_objects WHERE seq > \(sequence) \
+                ORDER BY seq, object LIMIT \(Int64(limit) + 1)
+                """)
+        }
+        for row in rows {
+            guard let text = row[0].string, let object = UUID(uuidString: text), let entity = row[1].string,
+                let seq = row[3].int64
+            else { continue }
+            if order.count == limit {
+                batch.isComplete = false
+                break
+            }
             objects[text] = SyncObjectState(
                 object: object, entity: entity, isDeleted: row[2].int64 == 1, attributes: [:], toOne: [:], toMany: [:])
             order.append(text)
+            lastRow = (seq, object)
         }
+        if !batch.isComplete, let lastRow {
+            batch.cursor = SyncPullCursor(sequence: lastRow.seq, object: lastRow.object)
+            batch.lastSequence = lastRow.seq
+        }
+        let upper = batch.isComplete ? last : batch.cursor.sequence
         for row in try connection.fetchAll("""
-            SELECT v.object, v.property, v.kind, v.value FROM tern_sync_values v JOIN tern_sync_objects o \
-            ON o.object = v.object WHERE o.seq > \(sequence) AND o.deleted = 0
+            SELECT alias, object FROM tern_sync_aliases WHERE seq >= \(sequence) AND seq <= \(upper)
             """) {
-            guard let object = row[0].string, let property = row[1].string, let kind = row[2].string else { continue }
-            let value = row[3].string
-            switch kind {
-            case "o": objects[object]?.toOne[property] = .some(value.flatMap(UUID.init))
-            case "m":
-                objects[object]?.toMany[property] = (value ?? "").split(separator: ",").compactMap { UUID(uuidString: String($0)) }
-            default: objects[object]?.attributes[property] = .some(value)
+            if let alias = row[0].string.flatMap(UUID.init), let owner = row[1].string.flatMap(UUID.init) {
+                batch.aliases[alias] = owner
             }
         }
-        return SyncPullBatch(
-            lastSequence: last, modelDigests: digests, aliases: aliases, objects: order.compactMap { objects[$0] })
+        if !order.isEmpty {
+            for row in try connection.fetchAll("""
+                SELECT v.object, v.property, v.kind, v.value FROM tern_sync_values v \
+                WHERE v.object = ANY (string_to_array(\(order.joined(separator: ",")), ','))
+                """) {
+                guard let object = row[0].string, let property = row[1].string, let kind = row[2].string,
+                    objects[object]?.isDeleted == false
+                else { continue }
+                let value = row[3].string
+                switch kind {
+                case "o": objects[object]?.toOne[property] = .some(value.flatMap(UUID.init))
+                case "m":
+                    objects[object]?.toMany[property] =
+                        (value ?? "").split(separator: ",").compactMap { UUID(uuidString: String($0)) }
+                default: objects[object]?.attributes[property] = .some(value)
+                }
+            }
+        }
+        batch.objects = order.compactMap { objects[$0] }
+        return batch
     }
 }

@@ -54,6 +54,50 @@ extension SQLiteStore {
             isDeleted: row[2].int64 == 1)
     }
 
+    /// The live objects of exactly one entity (not its subentities), in the order of their global
+    /// identifiers, a page at a time: the stable order every device shares (docs/Export.md,
+    /// `tern export --global-ids`).
+    ///
+    /// - Parameters:
+    ///   - entity: The entity's name.
+    ///   - identifier: The last identifier of the previous page, or nil for the first page.
+    ///   - limit: The page size.
+    ///   - deleted: Lists the identities of deleted objects instead of live ones.
+    /// - Returns: Up to `limit` identities, ordered by identifier (as upper-case text).
+    /// - Throws: ``SQLiteError`` when the store does not track global identities, the entity is
+    ///   unknown, or the store cannot be read.
+    /// - Complexity: O(*limit* log *n*) through the identifiers' index.
+    public func globalIdentities(
+        ofEntity entity: String, after identifier: UUID?, limit: Int, deleted: Bool = false
+    ) throws -> [GlobalIdentity] {
+        try requireGlobalIdentifiers()
+        let layout = try schema.entity(named: entity)
+        let start = identifier.map { Self.bytes(of: $0) } ?? .blob(Data())
+        return try connection.fetchAll("""
+            SELECT ZUUID, ZENTITYPK FROM TERNSYNC_OBJECT WHERE ZENTITY = \(layout.number) AND ZDELETED = \(deleted ? 1 : 0) \
+            AND ZUUID > \(start) ORDER BY ZUUID LIMIT \(Int64(limit))
+            """).compactMap { row in
+            guard let uuid = Self.uuid(from: row[0]), let key = row[1].int64 else { return nil }
+            return GlobalIdentity(
+                identifier: uuid, reference: RowReference(entityName: entity, primaryKey: key), isDeleted: deleted)
+        }
+    }
+
+    /// Forgets the identities of deleted objects, once their deletes reached the server (sync
+    /// purges them after a push that left nothing unpushed).
+    ///
+    /// - Returns: How many identities went.
+    /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be written.
+    /// - Complexity: O(*d*) for *d* deleted objects.
+    public func removeDeletedGlobalIdentities() throws -> Int {
+        try requireWritable()
+        try requireGlobalIdentifiers()
+        return try connection.inTransaction(.immediate) { () throws(SQLiteError) in
+            try connection.execute("DELETE FROM TERNSYNC_OBJECT WHERE ZDELETED = 1")
+            return connection.changedRowCount
+        }
+    }
+
     // MARK: - Recording (inside a save's transaction)
 
     /// Gives each inserted row a new identity and marks deleted rows' identities deleted.

@@ -4,6 +4,10 @@ public import TernCore
 extension SQLiteStore {
     // MARK: - Sync state
 
+    /// The sync state value a migration sets (to a new snapshot number) so that the device
+    /// pushes its whole state again: objects a migration made or changed are in no history.
+    public static let resnapshotStateKey = "resnapshot"
+
     /// A value the sync engine keeps in the store (`TERNSYNC_STATE`): its device identifier and
     /// its tokens.
     ///
@@ -27,6 +31,40 @@ extension SQLiteStore {
         try connection.inTransaction(.immediate) { () throws(SQLiteError) in try writeSyncState(values) }
     }
 
+    /// The values of the sync state whose names start with a prefix.
+    ///
+    /// - Parameter prefix: The names' start.
+    /// - Returns: The values by name.
+    /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be read.
+    /// - Complexity: O(*k*) for *k* matching values.
+    public func syncStates(withPrefix prefix: String) throws -> [String: String] {
+        try requireGlobalIdentifiers()
+        try createSyncStateTable()
+        var values: [String: String] = [:]
+        try connection.forEachRow("""
+            SELECT ZKEY, ZVALUE FROM TERNSYNC_STATE WHERE substr(ZKEY, 1, \(Int64(prefix.utf8.count))) = \(prefix)
+            """) { row in
+            if let key = row[0].string, let value = row[1].string { values[key] = value }
+        }
+        return values
+    }
+
+    /// Sets and removes values of the sync state, in one transaction.
+    ///
+    /// - Parameters:
+    ///   - values: The values to set, by name.
+    ///   - removing: The names of values to remove.
+    /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be written.
+    public func setSyncState(_ values: [String: String], removing: [String]) throws {
+        try requireWritable()
+        try requireGlobalIdentifiers()
+        try createSyncStateTable()
+        try connection.inTransaction(.immediate) { () throws(SQLiteError) in
+            try writeSyncState(values)
+            try removeSyncState(removing)
+        }
+    }
+
     /// Saves rows received from other devices: inserted rows take the given global identifiers,
     /// identifiers are renamed (merged objects), and the sync state is written, all in the save's
     /// one transaction, so that a kill leaves either nothing or everything.
@@ -36,12 +74,13 @@ extension SQLiteStore {
     ///   - identifiers: The identifiers of inserted rows.
     ///   - renamed: Identifiers to replace (old to new), applied before the rows are written.
     ///   - state: Sync state values to set.
+    ///   - removing: Names of sync state values to remove.
     /// - Returns: The new version of every inserted and updated row.
     /// - Throws: As ``save(_:)`` does.
     @discardableResult
     public func saveSynced(
         _ changes: StoreChangeSet, identifiers: [RowReference: UUID], renamed: [UUID: UUID] = [:],
-        state: [String: String]
+        state: [String: String], removing: [String] = []
     ) throws -> StoreSaveResult {
         try requireGlobalIdentifiers()
         try createSyncStateTable()
@@ -51,6 +90,7 @@ extension SQLiteStore {
                     "UPDATE TERNSYNC_OBJECT SET ZUUID = \(Self.bytes(of: new)) WHERE ZUUID = \(Self.bytes(of: old))")
             }
             try writeSyncState(state)
+            try removeSyncState(removing)
         }
     }
 
@@ -69,6 +109,13 @@ extension SQLiteStore {
                 INSERT INTO TERNSYNC_STATE (ZKEY, ZVALUE) VALUES (\(key), \(value)) \
                 ON CONFLICT (ZKEY) DO UPDATE SET ZVALUE = excluded.ZVALUE
                 """)
+        }
+    }
+
+    /// Removes state values (inside the caller's transaction).
+    private func removeSyncState(_ keys: [String]) throws(SQLiteError) {
+        for key in keys.sorted() {
+            try connection.execute("DELETE FROM TERNSYNC_STATE WHERE ZKEY = \(key)")
         }
     }
 }

@@ -18,6 +18,10 @@ struct ExportCommand: Command {
     /// The output format.
     static let format = ArgumentDefinition.option(
         "format", value: "json|tsv", help: "The record format: json (the default) or tsv.")
+    /// Keys records by global identifier.
+    static let globalIDs = ArgumentDefinition.flag(
+        "global-ids",
+        help: "Keys objects and relationships by their global identifiers (a synced store), ordered by them.")
     /// The output file.
     static let output = ArgumentDefinition.option(
         "output", short: "o", value: "FILE", help: "Writes to FILE, replaced only on success (default: stdout).")
@@ -39,13 +43,19 @@ struct ExportCommand: Command {
             The store (SQLite, binary or XML, found from its contents) is opened read-only. Without
             --model, the model the store records is used (SQLite's model cache);
             with --model, the version whose hashes match the store's. Progress shows on stderr.
+
+            With --global-ids (a SQLite store that syncs, docs/Sync.md), _id is ENTITY/<UUID>, the
+            object's identity on every device, relationships name those identifiers, records are
+            ordered by them and unordered to-many relationships are sorted: two devices that hold the
+            same data export the same bytes although their primary keys differ.
             """,
         arguments: [
-            store, model, ModelSelection.version, ModelSelection.order, entity, format, output, .progress, .quiet,
+            store, model, ModelSelection.version, ModelSelection.order, entity, format, globalIDs, output, .progress, .quiet,
         ],
         examples: [
             "tern export Recipes.sqlite > recipes.json",
             "tern export Recipes.sqlite --model Recipes.xcdatamodeld --entity Recipe --format tsv -o recipes.tsv",
+            "tern export Recipes.sqlite --global-ids -o device-a.json",
         ])
 
     /// The store as typed.
@@ -58,6 +68,8 @@ struct ExportCommand: Command {
     var recordFormat: RecordFormat
     /// The output file, or nil for stdout.
     var outputPath: String?
+    /// Whether records are keyed by global identifier.
+    var keysByGlobalIdentifier: Bool
 
     /// Makes the command from its parsed command line.
     init(_ arguments: ParsedArguments) throws(ValidationError) {
@@ -65,12 +77,16 @@ struct ExportCommand: Command {
         selection = try ModelSelection.parse(Self.model, from: arguments)
         entityName = arguments.value(of: Self.entity)
         outputPath = arguments.value(of: Self.output)
+        keysByGlobalIdentifier = arguments.isSet(Self.globalIDs)
         let formatName = arguments.value(of: Self.format) ?? RecordFormat.json.rawValue
         guard let recordFormat = RecordFormat(rawValue: formatName) else {
             throw ValidationError("unknown format '\(formatName)'; use json or tsv")
         }
         if recordFormat == .tsv, entityName == nil {
             throw ValidationError("tsv holds one entity; name it with --entity")
+        }
+        if keysByGlobalIdentifier, recordFormat == .tsv {
+            throw ValidationError("--global-ids applies to json only")
         }
         self.recordFormat = recordFormat
     }
@@ -80,6 +96,10 @@ struct ExportCommand: Command {
         let file = StoreFile(storePath, environment: context.environment)
         let kind = try file.kind()
         let store = try await open(file, kind: kind, in: context)
+        if keysByGlobalIdentifier, !((store as? SQLiteStore)?.tracksGlobalIdentifiers ?? false) {
+            throw CommandFailure(
+                "\(file.displayName) has no global identifiers (it never synced); export it without --global-ids")
+        }
         let model = store.model
         let entities = try exportedEntities(of: model)
         var total: Int64 = 0
@@ -163,11 +183,12 @@ struct ExportCommand: Command {
             case .tsv: pending += (["_id"] + attributes.map(\.name)).map(RecordFormat.tsvEscaped).joined(separator: "\t") + "\n"
             }
             var first = true
-            try await StoreFiles.forEachBatch(of: store, entity: entity.name) { batch in
+            try await forEachBatch(of: store, entity: entity.name) { batch, identifier in
                 for row in batch {
                     switch recordFormat {
                     case .json:
-                        let record = RecordFormat.jsonRecord(row, attributes: attributes, relationships: relationships)
+                        let record = RecordFormat.jsonRecord(
+                            row, attributes: attributes, relationships: relationships, identifier: identifier)
                         pending += (first ? "\n" : ",\n") + record.encoded(pretty: false)
                     case .tsv:
                         pending += RecordFormat.tsvLine(row, attributes: attributes) + "\n"
@@ -181,5 +202,36 @@ struct ExportCommand: Command {
         }
         if recordFormat == .json { pending += "\n}\n" }
         try flush(true)
+    }
+
+    /// Calls `body` with each batch of an entity's rows: in primary-key order, or by global
+    /// identifier with the names the records use (`Entity/<UUID>`).
+    private func forEachBatch(
+        of store: any PersistentStore, entity: String,
+        _ body: ([StoreRow], ((RowReference) -> String)?) async throws -> Void
+    ) async throws {
+        guard keysByGlobalIdentifier, let store = store as? SQLiteStore else {
+            try await StoreFiles.forEachBatch(of: store, entity: entity) { try await body($0, nil) }
+            return
+        }
+        var last: UUID?
+        while true {
+            let identities = try await store.globalIdentities(ofEntity: entity, after: last, limit: 500)
+            guard let next = identities.last?.identifier else { return }
+            var names: [RowReference: String] = [:]
+            for identity in identities { names[identity.reference] = "\(entity)/\(identity.identifier.uuidString)" }
+            let rows = try await store.rows(for: identities.map(\.reference))
+            var byReference: [RowReference: StoreRow] = [:]
+            for row in rows { byReference[row.reference] = row }
+            for row in rows {
+                for reference in row.toOne.values.compactMap({ $0 }) + row.toMany.values.flatMap({ $0 })
+                where names[reference] == nil {
+                    let identifier = try await store.globalIdentity(of: reference)?.identifier.uuidString ?? "?"
+                    names[reference] = "\(reference.entityName)/\(identifier)"
+                }
+            }
+            try await body(identities.compactMap { byReference[$0.reference] }, { names[$0] ?? "?" })
+            last = next
+        }
     }
 }

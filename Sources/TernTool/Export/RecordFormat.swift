@@ -23,18 +23,25 @@ enum RecordFormat: String, CaseIterable, Sendable {
     ///   - attributes: The entity's attributes, inherited ones included.
     ///   - relationships: The entity's relationships, inherited ones included.
     /// - Complexity: O(*n*) in the number of properties and references.
+    ///   - identifier: An object's `_id`; `Entity/p<key>` by default. With another one (global
+    ///     identifiers), to-many relationships that are not ordered are sorted by it, so that the
+    ///     record does not depend on the store's keys.
     static func jsonRecord(
-        _ row: StoreRow, attributes: [AttributeDescription], relationships: [RelationshipDescription]
+        _ row: StoreRow, attributes: [AttributeDescription], relationships: [RelationshipDescription],
+        identifier: ((RowReference) -> String)? = nil
     ) -> JSONValue {
-        var members: [String: JSONValue] = ["_id": .string(row.reference.description)]
+        let name = identifier ?? { $0.description }
+        var members: [String: JSONValue] = ["_id": .string(name(row.reference))]
         for attribute in attributes {
             members[attribute.name] = row.attributes[attribute.name].map(jsonValue) ?? .null
         }
         for relationship in relationships {
             if relationship.isToMany {
-                members[relationship.name] = .array((row.toMany[relationship.name] ?? []).map { .string($0.description) })
+                var names = (row.toMany[relationship.name] ?? []).map(name)
+                if identifier != nil, !relationship.isOrdered { names.sort() }
+                members[relationship.name] = .array(names.map { .string($0) })
             } else {
-                members[relationship.name] = .string(row.toOne[relationship.name]?.description)
+                members[relationship.name] = .string(row.toOne[relationship.name].map(name))
             }
         }
         return .object(members)
