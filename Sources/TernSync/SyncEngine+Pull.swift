@@ -158,6 +158,13 @@ extension SyncEngine {
                         if let target = try await local.reference(of: member) { members.append(target) }
                     }
                     row.toMany[relationship.name] = members.filter { deletedRows[$0] == nil }
+                    // Members of later pages: their own to-one sets them; the order is set when all are here.
+                    for member in listed where !page.deleted.contains(member) {
+                        if try await local.reference(of: member) == nil, !local.isDeleted(member) {
+                            pending[key] = listed.map(\.uuidString).joined(separator: ",")
+                            break
+                        }
+                    }
                 } else if relationship.isToMany {
                     guard let destinations = state.toMany[relationship.name] else { continue }
                     var references: [RowReference] = []
@@ -249,7 +256,18 @@ extension SyncEngine {
             } else {
                 continue
             }
-            if relationship.isToMany {
+            if relationship.isToMany, let inverse = inverseToOne(of: relationship) {
+                // One-to-many: the listed order, among the objects whose to-one points here now.
+                var members: [RowReference] = []
+                for target in targets {
+                    let memberRow: StoreRow? = if let known = rows.row(for: target) { known } else {
+                        try await store.rows(for: [target]).first
+                    }
+                    if memberRow?.toOne[inverse] == reference { members.append(target) }
+                }
+                let others = (row.toMany[relationship.name] ?? []).filter { !members.contains($0) }
+                row.toMany[relationship.name] = members + others
+            } else if relationship.isToMany {
                 row.toMany[relationship.name] = targets
             } else {
                 row.toOne[relationship.name] = targets.first
