@@ -70,7 +70,7 @@ extension ObjectContext {
         try checkBatchTypes([values.compactMapValues { $0 }], schema: schema)
         if options.validatesValues {
             let attributes = values.keys.compactMap { schema.attributes[$0] }
-            let failures = Self.attributeFailures(of: values.compactMapValues { $0 }, attributes: attributes) { name, message in
+            let failures = Self.attributeFailures(of: { values[$0] ?? nil }, attributes: attributes) { name, message in
                 TernError(.validationFailed, "\(schema.name).\(name) \(message)", entity: schema.name, property: name)
             }
             try throwIfAny(failures)
@@ -161,7 +161,7 @@ extension ObjectContext {
             func failure(_ name: String, _ message: String) -> TernError {
                 TernError(.validationFailed, "\(schema.name).\(name) of row \(index) \(message)", entity: schema.name, property: name)
             }
-            failures += Self.attributeFailures(of: values, attributes: attributes, failure: failure)
+            failures += Self.attributeFailures(of: { values[$0] }, attributes: attributes, failure: failure)
             failures += required.map { failure($0, "is required") }
         }
         try throwIfAny(failures)

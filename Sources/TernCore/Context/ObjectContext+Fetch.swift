@@ -57,7 +57,7 @@ extension ObjectContext {
         storeRequest.propertiesToFetch = request.propertiesToFetch
         let stores = coordinator.affectedStores(forEntity: request.entityName)
         if parent == nil, stores.count == 1 { return try await stores[0].fetchValues(storeRequest) }
-        let dictionaries = try await fetchStates(storeRequest).map(\.attributes)
+        let dictionaries = try await fetchStates(storeRequest).map(\.attributes.dictionary)
         guard let wanted = request.propertiesToFetch.map(Set.init) else { return dictionaries }
         return dictionaries.map { AttributeValue.projecting($0, onto: wanted) }
     }
@@ -117,10 +117,17 @@ extension ObjectContext {
         for store in coordinator.affectedStores(forEntity: request.entityName) {
             var position: StoreFetchPosition?
             repeat {
+                if let packed = store as? any PackedRowReading,
+                   let page = try await packed.fetchPackedPage(request.storeRequest, after: position, size: size) {
+                    position = page.next
+                    guard !page.rows.isEmpty else { break }
+                    try deliverBatch(page.rows.map { state(of: $0, in: store.identifier) }, body)
+                    continue
+                }
                 let page = try await store.fetchPage(request.storeRequest, after: position, size: size)
                 position = page.next
                 guard !page.rows.isEmpty else { break }
-                try deliverBatch(page.rows.map { ObjectState(row: $0, storeIdentifier: store.identifier) }, body)
+                try deliverBatch(page.rows.map { state(of: $0, in: store.identifier) }, body)
             } while position != nil
         }
     }
@@ -222,19 +229,32 @@ extension ObjectContext {
         if let parent { return try await parent.statesForChild(request) }
         let stores = coordinator.affectedStores(forEntity: request.entityName)
         if stores.count == 1 {
-            return try await stores[0].fetch(request).map { ObjectState(row: $0, storeIdentifier: stores[0].identifier) }
+            if let packed = stores[0] as? any PackedRowReading, let rows = try await packed.fetchPacked(request) {
+                return rows.map { state(of: $0, in: stores[0].identifier) }
+            }
+            return try await stores[0].fetch(request).map { state(of: $0, in: stores[0].identifier) }
         }
         var wide = request
         wide.offset = 0
         wide.limit = request.limit.map { $0 + request.offset }
         var states: [ObjectState] = []
         for store in stores {
-            states += try await store.fetch(wide).map { ObjectState(row: $0, storeIdentifier: store.identifier) }
+            states += try await store.fetch(wide).map { state(of: $0, in: store.identifier) }
         }
         states = try FetchSort.sorted(states.map(StateValues.init), by: request.sortDescriptors).map(\.state)
         let first = min(request.offset, states.count)
         let last = request.limit.map { min(first + $0, states.count) } ?? states.count
         return Array(states[first..<last])
+    }
+
+    /// The state of a row read from a store.
+    func state(of row: StoreRow, in storeIdentifier: String) -> ObjectState {
+        ObjectState(row: row, storeIdentifier: storeIdentifier, keys: graph.schema(for: row.reference.entityName).attributeKeys)
+    }
+
+    /// The state of a packed row read from a store.
+    func state(of row: PackedRow, in storeIdentifier: String) -> ObjectState {
+        ObjectState(packed: row, storeIdentifier: storeIdentifier, keys: graph.schema(for: row.reference.entityName).attributeKeys)
     }
 
     /// Reads the states of objects by ID from the parent context or their stores.
@@ -248,7 +268,7 @@ extension ObjectContext {
         var states: [ObjectState] = []
         for (identifier, references) in byStore {
             guard let store = coordinator.store(withIdentifier: identifier) else { continue }
-            states += try await store.rows(for: references).map { ObjectState(row: $0, storeIdentifier: identifier) }
+            states += try await store.rows(for: references).map { state(of: $0, in: identifier) }
         }
         return states
     }

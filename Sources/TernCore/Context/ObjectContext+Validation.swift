@@ -43,24 +43,25 @@ extension ObjectContext {
 
     private func attributeFailures(of object: ManagedObject) -> [TernError] {
         let attributes = object.schema.attributes.values.lazy.filter { !$0.isDerived }
-        return Self.attributeFailures(of: object.values, attributes: attributes) { failure(object, $0, $1) }
+        let values = object.values
+        return Self.attributeFailures(of: { values[$0] }, attributes: attributes) { failure(object, $0, $1) }
     }
 
     /// The failures of attribute values: required ones missing, and each value's problem.
     ///
     /// - Parameters:
-    ///   - values: The non-nil values by attribute name.
+    ///   - value: The value of an attribute by name, nil when it is nil.
     ///   - attributes: The attributes to check, in any order.
     ///   - failure: Makes the error for an attribute name and a message.
     /// - Returns: The failures, by attribute name.
     static func attributeFailures(
-        of values: [String: AttributeValue], attributes: some Sequence<AttributeDescription>,
+        of value: (String) -> AttributeValue?, attributes: some Sequence<AttributeDescription>,
         failure: (String, String) -> TernError
     ) -> [TernError] {
         // Failures by attribute name; the attributes are sorted only when some fail.
         var failures: [(String, TernError)] = []
         for attribute in attributes {
-            guard let value = values[attribute.name] else {
+            guard let value = value(attribute.name) else {
                 if !attribute.isOptional { failures.append((attribute.name, failure(attribute.name, "is required"))) }
                 continue
             }

@@ -28,7 +28,7 @@ extension ObjectGraph {
         object.isDeleted = true
         object.isInaccessible = true
         object.pendingOperations = []
-        object.values = [:]
+        object.values = PackedAttributes(keys: object.schema.attributeKeys)
         object.toOne = [:]
         object.toMany = [:]
         object.snapshot = nil
@@ -74,6 +74,8 @@ extension ObjectGraph {
                 .unreadableStore, "could not read \(requested) from its store (\(error)); check the store",
                 objectID: requested)
         }
-        return rows.first.map { ObjectState(row: $0, storeIdentifier: identifier) }
+        return rows.first.map {
+            ObjectState(row: $0, storeIdentifier: identifier, keys: schema(for: $0.reference.entityName).attributeKeys)
+        }
     }
 }

@@ -89,9 +89,7 @@ final class ObjectGraph {
         let object = make(ObjectID(temporaryFor: entityName, identifier: TemporaryIdentifiers.next()))
         object.isLoaded = true
         object.isInserted = true
-        for attribute in schema.attributes.values {
-            if let value = attribute.defaultValue { object.values[attribute.name] = value }
-        }
+        object.values = schema.defaultValues
         changed[object.objectID] = object
         return object
     }

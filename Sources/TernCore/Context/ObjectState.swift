@@ -3,12 +3,12 @@
 struct ObjectState: Hashable, Sendable {
     var id: ObjectID
     var version: Int64
-    var attributes: [String: AttributeValue]
+    var attributes: PackedAttributes
     var toOne: [String: ObjectID]
     var toMany: [String: [ObjectID]]
 
     init(
-        id: ObjectID, version: Int64 = 0, attributes: [String: AttributeValue] = [:],
+        id: ObjectID, version: Int64 = 0, attributes: PackedAttributes,
         toOne: [String: ObjectID] = [:], toMany: [String: [ObjectID]] = [:]
     ) {
         self.id = id
@@ -19,13 +19,19 @@ struct ObjectState: Hashable, Sendable {
     }
 
     /// The state of a store row, its references turned into IDs of that store.
-    init(row: StoreRow, storeIdentifier: String) {
+    ///
+    /// - Parameters:
+    ///   - row: The row.
+    ///   - storeIdentifier: The identifier of the store it comes from.
+    ///   - keys: The attribute keys of the row's entity.
+    init(row: StoreRow, storeIdentifier: String, keys: AttributeKeys) {
         func id(_ reference: RowReference) -> ObjectID {
             ObjectID(entityName: reference.entityName, storeIdentifier: storeIdentifier, primaryKey: reference.primaryKey)
         }
         self.init(
-            id: id(row.reference), version: row.version, attributes: row.attributes,
-            toOne: row.toOne.mapValues(id), toMany: row.toMany.mapValues { $0.map(id) })
+            id: id(row.reference), version: row.version, attributes: PackedAttributes(keys: keys, dictionary: row.attributes),
+            toOne: row.toOne.isEmpty ? [:] : row.toOne.mapValues(id),
+            toMany: row.toMany.isEmpty ? [:] : row.toMany.mapValues { $0.map(id) })
     }
 
     /// The row of this state, with IDs replaced through `permanent` and empty to-manys left out.
@@ -33,7 +39,7 @@ struct ObjectState: Hashable, Sendable {
         func rowReference(_ id: ObjectID) -> RowReference? { (permanent[id] ?? id).rowReference }
         guard let reference = rowReference(id) else { return nil }
         return StoreRow(
-            reference: reference, version: version, attributes: attributes,
+            reference: reference, version: version, attributes: attributes.dictionary,
             toOne: toOne.compactMapValues(rowReference),
             toMany: toMany.filter { !$0.value.isEmpty }.mapValues { $0.compactMap(rowReference) })
     }
@@ -53,5 +59,25 @@ struct ObjectState: Hashable, Sendable {
         if let value = toOne[property] { return value }
         if let value = toMany[property], !value.isEmpty { return value }
         return nil
+    }
+}
+
+extension ObjectState {
+    /// The state of a packed row, adopting its values when they are packed in the order of
+    /// `keys` (the usual case), else rearranging them.
+    ///
+    /// - Parameters:
+    ///   - row: The row.
+    ///   - storeIdentifier: The identifier of the store it comes from.
+    ///   - keys: The attribute keys of the row's entity.
+    init(packed row: PackedRow, storeIdentifier: String, keys: AttributeKeys) {
+        func id(_ reference: RowReference) -> ObjectID {
+            ObjectID(entityName: reference.entityName, storeIdentifier: storeIdentifier, primaryKey: reference.primaryKey)
+        }
+        self.init(
+            id: id(row.reference), version: row.version,
+            attributes: row.attributes.keys.matches(keys) ? row.attributes : PackedAttributes(keys: keys, dictionary: row.attributes.dictionary),
+            toOne: row.toOne.isEmpty ? [:] : row.toOne.mapValues(id),
+            toMany: row.toMany.isEmpty ? [:] : row.toMany.mapValues { $0.map(id) })
     }
 }

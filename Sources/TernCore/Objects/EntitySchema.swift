@@ -9,16 +9,34 @@ final class EntitySchema: Sendable {
     let kinds: Set<String>
     /// Uniqueness constraints of the entity and its ancestors, with the entity that declares each.
     let uniquenessConstraints: [(entity: String, properties: [String])]
+    /// The attribute names in the order of the objects' packed values.
+    let attributeKeys: AttributeKeys
+    /// The attributes in the order of ``attributeKeys``.
+    let orderedAttributes: [AttributeDescription]
+    /// The positions of the transient attributes in ``attributeKeys``.
+    let transientPositions: [Int]
+    /// Whether some relationship is transient.
+    let hasTransientRelationships: Bool
+    /// The default values of a new object.
+    let defaultValues: PackedAttributes
 
     init(entity: EntityDescription, model: ManagedObjectModel) {
         self.entity = entity
-        self.attributes = Dictionary(uniqueKeysWithValues: model.allAttributes(of: entity.name).map { ($0.name, $0) })
-        self.relationships = Dictionary(
-            uniqueKeysWithValues: model.allRelationships(of: entity.name).map { ($0.name, $0) })
+        let attributes = model.allAttributes(of: entity.name)
+        self.attributes = Dictionary(uniqueKeysWithValues: attributes.map { ($0.name, $0) })
+        let relationships = model.allRelationships(of: entity.name)
+        self.relationships = Dictionary(uniqueKeysWithValues: relationships.map { ($0.name, $0) })
         self.kinds = Set([entity.name] + model.allSubentities(of: entity.name).map(\.name))
         self.uniquenessConstraints = ([entity] + model.ancestors(of: entity.name)).flatMap { declaring in
             declaring.uniquenessConstraints.map { (entity: declaring.name, properties: $0) }
         }
+        let keys = AttributeKeys(names: attributes.map(\.name))
+        self.attributeKeys = keys
+        self.orderedAttributes = attributes
+        self.transientPositions = attributes.indices.filter { attributes[$0].isTransient }
+        self.hasTransientRelationships = relationships.contains(where: \.isTransient)
+        self.defaultValues = attributes.contains { $0.defaultValue != nil }
+            ? PackedAttributes(keys: keys, values: attributes.map(\.defaultValue)) : PackedAttributes(keys: keys)
     }
 
     var name: String { entity.name }

@@ -63,7 +63,8 @@ open class ManagedObject {
 
     let schema: EntitySchema
     weak var graph: ObjectGraph?
-    var values: [String: AttributeValue] = [:]
+    /// The attribute values, one slot per attribute of the entity (``EntitySchema/attributeKeys``).
+    var values: PackedAttributes
     var toOne: [String: ObjectID] = [:]
     var toMany: [String: [ObjectID]] = [:]
     /// The state last read from or saved to the parent (store or parent context).
@@ -80,6 +81,7 @@ open class ManagedObject {
         self.objectID = seed.objectID
         self.schema = seed.schema
         self.graph = seed.graph
+        self.values = PackedAttributes(keys: seed.schema.attributeKeys)
     }
 
     // MARK: - State
@@ -158,12 +160,11 @@ open class ManagedObject {
     ///   its type.
     public subscript(attribute name: String) -> AttributeValue? {
         get {
-            // Only attributes of the entity have values: a value found needs no other check.
-            if isLoaded, let value = values[name] { return value }
-
-            _ = attributeDescription(name)
-            loadForAccess()
-            return values[name]
+            guard let position = schema.attributeKeys.position(of: name) else {
+                preconditionFailure("\(schema.name) has no attribute \(name)")
+            }
+            if !isLoaded { loadForAccess() }
+            return values[position: position]
         }
         set {
             do {
@@ -243,18 +244,25 @@ open class ManagedObject {
 
     /// The object's current stored state.
     var state: ObjectState {
-        ObjectState(
+        let transient = schema.hasTransientRelationships
+        return ObjectState(
             id: objectID, version: snapshot?.version ?? 0,
-            attributes: values.filter { schema.attributes[$0.key]?.isTransient == false },
-            toOne: toOne.filter { schema.relationships[$0.key]?.isTransient == false },
-            toMany: toMany.filter { schema.relationships[$0.key]?.isTransient == false && !$0.value.isEmpty })
+            attributes: schema.transientPositions.isEmpty ? values : values.clearing(schema.transientPositions),
+            toOne: transient ? toOne.filter { schema.relationships[$0.key]?.isTransient == false } : toOne,
+            toMany: toMany.isEmpty ? toMany
+                : toMany.filter { !$0.value.isEmpty && (!transient || schema.relationships[$0.key]?.isTransient == false) })
     }
 
     /// Replaces the object's values with a state (keeping transient values).
     func apply(_ state: ObjectState) {
-        // A fault has no values to keep: share the state's storage instead of copying it.
-        values = values.isEmpty ? state.attributes
-            : values.filter { schema.attributes[$0.key]?.isTransient == true }.merging(state.attributes) { $1 }
+        // Without transient values to keep, share the state's storage instead of copying it.
+        if schema.transientPositions.isEmpty || values.isEmpty {
+            values = state.attributes
+        } else {
+            var merged = state.attributes
+            for position in schema.transientPositions { merged[position: position] = values[position: position] }
+            values = merged
+        }
         toOne = state.toOne
         toMany = state.toMany
     }

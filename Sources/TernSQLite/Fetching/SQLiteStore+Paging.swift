@@ -28,16 +28,11 @@ extension SQLiteStore {
     public func fetchPage(
         _ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int
     ) throws -> StoreFetchPage {
-        precondition(size > 0, "a page holds at least one row")
-        try checkEntity(of: request)
-        let delivered = position?.delivered ?? 0
-        let wanted = request.limit.map { min(size, max(0, $0 - delivered)) } ?? size
-        guard wanted > 0 else { return StoreFetchPage(rows: [], next: nil) }
-        if let query = PredicateSQL(request, schema: schema), let keys = query.sortKeys {
-            if let page = try pageInSQL(request, query: query, keys: keys, after: position, wanted: wanted) {
-                return page
-            }
-        } else if request.sortDescriptors.isEmpty {
+        if let page = try fetchPackedPage(request, after: position, size: size) {
+            return StoreFetchPage(rows: page.rows.map(StoreRow.init), next: page.next)
+        }
+        let wanted = Self.wanted(request, after: position, size: size)
+        if PredicateSQL(request, schema: schema) == nil, request.sortDescriptors.isEmpty {
             return try pageByKey(request, after: position, wanted: wanted)
         }
         var all = request
@@ -47,13 +42,32 @@ extension SQLiteStore {
         return try request.page(of: sorted, after: position, size: size, row: \.row)
     }
 
+    /// ``fetchPage(_:after:size:)`` with the rows packed, when the predicate and the sorts
+    /// translate to SQL; nil otherwise.
+    package func fetchPackedPage(
+        _ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int
+    ) throws -> PackedFetchPage? {
+        precondition(size > 0, "a page holds at least one row")
+        try checkEntity(of: request)
+        let wanted = Self.wanted(request, after: position, size: size)
+        guard wanted > 0 else { return PackedFetchPage(rows: [], next: nil) }
+        guard let query = PredicateSQL(request, schema: schema), let keys = query.sortKeys else { return nil }
+        return try pageInSQL(request, query: query, keys: keys, after: position, wanted: wanted)
+    }
+
     // MARK: - Non public
+
+    /// How many rows the page after `position` holds at most: the size, within the limit.
+    private static func wanted(_ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int) -> Int {
+        let delivered = position?.delivered ?? 0
+        return request.limit.map { min(size, max(0, $0 - delivered)) } ?? size
+    }
 
     /// A page read by one SQL statement, or nil when a position value cannot be bound.
     private func pageInSQL(
         _ request: StoreFetchRequest, query: PredicateSQL, keys: [PredicateSQL.SortKey],
         after position: StoreFetchPosition?, wanted: Int
-    ) throws -> StoreFetchPage? {
+    ) throws -> PackedFetchPage? {
         let layout = try schema.entity(named: request.entityName)
         let names = try columnNames(of: layout)
         let list = SQL.joined(names.map { "t0." + SQL.identifier($0) } + keys.map(\.column))
@@ -67,16 +81,15 @@ extension SQLiteStore {
             SELECT \(list) FROM \(query.from) WHERE \(condition) ORDER BY \(query.order ?? "t0.Z_PK") \
             LIMIT \(Int64(wanted)) OFFSET \(offset)
             """
-        var rows: [StoreRow] = []
         var lastValues: [AttributeValue?] = []
-        try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
-            rows.append(try decode(statement))
+        let rows = try packedRows(sql) { (statement) throws(SQLiteError) in
             lastValues = []
             for (index, key) in keys.enumerated() {
                 lastValues.append(try AttributeValue(databaseValue: statement.value(at: names.count + index), type: key.type))
             }
         }
-        return Self.page(rows, wanted: wanted, after: position, sortValues: lastValues)
+        guard rows.count == wanted, let last = rows.last else { return PackedFetchPage(rows: rows, next: nil) }
+        return PackedFetchPage(rows: rows, next: Self.position(after: last.reference, position, count: rows.count, sortValues: lastValues))
     }
 
     /// A page of a request without sorts whose predicate runs in Swift: rows in key order after
@@ -111,9 +124,14 @@ extension SQLiteStore {
         _ rows: [StoreRow], wanted: Int, after position: StoreFetchPosition?, sortValues: [AttributeValue?]
     ) -> StoreFetchPage {
         guard rows.count == wanted, let last = rows.last else { return StoreFetchPage(rows: rows, next: nil) }
-        let next = StoreFetchPosition(
-            reference: last.reference, sortValues: sortValues, delivered: (position?.delivered ?? 0) + rows.count)
-        return StoreFetchPage(rows: rows, next: next)
+        return StoreFetchPage(rows: rows, next: Self.position(after: last.reference, position, count: rows.count, sortValues: sortValues))
+    }
+
+    /// The position after a full page whose last row is `last`.
+    private static func position(
+        after last: RowReference, _ position: StoreFetchPosition?, count: Int, sortValues: [AttributeValue?]
+    ) -> StoreFetchPosition {
+        StoreFetchPosition(reference: last, sortValues: sortValues, delivered: (position?.delivered ?? 0) + count)
     }
 
     /// The condition "comes after the position" in the order of `keys` then `Z_PK`, as SQLite

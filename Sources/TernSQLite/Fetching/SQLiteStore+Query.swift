@@ -1,7 +1,7 @@
 import Foundation
-import TernCore
+package import TernCore
 
-extension SQLiteStore {
+extension SQLiteStore: PackedRowReading {
     // MARK: - Fetching in SQL
 
     /// The SQL statement that fetches a request's rows when its predicate translates, every
@@ -31,12 +31,17 @@ extension SQLiteStore {
     /// - Returns: The rows, or nil when the predicate must be evaluated in Swift.
     func fetchInSQL(_ request: StoreFetchRequest) throws -> [StoreRow]? {
         guard let statement = try translatedFetch(request) else { return nil }
-        var rows: [StoreRow] = []
-        try connection.forEachStatementRow(statement.sql) { (statement) throws(SQLiteError) in
-            rows.append(try decode(statement))
-        }
+        let rows = try packedRows(statement.sql).map(StoreRow.init)
         if statement.isOrdered { return rows }
         return try request.ordered(rows.map { RowValues(row: $0, store: self) }).map(\.row)
+    }
+
+    /// ``fetch(_:)`` with the rows packed, when the predicate and the sorts translate to SQL;
+    /// nil otherwise.
+    package func fetchPacked(_ request: StoreFetchRequest) throws -> [PackedRow]? {
+        try checkEntity(of: request)
+        guard let statement = try translatedFetch(request), statement.isOrdered else { return nil }
+        return try packedRows(statement.sql)
     }
 
     /// ``fetchValues(_:)`` when the request names its attributes and its predicate and sorts
@@ -51,7 +56,7 @@ extension SQLiteStore {
         let columns = properties.compactMap { layout.attribute(named: $0)?.column }
         guard !columns.isEmpty else { return try fetchInSQL(request)?.map { _ in [:] } }
         let positions = Dictionary(columns.enumerated().map { ($1, $0) }) { first, _ in first }
-        let plan = RowPlan(layout: layout, positions: positions, relationships: false)
+        let plan = RowPlan(layout: layout, keys: attributeKeys(of: layout), positions: positions, relationships: false)
         let list = SQL.joined(columns.map { "t0." + SQL.identifier($0) })
         let sql: SQL = "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY \(order)\(Self.window(request))"
         var dictionaries: [[String: AttributeValue]] = []

@@ -4,13 +4,15 @@ import TernCore
 /// selected column, worked out once per entity instead of once per row.
 ///
 /// Made by ``SQLiteStore/rowPlan(number:)`` for every column of the root table (cached), or by
-/// ``init(layout:positions:relationships:)`` for a projection. A class, so that handing the plan
+/// ``init(layout:keys:positions:relationships:)`` for a projection. A class, so that handing the plan
 /// to each row costs one reference count, not one per string and array inside.
 final class RowPlan: Sendable {
     /// An attribute read from a column.
     struct Attribute: Sendable {
         /// The attribute's name, the key of the row's value.
         let name: String
+        /// The attribute's slot in the packed values (its position in ``RowPlan/keys``).
+        let slot: Int
         /// The column's position in the selection.
         let position: Int
         /// The attribute's type, which reads the stored value.
@@ -33,6 +35,9 @@ final class RowPlan: Sendable {
 
     /// The concrete entity.
     let layout: EntityLayout
+    /// The entity's attribute names, in the order of packed values: every attribute of the
+    /// model's entity, transient ones included, sorted by name.
+    let keys: AttributeKeys
     /// The selected attributes.
     let attributes: [Attribute]
     /// The selected to-one relationships.
@@ -44,16 +49,17 @@ final class RowPlan: Sendable {
     ///
     /// - Parameters:
     ///   - layout: The concrete entity.
+    ///   - keys: The entity's attribute names in packed order.
     ///   - positions: The position of each selected column, by column name.
     ///   - relationships: Whether relationships are read (false for attribute projections).
-    init(layout: EntityLayout, positions: [String: Int], relationships: Bool = true) {
+    init(layout: EntityLayout, keys: AttributeKeys, positions: [String: Int], relationships: Bool = true) {
         self.layout = layout
+        self.keys = keys
         self.attributes = layout.attributes.compactMap { attribute in
-            positions[attribute.column].map {
-                Attribute(
-                    name: attribute.name, position: $0, type: attribute.type,
-                    allowsExternalStorage: attribute.allowsExternalStorage)
-            }
+            guard let position = positions[attribute.column], let slot = keys.position(of: attribute.name) else { return nil }
+            return Attribute(
+                name: attribute.name, slot: slot, position: position, type: attribute.type,
+                allowsExternalStorage: attribute.allowsExternalStorage)
         }
         self.toOne = !relationships ? [] : layout.toOneRelationships.compactMap { relationship in
             positions[relationship.column].map {

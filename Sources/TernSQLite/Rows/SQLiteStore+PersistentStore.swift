@@ -111,16 +111,14 @@ extension SQLiteStore: PersistentStore {
             let layout = try schema.entity(named: entity)
             let select = try selection(for: layout)
             for start in stride(from: 0, to: group.count, by: Self.fetchBatchSize) {
-                let keys = group[start..<min(start + Self.fetchBatchSize, group.count)].map { DatabaseValue.integer($0.primaryKey) }
-                let placeholders = SQL(unsafeSQL: Array(repeating: "?", count: keys.count).joined(separator: ", "), arguments: keys)
-                let sql: SQL = "\(select) WHERE Z_PK IN (\(placeholders)) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
-                try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
-                    let number = Int(statement.integer(at: 1) ?? 0)
-                    var plan = plans[number]
-                    if plan == nil { plan = try makeRowPlan(number: number) }
-                    guard let plan else { return }
-                    let row = try decode(statement, plan: plan, using: connection)
-                    found[RowReference(entityName: entity, primaryKey: row.reference.primaryKey)] = row
+                let keys = Self.boundList(group[start..<min(start + Self.fetchBatchSize, group.count)].map(\.primaryKey))
+                let sql: SQL = "\(select) WHERE Z_PK IN (\(keys)) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
+                let rows = try packedRows(sql, using: connection) { (number) throws(SQLiteError) in
+                    if let plan = plans[number] { return plan }
+                    return try makeRowPlan(number: number)
+                }
+                for row in rows {
+                    found[RowReference(entityName: entity, primaryKey: row.reference.primaryKey)] = StoreRow(row)
                 }
             }
         }

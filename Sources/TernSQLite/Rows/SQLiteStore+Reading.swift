@@ -16,8 +16,7 @@ extension SQLiteStore {
         let layout = try schema.entity(named: entity)
         let select = try selection(for: layout)
         let sql: SQL = "\(select) WHERE Z_PK = \(primaryKey) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
-        guard let values = try connection.fetchOne(sql) else { return nil }
-        return try decode(values)
+        return try packedRows(sql).first.map(StoreRow.init)
     }
 
     /// The next batch of an entity's rows, in primary-key order (keyset pagination).
@@ -41,9 +40,7 @@ extension SQLiteStore {
             \(select) WHERE Z_ENT IN (\(Self.list(numbers))) AND Z_PK > \(primaryKey) \
             ORDER BY Z_PK LIMIT \(limit)
             """
-        var rows: [StoreRow] = []
-        try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in rows.append(try decode(statement)) }
-        return rows
+        return try packedRows(sql).map(StoreRow.init)
     }
 
     /// An entity's rows in batches: an asynchronous sequence that reads one batch at a time.
@@ -81,7 +78,7 @@ extension SQLiteStore {
     }
 
     /// Every column of an entity's root table, `Z_PK`, `Z_ENT` and `Z_OPT` first: what
-    /// ``decode(_:)`` reads.
+    /// ``packedRows(_:alongside:)`` reads.
     nonisolated func columnNames(of layout: EntityLayout) throws(SQLiteError) -> [String] {
         guard let table = schema.tables[layout.table] else {
             throw SQLiteError(.schemaMismatch, "The schema has no table \(layout.table).")
@@ -89,11 +86,13 @@ extension SQLiteStore {
         return ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
     }
 
-    /// A row from the values of a selection that starts with every column of the root table
-    /// (``columnNames(of:)``), read with its entity's cached ``RowPlan``.
-    ///
-    func decode(_ values: some ColumnValues) throws(SQLiteError) -> StoreRow {
-        try decode(values, plan: rowPlan(number: Int(values.integer(at: 1) ?? 0)))
+    /// The attribute keys of an entity's packed values: the model's attribute names, with any
+    /// the store's layout adds, sorted by name.
+    nonisolated func attributeKeys(of layout: EntityLayout) -> AttributeKeys {
+        var names = model.allAttributes(of: layout.name).map(\.name)
+        let missing = layout.attributes.map(\.name).filter { !names.contains($0) }
+        if !missing.isEmpty { names = (names + missing).sorted() }
+        return AttributeKeys(names: names)
     }
 
     /// The cached plan for reading every column of an entity's rows.
@@ -112,23 +111,55 @@ extension SQLiteStore {
         let layout = try schema.entity(number: number)
         var positions: [String: Int] = [:]
         for (index, name) in try columnNames(of: layout).enumerated() { positions[name] = index }
-        return RowPlan(layout: layout, positions: positions)
+        return RowPlan(layout: layout, keys: attributeKeys(of: layout), positions: positions)
     }
 
-    /// A row from selected values, read with a plan: `Z_PK`, `Z_ENT` and `Z_OPT` first.
-    func decode(_ values: some ColumnValues, plan: RowPlan) throws(SQLiteError) -> StoreRow {
-        try decode(values, plan: plan, using: connection)
+    /// The rows of a query that selects every column of a root table (``columnNames(of:)``,
+    /// `Z_PK`, `Z_ENT` and `Z_OPT` first), each read with its entity's cached plan, with their
+    /// to-many relationships.
+    ///
+    /// - Parameters:
+    ///   - sql: The query.
+    ///   - alongside: Called with each row of the statement after it is decoded, to read more columns.
+    func packedRows(
+        _ sql: SQL, alongside: (Statement) throws(SQLiteError) -> Void = { _ in }
+    ) throws(SQLiteError) -> [PackedRow] {
+        try packedRows(sql, using: connection, plan: { (number) throws(SQLiteError) in try rowPlan(number: number) }, alongside: alongside)
     }
 
-    /// A row from selected values, read with a plan, its to-many relationships read through
-    /// `connection` (the store's own, or the one of synchronous reads).
-    nonisolated func decode(
-        _ values: some ColumnValues, plan: RowPlan, using connection: Connection
-    ) throws(SQLiteError) -> StoreRow {
+    /// ``packedRows(_:alongside:)`` through a connection, with the plans `plan` gives by entity number.
+    nonisolated func packedRows(
+        _ sql: SQL, using connection: Connection, plan: (Int) throws(SQLiteError) -> RowPlan,
+        alongside: (Statement) throws(SQLiteError) -> Void = { _ in }
+    ) throws(SQLiteError) -> [PackedRow] {
+        var rows: [PackedRow] = []
+        var plans: [RowPlan] = []
+        var last: RowPlan?
+        try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
+            let number = Int(statement.integer(at: 1) ?? 0)
+            let found: RowPlan
+            if let last, last.layout.number == number { found = last } else { found = try plan(number) }
+            last = found
+            let plan = found
+            rows.append(try decodePacked(statement, plan: plan))
+            plans.append(plan)
+            try alongside(statement)
+        }
+        try loadToMany(of: &rows, plans: plans, using: connection)
+        return rows
+    }
+
+    /// A row from selected values, read with a plan: `Z_PK`, `Z_ENT` and `Z_OPT` first; its
+    /// to-many relationships are left for ``loadToMany(of:plans:using:)``.
+    nonisolated func decodePacked(_ values: some ColumnValues, plan: RowPlan) throws(SQLiteError) -> PackedRow {
         let primaryKey = values.integer(at: 0) ?? 0
-        var row = StoreRow(
+        var attributes = [AttributeValue?](repeating: nil, count: plan.keys.names.count)
+        for attribute in plan.attributes {
+            attributes[attribute.slot] = try decodeValue(values, attribute: attribute, plan: plan, primaryKey: primaryKey)
+        }
+        var row = PackedRow(
             reference: RowReference(entityName: plan.layout.name, primaryKey: primaryKey),
-            version: values.integer(at: 2) ?? 0, attributes: try decodeAttributes(values, plan: plan, primaryKey: primaryKey))
+            version: values.integer(at: 2) ?? 0, attributes: PackedAttributes(keys: plan.keys, values: attributes))
         for relationship in plan.toOne {
             guard let key = values.integer(at: relationship.position) else { continue }
             var destination = relationship.destination
@@ -136,11 +167,6 @@ extension SQLiteStore {
                 destination = try schema.entity(number: Int(number)).name
             }
             row.toOne[relationship.name] = RowReference(entityName: destination, primaryKey: key)
-        }
-        for relationship in plan.toMany {
-            // An absent key is an empty relationship.
-            let references = try references(of: relationship, from: primaryKey, using: connection)
-            if !references.isEmpty { row.toMany[relationship.name] = references }
         }
         return row
     }
@@ -153,51 +179,94 @@ extension SQLiteStore {
     ) throws(SQLiteError) -> [String: AttributeValue] {
         var attributes = [String: AttributeValue](minimumCapacity: plan.attributes.count)
         for attribute in plan.attributes {
-            var value = values.value(at: attribute.position)
-            if attribute.allowsExternalStorage, case .blob(let bytes) = value {
-                value = .blob(try externalData.resolve(bytes))
-            }
-            do {
-                if let decoded = try AttributeValue(databaseValue: value, type: attribute.type) {
-                    attributes[attribute.name] = decoded
-                }
-            } catch {
-                throw SQLiteError(
-                    .invalidValue,
-                    "\(plan.layout.name).\(attribute.name) of row \(primaryKey.map(String.init) ?? "?") holds a value a "
-                        + "\(attribute.type.xcodeName) attribute cannot read.", path: url.path)
+            if let decoded = try decodeValue(values, attribute: attribute, plan: plan, primaryKey: primaryKey) {
+                attributes[attribute.name] = decoded
             }
         }
         return attributes
     }
 
-    /// The objects a to-many relationship of an object holds, in order for an ordered one.
+    /// The value of one attribute read from selected values.
+    private nonisolated func decodeValue(
+        _ values: some ColumnValues, attribute: RowPlan.Attribute, plan: RowPlan, primaryKey: Int64?
+    ) throws(SQLiteError) -> AttributeValue? {
+        var value = values.value(at: attribute.position)
+        if attribute.allowsExternalStorage, case .blob(let bytes) = value {
+            value = .blob(try externalData.resolve(bytes))
+        }
+        do {
+            return try AttributeValue(databaseValue: value, type: attribute.type)
+        } catch {
+            throw SQLiteError(
+                .invalidValue,
+                "\(plan.layout.name).\(attribute.name) of row \(primaryKey.map(String.init) ?? "?") holds a value a "
+                    + "\(attribute.type.xcodeName) attribute cannot read.", path: url.path)
+        }
+    }
+
+    /// Reads the to-many relationships of decoded rows: one query per relationship per batch
+    /// of up to ``fetchBatchSize`` rows, not one per row.
+    ///
+    /// - Parameters:
+    ///   - rows: Rows of one root table, their to-many relationships not read yet.
+    ///   - plans: The plan each row was read with.
+    ///   - connection: The connection to read with (the store's own, or the one of synchronous reads).
+    nonisolated func loadToMany(
+        of rows: inout [PackedRow], plans: [RowPlan], using connection: Connection
+    ) throws(SQLiteError) {
+        var groups: [ToManyMapping: [Int]] = [:]
+        for (index, plan) in plans.enumerated() {
+            for relationship in plan.toMany { groups[relationship, default: []].append(index) }
+        }
+        for (relationship, indices) in groups {
+            for start in stride(from: 0, to: indices.count, by: Self.fetchBatchSize) {
+                let chunk = indices[start..<min(start + Self.fetchBatchSize, indices.count)]
+                let found = try references(of: relationship, from: chunk.map { rows[$0].reference.primaryKey }, using: connection)
+                for index in chunk {
+                    // An absent key is an empty relationship.
+                    if let references = found[rows[index].reference.primaryKey] { rows[index].toMany[relationship.name] = references }
+                }
+            }
+        }
+    }
+
+    /// The objects a to-many relationship of some objects holds, by source key, in order for an
+    /// ordered one; sources without destinations are left out.
     nonisolated func references(
-        of relationship: ToManyMapping, from primaryKey: Int64, using connection: Connection
-    ) throws(SQLiteError) -> [RowReference] {
+        of relationship: ToManyMapping, from primaryKeys: [Int64], using connection: Connection
+    ) throws(SQLiteError) -> [Int64: [RowReference]] {
         let destination = try schema.entity(named: relationship.destination)
+        let keys = Self.boundList(primaryKeys)
         let sql: SQL
         switch relationship.storage {
         case .inverseForeignKey(let table, let column, let orderColumn):
             let order = SQL(unsafeSQL: orderColumn.map { SQL.quoted($0) + ", " } ?? "")
             sql = """
-                SELECT Z_ENT, Z_PK FROM \(.identifier(table)) WHERE \(.identifier(column)) = \(primaryKey) \
+                SELECT \(.identifier(column)), Z_ENT, Z_PK FROM \(.identifier(table)) WHERE \(.identifier(column)) IN (\(keys)) \
                 AND Z_ENT IN (\(Self.list(destination.hierarchyNumbers))) ORDER BY \(order)Z_PK
                 """
         case .joinTable(let table, let source, let target, let orderColumn):
             let order = SQL(unsafeSQL: orderColumn.map { "j." + SQL.quoted($0) + ", " } ?? "")
             sql = """
-                SELECT d.Z_ENT, d.Z_PK FROM \(.identifier(table)) AS j JOIN \(.identifier(destination.table)) AS d \
-                ON d.Z_PK = j.\(.identifier(target)) WHERE j.\(.identifier(source)) = \(primaryKey) \
-                ORDER BY \(order)d.Z_PK
+                SELECT j.\(.identifier(source)), d.Z_ENT, d.Z_PK FROM \(.identifier(table)) AS j \
+                JOIN \(.identifier(destination.table)) AS d ON d.Z_PK = j.\(.identifier(target)) \
+                WHERE j.\(.identifier(source)) IN (\(keys)) ORDER BY \(order)d.Z_PK
                 """
         }
-        var references: [RowReference] = []
-        for values in try connection.fetchAll(sql) {
-            let entity = try schema.entity(number: Int(values[0].int64 ?? 0)).name
-            references.append(RowReference(entityName: entity, primaryKey: values[1].int64 ?? 0))
+        var found: [Int64: [RowReference]] = [:]
+        var entity: (number: Int, name: String)?
+        try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
+            let number = Int(statement.integer(at: 1) ?? 0)
+            if entity?.number != number { entity = (number, try schema.entity(number: number).name) }
+            let reference = RowReference(entityName: entity?.name ?? "", primaryKey: statement.integer(at: 2) ?? 0)
+            found[statement.integer(at: 0) ?? 0, default: []].append(reference)
         }
-        return references
+        return found
+    }
+
+    /// A comma-separated list of placeholders with the keys bound to them.
+    static func boundList(_ keys: [Int64]) -> SQL {
+        SQL(unsafeSQL: Array(repeating: "?", count: keys.count).joined(separator: ", "), arguments: keys.map { DatabaseValue.integer($0) })
     }
 
     /// A comma-separated list of bound integers.

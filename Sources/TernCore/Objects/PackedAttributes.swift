@@ -1,0 +1,160 @@
+/// The attribute names of an entity in a fixed order, with the position of each: the keys that
+/// every ``PackedAttributes`` of the entity shares.
+///
+/// The order is the model's: ``ManagedObjectModel/allAttributes(of:)``, own and inherited,
+/// transient ones included, sorted by name. A store that reads rows straight into packed values
+/// (SQLite) uses the same order, so a context adopts them without copying.
+package final class AttributeKeys: Sendable {
+    /// The attribute names, in order.
+    package let names: [String]
+    /// The position of each name in ``names``.
+    private let positions: [String: Int]
+
+    /// Creates the keys of a list of names.
+    ///
+    /// - Parameter names: Distinct attribute names, in order.
+    package init(names: [String]) {
+        self.names = names
+        self.positions = Dictionary(names.enumerated().map { ($0.element, $0.offset) }) { first, _ in first }
+    }
+
+    /// The keys of an entity's attributes, in the model's order.
+    ///
+    /// - Parameters:
+    ///   - entityName: An entity of the model.
+    ///   - model: The model.
+    package convenience init(entityName: String, model: ManagedObjectModel) {
+        self.init(names: model.allAttributes(of: entityName).map(\.name))
+    }
+
+    /// The position of an attribute, or nil when the entity has no attribute of that name.
+    ///
+    /// - Complexity: O(1) on average.
+    package func position(of name: String) -> Int? {
+        positions[name]
+    }
+
+    /// Whether two sets of keys list the same names in the same order.
+    func matches(_ other: AttributeKeys) -> Bool {
+        self === other || names == other.names
+    }
+}
+
+/// The attribute values of one object, one slot per attribute of its entity in the order of its
+/// ``AttributeKeys``: what objects, their snapshots and the rows a context reads keep, instead of
+/// a dictionary per object.
+///
+/// An empty ``values`` array stands for "every value nil", so a fault costs no allocation; a
+/// shorter array leaves the missing slots nil.
+package struct PackedAttributes: Sendable {
+    /// The entity's attribute names and their positions.
+    package let keys: AttributeKeys
+    /// The values by position; missing slots are nil.
+    package var values: [AttributeValue?]
+
+    /// Attributes with every value nil.
+    ///
+    /// - Parameter keys: The entity's keys.
+    package init(keys: AttributeKeys) {
+        self.keys = keys
+        self.values = []
+    }
+
+    /// Attributes with their values in the order of `keys`.
+    ///
+    /// - Parameters:
+    ///   - keys: The entity's keys.
+    ///   - values: The values by position, at most one per key.
+    package init(keys: AttributeKeys, values: [AttributeValue?]) {
+        precondition(values.count <= keys.names.count, "more values than attributes")
+        self.keys = keys
+        self.values = values
+    }
+
+    /// Attributes taken from a dictionary; names the keys do not list are left out.
+    ///
+    /// - Parameters:
+    ///   - keys: The entity's keys.
+    ///   - dictionary: Non-nil values by attribute name.
+    /// - Complexity: O(*a*) in the number of attributes.
+    package init(keys: AttributeKeys, dictionary: [String: AttributeValue]) {
+        self.keys = keys
+        self.values = []
+        guard !dictionary.isEmpty else { return }
+        values = keys.names.map { dictionary[$0] }
+    }
+
+    /// The value of an attribute by name: nil when it is nil or the entity has no such attribute.
+    ///
+    /// Setting the value of an unknown name is a programmer error.
+    package subscript(name: String) -> AttributeValue? {
+        get { keys.position(of: name).flatMap { self[position: $0] } }
+        set {
+            guard let position = keys.position(of: name) else {
+                preconditionFailure("no attribute \(name) among \(keys.names)")
+            }
+            self[position: position] = newValue
+        }
+    }
+
+    /// The value at a position of the keys.
+    package subscript(position position: Int) -> AttributeValue? {
+        get { position < values.count ? values[position] : nil }
+        set {
+            if position >= values.count {
+                guard newValue != nil else { return }
+                values += Array(repeating: nil, count: keys.names.count - values.count)
+            }
+            values[position] = newValue
+        }
+    }
+
+    /// Whether every value is nil.
+    package var isEmpty: Bool { !values.contains { $0 != nil } }
+
+    /// The non-nil values by attribute name.
+    ///
+    /// - Complexity: O(*a*) in the number of attributes.
+    package var dictionary: [String: AttributeValue] {
+        var dictionary = [String: AttributeValue](minimumCapacity: values.count)
+        for (position, value) in values.enumerated() {
+            if let value { dictionary[keys.names[position]] = value }
+        }
+        return dictionary
+    }
+
+    /// The same values with the slots at `positions` set to nil.
+    func clearing(_ positions: [Int]) -> PackedAttributes {
+        var copy = self
+        for position in positions where position < copy.values.count && copy.values[position] != nil {
+            copy.values[position] = nil
+        }
+        return copy
+    }
+}
+
+extension PackedAttributes: Hashable {
+    /// Whether both hold the same names with the same values (missing slots count as nil).
+    package static func == (lhs: Self, rhs: Self) -> Bool {
+        guard lhs.keys.matches(rhs.keys) else { return lhs.dictionary == rhs.dictionary }
+        if lhs.values.count == rhs.values.count { return lhs.values == rhs.values }
+        for position in 0..<max(lhs.values.count, rhs.values.count) where lhs[position: position] != rhs[position: position] {
+            return false
+        }
+        return true
+    }
+
+    /// Hashes the non-nil values with their names, in no particular order (as a dictionary).
+    package func hash(into hasher: inout Hasher) {
+        var sum = 0
+        for (position, value) in values.enumerated() {
+            if let value {
+                var entry = Hasher()
+                entry.combine(keys.names[position])
+                entry.combine(value)
+                sum &+= entry.finalize()
+            }
+        }
+        hasher.combine(sum)
+    }
+}
