@@ -8,6 +8,8 @@ final class ObjectGraph {
     let model: ManagedObjectModel
     weak var context: ObjectContext?
     private var schemas: [String: EntitySchema] = [:]
+    /// The schema ``schema(for:)`` returned last: rows of one entity come in runs.
+    private var lastSchema: EntitySchema?
     var classes: [String: ManagedObject.Type] = [:] {
         didSet { resolvedClasses = [:] }
     }
@@ -32,7 +34,11 @@ final class ObjectGraph {
     // MARK: - Schemas and identity
 
     func schema(for entityName: String) -> EntitySchema {
-        if let schema = schemas[entityName] { return schema }
+        if let lastSchema, lastSchema.name == entityName { return lastSchema }
+        if let schema = schemas[entityName] {
+            lastSchema = schema
+            return schema
+        }
         guard let entity = model.entity(named: entityName) else {
             preconditionFailure("the model has no entity \(entityName)")
         }
@@ -105,7 +111,7 @@ final class ObjectGraph {
         for operation in pending { operation(object) }
         // A fault just loaded, with nothing pending, has no changes: skip comparing its values.
         let isClean = !wasLoaded && pending.isEmpty && !object.isInserted
-        if isClean || !object.hasChanges, !object.isDeleted { changed[object.objectID] = nil }
+        if !changed.isEmpty, isClean || !object.hasChanges, !object.isDeleted { changed[object.objectID] = nil }
     }
 
     func willChange(_ object: ManagedObject) {
