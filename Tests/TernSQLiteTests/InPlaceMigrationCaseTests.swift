@@ -265,7 +265,97 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
                 InferredCase.row("SportCar", 2, ["wheels": .integer(4), "topSpeed": .double(280)]),
                 InferredCase.row("Truck", 3, ["wheels": .integer(6), "load": .double(12)]),
             ]),
+        InferredCase(
+            name: "a derived count is new, another derived attribute is new, a column is dropped, a default declared",
+            versions: InferredCase.pair {
+                ModelVersion("v1") {
+                    Entity("Book") {
+                        Attribute("title", .string)
+                        Attribute("isbn", .string).indexed()
+                        Relationship("pages", to: "Page", inverse: "book").toMany()
+                    }
+                    Entity("Page") {
+                        Attribute("number", .integer32)
+                        Relationship("book", to: "Book", inverse: "pages")
+                    }
+                }
+                ModelVersion("v2") {
+                    Entity("Book") {
+                        Attribute("title", .string)
+                        Attribute("pageCount", .integer64).derived(from: "pages.@count")
+                        Attribute("stamp", .date).derived(from: "now()")
+                        Attribute("edition", .integer16).default(.integer(1))
+                        Relationship("pages", to: "Page", inverse: "book").toMany()
+                    }
+                    Entity("Page") {
+                        Attribute("number", .integer32)
+                        Relationship("book", to: "Book", inverse: "pages")
+                    }
+                }
+            },
+            rows: [
+                InferredCase.row("Book", 1, ["title": .string("A"), "isbn": .string("1")],
+                                 toMany: ["pages": [1, 2, 5].map { InferredCase.ref("Page", $0) }]),
+                InferredCase.row("Book", 2, ["title": .string("B")]),
+                InferredCase.row("Book", 4, ["title": .string("C")], toMany: ["pages": [InferredCase.ref("Page", 3)]]),
+                InferredCase.row("Page", 1, ["number": .integer(1)], toOne: ["book": InferredCase.ref("Book", 1)]),
+                InferredCase.row("Page", 2, ["number": .integer(2)], toOne: ["book": InferredCase.ref("Book", 1)]),
+                InferredCase.row("Page", 3, ["number": .integer(1)], toOne: ["book": InferredCase.ref("Book", 4)]),
+                InferredCase.row("Page", 4, ["number": .integer(9)]),
+                InferredCase.row("Page", 5, ["number": .integer(3)], toOne: ["book": InferredCase.ref("Book", 1)]),
+            ]),
+        InferredCase(
+            name: "a many-to-many becomes ordered, an ordered many-to-many is renumbered",
+            versions: InferredCase.pair {
+                ModelVersion("v1") {
+                    Entity("Playlist") {
+                        Attribute("name", .string)
+                        Relationship("songs", to: "Song", inverse: "playlists").toMany()
+                    }
+                    Entity("Song") {
+                        Attribute("title", .string)
+                        Relationship("playlists", to: "Playlist", inverse: "songs").toMany()
+                        Relationship("writers", to: "Writer", inverse: "songs").toMany(ordered: true)
+                    }
+                    Entity("Writer") {
+                        Attribute("name", .string)
+                        Relationship("songs", to: "Song", inverse: "writers").toMany()
+                    }
+                }
+                ModelVersion("v2") {
+                    Entity("Label") { Attribute("name", .string) }
+                    Entity("Playlist") {
+                        Attribute("name", .string)
+                        Relationship("songs", to: "Song", inverse: "playlists").toMany(ordered: true)
+                    }
+                    Entity("Song") {
+                        Attribute("title", .string)
+                        Relationship("playlists", to: "Playlist", inverse: "songs").toMany()
+                        Relationship("writers", to: "Writer", inverse: "songs").toMany(ordered: true)
+                    }
+                    Entity("Writer") {
+                        Attribute("name", .string)
+                        Relationship("songs", to: "Song", inverse: "writers").toMany()
+                    }
+                }
+            },
+            rows: InPlaceMigrationCaseTests.playlists),
     ]
+
+    static let playlists: [StoreRow] = {
+        func refs(_ entity: String, _ keys: [Int]) -> [RowReference] { keys.map { InferredCase.ref(entity, $0) } }
+        return [
+            InferredCase.row("Playlist", 1, ["name": .string("mix")], toMany: ["songs": refs("Song", [3, 1, 2])]),
+            InferredCase.row("Playlist", 2, ["name": .string("calm")], toMany: ["songs": refs("Song", [2])]),
+            InferredCase.row("Song", 1, ["title": .string("one")],
+                             toMany: ["playlists": refs("Playlist", [1]), "writers": refs("Writer", [2, 1])]),
+            InferredCase.row("Song", 2, ["title": .string("two")],
+                             toMany: ["playlists": refs("Playlist", [1, 2]), "writers": refs("Writer", [1])]),
+            InferredCase.row("Song", 3, ["title": .string("three")], toMany: ["playlists": refs("Playlist", [1])]),
+            InferredCase.row("Writer", 1, ["name": .string("Ann")], toMany: ["songs": refs("Song", [1, 2])]),
+            InferredCase.row("Writer", 2, ["name": .string("Ben")], toMany: ["songs": refs("Song", [1])]),
+        ]
+    }()
 
     static func recipeWithSteps(ordered: Bool) -> [StoreRow] {
         let steps = [3, 1, 2].map { InferredCase.ref("Step", $0) }
@@ -290,5 +380,57 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
         let url = directory.path("Case.sqlite")
         try await MigrationStores.make(at: url, model: versions.versions[0].model, rows: change.rows)
         try await InPlaceMigrationTests.compare(url, model: versions, expectInPlace: change.runsInPlace)
+    }
+
+    @Test func orderedManyToManyRelationshipsHaveTheirOrderAfterMigratingInPlace() async throws {
+        let change = try #require(Self.cases.first { $0.name.hasPrefix("a many-to-many becomes ordered") })
+        let versions = try change.versions()
+        let directory = try TemporaryDirectory()
+        let url = directory.path("Songs.sqlite")
+        try await MigrationStores.make(at: url, model: versions.versions[0].model, rows: change.rows)
+        let report = try await StoreMigrator().migrateStore(at: url, model: versions, options: MigrationOptions(strategy: .inPlace))
+        #expect(report.inPlaceSteps == [0])
+        let model = versions.versions[1].model
+        func keys(_ rows: [StoreRow], _ name: String) -> [[Int64]] { rows.map { ($0.toMany[name] ?? []).map(\.primaryKey) } }
+        let playlists = try await MigrationStores.rows(of: "Playlist", at: url, model: model)
+        #expect(playlists.map { $0.attributes["name"] } == [.string("mix"), .string("calm")])
+        // Unordered before: the new order is the keys' order, as a rebuild gives.
+        #expect(keys(playlists, "songs") == [[1, 2, 3], [2]])
+        let songs = try await MigrationStores.rows(of: "Song", at: url, model: model)
+        #expect(songs.map { $0.attributes["title"] } == [.string("one"), .string("two"), .string("three")])
+        #expect(keys(songs, "writers") == [[2, 1], [1], []])
+        #expect(keys(songs, "playlists") == [[1], [1, 2], [1]])
+        let writers = try await MigrationStores.rows(of: "Writer", at: url, model: model)
+        #expect(keys(writers, "songs") == [[1, 2], [1]])
+        let connection = try Connection(path: url.path, configuration: .readOnly)
+        let positions = try connection.fetchAll("SELECT Z_FOK_3SONGS FROM Z_2SONGS WHERE Z_2PLAYLISTS = 1 ORDER BY Z_3SONGS")
+        #expect(positions.map { $0[0].int64 } == [1024, 2048, 3072])
+    }
+
+    @Test func aNewDerivedCountHoldsEachObjectsCountAndKeepsCounting() async throws {
+        let change = try #require(Self.cases.first { $0.name.hasPrefix("a derived count is new") })
+        let versions = try change.versions()
+        let directory = try TemporaryDirectory()
+        let url = directory.path("Books.sqlite")
+        try await MigrationStores.make(at: url, model: versions.versions[0].model, rows: change.rows)
+        let report = try await StoreMigrator().migrateStore(at: url, model: versions, options: MigrationOptions(strategy: .inPlace))
+        #expect(report.inPlaceSteps == [0])
+        let model = versions.versions[1].model
+        let books = try await MigrationStores.rows(of: "Book", at: url, model: model)
+        #expect(books.map(\.reference.primaryKey) == [1, 2, 4])
+        #expect(books.map { $0.attributes["title"] } == [.string("A"), .string("B"), .string("C")])
+        #expect(books.map { $0.attributes["pageCount"] } == [.integer(3), .integer(0), .integer(1)])
+        #expect(books.map { $0.attributes["edition"] } == [.integer(1), .integer(1), .integer(1)])
+        #expect(books.allSatisfy { $0.attributes["stamp"] == nil && $0.attributes["isbn"] == nil })
+        let pages = try await MigrationStores.rows(of: "Page", at: url, model: model)
+        #expect(pages.map { $0.attributes["number"] } == [1, 2, 1, 9, 3].map { Optional(AttributeValue.integer($0)) })
+        #expect(pages.map { $0.toOne["book"]?.primaryKey } == [1, 1, 4, nil, 1])
+        // The count triggers exist again: a new page of book 2 counts.
+        let store = try SQLiteStore(at: url, model: model)
+        let page = StoreRow(
+            reference: InferredCase.ref("Page", 6), attributes: ["number": .integer(1)], toOne: ["book": InferredCase.ref("Book", 2)])
+        _ = try await store.save(StoreChangeSet(inserted: [page]))
+        let counted = try await MigrationStores.rows(of: "Book", at: url, model: model)
+        #expect(counted.map { $0.attributes["pageCount"] } == [.integer(3), .integer(1), .integer(1)])
     }
 }

@@ -256,6 +256,48 @@ struct StoreContents: Equatable, CustomStringConvertible {
         #expect(plan.rebuilds.first?.copy?.uniformValue(of: "ZVALUE") == .column("ZVALUE"))
     }
 
+    @Test func aRemovedColumnIsDroppedInPlaceAndAnIntegerDefaultIsDeclared() throws {
+        let plan = try Self.plan(
+            try VersionedModel("Events") {
+                ModelVersion("v1") {
+                    Entity("Event") {
+                        Attribute("name", .string)
+                        Attribute("amount", .integer64).indexed()
+                        Attribute("flag", .boolean).indexed()
+                    }
+                }
+                ModelVersion("v2") {
+                    Entity("Event") {
+                        Attribute("title", .string).renamed(from: "name")
+                        Attribute("amount", .integer64).indexed()
+                        Attribute("priority", .integer64).default(.integer(3))
+                    }
+                }
+            })
+        #expect(plan.rebuilds.isEmpty && plan.replacedTables.isEmpty)
+        let alteration = try #require(plan.alterations.first)
+        #expect(alteration.droppedColumns == ["ZFLAG"])
+        #expect(alteration.renamedColumns.map { "\($0.from)→\($0.to)" } == ["ZNAME→ZTITLE"])
+        let added = try #require(alteration.addedColumns.first)
+        #expect(added.column.name == "ZPRIORITY" && alteration.fillsByDefault(added.values))
+        #expect(alteration.rewrittenColumns.isEmpty)
+    }
+
+    @Test func manyRemovedColumnsRebuildTheTable() throws {
+        let plan = try Self.plan(
+            try VersionedModel("Events") {
+                ModelVersion("v1") {
+                    Entity("Event") {
+                        Attribute("a", .string)
+                        Attribute("b", .string)
+                        Attribute("c", .string)
+                    }
+                }
+                ModelVersion("v2") { Entity("Event") { Attribute("a", .string) } }
+            })
+        #expect(plan.alterations.isEmpty && plan.rebuilds.map(\.table.name) == ["ZEVENT"])
+    }
+
     @Test func tablesThatWouldMergeAreNotPlanned() throws {
         #expect(throws: InPlaceUnsupported.self) {
             try Self.plan(

@@ -50,6 +50,10 @@ public struct MigrationError: Error, Sendable, Hashable {
         public static let cancelled = Code("cancelled")
         /// The store could not be read, written or replaced while migrating.
         public static let storeFailure = Code("storeFailure")
+        /// The store's objects break a rule of the destination version that the step does not
+        /// repair: a property that became required is empty, or a new uniqueness constraint is
+        /// broken. Checked before anything is written; the store is as it was.
+        public static let constraintViolated = Code("constraintViolated")
     }
 
     /// The kind of failure.

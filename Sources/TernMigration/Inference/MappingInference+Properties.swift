@@ -88,11 +88,12 @@ extension InferenceBuilder {
         }
         if old.isOptional, !new.isOptional {
             guard let defaultValue = new.defaultValue else {
-                issue(
-                    owner, new.name,
-                    "\(owner).\(new.name) becomes required and has no default value, so objects without a value would be invalid, "
-                        + "which cannot be inferred; give it a default value or add a mapping such as coalesce($source.\(old.name), …)")
-                return nil
+                // As in Core Data's lightweight migration: inferable, and the store's values are
+                // checked before anything is written (objects without a value stop the migration).
+                change(
+                    .changeOptionality, owner, new.name,
+                    "\(owner).\(new.name) becomes required; every object must already have a value (checked before migrating)")
+                return expression
             }
             change(
                 .changeOptionality, owner, new.name,

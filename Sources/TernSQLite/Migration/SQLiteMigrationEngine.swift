@@ -445,17 +445,25 @@ final class SQLiteMigrationEngine: MigrationManager {
                 try destination.execute("UPDATE \(.identifier(table)) SET \(SQL.joined(set)) WHERE Z_PK = \(object.primaryKey)")
             }
         case .joinTable(let table, let sourceColumn, let targetColumn, let orderColumn):
-            try destination.execute("DELETE FROM \(.identifier(table)) WHERE \(.identifier(sourceColumn)) = \(row.primaryKey)")
+            // Rows the inverse side wrote keep its order column: only this side's rows that are
+            // gone are deleted, the others are inserted or get this side's position.
+            let (source, target) = (SQL.identifier(sourceColumn), SQL.identifier(targetColumn))
+            var stale: SQL = "DELETE FROM \(.identifier(table)) WHERE \(source) = \(row.primaryKey)"
+            if !objects.isEmpty { stale = stale + " AND \(target) NOT IN (\(SQL.joined(objects.map { "\($0.primaryKey)" as SQL })))" }
+            try destination.execute(stale)
             for (index, object) in objects.enumerated() {
-                var columns = [SQL.identifier(sourceColumn), SQL.identifier(targetColumn)]
-                var values: [SQL] = ["\(row.primaryKey)", "\(object.primaryKey)"]
                 if let orderColumn {
-                    columns.append(.identifier(orderColumn))
-                    values.append("\(Int64(index + 1) * 1024)")
+                    let order = SQL.identifier(orderColumn)
+                    try destination.execute("""
+                        INSERT INTO \(.identifier(table)) (\(source), \(target), \(order)) \
+                        VALUES (\(row.primaryKey), \(object.primaryKey), \(Int64(index + 1) * 1024)) \
+                        ON CONFLICT DO UPDATE SET \(order) = excluded.\(order)
+                        """)
+                } else {
+                    try destination.execute("""
+                        INSERT OR IGNORE INTO \(.identifier(table)) (\(source), \(target)) VALUES (\(row.primaryKey), \(object.primaryKey))
+                        """)
                 }
-                try destination.execute("""
-                    INSERT OR REPLACE INTO \(.identifier(table)) (\(SQL.joined(columns))) VALUES (\(SQL.joined(values)))
-                    """)
             }
         }
     }

@@ -199,6 +199,12 @@ public struct StoreMigrator: Sendable {
         else {
             throw MigrationError(.unknownVersion, "The model has no version \(step.from) or \(step.to)")
         }
+        if step.kind == .inferred, let mapping = step.mappings.first {
+            // What the in-place path checks: attributes that become required must have values.
+            let connection = try SQLiteStore.openExisting(source, configuration: .readOnly)
+            let layout = try connection.readSchema(model: fromModel)
+            try connection.checkRequiredValues(of: mapping, source: layout, destination: toModel, step: (step.from, step.to))
+        }
         let store = try SQLiteStore(at: source, model: fromModel, configuration: .readOnly)
         var metadata = StoreSchema.newMetadata(for: toModel, autoVacuum: .none)
         metadata.uuid = await store.metadata().uuid

@@ -1,4 +1,5 @@
 import TernCore
+import TernMigration
 
 extension Connection {
     // MARK: - Running a table migration plan
@@ -10,16 +11,21 @@ extension Connection {
     /// recreated last; indexes that no longer match are dropped; each table that is rebuilt is
     /// renamed out of the way, a new table is created with the destination's exact `CREATE TABLE`
     /// text, its rows are copied with `INSERT … SELECT`, the old table is dropped and the indexes
-    /// are created again. Tables altered in place get `RENAME COLUMN`, `ADD COLUMN` and `UPDATE`s.
+    /// are created again. Tables altered in place get `DROP COLUMN`, `RENAME COLUMN`, `ADD COLUMN`
+    /// (with a `DEFAULT` when one integer fills every row) and `UPDATE`s. New derived counts are
+    /// filled before their triggers are created.
     /// `Z_PRIMARYKEY` is rewritten with the destination's entity numbers.
     ///
     /// - Parameters:
     ///   - plan: The plan.
+    ///   - versionName: The destination version's name, for messages.
     ///   - checkpoint: Called between statements; throws to stop (the caller rolls back).
-    /// - Throws: ``SQLiteError`` when a statement fails, or what `checkpoint` throws.
+    /// - Throws: ``SQLiteError`` when a statement fails, ``TernMigration/MigrationError`` (code
+    ///   `constraintViolated`) when a new uniqueness constraint has duplicates, or what
+    ///   `checkpoint` throws.
     /// - Complexity: O(*n* log *n*) in the number of rows of rebuilt tables; altered tables cost
     ///   O(*n*) per `UPDATE` and nothing for renamed or added columns without a default.
-    func apply(_ plan: TableMigrationPlan, checkpoint: () throws -> Void) throws {
+    func apply(_ plan: TableMigrationPlan, versionName: String, checkpoint: () throws -> Void) throws {
         for trigger in try names("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name") {
             try executeOnce("DROP TRIGGER \(.identifier(trigger))")
         }
@@ -43,14 +49,28 @@ extension Connection {
         }
         for rebuild in plan.joinRebuilds {
             try executeOnce(StoreSchema.tableStatement(rebuild.table))
-            for source in rebuild.sources { try execute(Self.insertion(into: rebuild.table, from: source)) }
+            for source in rebuild.sources {
+                try execute(Self.insertion(into: rebuild.table, from: source, orders: rebuild.orders))
+            }
+            try checkpoint()
+        }
+        for derived in plan.derivedCounts {
+            let table = SQL.identifier(derived.table)
+            try execute("""
+                UPDATE \(table) SET \(.identifier(derived.column)) = (SELECT COUNT(*) FROM \(.identifier(derived.countedTable)) \
+                AS counted WHERE counted.\(.identifier(derived.foreignKey)) = \(table).Z_PK) WHERE Z_ENT IN (\(Self.list(derived.numbers)))
+                """)
             try checkpoint()
         }
         for table in plan.replacedTables.sorted() {
             try executeOnce("DROP TABLE \(.identifier(Self.replacedName(table)))")
         }
         let existing = Set(try names("SELECT name FROM sqlite_master WHERE type = 'index'"))
+        let constraints = Self.uniquenessConstraints(of: plan.destination)
         for (name, statement) in wanted.sorted(by: { $0.key < $1.key }) where !existing.contains(name) {
+            if let (table, index, entity, properties) = constraints[name] {
+                try checkUnique(index, of: table, entity: entity, properties: properties, version: versionName)
+            }
             try executeOnce(SQL(unsafeSQL: statement))
         }
         for trigger in plan.destination.derivedAttributeTriggers { try executeOnce(trigger) }
@@ -82,6 +102,24 @@ extension Connection {
         return statements
     }
 
+    /// The unique indexes of a schema's uniqueness constraints, by index name, with their
+    /// table, entity and properties.
+    static func uniquenessConstraints(of schema: StoreSchema)
+        -> [String: (table: String, index: IndexLayout, entity: String, properties: [String])]
+    {
+        var constraints: [String: (table: String, index: IndexLayout, entity: String, properties: [String])] = [:]
+        for entity in schema.model.entities {
+            guard let table = schema.entities[entity.name]?.table, let layout = schema.tables[table] else { continue }
+            for properties in entity.uniquenessConstraints {
+                let name = "Z_\(entity.name)_UNIQUE_" + properties.joined(separator: "_")
+                if let index = layout.indexes.first(where: { $0.name == name && $0.isUnique }) {
+                    constraints[name] = (table, index, entity.name, properties)
+                }
+            }
+        }
+        return constraints
+    }
+
     /// The first column of every row of a query, as text.
     private func names(_ sql: SQL) throws(SQLiteError) -> [String] {
         try fetchAll(sql).compactMap { $0.first?.string }
@@ -90,11 +128,21 @@ extension Connection {
     /// Renames, adds and rewrites the columns of a table kept in place.
     private func alter(_ alteration: TableMigrationPlan.TableAlteration) throws(SQLiteError) {
         let table = SQL.identifier(alteration.table.name)
+        for column in alteration.droppedColumns {
+            try executeOnce("ALTER TABLE \(table) DROP COLUMN \(.identifier(column))")
+        }
         for (from, to) in alteration.renamedColumns {
             try executeOnce("ALTER TABLE \(table) RENAME COLUMN \(.identifier(from)) TO \(.identifier(to))")
         }
         for (column, values) in alteration.addedColumns {
-            let definition = StoreSchema.schemaName(column.name) + " " + column.type
+            var definition = StoreSchema.schemaName(column.name) + " " + column.type
+            if alteration.fillsByDefault(values), case .integer(let number)? = values.first?.value {
+                // A constant default costs nothing per row (SQLite keeps it in the schema). DDL
+                // cannot bind it; an integer's decimal text is exact and cannot inject anything.
+                definition += " DEFAULT \(number)"
+                try executeOnce("ALTER TABLE \(table) ADD COLUMN \(SQL(unsafeSQL: definition))")
+                continue
+            }
             try executeOnce("ALTER TABLE \(table) ADD COLUMN \(SQL(unsafeSQL: definition))")
             var numbersByValue: [DatabaseValue: [Int]] = [:]
             for (number, value) in values { numbersByValue[value, default: []].append(number) }
@@ -128,11 +176,19 @@ extension Connection {
     }
 
     /// `INSERT … SELECT` of a join table's rows from one source.
-    private static func insertion(into join: JoinTableLayout, from source: TableMigrationPlan.JoinSource) -> SQL {
-        let target: SQL = "INSERT OR IGNORE INTO \(.identifier(join.name)) (\(SQL.joined(join.columns.map(SQL.identifier))))"
+    private static func insertion(
+        into join: JoinTableLayout, from source: TableMigrationPlan.JoinSource, orders: [TableMigrationPlan.JoinOrder]
+    ) -> SQL {
+        let columns = (join.columns + orders.map(\.column)).map(SQL.identifier)
+        let target: SQL = "INSERT OR IGNORE INTO \(.identifier(join.name)) (\(SQL.joined(columns)))"
         switch source {
         case .joinTable(let table, let first, let second):
-            return target + " SELECT \(.identifier(first)), \(.identifier(second)) FROM \(.identifier(replacedName(table)))"
+            let positions = orders.map { order -> SQL in
+                let ordering = (order.order.map { [SQL.identifier($0)] } ?? []) + [SQL.identifier(order.item)]
+                return "ROW_NUMBER() OVER (PARTITION BY \(.identifier(order.partition)) ORDER BY \(SQL.joined(ordering))) * 1024"
+            }
+            let values = [SQL.identifier(first), SQL.identifier(second)] + positions
+            return target + " SELECT \(SQL.joined(values)) FROM \(.identifier(replacedName(table)))"
         case .foreignKey(let table, let numbers, let first, let second):
             return target + """
                  SELECT \(.identifier(first)), \(.identifier(second)) FROM \(.identifier(replacedName(table))) \

@@ -56,8 +56,8 @@ extension StoreMigrator {
                     MigrationJournal.Entry(
                         from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()))
                 let count = try runStepInPlace(
-                    models[index].mapping, index: index, from: models[index].from, to: models[index].to, uuid: uuid,
-                    journal: journal, on: connection, emit: emit)
+                    models[index].mapping, index: index, step: step, from: models[index].from, to: models[index].to,
+                    uuid: uuid, journal: journal, on: connection, emit: emit)
                 stepProgress.totalUnitCount = Int64(count)
                 stepProgress.completedUnitCount = Int64(count)
                 counts.append(count)
@@ -70,10 +70,13 @@ extension StoreMigrator {
 
     /// Runs one planned step inside the caller's transaction; returns the number of objects.
     private static func runStepInPlace(
-        _ mapping: MappingModel, index: Int, from fromModel: ManagedObjectModel, to toModel: ManagedObjectModel,
-        uuid: String, journal: MigrationJournal, on connection: Connection, emit: @Sendable (MigrationEvent) -> Void
+        _ mapping: MappingModel, index: Int, step: MigrationPlan.Step, from fromModel: ManagedObjectModel,
+        to toModel: ManagedObjectModel, uuid: String, journal: MigrationJournal, on connection: Connection,
+        emit: @Sendable (MigrationEvent) -> Void
     ) throws -> Int {
         let source = try connection.readSchema(model: fromModel)
+        // Before this step writes (and, for the first step, before anything is written).
+        try connection.checkRequiredValues(of: mapping, source: source, destination: toModel, step: (step.from, step.to))
         let destination = try StoreSchema(model: toModel, numbers: StoreSchema.assignedNumbers(for: toModel))
         var largestKeys: [Int: Int64] = [:]
         try connection.forEachRow("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY") { row in
@@ -83,7 +86,12 @@ extension StoreMigrator {
         var total = 0
         for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
             guard let name = entityMapping.sourceEntityName, let layout = source.entities[name] else { continue }
-            let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE Z_ENT = \(layout.number)"
+            // A table holding one entity's rows is counted from its smallest index, without reading rows.
+            let isAlone = !layout.isAbstract && !source.entities.values.contains { $0.table == layout.table && $0.name != name && !$0.isAbstract }
+            let sql: SQL =
+                isAlone
+                ? "SELECT COUNT(*) FROM \(.identifier(layout.table))"
+                : "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE Z_ENT = \(layout.number)"
             let count = Int(try connection.fetchValue(sql)?.int64 ?? 0)
             emit(.entityMappingStarted(step: index, mapping: entityMapping.name, objects: count))
             total += count
@@ -100,7 +108,7 @@ extension StoreMigrator {
             let largest = try connection.fetchValue("SELECT MAX(Z_PK) FROM ATRANSACTION")?.int64 ?? 0
             lastTransaction = max(counter, largest)
         }
-        try connection.apply(plan) { try Task.checkCancellationAsMigration() }
+        try connection.apply(plan, versionName: step.to) { try Task.checkCancellationAsMigration() }
         if let lastTransaction {
             for table in ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"] {
                 try connection.executeOnce("DROP TABLE \(.identifier(table))")

@@ -25,7 +25,8 @@ extension TableMigrationPlan {
         self.destination = destination
         let builder = try PlanBuilder(source: source, destination: destination, mapping: mapping)
         var joins: [String: [JoinSource]] = [:]
-        for join in destination.joinTables.values { joins[join.name] = try builder.joinSources(of: join) }
+        var orders: [String: [JoinOrder]] = [:]
+        for join in destination.joinTables.values { (joins[join.name], orders[join.name]) = try builder.joinSources(of: join) }
         var copies: [String: TableCopy] = [:]
         for table in destination.tables.values { copies[table.name] = try builder.copy(into: table) }
         var consumers: [String: Int] = [:]
@@ -60,10 +61,11 @@ extension TableMigrationPlan {
             {
                 keptJoinTables.insert(join.name)
             } else {
-                joinRebuilds.append(JoinRebuild(table: join, sources: sources))
+                joinRebuilds.append(JoinRebuild(table: join, sources: sources, orders: orders[join.name] ?? []))
             }
         }
         replacedTables.formUnion(Set(source.joinTables.keys).subtracting(keptJoinTables))
+        derivedCounts = builder.derivedCounts()
     }
 }
 
@@ -146,10 +148,12 @@ private struct PlanBuilder {
             switch attributeMappings[column.name] {
             case nil:
                 if column.derivation != nil {
-                    guard let old = sourceLayout.attribute(named: column.name), old.derivation == column.derivation else {
-                        throw InPlaceUnsupported("derived attribute \(layout.name).\(column.name) is new")
+                    // A new derivation starts empty, as in a new store; a count is filled later (``derivedCounts``).
+                    if let old = sourceLayout.attribute(named: column.name), old.derivation == column.derivation {
+                        values[column.column] = .column(old.column)
+                    } else {
+                        values[column.column] = .constant(.null)
                     }
-                    values[column.column] = .column(old.column)
                 } else {
                     values[column.column] = .constant(try constant(attribute.defaultValue, for: column))
                 }
@@ -196,6 +200,28 @@ private struct PlanBuilder {
             try checkInverseForeignKey(toMany, of: layout, expression: expression, sourceLayout: sourceLayout)
         }
         return values
+    }
+
+    // MARK: - Derived attributes
+
+    /// The derived attributes counting a one-to-many that the destination adds (or whose
+    /// derivation changes), for the entities that receive objects.
+    func derivedCounts() -> [TableMigrationPlan.DerivedCount] {
+        var counts: [TableMigrationPlan.DerivedCount] = []
+        for layout in destination.entities.values.sorted(by: { $0.number < $1.number }) {
+            guard let from = mappings[layout.name]?.sourceEntityName, let sourceLayout = source.entities[from] else { continue }
+            for column in layout.attributes where column.derivation != nil {
+                if let old = sourceLayout.attribute(named: column.name), old.derivation == column.derivation { continue }
+                guard let counted = StoreSchema.countedRelationship(column.derivation),
+                    case .inverseForeignKey(let table, let key, _)? = layout.toMany(named: counted)?.storage
+                else { continue }
+                counts.append(
+                    TableMigrationPlan.DerivedCount(
+                        table: layout.table, column: column.column, numbers: [layout.number], countedTable: table,
+                        foreignKey: key))
+            }
+        }
+        return counts
     }
 
     // MARK: - Altering instead of rebuilding
@@ -246,31 +272,46 @@ private struct PlanBuilder {
             default: return nil
             }
         }
-        guard consumed == Set(sourceTypes.keys) else { return nil }
         if case .renumbered(_, let map)? = copy.uniformValue(of: "Z_ENT") {
             alteration.rewrittenColumns.append(("Z_ENT", .renumbered("Z_ENT", map), copy.sourceNumbers))
+        }
+        alteration.rowNumbers = rowNumbers.sorted()
+        alteration.droppedColumns = Set(sourceTypes.keys).subtracting(consumed).sorted()
+        // Each dropped column and each UPDATE rewrites every row once; a rebuild copies the rows
+        // once and builds the table's indexes again. Alter only when that costs no more.
+        if !alteration.droppedColumns.isEmpty {
+            let updates = alteration.rewrittenColumns.count
+                + alteration.addedColumns.filter { !$0.values.isEmpty && !alteration.fillsByDefault($0.values) }.count
+            guard alteration.droppedColumns.count + updates <= 1 + table.indexes.count else { return nil }
         }
         return alteration
     }
 
     // MARK: - Join tables
 
-    /// Where the rows of a destination join table come from.
-    func joinSources(of join: JoinTableLayout) throws(InPlaceUnsupported) -> [TableMigrationPlan.JoinSource] {
+    /// Where the rows of a destination join table come from, and the values of its order columns.
+    func joinSources(of join: JoinTableLayout) throws(InPlaceUnsupported)
+        -> ([TableMigrationPlan.JoinSource], [TableMigrationPlan.JoinOrder])
+    {
         var sources: [TableMigrationPlan.JoinSource] = []
+        var orders: [TableMigrationPlan.JoinOrder] = []
         for layout in destination.entities.values.sorted(by: { $0.number < $1.number }) {
             guard let mapping = mappings[layout.name], let from = mapping.sourceEntityName,
                 let sourceLayout = source.entities[from]
             else { continue }
             let expressions = mapping.effectiveRelationshipMappings(in: destination.model)
             for toMany in layout.toManyRelationships {
-                guard case .joinTable(join.name, let mine, _, _) = toMany.storage,
+                guard case .joinTable(join.name, let mine, _, let myOrder) = toMany.storage,
                     let expression = expressions.first(where: { $0.name == toMany.name })?.valueExpression
                 else { continue }
-                guard join.orderColumns.isEmpty else {
-                    throw InPlaceUnsupported("the ordered many-to-many \(layout.name).\(toMany.name) is renumbered object by object")
-                }
                 let old = try sourceRelationship(expression, of: sourceLayout, for: toMany.name)
+                if let myOrder {
+                    // Positions among the owner's objects, in the source relationship's order.
+                    guard case .joinTable(_, let own, let other, let oldOrder)? = sourceLayout.toMany(named: old.name)?.storage else {
+                        throw InPlaceUnsupported("the ordered many-to-many \(layout.name).\(toMany.name) was not many-to-many")
+                    }
+                    orders.append(TableMigrationPlan.JoinOrder(column: myOrder, partition: own, order: oldOrder, item: other))
+                }
                 let isFirst = mine == join.columns[0]
                 func oriented(_ own: String, _ other: String) -> (String, String) { isFirst ? (own, other) : (other, own) }
                 let next: TableMigrationPlan.JoinSource
@@ -293,7 +334,12 @@ private struct PlanBuilder {
                 if !sources.contains(next) { sources.append(next) }
             }
         }
-        return sources
+        if !join.orderColumns.isEmpty {
+            guard sources.count == 1, case .joinTable = sources[0], Set(orders.map(\.column)) == Set(join.orderColumns) else {
+                throw InPlaceUnsupported("the ordered many-to-many \(join.name) has its objects from several sources")
+            }
+        }
+        return (sources, orders)
     }
 
     // MARK: - Non public

@@ -8,10 +8,10 @@ import TernCore
 /// statements run in one transaction. Keeping the two apart lets another SQL store reuse the
 /// planning with its own emitter.
 ///
-/// Each source table either stays and is altered (``TableAlteration``: columns renamed or added,
-/// entity numbers rewritten) when every one of its rows stays in it and its columns only gain,
-/// lose nothing and keep their declared types; or it is read by the rebuilds of the destination
-/// tables it feeds (``TableRebuild``, SQLite's twelve-step recipe), then dropped.
+/// Each source table either stays and is altered (``TableAlteration``: columns dropped, renamed or
+/// added, entity numbers rewritten) when every one of its rows stays in it and its kept columns
+/// keep their declared types; or it is read by the rebuilds of the destination tables it feeds
+/// (``TableRebuild``, SQLite's twelve-step recipe), then dropped.
 package struct TableMigrationPlan: Sendable {
     /// The value of one destination column for the rows of one source entity, in terms of the
     /// source row's columns.
@@ -73,6 +73,38 @@ package struct TableMigrationPlan: Sendable {
         /// Columns rewritten in place after the renames (entity numbers, defaults where NULL),
         /// for the rows of the given source entity numbers; `Z_ENT` comes last.
         package var rewrittenColumns: [(column: String, value: ColumnValue, numbers: [Int])]
+        /// Columns of removed properties, dropped before the renames (`ALTER TABLE … DROP COLUMN`);
+        /// indexes and triggers that use them are dropped first.
+        package var droppedColumns: [String] = []
+        /// The source entity numbers of the table's rows (every non-abstract entity stored in it).
+        package var rowNumbers: [Int] = []
+
+        /// Whether an added column's values are one integer for every row of the table, so that
+        /// the column can be added with that value as its declared default instead of an `UPDATE`
+        /// of every row (rows then read the default; writers always give every column a value).
+        ///
+        /// - Parameter values: The added column's values per source entity number.
+        package func fillsByDefault(_ values: [Int: DatabaseValue]) -> Bool {
+            guard !rowNumbers.isEmpty, Set(values.keys) == Set(rowNumbers), let first = values.first?.value,
+                case .integer = first
+            else { return false }
+            return values.values.allSatisfy { $0 == first }
+        }
+    }
+
+    /// A derived attribute that counts the objects of a one-to-many, new in the destination (or
+    /// with a new derivation): filled once the rows are in place, as the store's triggers keep it.
+    package struct DerivedCount: Sendable, Hashable {
+        /// The destination table holding the attribute.
+        package var table: String
+        /// The attribute's column.
+        package var column: String
+        /// The destination entity numbers of the rows that get the count.
+        package var numbers: [Int]
+        /// The destination table of the counted objects.
+        package var countedTable: String
+        /// The counted objects' foreign key column, pointing at the row.
+        package var foreignKey: String
     }
 
     /// A destination table created anew and filled from source tables.
@@ -92,12 +124,30 @@ package struct TableMigrationPlan: Sendable {
         case foreignKey(table: String, numbers: [Int], first: String, second: String)
     }
 
+    /// The value of an order column of an ordered many-to-many's join table: the position of
+    /// each row among the rows of the same owner, counted in steps of 1024 from 1024, in the
+    /// order the source relationship had (its order column, when it was ordered, then the key of
+    /// the object listed), read from the one source join table.
+    package struct JoinOrder: Sendable, Hashable {
+        /// The destination order column.
+        package var column: String
+        /// The source join table's column of the owner.
+        package var partition: String
+        /// The source join table's order column of the relationship, when it was ordered.
+        package var order: String?
+        /// The source join table's column of the objects listed.
+        package var item: String
+    }
+
     /// A destination join table created anew and filled.
     package struct JoinRebuild: Sendable {
         /// The destination join table.
         package var table: JoinTableLayout
         /// Its sources; their rows are merged, duplicates once.
         package var sources: [JoinSource]
+        /// The values of its order columns (an ordered many-to-many), computed over its single
+        /// source, a join table.
+        package var orders: [JoinOrder] = []
     }
 
     /// The source layout.
@@ -116,6 +166,9 @@ package struct TableMigrationPlan: Sendable {
     package var replacedTables: Set<String> = []
     /// The smallest `Z_MAX` of each destination root table: the largest key its source roots ever gave.
     package var carriedKeys: [String: Int64] = [:]
+    /// New derived count attributes, filled after the rows are in place and before the triggers
+    /// that keep them are created.
+    package var derivedCounts: [DerivedCount] = []
 }
 
 extension TableMigrationPlan.ColumnValue {

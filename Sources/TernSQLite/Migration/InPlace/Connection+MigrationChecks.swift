@@ -1,0 +1,107 @@
+import TernCore
+import TernMigration
+
+extension Connection {
+    // MARK: - Rules of the destination version
+
+    /// Checks, before an inferred step writes anything, that the store's objects will have a
+    /// value for every attribute the step makes required without filling it.
+    ///
+    /// Core Data's lightweight migration infers an attribute that becomes required without a
+    /// default value, and fails when an object has no value for it. Tern does the same, but
+    /// counts the objects first and refuses with every failing entity and property, so the store
+    /// is never touched. An attribute that becomes required with a default is not checked: objects
+    /// without a value take the default. A value that was required before is not checked either
+    /// (the step does not change it).
+    ///
+    /// - Parameters:
+    ///   - mapping: The step's inferred mapping.
+    ///   - source: The store's layout before the step.
+    ///   - destination: The destination model.
+    ///   - step: The step's source and destination version names, for the message.
+    /// - Throws: ``TernMigration/MigrationError`` with code `constraintViolated`, whose
+    ///   `failures` name each entity and property with the number of objects lacking a value;
+    ///   ``SQLiteError`` when counting fails.
+    /// - Complexity: One `COUNT(*)` over an entity's rows per attribute that becomes required.
+    func checkRequiredValues(
+        of mapping: MappingModel, source: StoreSchema, destination: ManagedObjectModel, step: (from: String, to: String)
+    ) throws {
+        var failures: [MigrationError] = []
+        for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
+            guard let from = entityMapping.sourceEntityName, let to = entityMapping.destinationEntityName,
+                let layout = source.entities[from], !layout.isAbstract
+            else { continue }
+            let expressions = Dictionary(
+                entityMapping.effectiveAttributeMappings(in: destination).compactMap { item in
+                    item.valueExpression.map { (item.name, $0) }
+                },
+                uniquingKeysWith: { first, _ in first })
+            for attribute in destination.allAttributes(of: to)
+            where !attribute.isOptional && !attribute.isTransient && !attribute.isDerived {
+                let rows: SQL = "FROM \(.identifier(layout.table)) WHERE Z_ENT = \(Int64(layout.number))"
+                let query: SQL
+                switch expressions[attribute.name] {
+                case .source(let path)? where path.count == 1:
+                    guard let old = source.model.attribute(named: path[0], inEntity: from), old.isOptional,
+                        let column = layout.attribute(named: path[0])?.column
+                    else { continue }
+                    query = "SELECT COUNT(*) \(rows) AND \(.identifier(column)) IS NULL"
+                case nil where attribute.defaultValue == nil:
+                    query = "SELECT COUNT(*) \(rows)"
+                default:
+                    continue
+                }
+                let missing = try fetchValue(query)?.int64 ?? 0
+                guard missing > 0 else { continue }
+                let source = expressions[attribute.name].map { "\($0)" } ?? "…"
+                failures.append(
+                    MigrationError(
+                        .constraintViolated,
+                        "\(to).\(attribute.name) is required in \(step.to), but \(missing) \(from) object(s) have no value for it; "
+                            + "give \(attribute.name) a default value in \(step.to), fill the values before migrating, "
+                            + "or add a mapping for \(step.from) → \(step.to) such as "
+                            + "\(attribute.name) = coalesce(\(source), <value>)",
+                        entity: to, property: attribute.name, version: step.to))
+            }
+        }
+        guard !failures.isEmpty else { return }
+        let messages: [String] = failures.map(\.message)
+        throw MigrationError(
+            .constraintViolated,
+            "The step \(step.from) → \(step.to) cannot run, nothing was written: " + messages.joined(separator: "; "),
+            entity: failures.count == 1 ? failures[0].entityName : nil,
+            property: failures.count == 1 ? failures[0].propertyName : nil, version: step.to, failures: failures)
+    }
+
+    /// Checks, before a uniqueness constraint's index is created, that no two objects share its
+    /// values (Core Data creates the index and the migration fails on duplicates).
+    ///
+    /// Rows with an empty value in one of the columns never clash, as in SQLite's unique indexes.
+    ///
+    /// - Parameters:
+    ///   - index: The unique index about to be created.
+    ///   - table: The table it indexes.
+    ///   - entity: The entity whose constraint it is.
+    ///   - properties: The constraint's properties.
+    ///   - version: The destination version's name, for the message.
+    /// - Throws: ``TernMigration/MigrationError`` with code `constraintViolated` naming the entity,
+    ///   the properties and the number of clashing value groups and objects (the caller rolls back).
+    /// - Complexity: O(*n* log *n*) in the table's rows.
+    func checkUnique(_ index: IndexLayout, of table: String, entity: String, properties: [String], version: String) throws {
+        let columns = index.columns.map { SQL.identifier($0.name) }
+        let filled = SQL.joined(columns.map { "\($0) IS NOT NULL" as SQL }, separator: " AND ")
+        let row = try fetchAll("""
+            SELECT COUNT(*), TOTAL(n) FROM (SELECT COUNT(*) AS n FROM \(.identifier(table)) WHERE \(filled) \
+            GROUP BY \(SQL.joined(columns)) HAVING COUNT(*) > 1)
+            """).first
+        let groups = row?[0].int64 ?? 0
+        guard groups > 0 else { return }
+        let objects = Int64(row?[1].double ?? 0)
+        throw MigrationError(
+            .constraintViolated,
+            "\(entity) has a uniqueness constraint on (\(properties.joined(separator: ", "))) in \(version), but \(objects) "
+                + "objects share \(groups) value(s) of it; nothing was written. Remove the duplicates before migrating "
+                + "(PersistentContainer.removeDuplicates), or add a mapping that makes the values unique",
+            entity: entity, property: properties.count == 1 ? properties[0] : nil, version: version)
+    }
+}
