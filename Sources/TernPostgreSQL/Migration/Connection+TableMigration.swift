@@ -10,9 +10,10 @@ extension Connection {
     /// PostgreSQL's DDL is transactional, so the whole plan commits or rolls back as one. Indexes
     /// of tables that are rebuilt are renamed with their table out of the way; indexes of tables
     /// kept in place that the destination does not want as they are are dropped. Kept tables get
-    /// `RENAME COLUMN`, `ADD COLUMN` (in the column's PostgreSQL type) and `UPDATE`s; rebuilt
+    /// `DROP COLUMN`, `RENAME COLUMN`, `ADD COLUMN` (in the column's PostgreSQL type) and `UPDATE`s; rebuilt
     /// tables are created anew and filled with `INSERT … SELECT` from the renamed source, which is
-    /// dropped at the end. Missing indexes are created last, and `Z_PRIMARYKEY` is rewritten with
+    /// dropped at the end; ordered many-to-many join tables get their positions with
+    /// `ROW_NUMBER()`, new derived counts are counted. Missing indexes are created last, and `Z_PRIMARYKEY` is rewritten with
     /// the destination's entity numbers and each root's largest key.
     ///
     /// - Parameters:
@@ -55,7 +56,18 @@ extension Connection {
         }
         for rebuild in plan.joinRebuilds {
             try executeScript(Self.joinTableStatement(rebuild.table))
-            for source in rebuild.sources { try execute(Self.insertion(into: rebuild.table, from: source)) }
+            for source in rebuild.sources {
+                try execute(Self.insertion(into: rebuild.table, from: source, orders: rebuild.orders))
+            }
+            try checkpoint()
+        }
+        for derived in plan.derivedCounts {
+            let table = SQL.identifier(derived.table)
+            try execute("""
+                UPDATE \(table) SET \(.identifier(derived.column)) = (SELECT COUNT(*) FROM \(.identifier(derived.countedTable)) \
+                AS counted WHERE counted.\(.identifier(derived.foreignKey)) = \(table)."Z_PK") \
+                WHERE "Z_ENT" IN (\(Self.list(derived.numbers)))
+                """)
             try checkpoint()
         }
         for table in replaced.sorted() { try execute("DROP TABLE \(.identifier(Self.replacedName(table)))") }
@@ -96,6 +108,9 @@ extension Connection {
     ) throws(PostgreSQLError) {
         let table = SQL.identifier(alteration.table.name)
         let attributeTypes = Self.attributeTypes(of: alteration.table.name, in: destination)
+        for column in alteration.droppedColumns {
+            try execute("ALTER TABLE \(table) DROP COLUMN \(.identifier(column))")
+        }
         for (from, to) in alteration.renamedColumns {
             try execute("ALTER TABLE \(table) RENAME COLUMN \(.identifier(from)) TO \(.identifier(to))")
         }
@@ -139,12 +154,21 @@ extension Connection {
     }
 
     /// `INSERT … SELECT` of a join table's rows from one source; duplicates are skipped.
-    private static func insertion(into join: JoinTableLayout, from source: TableMigrationPlan.JoinSource) -> SQL {
-        let target: SQL = "INSERT INTO \(.identifier(join.name)) (\(SQL.joined(join.columns.map(SQL.identifier))))"
+    private static func insertion(
+        into join: JoinTableLayout, from source: TableMigrationPlan.JoinSource, orders: [TableMigrationPlan.JoinOrder]
+    ) -> SQL {
+        let columns = (join.columns + orders.map(\.column)).map(SQL.identifier)
+        let target: SQL = "INSERT INTO \(.identifier(join.name)) (\(SQL.joined(columns)))"
         let select: SQL
         switch source {
         case .joinTable(let table, let first, let second):
-            select = " SELECT \(.identifier(first)), \(.identifier(second)) FROM \(.identifier(replacedName(table)))"
+            // An ordered many-to-many: positions among the owner's objects, in the source order.
+            let positions = orders.map { order -> SQL in
+                let ordering = (order.order.map { [SQL.identifier($0)] } ?? []) + [SQL.identifier(order.item)]
+                return "ROW_NUMBER() OVER (PARTITION BY \(.identifier(order.partition)) ORDER BY \(SQL.joined(ordering))) * 1024"
+            }
+            let values = [SQL.identifier(first), SQL.identifier(second)] + positions
+            select = " SELECT \(SQL.joined(values)) FROM \(.identifier(replacedName(table)))"
         case .foreignKey(let table, let numbers, let first, let second):
             select = """
                  SELECT \(.identifier(first)), \(.identifier(second)) FROM \(.identifier(replacedName(table))) \

@@ -147,6 +147,15 @@ package final class PostgreSQLMigrationSession {
                         """)?.int64 ?? 0
                     objects.append((entityMapping.name, Int(count)))
                 }
+                // Attributes that become required without a default must have values (as on SQLite).
+                var failures: [MigrationError] = []
+                for check in RequiredValueCheck.checks(of: mappings[index], source: source, destination: to) {
+                    var query: SQL = "SELECT COUNT(*) FROM \(.identifier(check.table)) WHERE \"Z_ENT\" = \(Int64(check.entityNumber))"
+                    if let column = check.column { query = query + " AND \(.identifier(column)) IS NULL" }
+                    let missing = try connection.fetchValue(query)?.int64 ?? 0
+                    if missing > 0 { failures.append(check.failure(missing: missing, step: (step.from, step.to))) }
+                }
+                if !failures.isEmpty { throw RequiredValueCheck.refusal(failures, step: (step.from, step.to)) }
                 onStep(index, objects)
                 try connection.apply(plan, checkpoint: checkpoint)
                 journal.entries.append(

@@ -27,50 +27,13 @@ extension Connection {
         of mapping: MappingModel, source: StoreSchema, destination: ManagedObjectModel, step: (from: String, to: String)
     ) throws {
         var failures: [MigrationError] = []
-        for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
-            guard let from = entityMapping.sourceEntityName, let to = entityMapping.destinationEntityName,
-                let layout = source.entities[from], !layout.isAbstract
-            else { continue }
-            let expressions = Dictionary(
-                entityMapping.effectiveAttributeMappings(in: destination).compactMap { item in
-                    item.valueExpression.map { (item.name, $0) }
-                },
-                uniquingKeysWith: { first, _ in first })
-            for attribute in destination.allAttributes(of: to)
-            where !attribute.isOptional && !attribute.isTransient && !attribute.isDerived {
-                let rows: SQL = "FROM \(.identifier(layout.table)) WHERE Z_ENT = \(Int64(layout.number))"
-                let query: SQL
-                switch expressions[attribute.name] {
-                case .source(let path)? where path.count == 1:
-                    guard let old = source.model.attribute(named: path[0], inEntity: from), old.isOptional,
-                        let column = layout.attribute(named: path[0])?.column
-                    else { continue }
-                    query = "SELECT COUNT(*) \(rows) AND \(.identifier(column)) IS NULL"
-                case nil where attribute.defaultValue == nil:
-                    query = "SELECT COUNT(*) \(rows)"
-                default:
-                    continue
-                }
-                let missing = try fetchValue(query)?.int64 ?? 0
-                guard missing > 0 else { continue }
-                let source = expressions[attribute.name].map { "\($0)" } ?? "…"
-                failures.append(
-                    MigrationError(
-                        .constraintViolated,
-                        "\(to).\(attribute.name) is required in \(step.to), but \(missing) \(from) object(s) have no value for it; "
-                            + "give \(attribute.name) a default value in \(step.to), fill the values before migrating, "
-                            + "or add a mapping for \(step.from) → \(step.to) such as "
-                            + "\(attribute.name) = coalesce(\(source), <value>)",
-                        entity: to, property: attribute.name, version: step.to))
-            }
+        for check in RequiredValueCheck.checks(of: mapping, source: source, destination: destination) {
+            var query: SQL = "SELECT COUNT(*) FROM \(.identifier(check.table)) WHERE Z_ENT = \(Int64(check.entityNumber))"
+            if let column = check.column { query = query + " AND \(.identifier(column)) IS NULL" }
+            let missing = try fetchValue(query)?.int64 ?? 0
+            if missing > 0 { failures.append(check.failure(missing: missing, step: step)) }
         }
-        guard !failures.isEmpty else { return }
-        let messages: [String] = failures.map(\.message)
-        throw MigrationError(
-            .constraintViolated,
-            "The step \(step.from) → \(step.to) cannot run, nothing was written: " + messages.joined(separator: "; "),
-            entity: failures.count == 1 ? failures[0].entityName : nil,
-            property: failures.count == 1 ? failures[0].propertyName : nil, version: step.to, failures: failures)
+        if !failures.isEmpty { throw RequiredValueCheck.refusal(failures, step: step) }
     }
 
     /// Checks, before a uniqueness constraint's index is created, that no two objects share its
