@@ -382,15 +382,20 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
         try await InPlaceMigrationTests.compare(url, model: versions, expectInPlace: change.runsInPlace)
     }
 
-    @Test func orderedManyToManyRelationshipsHaveTheirOrderAfterMigratingInPlace() async throws {
-        let change = try #require(Self.cases.first { $0.name.hasPrefix("a many-to-many becomes ordered") })
+    /// A store of the case whose name starts with `prefix`, migrated in place; its URL and destination model.
+    static func migratedInPlace(_ prefix: String, in directory: TemporaryDirectory) async throws -> (URL, ManagedObjectModel) {
+        let change = try #require(cases.first { $0.name.hasPrefix(prefix) })
         let versions = try change.versions()
-        let directory = try TemporaryDirectory()
-        let url = directory.path("Songs.sqlite")
+        let url = directory.path("Case.sqlite")
         try await MigrationStores.make(at: url, model: versions.versions[0].model, rows: change.rows)
         let report = try await StoreMigrator().migrateStore(at: url, model: versions, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
-        let model = versions.versions[1].model
+        return (url, versions.versions[1].model)
+    }
+
+    @Test func orderedManyToManyRelationshipsHaveTheirOrderAfterMigratingInPlace() async throws {
+        let directory = try TemporaryDirectory()
+        let (url, model) = try await Self.migratedInPlace("a many-to-many becomes ordered", in: directory)
         func keys(_ rows: [StoreRow], _ name: String) -> [[Int64]] { rows.map { ($0.toMany[name] ?? []).map(\.primaryKey) } }
         let playlists = try await MigrationStores.rows(of: "Playlist", at: url, model: model)
         #expect(playlists.map { $0.attributes["name"] } == [.string("mix"), .string("calm")])
@@ -408,14 +413,8 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
     }
 
     @Test func aNewDerivedCountHoldsEachObjectsCountAndKeepsCounting() async throws {
-        let change = try #require(Self.cases.first { $0.name.hasPrefix("a derived count is new") })
-        let versions = try change.versions()
         let directory = try TemporaryDirectory()
-        let url = directory.path("Books.sqlite")
-        try await MigrationStores.make(at: url, model: versions.versions[0].model, rows: change.rows)
-        let report = try await StoreMigrator().migrateStore(at: url, model: versions, options: MigrationOptions(strategy: .inPlace))
-        #expect(report.inPlaceSteps == [0])
-        let model = versions.versions[1].model
+        let (url, model) = try await Self.migratedInPlace("a derived count is new", in: directory)
         let books = try await MigrationStores.rows(of: "Book", at: url, model: model)
         #expect(books.map(\.reference.primaryKey) == [1, 2, 4])
         #expect(books.map { $0.attributes["title"] } == [.string("A"), .string("B"), .string("C")])
