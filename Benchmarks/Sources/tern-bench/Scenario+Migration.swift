@@ -105,12 +105,16 @@ struct InferredMigrationScenario: ScenarioImplementation {
     func runBaseline(_ input: ScenarioInput) async throws -> Timing {
         var watch = Stopwatch()
         watch.start()
-        let database = try RawDatabase.openStore(input.store)
-        for step in steps {
-            try database.execute("BEGIN IMMEDIATE")
-            for statement in step { try database.execute(statement) }
-            try database.execute("COMMIT")
+        do {
+            let database = try RawDatabase.openStore(input.store)
+            for step in steps {
+                try database.execute("BEGIN IMMEDIATE")
+                for statement in step { try database.execute(statement) }
+                try database.execute("COMMIT")
+            }
         }
+        // Timed with the close, as Tern's migration is: the last connection to close checkpoints
+        // the write-ahead log into the store, which costs as much as the change itself.
         watch.stop()
         return watch.timing(checksum: 0)
     }
