@@ -264,3 +264,105 @@ private final class EventLog: Sendable {
         events.withLock { $0.contains { if case .waitingForMigrationLock = $0 { true } else { false } } }
     }
 }
+
+/// The in-place changes added for issue #6 (dropped columns, ordered many-to-many, new derived
+/// counts, required values checked first) give on PostgreSQL what they give on SQLite.
+@Suite(.enabled(if: PostgreSQLTestServer.isAvailable, PostgreSQLTestServer.skipComment))
+struct PostgreSQLInPlaceChangeTests {
+    static func ref(_ entity: String, _ keys: [Int]) -> [RowReference] {
+        keys.map { RowReference(entityName: entity, primaryKey: Int64($0)) }
+    }
+
+    static func row(
+        _ entity: String, _ key: Int, _ attributes: [String: AttributeValue], toOne: [String: RowReference] = [:],
+        toMany: [String: [RowReference]] = [:]
+    ) -> StoreRow {
+        StoreRow(
+            reference: RowReference(entityName: entity, primaryKey: Int64(key)), attributes: attributes, toOne: toOne, toMany: toMany)
+    }
+
+    static func songs() throws -> VersionedModel {
+        try VersionedModel("Songs") {
+            ModelVersion("v1") {
+                Entity("Book") {
+                    Attribute("title", .string)
+                    Attribute("isbn", .string).indexed()
+                    Relationship("pages", to: "Page", inverse: "book").toMany()
+                }
+                Entity("Page") {
+                    Attribute("number", .integer32)
+                    Relationship("book", to: "Book", inverse: "pages")
+                }
+                Entity("Playlist") { Relationship("songs", to: "Song", inverse: "playlists").toMany() }
+                Entity("Song") {
+                    Attribute("title", .string)
+                    Relationship("playlists", to: "Playlist", inverse: "songs").toMany()
+                }
+            }
+            ModelVersion("v2") {
+                Entity("Book") {
+                    Attribute("title", .string)
+                    Attribute("pageCount", .integer64).derived(from: "pages.@count")
+                    Attribute("edition", .integer16).default(.integer(1))
+                    Relationship("pages", to: "Page", inverse: "book").toMany()
+                }
+                Entity("Page") {
+                    Attribute("number", .integer32)
+                    Relationship("book", to: "Book", inverse: "pages")
+                }
+                Entity("Playlist") { Relationship("songs", to: "Song", inverse: "playlists").toMany(ordered: true) }
+                Entity("Song") {
+                    Attribute("title", .string)
+                    Relationship("playlists", to: "Playlist", inverse: "songs").toMany()
+                }
+            }
+        }
+    }
+
+    static let rows = [
+        row("Book", 1, ["title": .string("A"), "isbn": .string("1")], toMany: ["pages": ref("Page", [1, 2])]),
+        row("Book", 2, ["title": .string("B")]),
+        row("Page", 1, ["number": .integer(1)], toOne: ["book": ref("Book", [1])[0]]),
+        row("Page", 2, ["number": .integer(2)], toOne: ["book": ref("Book", [1])[0]]),
+        row("Playlist", 1, [:], toMany: ["songs": ref("Song", [2, 1])]),
+        row("Song", 1, ["title": .string("one")], toMany: ["playlists": ref("Playlist", [1])]),
+        row("Song", 2, ["title": .string("two")], toMany: ["playlists": ref("Playlist", [1])]),
+    ]
+
+    @Test func droppedColumnsOrderedManyToManyAndDerivedCountsInPlaceAsOnSQLite() async throws {
+        let model = try Self.songs()
+        let folder = try TemporaryDirectory()
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: Self.rows, in: folder)
+        let options = MigrationOptions(strategy: .inPlace)
+        try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        let report = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
+        #expect(report.inPlaceSteps == [0])
+        let v2 = try #require(model.version(named: "v2")).model
+        try await PostgreSQLMigrationTests.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: v2)
+        let store = try PostgreSQLStore(url: postgreSQL, model: v2, readOnly: true)
+        let books = try await store.fetch(StoreFetchRequest(entityName: "Book")).sorted { $0.reference < $1.reference }
+        #expect(books.map { $0.attributes["pageCount"] } == [.integer(2), .integer(0)])
+        #expect(books.map { $0.attributes["edition"] } == [.integer(1), .integer(1)])
+        let playlists = try await store.fetch(StoreFetchRequest(entityName: "Playlist"))
+        #expect(playlists.first?.toMany["songs"]?.map(\.primaryKey) == [1, 2])
+        try PostgreSQLStore.destroy(at: postgreSQL)
+    }
+
+    @Test func anAttributeThatBecomesRequiredWithEmptyValuesIsRefusedBeforeWriting() async throws {
+        let model = try VersionedModel("Items") {
+            ModelVersion("v1") { Entity("Item") { Attribute("label", .string) } }
+            ModelVersion("v2") { Entity("Item") { Attribute("label", .string).required() } }
+        }
+        let folder = try TemporaryDirectory()
+        let rows = [Self.row("Item", 1, ["label": .string("a")]), Self.row("Item", 2, [:]), Self.row("Item", 3, [:])]
+        let (_, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: rows, in: folder)
+        let before = try PostgreSQLStore.metadata(at: postgreSQL)
+        let error = await #expect(throws: MigrationError.self) {
+            try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model)
+        }
+        #expect(error?.code == .constraintViolated && error?.entityName == "Item" && error?.propertyName == "label")
+        #expect(error?.message.contains("2 Item object(s) have no value") == true)
+        #expect(try PostgreSQLStore.metadata(at: postgreSQL).versionHashes == before.versionHashes)
+        try PostgreSQLStore.destroy(at: postgreSQL)
+    }
+}
