@@ -29,7 +29,7 @@ extension ObjectContext {
             $0.graph === graph && $0.isInserted && !$0.isDeleted && $0.objectID.isTemporary
         }
         let mapping = try await permanentIDs(for: inserted)
-        graph.replaceIDs(mapping)
+        graph.replaceIDs(mapping, objectsAreKnown: true)
         await handPermanentIDsToChildren(mapping)
     }
 

@@ -99,6 +99,8 @@ extension ObjectContext {
         let inserted = graph.changed.values.filter { $0.isInserted && !$0.isDeleted }
         let dropped = graph.changed.values.filter { $0.isDeleted && $0.isInserted }
         let mapping = try await permanentIDs(for: inserted.filter(\.objectID.isTemporary))
+        // Each inserted object's state is read once: for its row, then as its snapshot.
+        let insertedStates = inserted.map(\.state)
         var results: [String: StoreSaveResult] = [:]
         var updated: [ManagedObject] = []
         var deleted: [ManagedObject] = []
@@ -107,7 +109,8 @@ extension ObjectContext {
             updated = graph.changed.values.filter { !$0.isInserted && !$0.isDeleted && $0.isLoaded && $0.hasStoredChanges }
             deleted = graph.changed.values.filter { $0.isDeleted && !$0.isInserted }
             do {
-                for (identifier, changes) in try changeSets(inserted: inserted, updated: updated, deleted: deleted, mapping: mapping)
+                for (identifier, changes) in try changeSets(
+                    inserted: zip(inserted, insertedStates), updated: updated, deleted: deleted, mapping: mapping)
                 where results[identifier] == nil {
                     guard let store = coordinator.store(withIdentifier: identifier) else {
                         throw TernError(.objectNotFound, "store \(identifier) was removed from the coordinator; add it back to save")
@@ -129,17 +132,25 @@ extension ObjectContext {
         event.deleted = Set(deleted.map(\.objectID))
         event.updated = Set(updated.map(\.objectID))
         for object in updated { event.changedKeys[object.objectID] = object.changedKeys }
-        graph.replaceIDs(mapping)
-        let versions = results.values.reduce(into: [RowReference: Int64]()) { $0.merge($1.newVersions) { $1 } }
-        for object in inserted + updated {
-            var state = object.state
-            state.version = object.objectID.rowReference.flatMap { versions[$0] } ?? state.version
+        // Every change is saved: nothing needs to be filed again under its new ID.
+        graph.changed = [:]
+        graph.replaceIDs(mapping, objectsAreKnown: true)
+        for (object, state) in zip(inserted, insertedStates) {
+            // Inserted rows start at version 1.
+            var state = state.replacingIDs(mapping)
+            state.version = 1
             object.snapshot = state
             object.isInserted = false
             graph.rowCache[object.objectID] = state
         }
+        let versions = updated.isEmpty ? [:] : results.values.reduce(into: [RowReference: Int64]()) { $0.merge($1.newVersions) { $1 } }
+        for object in updated {
+            var state = object.state
+            state.version = object.objectID.rowReference.flatMap { versions[$0] } ?? state.version
+            object.snapshot = state
+            graph.rowCache[object.objectID] = state
+        }
         for object in deleted + dropped { graph.forget(object.objectID) }
-        graph.changed = [:]
         // Child contexts that pushed these objects up still know them by their temporary IDs.
         await handPermanentIDsToChildren(mapping)
         return event
@@ -165,27 +176,33 @@ extension ObjectContext {
     }
 
     private func changeSets(
-        inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject], mapping: [ObjectID: ObjectID]
+        inserted: some Sequence<(ManagedObject, ObjectState)>, updated: [ManagedObject], deleted: [ManagedObject],
+        mapping: [ObjectID: ObjectID]
     ) throws -> [(String, StoreChangeSet)] {
         var sets: [String: StoreChangeSet] = [:]
         func store(of object: ManagedObject) -> String? { (mapping[object.objectID] ?? object.objectID).storeIdentifier }
-        func row(of object: ManagedObject, in store: String) throws -> StoreRow? {
-            let state = object.state
-            for (name, ids) in state.toMany.merging(state.toOne.mapValues { [$0] }, uniquingKeysWith: +) {
-                if let other = ids.first(where: { (mapping[$0] ?? $0).storeIdentifier != store }) {
-                    throw TernError(
-                        .unsupported,
-                        "\(object.objectID) and \(other) are in different stores; relationships cannot cross stores",
-                        objectID: object.objectID, property: name)
+        func row(of object: ManagedObject, _ state: ObjectState, in store: String) throws -> StoreRow? {
+            if !state.toOne.isEmpty || !state.toMany.isEmpty {
+                for (name, ids) in state.toMany.merging(state.toOne.mapValues { [$0] }, uniquingKeysWith: +) {
+                    if let other = ids.first(where: { (mapping[$0] ?? $0).storeIdentifier != store }) {
+                        throw TernError(
+                            .unsupported,
+                            "\(object.objectID) and \(other) are in different stores; relationships cannot cross stores",
+                            objectID: object.objectID, property: name)
+                    }
                 }
             }
             return state.row(mapping: mapping)
         }
-        for object in inserted {
-            if let store = store(of: object), let row = try row(of: object, in: store) { sets[store, default: .init()].inserted.append(row) }
+        for (object, state) in inserted {
+            if let store = store(of: object), let row = try row(of: object, state, in: store) {
+                sets[store, default: .init()].inserted.append(row)
+            }
         }
         for object in updated {
-            if let store = store(of: object), let row = try row(of: object, in: store) { sets[store, default: .init()].updated.append(row) }
+            if let store = store(of: object), let row = try row(of: object, object.state, in: store) {
+                sets[store, default: .init()].updated.append(row)
+            }
         }
         for object in deleted {
             if let store = store(of: object), let reference = object.objectID.rowReference {

@@ -261,12 +261,16 @@ public actor ObjectContext {
         graph.changed = [:]
     }
 
-    /// Forgets every object and cached row, dropping unsaved changes.
+    /// Forgets every object and cached row, dropping unsaved changes; temporary IDs of objects
+    /// saved before no longer lead to them (their permanent IDs do).
     public func reset() {
         rollback()
         graph.registered = [:]
         graph.rowCache = [:]
         graph.inaccessibleIDs = []
+        graph.formerIDs = [:]
+        // What children read of this context's unsaved work: nothing is left of it.
+        publication.withLock { $0 = Publication() }
     }
 
     /// Reloads an object from the parent.

@@ -22,7 +22,11 @@ final class ObjectGraph {
     /// States read from the parent, from which objects are made without another read.
     var rowCache: [ObjectID: ObjectState] = [:]
     /// The permanent ID of each object saved here under a temporary one, so that child contexts
-    /// that still use the temporary ID reach the same object.
+    /// and callers that still use the temporary ID reach the same object.
+    ///
+    /// Only objects the context still knows (alive, or with a cached row) keep their alias, and
+    /// `reset()` forgets them all: the table never outgrows the context's own objects, however
+    /// many rows it saves. Live child contexts get each save's mapping as it happens.
     var formerIDs: [ObjectID: ObjectID] = [:]
     /// The objects whose faults found no row: deleted by another context or process.
     var inaccessibleIDs: Set<ObjectID> = []
@@ -205,21 +209,62 @@ final class ObjectGraph {
     var hasChanges: Bool { changed.values.contains(where: \.hasChanges) }
 
     /// Replaces temporary IDs by permanent ones everywhere: registry, objects, snapshots, cache.
-    func replaceIDs(_ mapping: [ObjectID: ObjectID]) {
+    ///
+    /// Only the mapped objects are filed again; of the others, only those with relationships or
+    /// a snapshot that can mention a mapped ID are rewritten. Registry entries of objects that
+    /// are gone are dropped on the way.
+    ///
+    /// - Complexity: O(*m* + *r* + *c*) for *m* mapped IDs, *r* registered objects and *c* cached
+    ///   rows, with work per object only where a relationship or snapshot holds IDs.
+    /// - Parameters:
+    ///   - mapping: The permanent ID of each temporary one.
+    ///   - objectsAreKnown: Whether every mapped object is alive here (this context's own
+    ///     inserted objects), so that every mapped ID is kept as an alias without checking.
+    func replaceIDs(_ mapping: [ObjectID: ObjectID], objectsAreKnown: Bool = false) {
         guard !mapping.isEmpty else { return }
-        formerIDs.merge(mapping) { $1 }
+        defer { keepAliases(of: mapping, objectsAreKnown: objectsAreKnown) }
         func map(_ id: ObjectID) -> ObjectID { mapping[id] ?? id }
-        var live: [ManagedObject] = []
-        for entry in registered.values { if let object = entry.object { live.append(object) } }
-        registered = [:]
-        changed = Dictionary(changed.values.map { (map($0.objectID), $0) }) { first, _ in first }
-        for object in live {
-            object.objectID = map(object.objectID)
-            object.toOne = object.toOne.mapValues(map)
-            object.toMany = object.toMany.mapValues { $0.map(map) }
-            object.snapshot = object.snapshot?.replacingIDs(mapping)
-            registered[object.objectID] = WeakObject(object: object)
+        for (old, new) in mapping {
+            if let entry = registered.removeValue(forKey: old), let object = entry.object {
+                object.objectID = new
+                registered[new] = entry
+            }
+            if let object = changed.removeValue(forKey: old) { changed[new] = object }
         }
-        rowCache = Dictionary(rowCache.values.map { ($0.id, $0.replacingIDs(mapping)) }) { first, _ in first }
+        var gone: [ObjectID] = []
+        for (id, entry) in registered {
+            guard let object = entry.object else {
+                gone.append(id)
+                continue
+            }
+            if !object.toOne.isEmpty { object.toOne = object.toOne.mapValues(map) }
+            if !object.toMany.isEmpty { object.toMany = object.toMany.mapValues { $0.map(map) } }
+            if let snapshot = object.snapshot, snapshot.mentionsIDs(of: mapping) {
+                object.snapshot = snapshot.replacingIDs(mapping)
+            }
+        }
+        for id in gone { registered[id] = nil }
+        var moved: [(ObjectID, ObjectState)] = []
+        for (id, state) in rowCache where state.mentionsIDs(of: mapping) {
+            moved.append((id, state.replacingIDs(mapping)))
+        }
+        for (id, _) in moved { rowCache[id] = nil }
+        for (_, state) in moved { rowCache[state.id] = state }
+    }
+
+    /// Records the temporary IDs of a mapping as aliases of the permanent ones, for the objects
+    /// the context still knows, and drops older aliases of objects it no longer knows.
+    ///
+    /// - Complexity: O(*m* + *a*) for *m* mapped IDs and *a* aliases kept before.
+    private func keepAliases(of mapping: [ObjectID: ObjectID], objectsAreKnown: Bool) {
+        func isKnown(_ id: ObjectID) -> Bool { registered[id]?.object != nil || rowCache[id] != nil }
+        var aliases = formerIDs.isEmpty ? formerIDs : formerIDs.filter { isKnown($0.value) }
+        if aliases.isEmpty, objectsAreKnown {
+            // The usual case of a save after a reset: the mapping is the alias table, shared.
+            formerIDs = mapping
+            return
+        }
+        for (temporary, permanent) in mapping where objectsAreKnown || isKnown(permanent) { aliases[temporary] = permanent }
+        formerIDs = aliases
     }
 }

@@ -53,6 +53,12 @@ struct ObjectState: Hashable, Sendable {
         return copy
     }
 
+    /// Whether the state's ID or relationships may hold IDs of the mapping: its ID is mapped,
+    /// or it has relationships.
+    func mentionsIDs(of mapping: [ObjectID: ObjectID]) -> Bool {
+        !toOne.isEmpty || !toMany.isEmpty || (id.isTemporary && mapping[id] != nil)
+    }
+
     /// The value of a property as a comparable thing, for change tracking.
     func value(of property: String) -> AnyHashable? {
         if let value = attributes[property] { return value }
