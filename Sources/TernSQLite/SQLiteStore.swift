@@ -38,8 +38,8 @@ public actor SQLiteStore {
     public nonisolated let identifier: String
     /// The store's metadata, as last read or written.
     var currentMetadata: StoreMetadata
-    /// The text of each entity's INSERT, made on first use (see `insertColumns`).
-    var insertTexts: [String: String] = [:]
+    /// How each entity's rows are inserted, made on first use (see `insertPlan(forEntity:)`).
+    var insertPlans: [String: InsertPlan] = [:]
     /// How to read each concrete entity's rows, by entity number, made on first use (see `rowPlan(number:)`).
     var rowPlans: [Int: RowPlan] = [:]
     /// Whether the store has Core Data's persistent-history tables, so that every save records a

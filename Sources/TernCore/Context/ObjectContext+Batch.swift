@@ -30,24 +30,64 @@ extension ObjectContext {
     public func batchInsert(
         entityName: String, objects: [[String: AttributeValue]], options: BatchOptions = .unchecked
     ) async throws -> [ObjectID] {
-        let store = try batchStore(forEntity: entityName)
-        let schema = graph.schema(for: entityName)
-        try checkBatchTypes(objects, schema: schema)
-        let defaults = schema.attributes.values.filter { !$0.isTransient && !$0.isDerived }.compactMap { attribute in
-            attribute.defaultValue.map { (attribute.name, $0) }
+        var pending: [[String: AttributeValue]]? = objects
+        let (store, ranges) = try await insertBatches(entityName: entityName, options: options, fillsDefaults: true, checksTypes: true) {
+            defer { pending = nil }
+            return pending
         }
-        let objects = defaults.isEmpty ? objects : objects.map { values in
-            values.merging(defaults) { given, _ in given }
+        let ids = ranges.flatMap { range in
+            range.map { ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: $0) }
         }
-        if options.validatesValues { try validateInserted(objects, schema: schema) }
-        let keys = try await store.newPrimaryKeys(forEntity: entityName, count: objects.count)
-        let rows = zip(keys, objects).map { key, values in
-            StoreRow(reference: RowReference(entityName: entityName, primaryKey: key), attributes: values)
-        }
-        _ = try await store.save(StoreChangeSet(inserted: rows, author: transactionAuthor, contextName: name))
-        let ids = keys.map { ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: $0) }
         try await announce(ContextDidSave(inserted: Set(ids)))
         return ids
+    }
+
+    /// Inserts rows of an entity without making objects, streaming them batch by batch into one
+    /// transaction: Core Data's `NSBatchInsertRequest` with a handler.
+    ///
+    /// `batches` is called for the next batch of rows until it returns nil; each batch is checked
+    /// and written before the next is asked for, so memory stays bounded by one batch on a store
+    /// on disk (SQLite). Attributes a dictionary leaves out take their default values. Other
+    /// contexts and ``changes()`` hear of the new rows once everything is committed, in events
+    /// of at most 10,000 IDs.
+    ///
+    /// ```swift
+    /// var next = 0
+    /// let count = try await context.batchInsert(entityName: "Event") {
+    ///     guard next < 1_000_000 else { return nil }
+    ///     defer { next += 10_000 }
+    ///     return (next..<next + 10_000).map { ["id": .integer(Int64($0))] }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - entityName: A non-abstract entity.
+    ///   - options: Which of the model's rules to enforce; types and uniqueness only by default.
+    ///   - batches: The next batch of attribute values, or nil at the end; run on the store's
+    ///     executor. What it throws stops the insert.
+    /// - Returns: How many rows were inserted.
+    /// - Throws: What `batches` throws; ``TernError/Code/validationFailed`` when a value does not
+    ///   fit its attribute or (with ``BatchOptions/validatesValues``) breaks a rule;
+    ///   ``TernError/Code/unsupported`` in a child context; any store error. Nothing is written then.
+    /// - Complexity: O(*n*) in the number of rows, in one transaction.
+    public func batchInsert(
+        entityName: String, options: BatchOptions = .unchecked,
+        batches: sending @escaping () throws -> [[String: AttributeValue]]?
+    ) async throws -> Int {
+        let (store, ranges) = try await insertBatches(
+            entityName: entityName, options: options, fillsDefaults: true, checksTypes: true, source: batches)
+        return try await announceInserted(ranges, entityName: entityName, store: store)
+    }
+
+    /// ``batchInsert(entityName:options:batches:)`` for callers that fill default values
+    /// themselves and make every value from its attribute's type (an import, where an empty field
+    /// means nil even when the attribute has a default, and each field is converted to its type).
+    package func batchInsertConverted(
+        entityName: String, options: BatchOptions, batches: sending @escaping () throws -> [[String: AttributeValue]]?
+    ) async throws -> Int {
+        let (store, ranges) = try await insertBatches(
+            entityName: entityName, options: options, fillsDefaults: false, checksTypes: false, source: batches)
+        return try await announceInserted(ranges, entityName: entityName, store: store)
     }
 
     /// Sets attributes of every row a request matches, without making objects.
@@ -67,13 +107,13 @@ extension ObjectContext {
     ) async throws -> [ObjectID] {
         _ = try batchStore(forEntity: request.entityName)
         let schema = graph.schema(for: request.entityName)
-        try checkBatchTypes([values.compactMapValues { $0 }], schema: schema)
+        try Self.checkBatchTypes([values.compactMapValues { $0 }], schema: schema)
         if options.validatesValues {
             let attributes = values.keys.compactMap { schema.attributes[$0] }
             let failures = Self.attributeFailures(of: { values[$0] ?? nil }, attributes: attributes) { name, message in
                 TernError(.validationFailed, "\(schema.name).\(name) \(message)", entity: schema.name, property: name)
             }
-            try throwIfAny(failures)
+            try Self.throwIfAny(failures)
         }
         var ids: [ObjectID] = []
         for store in coordinator.affectedStores(forEntity: request.entityName) {
@@ -136,8 +176,53 @@ extension ObjectContext {
         return store
     }
 
+    /// Checks each batch of `source` (value types unless the caller made them by type), fills
+    /// defaults when asked, and streams the batches into the entity's store in one transaction.
+    private func insertBatches(
+        entityName: String, options: BatchOptions, fillsDefaults: Bool, checksTypes: Bool,
+        source: sending @escaping () throws -> [[String: AttributeValue]]?
+    ) async throws -> (any PersistentStore, [ClosedRange<Int64>]) {
+        let store = try batchStore(forEntity: entityName)
+        let schema = graph.schema(for: entityName)
+        let defaults = !fillsDefaults ? [] : schema.attributes.values.filter { !$0.isTransient && !$0.isDerived }.compactMap { attribute in
+            attribute.defaultValue.map { (attribute.name, $0) }
+        }
+        let validates = options.validatesValues
+        var firstIndex = 0
+        let ranges = try await store.insertRows(entityName: entityName, author: transactionAuthor, contextName: name) {
+            guard let batch = try source() else { return nil }
+            if checksTypes { try Self.checkBatchTypes(batch, schema: schema) }
+            let objects = defaults.isEmpty ? batch : batch.map { values in
+                values.merging(defaults) { given, _ in given }
+            }
+            if validates { try Self.validateInserted(objects, schema: schema, firstIndex: firstIndex) }
+            firstIndex += objects.count
+            return objects
+        }
+        return (store, ranges)
+    }
+
+    /// Tells this context, listeners and other contexts about new rows, at most 10,000 IDs per
+    /// event, and returns how many there are.
+    private func announceInserted(_ ranges: [ClosedRange<Int64>], entityName: String, store: any PersistentStore) async throws -> Int {
+        var ids: Set<ObjectID> = []
+        var count = 0
+        for range in ranges {
+            for key in range {
+                ids.insert(ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: key))
+                if ids.count == 10_000 {
+                    try await announce(ContextDidSave(inserted: ids))
+                    ids = []
+                }
+            }
+            count += range.count
+        }
+        if !ids.isEmpty { try await announce(ContextDidSave(inserted: ids)) }
+        return count
+    }
+
     /// Throws at the first value that is not a stored attribute or does not fit its type.
-    private func checkBatchTypes(_ objects: [[String: AttributeValue]], schema: EntitySchema) throws {
+    private static func checkBatchTypes(_ objects: [[String: AttributeValue]], schema: EntitySchema) throws {
         for values in objects {
             for (name, value) in values {
                 guard let attribute = schema.attributes[name], !attribute.isTransient else {
@@ -152,14 +237,15 @@ extension ObjectContext {
     }
 
     /// Validates new rows as a save validates inserted objects; they have no relationships.
-    private func validateInserted(_ objects: [[String: AttributeValue]], schema: EntitySchema) throws {
+    /// Rows are numbered from `firstIndex` in messages.
+    private static func validateInserted(_ objects: [[String: AttributeValue]], schema: EntitySchema, firstIndex: Int) throws {
         let attributes = schema.attributes.values.filter { !$0.isDerived && !$0.isTransient }
         let required = schema.relationships.values.filter { !$0.isTransient && (!$0.isOptional || $0.minCount > 0) }
             .map(\.name).sorted()
         var failures: [TernError] = []
-        for (index, values) in objects.enumerated() {
+        for (offset, values) in objects.enumerated() {
             func failure(_ name: String, _ message: String) -> TernError {
-                TernError(.validationFailed, "\(schema.name).\(name) of row \(index) \(message)", entity: schema.name, property: name)
+                TernError(.validationFailed, "\(schema.name).\(name) of row \(firstIndex + offset) \(message)", entity: schema.name, property: name)
             }
             failures += Self.attributeFailures(of: { values[$0] }, attributes: attributes, failure: failure)
             failures += required.map { failure($0, "is required") }
@@ -167,7 +253,7 @@ extension ObjectContext {
         try throwIfAny(failures)
     }
 
-    private func throwIfAny(_ failures: [TernError]) throws {
+    private static func throwIfAny(_ failures: [TernError]) throws {
         guard let first = failures.first else { return }
         throw TernError(
             .validationFailed, "\(failures.count) validation failure(s), the first: \(first); fix them and run the batch again",

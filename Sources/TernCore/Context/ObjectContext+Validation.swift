@@ -54,7 +54,7 @@ extension ObjectContext {
     ///   - attributes: The attributes to check, in any order.
     ///   - failure: Makes the error for an attribute name and a message.
     /// - Returns: The failures, by attribute name.
-    static func attributeFailures(
+    package static func attributeFailures(
         of value: (String) -> AttributeValue?, attributes: some Sequence<AttributeDescription>,
         failure: (String, String) -> TernError
     ) -> [TernError] {

@@ -11,6 +11,47 @@ extension PersistentStore {
         guard let wanted = request.propertiesToFetch.map(Set.init) else { return rows.map(\.attributes) }
         return rows.map { AttributeValue.projecting($0.attributes, onto: wanted) }
     }
+
+    /// Gathers every batch of `source`, reserves their keys, then saves them all at once: the
+    /// default for stores that hold their rows in memory.
+    ///
+    /// - Parameters:
+    ///   - entityName: A concrete entity.
+    ///   - author: Who saved, for the history.
+    ///   - contextName: The saving context's name, for the history.
+    ///   - source: The batches of attribute values; nil ends them.
+    /// - Returns: The keys of the new rows as ranges of consecutive keys.
+    /// - Throws: What `source`, ``newPrimaryKeys(forEntity:count:)`` or ``save(_:)`` throws.
+    /// - Complexity: O(*n*) in the number of rows, all held until the save.
+    public func insertRows(
+        entityName: String, author: String?, contextName: String?,
+        from source: sending @escaping () throws -> [[String: AttributeValue]]?
+    ) async throws -> [ClosedRange<Int64>] {
+        var changes = StoreChangeSet(author: author, contextName: contextName)
+        var ranges: [ClosedRange<Int64>] = []
+        while let batch = try source() {
+            guard !batch.isEmpty else { continue }
+            let keys = try await newPrimaryKeys(forEntity: entityName, count: batch.count)
+            for (key, values) in zip(keys, batch) {
+                changes.inserted.append(StoreRow(reference: RowReference(entityName: entityName, primaryKey: key), attributes: values))
+                ranges.appendKey(key)
+            }
+        }
+        guard !changes.isEmpty else { return [] }
+        _ = try await save(changes)
+        return ranges
+    }
+}
+
+extension [ClosedRange<Int64>] {
+    /// Adds a key, extending the last range when the key follows it.
+    package mutating func appendKey(_ key: Int64) {
+        if let last, last.upperBound &+ 1 == key {
+            self[count - 1] = last.lowerBound...key
+        } else {
+            append(key...key)
+        }
+    }
 }
 
 extension AttributeValue {

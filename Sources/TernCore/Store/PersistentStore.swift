@@ -135,6 +135,28 @@ public protocol PersistentStore: AnyObject, Sendable {
     ///   cases nothing is written.
     func save(_ changes: StoreChangeSet) async throws -> StoreSaveResult
 
+    /// Inserts new rows of one entity, read batch by batch from `source` until it returns nil,
+    /// in one transaction: all or nothing. Keys are reserved by the store as the batches come.
+    ///
+    /// This is how batch inserts and imports stream into a store: a store on disk writes each
+    /// batch as it comes, so memory stays bounded by one batch. A default implementation
+    /// gathers every batch and makes one ``save(_:)`` (fine for stores that hold their rows in memory).
+    ///
+    /// - Parameters:
+    ///   - entityName: A concrete entity.
+    ///   - author: Who saved, for the history.
+    ///   - contextName: The saving context's name, for the history.
+    ///   - source: Called on the store's executor for the next batch of attribute values (the
+    ///     non-nil values of each new row); nil ends the insert. What it throws rolls it back.
+    /// - Returns: The keys of the new rows, in order, as ranges of consecutive keys.
+    /// - Throws: What `source` throws; ``TernError/Code/constraintConflict`` when a uniqueness
+    ///   constraint would break; any store error. Nothing is inserted then.
+    /// - Complexity: O(*n*) in the number of rows.
+    func insertRows(
+        entityName: String, author: String?, contextName: String?,
+        from source: sending @escaping () throws -> [[String: AttributeValue]]?
+    ) async throws -> [ClosedRange<Int64>]
+
     /// Reserves primary keys for new rows of an entity.
     ///
     /// Keys are shared by an inheritance root: a key is never handed out twice among the root

@@ -81,21 +81,32 @@ public final class DelimitedRecordReader {
     ///   number of fields, a quote out of place or an unterminated quoted field.
     /// - Complexity: O(*n*) in the bytes of the rows read.
     public func nextBatch(maxCount: Int = 500) throws(RecordError) -> [ImportRecord] {
-        var records: [ImportRecord] = []
-        while records.count < maxCount, let (start, fields) = try readRow() {
+        try nextRows(maxCount: maxCount).map { start, fields in
+            var values: [String: RecordValue] = [:]
+            for (name, field) in zip(header, fields) {
+                values[name] = field.map(RecordValue.text) ?? .null
+            }
+            return ImportRecord(fields: values, line: start, columns: columns)
+        }
+    }
+
+    /// The next rows as their fields in header order (nil for an empty field), with the line
+    /// each starts on, at most `maxCount`; empty at the end of the file.
+    ///
+    /// - Parameter maxCount: The largest batch.
+    /// - Throws: What ``nextBatch(maxCount:)`` throws.
+    func nextRows(maxCount: Int) throws(RecordError) -> [(line: Int, fields: [String?])] {
+        var rows: [(line: Int, fields: [String?])] = []
+        while rows.count < maxCount, let (start, fields) = try readRow() {
             guard fields.count == header.count else {
                 throw RecordError(
                     .malformedFile,
                     "the row has \(fields.count) field\(fields.count == 1 ? "" : "s") but the header has \(header.count); give one per column",
                     path: path, line: start, column: min(fields.count, header.count) + 1)
             }
-            var values: [String: RecordValue] = [:]
-            for (name, field) in zip(header, fields) {
-                values[name] = field.map(RecordValue.text) ?? .null
-            }
-            records.append(ImportRecord(fields: values, line: start, columns: columns))
+            rows.append((start, fields))
         }
-        return records
+        return rows
     }
 
     // MARK: - Non public
@@ -150,7 +161,29 @@ public final class DelimitedRecordReader {
             quoted = false
         }
         let separator: UInt8 = dialect == .tsv ? 0x09 : 0x2C
-        while let byte = try peek() {
+        while true {
+            // Runs of ordinary bytes are copied from the chunk at once; the bytes that mean
+            // something (separator, line ends, backslash, quote) go through the switch below.
+            if position < buffer.count {
+                let runStart = position
+                let end = buffer.withUnsafeBufferPointer { bytes in
+                    var end = runStart
+                    while end < bytes.count {
+                        let byte = bytes[end]
+                        if byte == separator || byte == 0x0A || byte == 0x0D || byte == 0x5C || byte == 0x22 { break }
+                        end += 1
+                    }
+                    return end
+                }
+                if end > runStart {
+                    guard !quoted else { throw misplaced(fields.count + 1) }
+                    field.append(contentsOf: buffer[runStart..<end])
+                    bytesRead += Int64(end - runStart)
+                    position = end
+                    endsWithRawReturn = false
+                }
+            }
+            guard let byte = try peek() else { break }
             advance()
             switch byte {
             case separator:

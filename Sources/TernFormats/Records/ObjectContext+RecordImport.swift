@@ -20,6 +20,12 @@ extension ObjectContext {
     /// ``RecordImportOptions/savesEachBatch`` each batch is saved as it is read instead: memory
     /// stays bounded, and an error keeps the batches saved before it.
     ///
+    /// A TSV or CSV file whose records can only insert (no uniqueness key, no relationship or
+    /// derived column, no required relationship) streams instead: batches of records are
+    /// converted, validated as the save would and written through
+    /// ``TernCore/ObjectContext/batchInsert(entityName:options:batches:)`` in one transaction,
+    /// still all or nothing, in memory bounded by a batch.
+    ///
     /// ```swift
     /// let summary = try await context.importRecords(
     ///     from: url, options: RecordImportOptions(format: .json), progress: progress)
@@ -49,6 +55,9 @@ extension ObjectContext {
                     contentsOf: url, dialect: options.format == .tsv ? .tsv : .csv)
                 try importer.checkHeader(reader.header)
                 progress?.totalUnitCount = Int64((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)
+                if let plan = importer.streamingPlan(header: reader.header, in: self) {
+                    return try await importStreaming(reader, plan: plan, path: url.path, progress: progress)
+                }
                 while case let batch = try reader.nextBatch(maxCount: options.batchSize), !batch.isEmpty {
                     for record in batch { _ = try await importer.upsert(record, entityName: nil, in: self) }
                     try await importer.saveBatchIfAsked(in: self, path: url.path)
@@ -214,6 +223,41 @@ struct RecordImporter {
         }
     }
 
+    /// How a TSV or CSV import streams into the store when every record can only insert, or nil
+    /// when records may match objects (a uniqueness key), name relationships or derived
+    /// attributes, or when batches are saved one by one.
+    ///
+    /// Then no record depends on another or on the store, and validating each batch as it is
+    /// read is what the one save would check: the required and rule-checked attributes (no
+    /// relationship is required, no constraint can break).
+    func streamingPlan(header: [String], in context: isolated ObjectContext) -> StreamedImportPlan? {
+        guard !options.savesEachBatch, options.uniqueBy == nil, context.parent == nil, let name = options.entityName,
+              let entity = model.entity(named: name), context.coordinator.store(forEntity: name) != nil
+        else { return nil }
+        guard ([entity] + model.ancestors(of: name)).allSatisfy({ $0.uniquenessConstraints.isEmpty }),
+              model.allRelationships(of: name).allSatisfy({ $0.isTransient || ($0.isOptional && $0.minCount == 0) })
+        else { return nil }
+        var columns: [AttributeDescription?] = []
+        for key in header {
+            if key == "_id" {
+                columns.append(nil)
+                continue
+            }
+            guard case .attribute(let attribute)? = properties[name]?[key], !attribute.isDerived else { return nil }
+            columns.append(attribute)
+        }
+        let given = Set(columns.compactMap { $0?.name })
+        var defaults: [String: AttributeValue] = [:]
+        for attribute in model.allAttributes(of: name) where !attribute.isTransient && !attribute.isDerived && !given.contains(attribute.name) {
+            if let value = attribute.defaultValue { defaults[attribute.name] = value }
+        }
+        let checked = model.allAttributes(of: name).filter { attribute in
+            !attribute.isDerived && !(attribute.isTransient && attribute.defaultValue != nil)
+                && (!attribute.isOptional || attribute.minimum != nil || attribute.maximum != nil || attribute.regularExpression != nil)
+        }
+        return StreamedImportPlan(entityName: name, columns: columns, defaults: defaults, checked: checked)
+    }
+
     // MARK: - Non public
 
     /// What a record key names.
@@ -262,7 +306,7 @@ struct RecordImporter {
     }
 
     /// The attributes that identify an object of an entity; empty when it has none.
-    private func matchingKey(of entityName: String) -> [String] {
+    func matchingKey(of entityName: String) -> [String] {
         if entityName == options.entityName, let uniqueBy = options.uniqueBy { return uniqueBy }
         var name: String? = entityName
         while let current = name, let entity = model.entity(named: current) {
@@ -279,13 +323,23 @@ struct RecordImporter {
     private func convert(
         _ value: RecordValue, _ attribute: AttributeDescription, entity: String, record: ImportRecord, column: Int?
     ) throws(RecordError) -> AttributeValue? {
+        try Self.convert(value, attribute, entity: entity, path: path, line: record.line, column: column)
+    }
+
+    /// A record value converted to an attribute's type, or nil for no value.
+    ///
+    /// - Throws: ``RecordError`` with code `invalidValue` when the value does not convert, or is
+    ///   missing for a required attribute.
+    static func convert(
+        _ value: RecordValue, _ attribute: AttributeDescription, entity: String, path: String, line: Int, column: Int?
+    ) throws(RecordError) -> AttributeValue? {
         guard let converted = value.attributeValue(for: attribute.type) else {
             throw RecordError(.invalidValue, "\(entity).\(attribute.name) needs a value of type \(attribute.type.xcodeName); fix the value",
-                              path: path, line: record.line, column: column)
+                              path: path, line: line, column: column)
         }
         if converted == nil, !attribute.isOptional {
             throw RecordError(.invalidValue, "\(entity).\(attribute.name) is required but has no value; give one",
-                              path: path, line: record.line, column: column)
+                              path: path, line: line, column: column)
         }
         return converted
     }

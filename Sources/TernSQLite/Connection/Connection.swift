@@ -153,6 +153,17 @@ package final class Connection {
     /// Forgets the prepared statements, after a schema change.
     package func clearStatementCache() { cache.removeAll() }
 
+    /// The cached prepared statement for a text, with no arguments bound: for a statement run
+    /// many times with values bound one by one (``Statement/bind(_:at:)``), then reset.
+    ///
+    /// - Parameter text: One SQL statement with `?` placeholders.
+    /// - Throws: ``SQLiteError`` with the SQL when SQLite rejects it.
+    func preparedStatement(_ text: String) throws(SQLiteError) -> Statement {
+        let statement = try cache.statement(for: text, database: handle)
+        statement.reset()
+        return statement
+    }
+
     // MARK: - Non public
 
     /// The cached statement for `sql`, with its arguments bound.

@@ -66,28 +66,59 @@ final class Statement {
                 sql: sql)
         }
         for (offset, value) in arguments.enumerated() {
-            let index = Int32(offset + 1)
-            let code: Int32
-            switch value {
-            case .null:
-                code = sqlite3_bind_null(handle, index)
-            case .integer(let integer):
-                code = sqlite3_bind_int64(handle, index, integer)
-            case .real(let real):
-                code = sqlite3_bind_double(handle, index, real)
-            case .text(let text):
-                code = sqlite3_bind_text64(
-                    handle, index, text, UInt64(text.utf8.count), sqliteTransient, UInt8(SQLITE_UTF8))
-            case .blob(let data):
-                code = data.withUnsafeBytes { bytes in
-                    // A zero-length blob still needs a non-null pointer to be a blob, not NULL.
-                    sqlite3_bind_blob64(
-                        handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1),
-                        UInt64(bytes.count), sqliteTransient)
-                }
-            }
-            guard code == SQLITE_OK else { throw SQLiteError(sqliteCode: code, database: database, sql: sql) }
+            try bind(value, at: Int32(offset + 1))
         }
+    }
+
+    /// Binds one value to a placeholder, leaving the others as they are.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - index: The 1-based placeholder.
+    /// - Throws: ``SQLiteError`` when SQLite refuses the value (too big, index out of range).
+    func bind(_ value: DatabaseValue, at index: Int32) throws(SQLiteError) {
+        switch value {
+        case .null: try check(sqlite3_bind_null(handle, index))
+        case .integer(let integer): try bind(integer, at: index)
+        case .real(let real): try bind(real, at: index)
+        case .text(let text): try bind(text: text, at: index)
+        case .blob(let data): try bind(blob: data, at: index)
+        }
+    }
+
+    /// Binds an integer to a placeholder.
+    func bind(_ integer: Int64, at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_int64(handle, index, integer))
+    }
+
+    /// Binds a real to a placeholder.
+    func bind(_ real: Double, at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_double(handle, index, real))
+    }
+
+    /// Binds text to a placeholder (SQLite copies it).
+    func bind(text: String, at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_text64(handle, index, text, UInt64(text.utf8.count), sqliteTransient, UInt8(SQLITE_UTF8)))
+    }
+
+    /// Binds bytes to a placeholder (SQLite copies them); empty bytes are a blob, not NULL.
+    func bind(blob data: Data, at index: Int32) throws(SQLiteError) {
+        let code = data.withUnsafeBytes { bytes in
+            // A zero-length blob still needs a non-null pointer to be a blob, not NULL.
+            sqlite3_bind_blob64(
+                handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count), sqliteTransient)
+        }
+        try check(code)
+    }
+
+    /// Binds NULL to a placeholder.
+    func bindNull(at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_null(handle, index))
+    }
+
+    /// Throws unless a binding call succeeded.
+    private func check(_ code: Int32) throws(SQLiteError) {
+        guard code == SQLITE_OK else { throw SQLiteError(sqliteCode: code, database: database, sql: sql) }
     }
 
     /// Advances to the next row.

@@ -41,16 +41,16 @@ extension SQLiteStore {
                 let previous = recordsHistory ? try rowsBeforeSave(changes) : [:]
                 replacedFiles = try externalFiles(of: changes.updated.map(\.reference) + changes.deleted.keys)
                 var result = StoreSaveResult()
-                for row in changes.inserted {
-                    try insertColumns(row)
-                    result.newVersions[row.reference] = 1
-                }
+                try insertRows(changes.inserted)
+                result.newVersions.reserveCapacity(changes.inserted.count + changes.updated.count)
+                for row in changes.inserted { result.newVersions[row.reference] = 1 }
                 try raisePrimaryKeyCounters(to: changes.inserted)
                 for row in changes.updated {
                     try updateColumns(row)
                     result.newVersions[row.reference] = row.version + 1
                 }
-                for row in changes.inserted + changes.updated { try writeToMany(row) }
+                for row in changes.inserted { try writeToMany(row) }
+                for row in changes.updated { try writeToMany(row) }
                 for (reference, version) in changes.deleted.sorted(by: { $0.key < $1.key }) {
                     try deleteRow(reference, version: version)
                 }
@@ -75,9 +75,15 @@ extension SQLiteStore {
     /// the table, where Core Data would hand out their keys again.
     func raisePrimaryKeyCounters(to inserted: [StoreRow]) throws {
         var largest: [String: Int64] = [:]
+        var entity = ""
+        var root = ""
         for row in inserted {
-            let root = try schema.entity(named: row.reference.entityName).rootName
-            largest[root] = max(largest[root] ?? 0, row.reference.primaryKey)
+            // Rows come grouped by entity: look the root up once per group.
+            if row.reference.entityName != entity {
+                entity = row.reference.entityName
+                root = try schema.entity(named: entity).rootName
+            }
+            if row.reference.primaryKey > largest[root] ?? 0 { largest[root] = row.reference.primaryKey }
         }
         for (name, key) in largest {
             let root = try schema.entity(named: name)
@@ -129,27 +135,6 @@ extension SQLiteStore {
         ObjectID(entityName: reference.entityName, storeIdentifier: identifier, primaryKey: reference.primaryKey)
     }
 
-    func insertColumns(_ row: StoreRow) throws {
-        let layout = try schema.entity(named: row.reference.entityName)
-        if layout.isAbstract {
-            throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) is abstract; insert one of its subentities.")
-        }
-        var arguments: [DatabaseValue] = [.integer(row.reference.primaryKey), .integer(Int64(layout.number)), .integer(1)]
-        try appendColumnValues(of: row, layout: layout, to: &arguments)
-        // The columns are the layout's, in its order, for every row: the text is made once.
-        let text: String
-        if let cached = insertTexts[layout.name] {
-            text = cached
-        } else {
-            let names = SQL.joined((["Z_PK", "Z_ENT", "Z_OPT"] + Self.columnNames(of: layout)).map { SQL.identifier($0) })
-            let placeholders = SQL(unsafeSQL: Array(repeating: "?", count: arguments.count).joined(separator: ", "))
-            let insert: SQL = "INSERT INTO \(.identifier(layout.table)) (\(names)) VALUES (\(placeholders))"
-            text = insert.text
-            insertTexts[layout.name] = text
-        }
-        try execute(SQL(unsafeSQL: text, arguments: arguments), constraintsOf: row.reference)
-    }
-
     func updateColumns(_ row: StoreRow) throws {
         let layout = try schema.entity(named: row.reference.entityName)
         var values: [DatabaseValue] = []
@@ -180,21 +165,14 @@ extension SQLiteStore {
         do {
             try connection.execute(sql)
         } catch {
-            // SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY.
-            guard error.extendedResultCode == 2067 || error.extendedResultCode == 1555 else { throw error }
-            var failure = TernError(
-                .constraintConflict, "another \(reference.entityName) has the same unique values (\(error.message))",
-                entity: reference.entityName, path: url.path)
-            failure.objectID = objectID(reference)
-            throw TernError(
-                .constraintConflict, "the save would break a uniqueness constraint; change the values or merge the objects",
-                objectID: nil, failures: [failure])
+            throw constraintConflict(error, of: reference)
         }
     }
 
     /// Replaces the to-many relationships present in a row.
     func writeToMany(_ row: StoreRow) throws(SQLiteError) {
         let layout = try schema.entity(named: row.reference.entityName)
+        guard !layout.toManyRelationships.isEmpty || !row.toMany.isEmpty else { return }
         let primaryKey = row.reference.primaryKey
         for name in row.toMany.keys where layout.toMany(named: name) == nil {
             throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-many relationship \(SQL.quoted(name)).")
@@ -295,13 +273,7 @@ extension SQLiteStore {
             }
             values.append(value)
         }
-        // Every key of the row matched an attribute, unless some did not: name the first.
-        if found != row.attributes.count, let name = row.attributes.keys.sorted().first(where: { layout.attribute(named: $0) == nil }) {
-            throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no stored attribute \(SQL.quoted(name)).")
-        }
-        for name in row.toOne.keys where layout.toOne(named: name) == nil {
-            throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-one relationship \(SQL.quoted(name)).")
-        }
+        try checkKeys(of: row, layout: layout, matchedAttributes: found)
         for relationship in layout.toOneRelationships {
             let reference = row.toOne[relationship.name]
             if let reference {
@@ -312,6 +284,20 @@ extension SQLiteStore {
                 let number = try reference.map { reference throws(SQLiteError) in try schema.entity(named: reference.entityName).number }
                 values.append(number.map { .integer(Int64($0)) } ?? .null)
             }
+        }
+    }
+
+    /// Throws for a key of a row that names no stored attribute or to-one relationship.
+    ///
+    /// - Parameter matchedAttributes: How many of the row's attribute keys matched an attribute.
+    func checkKeys(of row: StoreRow, layout: EntityLayout, matchedAttributes: Int) throws(SQLiteError) {
+        // Every key of the row matched an attribute, unless some did not: name the first.
+        if matchedAttributes != row.attributes.count,
+           let name = row.attributes.keys.sorted().first(where: { layout.attribute(named: $0) == nil }) {
+            throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no stored attribute \(SQL.quoted(name)).")
+        }
+        for name in row.toOne.keys where layout.toOne(named: name) == nil {
+            throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-one relationship \(SQL.quoted(name)).")
         }
     }
 
