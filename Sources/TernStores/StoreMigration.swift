@@ -78,10 +78,20 @@ enum StoreMigration {
     private static func fillSQLite(
         from source: any PersistentStore, at url: URL, metadata: StoreMetadata, batchSize: Int
     ) async throws {
-        let store = try SQLiteStore(at: url, model: source.model)
+        // The store is a temporary file until `moveFinishedStore` checkpoints and syncs it, so
+        // its commits need no `fsync` of their own: a crash before the move leaves only a file
+        // that is thrown away.
+        var configuration = SQLiteConfiguration()
+        configuration.synchronous = .off
+        let store = try SQLiteStore(at: url, model: source.model, configuration: configuration)
         try await forEachBatch(of: source, size: batchSize) { batch in
             let bare = batch.map { StoreRow(reference: $0.reference, attributes: $0.attributes) }
             try await store.save(StoreChangeSet(inserted: bare))
+        }
+        // Without relationships in the model, there is nothing for a second pass to set.
+        guard source.model.entities.contains(where: { !$0.relationships.isEmpty }) else {
+            try await store.setMetadata(metadata)
+            return
         }
         try await forEachBatch(of: source, size: batchSize) { batch in
             let related = batch.filter { !$0.toOne.isEmpty || !$0.toMany.isEmpty }.map { row in

@@ -154,4 +154,47 @@ import Testing
         #expect(RecordFormat.tsvField(.string("a\tb\\c\nd")) == "a\\tb\\\\c\\nd")
         #expect(RecordFormat.tsvField(.bool(true)) == "true")
     }
+
+    @Test func recordsAreWrittenAsTheEncoderWritesThem() throws {
+        // Dates: the format style's text, milliseconds truncated toward the past, in every era.
+        var generator = SplitMix64(state: 9)
+        var intervals: [Double] = [0, 0.0005, -0.0005, -1.0005, 737_057_647.288, 86_399.9996, -63_200_000_000, 260_000_000_000]
+        for _ in 0..<2_000 { intervals.append(Double(Int64(bitPattern: generator.next()) % 4_000_000_000_000) / 1_000) }
+        for interval in intervals {
+            let date = Date(timeIntervalSinceReferenceDate: interval)
+            #expect(ISO8601Text.string(from: date) == date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        }
+        // Records: every value kind, every control character, keys in the encoder's order.
+        var controls = ""
+        for code in 0..<0x20 { controls.unicodeScalars.append(Unicode.Scalar(UInt8(code))) }
+        let attributes = ["name", "Zed", "amount", "when", "ratio", "flag", "blob", "empty"].map {
+            AttributeDescription(name: $0, type: .string)
+        }
+        let relationships = [
+            RelationshipDescription(name: "owner", destination: "Person"),
+            RelationshipDescription(name: "tags", destination: "Tag", toMany: true),
+        ]
+        let row = StoreRow(
+            reference: RowReference(entityName: "Event", primaryKey: 7),
+            attributes: [
+                "name": .string(controls + "\"\\/é😀\u{7f}\u{2028}"), "Zed": .string("plain"), "amount": .integer(-3),
+                "when": .date(Date(timeIntervalSinceReferenceDate: 1.5)), "ratio": .double(0.1), "flag": .bool(false),
+                "blob": .data(Data([0, 1, 2])),
+            ],
+            toOne: ["owner": RowReference(entityName: "Person", primaryKey: 2)],
+            toMany: ["tags": [RowReference(entityName: "Tag", primaryKey: 1), RowReference(entityName: "Tag", primaryKey: 4)]])
+        // Global identifiers sort unordered to-many relationships by name: 9 and 10 change places.
+        let global: (RowReference) -> String = { "\($0.entityName)/G\(10 - $0.primaryKey % 10)" }
+        let rows = [row, StoreRow(reference: RowReference(entityName: "Event", primaryKey: 8), attributes: ["ratio": .double(1e20)])]
+        for row in rows {
+            for identifier in [nil, global] {
+                var written = ""
+                RecordFormat.appendJSONRecord(
+                    row, members: RecordFormat.JSONMembers(attributes: attributes, relationships: relationships),
+                    identifier: identifier, to: &written)
+                let record = RecordFormat.jsonRecord(row, attributes: attributes, relationships: relationships, identifier: identifier)
+                #expect(written == record.encoded(pretty: false))
+            }
+        }
+    }
 }

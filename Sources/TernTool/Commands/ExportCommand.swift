@@ -178,6 +178,7 @@ struct ExportCommand: Command {
         for (index, entity) in entities.enumerated() {
             let attributes = model.allAttributes(of: entity.name).filter { !$0.isTransient }
             let relationships = model.allRelationships(of: entity.name).filter { !$0.isTransient }
+            let members = RecordFormat.JSONMembers(attributes: attributes, relationships: relationships)
             switch recordFormat {
             case .json: pending += (index == 0 ? "\n" : ",\n") + JSONValue.string(entity.name).encoded() + ": ["
             case .tsv: pending += (["_id"] + attributes.map(\.name)).map(RecordFormat.tsvEscaped).joined(separator: "\t") + "\n"
@@ -187,9 +188,8 @@ struct ExportCommand: Command {
                 for row in batch {
                     switch recordFormat {
                     case .json:
-                        let record = RecordFormat.jsonRecord(
-                            row, attributes: attributes, relationships: relationships, identifier: identifier)
-                        pending += (first ? "\n" : ",\n") + record.encoded(pretty: false)
+                        pending += first ? "\n" : ",\n"
+                        RecordFormat.appendJSONRecord(row, members: members, identifier: identifier, to: &pending)
                     case .tsv:
                         pending += RecordFormat.tsvLine(row, attributes: attributes) + "\n"
                     }

@@ -47,6 +47,66 @@ enum RecordFormat: String, CaseIterable, Sendable {
         return .object(members)
     }
 
+    /// The members of an entity's JSON records in the order they are written (sorted by name,
+    /// as `JSONEncoder` sorts keys): made once per entity, so that each record is written
+    /// straight from its row.
+    struct JSONMembers {
+        /// One member of a record.
+        enum Member {
+            /// The record's `_id`.
+            case id
+            /// An attribute's value, null when missing.
+            case attribute(String)
+            /// A relationship's destinations.
+            case relationship(String, isToMany: Bool, isOrdered: Bool)
+        }
+
+        /// The members with their quoted names and colons, in the order they are written.
+        let members: [(key: String, member: Member)]
+
+        /// The members of records of an entity with these properties.
+        init(attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
+            var members: [String: Member] = ["_id": .id]
+            for attribute in attributes { members[attribute.name] = .attribute(attribute.name) }
+            for relationship in relationships {
+                members[relationship.name] = .relationship(
+                    relationship.name, isToMany: relationship.isToMany, isOrdered: relationship.isOrdered)
+            }
+            self.members = members.keys.sorted().map { key in
+                var quoted = ""
+                JSONValue.appendQuoted(key, to: &quoted)
+                return (quoted + ":", members[key] ?? .id)
+            }
+        }
+    }
+
+    /// Appends a row as a JSON object, the text of
+    /// ``jsonRecord(_:attributes:relationships:identifier:)`` encoded compactly, without making the object.
+    ///
+    /// - Complexity: O(*n*) in the number of properties and references.
+    static func appendJSONRecord(
+        _ row: StoreRow, members: JSONMembers, identifier: ((RowReference) -> String)? = nil, to output: inout String
+    ) {
+        let name = identifier ?? { $0.description }
+        output += "{"
+        for (index, (key, member)) in members.members.enumerated() {
+            if index > 0 { output += "," }
+            output += key
+            switch member {
+            case .id: JSONValue.appendQuoted(name(row.reference), to: &output)
+            case .attribute(let attribute):
+                if let value = row.attributes[attribute] { jsonValue(value).append(to: &output) } else { output += "null" }
+            case .relationship(let relationship, isToMany: true, let isOrdered):
+                var names = (row.toMany[relationship] ?? []).map(name)
+                if identifier != nil, !isOrdered { names.sort() }
+                JSONValue.array(names.map { .string($0) }).append(to: &output)
+            case .relationship(let relationship, isToMany: false, _):
+                JSONValue.string(row.toOne[relationship].map(name)).append(to: &output)
+            }
+        }
+        output += "}"
+    }
+
     /// A row as one TSV line: `_id`, then the attributes in the given order.
     static func tsvLine(_ row: StoreRow, attributes: [AttributeDescription]) -> String {
         ([tsvEscaped(row.reference.description)] + attributes.map { tsvField(row.attributes[$0.name]) })
@@ -71,7 +131,7 @@ enum RecordFormat: String, CaseIterable, Sendable {
         guard let value else { return "" }
         switch value {
         case .bool(let flag): return flag ? "true" : "false"
-        case .date(let date): return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        case .date(let date): return ISO8601Text.string(from: date)
         default: return tsvEscaped(text(value))
         }
     }
@@ -84,7 +144,7 @@ enum RecordFormat: String, CaseIterable, Sendable {
         case .decimal(let number): number.description
         case .string(let string): string
         case .bool(let flag): String(flag)
-        case .date(let date): date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        case .date(let date): ISO8601Text.string(from: date)
         case .data(let bytes): bytes.base64EncodedString()
         case .uuid(let uuid): uuid.uuidString.uppercased()
         case .uri(let url): url.absoluteString

@@ -31,7 +31,7 @@ enum JSONValue: Sendable, Hashable {
 
     /// A date as an ISO 8601 UTC string with milliseconds: `2011-05-09T11:30:53.000Z`.
     static func date(_ date: Date) -> JSONValue {
-        .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        .string(ISO8601Text.string(from: date))
     }
 
     // MARK: - Encoding
@@ -48,6 +48,65 @@ enum JSONValue: Sendable, Hashable {
         // Every case encodes: strings, numbers (non-finite become null), arrays and objects of them.
         guard let data = try? encoder.encode(self) else { return "null" }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Appends the value as compact JSON text with sorted keys: the text of
+    /// `encoded(pretty: false)`, made without an encoder (exports write one record a line).
+    ///
+    /// - Parameter output: The text to extend.
+    /// - Complexity: O(*n*) in the size of the value, plus sorting each object's keys.
+    func append(to output: inout String) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let flag): output += flag ? "true" : "false"
+        case .integer(let number): output += String(number)
+        case .double(let number): output += number.isFinite ? encoded(pretty: false) : "null"
+        case .string(let text): Self.appendQuoted(text, to: &output)
+        case .array(let elements):
+            output += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output += "," }
+                element.append(to: &output)
+            }
+            output += "]"
+        case .object(let members):
+            output += "{"
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { output += "," }
+                Self.appendQuoted(key, to: &output)
+                output += ":"
+                members[key]?.append(to: &output)
+            }
+            output += "}"
+        }
+    }
+
+    /// Appends a JSON string literal as `JSONEncoder` writes it: `"` and `\` escaped, `\b`,
+    /// `\t`, `\n`, `\f`, `\r` for those controls, `\u00xx` for the other controls, and
+    /// everything else (slashes included) as it is.
+    static func appendQuoted(_ text: String, to output: inout String) {
+        output += "\""
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else {
+            output += text
+            output += "\""
+            return
+        }
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\u{8}": output += "\\b"
+            case "\t": output += "\\t"
+            case "\n": output += "\\n"
+            case "\u{c}": output += "\\f"
+            case "\r": output += "\\r"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
     }
 }
 
