@@ -137,35 +137,34 @@ import Testing
         #expect(seven.first?["kind"] == .string("plain"))
     }
 
+    /// The error of importing a TSV file of events that must fail.
+    func failure(importing file: URL, into context: ObjectContext) async throws -> RecordError? {
+        do {
+            _ = try await context.importRecords(from: file, options: RecordImportOptions(format: .tsv, entityName: "Event"))
+            Issue.record("the import should fail")
+            return nil
+        } catch let error as RecordError {
+            return error
+        }
+    }
+
     @Test func aBadRecordAfterSeveralBatchesLeavesTheStoreUntouched() async throws {
         let tmp = try TemporaryDirectory()
         let (context, _) = try await context(at: tmp.path("Events.sqlite"))
         let file = tmp.path("events.tsv")
         try writeEvents(11_000, to: file, badLine: 10_500)
-        do {
-            _ = try await context.importRecords(from: file, options: RecordImportOptions(format: .tsv, entityName: "Event"))
-            Issue.record("the import should fail")
-        } catch let error as RecordError {
-            #expect(error.code == .invalidValue && error.line == 10_500 && error.column == 3)
-            #expect(error.message.contains("Event.amount"))
-        }
+        let badValue = try await failure(importing: file, into: context)
+        #expect(badValue?.code == .invalidValue && badValue?.line == 10_500 && badValue?.column == 3)
+        #expect(badValue?.message.contains("Event.amount") == true)
         #expect(try await count(context) == 0)
         // A required attribute with an empty field, and a rule broken in the last record.
         try writeEvents(100, to: file, extra: "\tNo id\t1\t\n")
-        do {
-            _ = try await context.importRecords(from: file, options: RecordImportOptions(format: .tsv, entityName: "Event"))
-            Issue.record("the import should fail")
-        } catch let error as RecordError {
-            #expect(error.code == .invalidValue && error.line == 102 && error.column == 1)
-        }
+        let missing = try await failure(importing: file, into: context)
+        #expect(missing?.code == .invalidValue && missing?.line == 102 && missing?.column == 1)
         try writeEvents(100, to: file, extra: "100\tBig\t5000\t\n")
-        do {
-            _ = try await context.importRecords(from: file, options: RecordImportOptions(format: .tsv, entityName: "Event"))
-            Issue.record("the import should fail")
-        } catch let error as RecordError {
-            #expect(error.code == .saveFailed && error.line == 102 && error.column == 3)
-            #expect(error.message.contains("Event.amount") && !error.message.contains("5000"))
-        }
+        let broken = try await failure(importing: file, into: context)
+        #expect(broken?.code == .saveFailed && broken?.line == 102 && broken?.column == 3)
+        #expect(broken?.message.contains("Event.amount") == true && broken?.message.contains("5000") == false)
         #expect(try await count(context) == 0)
         #expect(await context.hasChanges == false)
     }
