@@ -40,7 +40,10 @@ package final class PostgreSQLMigrationSession {
         self.location = location
         connection = try Connection(location)
         schema = try connection.fetchValue("SELECT current_schema()::text")?.string ?? "public"
-        let host = ProcessInfo.processInfo.hostName
+        // gethostname, not ProcessInfo.hostName, which may wait for a DNS lookup.
+        var name = [CChar](repeating: 0, count: 256)
+        let host = gethostname(&name, name.count - 1) == 0
+            ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "an unknown host"
         try connection.execute("""
             SELECT set_config('application_name', \("tern migrate (pid \(getpid()) on \(host))"), false)
             """)
