@@ -1,3 +1,4 @@
+public import Foundation
 public import TernCore
 public import TernPostgreSQL
 
@@ -26,13 +27,15 @@ extension StoreFiles {
     ///   - store: The store to copy; it may be read-only.
     ///   - url: The new store's connection string; its schema must hold no store yet.
     ///   - batchSize: How many rows are read and written at a time.
+    ///   - progress: Counts the rows copied, if given; its total is set here (twice the rows:
+    ///     the source is read twice).
     /// - Returns: The new store, open and writable.
     /// - Throws: ``TernError/Code/unsupported`` when a store exists there already; any error of
     ///   reading or writing, after which the new store's tables are dropped.
     /// - Complexity: O(*n*) in the number of rows; memory bounded by `batchSize` for SQLite and
     ///   PostgreSQL sources.
     public static func copy(
-        _ store: any PersistentStore, toPostgreSQL url: String, batchSize: Int = 1000
+        _ store: any PersistentStore, toPostgreSQL url: String, batchSize: Int = 1000, progress: Progress? = nil
     ) async throws -> any PersistentStore {
         let location = try PostgreSQLLocation(url)
         if (try? PostgreSQLStore.metadata(at: url)) != nil {
@@ -45,11 +48,14 @@ extension StoreFiles {
         let model = store.model
         do {
             let target = try PostgreSQLStore(location: location, model: model)
+            if let progress { progress.totalUnitCount = try await StoreMigration.rowCount(of: store) * 2 }
             try await StoreMigration.forEachBatch(of: store, size: batchSize) { batch in
                 let bare = batch.map { StoreRow(reference: $0.reference, attributes: $0.attributes) }
                 try await target.save(StoreChangeSet(inserted: bare))
+                progress?.completedUnitCount += Int64(batch.count)
             }
             try await StoreMigration.forEachBatch(of: store, size: batchSize) { batch in
+                progress?.completedUnitCount += Int64(batch.count)
                 let related = batch.filter { !$0.toOne.isEmpty || !$0.toMany.isEmpty }.map { row in
                     var row = row
                     row.version = 1

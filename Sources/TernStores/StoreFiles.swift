@@ -150,14 +150,17 @@ public enum StoreFiles {
     ///   - url: Where the new store goes; no file may exist there.
     ///   - kind: The new store's type.
     ///   - batchSize: How many rows are read and written at a time.
+    ///   - progress: Counts the rows copied, if given; its total is set here (rows × passes:
+    ///     a SQLite copy reads the source twice).
     /// - Returns: The new store, open and writable.
     /// - Throws: ``TernError/Code/unsupported`` when a file exists at `url`; any error of
     ///   reading or writing, after which the new store is removed.
     /// - Complexity: O(*n*) in the number of rows.
     public static func copy(
-        _ store: any PersistentStore, to url: URL, kind: StoreKind, batchSize: Int = 500
+        _ store: any PersistentStore, to url: URL, kind: StoreKind, batchSize: Int = 500, progress: Progress? = nil
     ) async throws -> any PersistentStore {
-        try await StoreMigration.copy(store, to: url, kind: kind, isReadOnly: false, batchSize: batchSize)
+        try await StoreMigration.copy(
+            store, to: url, kind: kind, isReadOnly: false, batchSize: batchSize, progress: progress)
     }
 
     /// Calls `body` with the rows of one entity (subentities not included), at most `size` at a

@@ -13,9 +13,11 @@ enum StoreMigration {
     ///
     /// Metadata is copied whole (UUID, version hashes, application keys), with the store type
     /// set to the new one: keeping the UUID keeps object IDs' URIs valid. Row versions
-    /// (optimistic-locking counters) start again.
+    /// (optimistic-locking counters) start again. `progress`, when given, counts rows read:
+    /// its total is set here (twice the rows for SQLite, which is written in two passes).
     static func copy(
-        _ source: any PersistentStore, to url: URL?, kind: StoreKind, isReadOnly: Bool, batchSize: Int
+        _ source: any PersistentStore, to url: URL?, kind: StoreKind, isReadOnly: Bool, batchSize: Int,
+        progress: Progress? = nil
     ) async throws -> any PersistentStore {
         var metadata = try await source.metadata()
         metadata.storeType = kind.rawValue
@@ -39,12 +41,16 @@ enum StoreMigration {
                 .unsupported, "a file already exists where the store would go; destroy it or pick another path",
                 path: url.path)
         }
+        if let progress { progress.totalUnitCount = try await rowCount(of: source) * (kind == .sqlite ? 2 : 1) }
         switch kind {
         case .sqlite:
-            try await writeSQLite(from: source, to: url, metadata: metadata, batchSize: batchSize)
+            try await writeSQLite(from: source, to: url, metadata: metadata, batchSize: batchSize, progress: progress)
         case .binary, .xml:
             var rows: [StoreRow] = []
-            try await forEachBatch(of: source, size: batchSize) { rows += $0 }
+            try await forEachBatch(of: source, size: batchSize) { batch in
+                rows += batch
+                progress?.completedUnitCount += Int64(batch.count)
+            }
             let contents = AtomicStoreContents(metadata: metadata, rows: rows.sorted { $0.reference < $1.reference })
             let data = try kind == .binary ? BinaryStoreFormat.encode(contents) : XMLStoreFormat.encode(contents)
             try DurableFile.write(data, to: url)
@@ -61,12 +67,12 @@ enum StoreMigration {
     /// complete and on disk, so a crash leaves no store at `url` or the whole one; the temporary
     /// files a crash leaves go with ``StoreFiles/destroy(at:)`` of `url`.
     private static func writeSQLite(
-        from source: any PersistentStore, to url: URL, metadata: StoreMetadata, batchSize: Int
+        from source: any PersistentStore, to url: URL, metadata: StoreMetadata, batchSize: Int, progress: Progress?
     ) async throws {
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(DurableFile.temporaryPrefix(for: url) + UUID().uuidString + ".sqlite")
         do {
-            try await fillSQLite(from: source, at: temporary, metadata: metadata, batchSize: batchSize)
+            try await fillSQLite(from: source, at: temporary, metadata: metadata, batchSize: batchSize, progress: progress)
             try SQLiteStore.moveFinishedStore(at: temporary, to: url)
         } catch {
             try? StoreFiles.destroy(at: temporary)
@@ -76,7 +82,7 @@ enum StoreMigration {
 
     /// Writes the rows and metadata of a new SQLite store; the store is closed on return.
     private static func fillSQLite(
-        from source: any PersistentStore, at url: URL, metadata: StoreMetadata, batchSize: Int
+        from source: any PersistentStore, at url: URL, metadata: StoreMetadata, batchSize: Int, progress: Progress?
     ) async throws {
         // The store is a temporary file until `moveFinishedStore` checkpoints and syncs it, so
         // its commits need no `fsync` of their own: a crash before the move leaves only a file
@@ -87,6 +93,7 @@ enum StoreMigration {
         try await forEachBatch(of: source, size: batchSize) { batch in
             let bare = batch.map { StoreRow(reference: $0.reference, attributes: $0.attributes) }
             try await store.save(StoreChangeSet(inserted: bare))
+            progress?.completedUnitCount += Int64(batch.count)
         }
         // Without relationships in the model, there is nothing for a second pass to set.
         guard source.model.entities.contains(where: { !$0.relationships.isEmpty }) else {
@@ -94,6 +101,7 @@ enum StoreMigration {
             return
         }
         try await forEachBatch(of: source, size: batchSize) { batch in
+            progress?.completedUnitCount += Int64(batch.count)
             let related = batch.filter { !$0.toOne.isEmpty || !$0.toMany.isEmpty }.map { row in
                 var row = row
                 row.version = 1
@@ -102,6 +110,17 @@ enum StoreMigration {
             if !related.isEmpty { try await store.save(StoreChangeSet(updated: related)) }
         }
         try await store.setMetadata(metadata)
+    }
+
+    /// The number of rows of a store: its objects, each counted under its own entity.
+    static func rowCount(of store: any PersistentStore) async throws -> Int64 {
+        var total: Int64 = 0
+        for entity in store.model.entities where !entity.isAbstract {
+            var request = StoreFetchRequest(entityName: entity.name)
+            request.includesSubentities = false
+            total += Int64(try await store.count(request))
+        }
+        return total
     }
 
     /// Calls `body` with the rows of every entity, at most `size` at a time, in primary-key

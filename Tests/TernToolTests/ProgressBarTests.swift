@@ -23,6 +23,18 @@ import Testing
         #expect(unknown == "reading 12,345")
     }
 
+    @Test func aKnownFractionDrivesTheBarPercentageAndTimeLeft() {
+        // A migration's steps advance by their children's objects: 1 of 4 steps done, but 50 %.
+        let text = ProgressBar.render(
+            title: "migrating", completed: 1, total: 4, elapsed: .seconds(4), barWidth: 10, fraction: 0.5)
+        #expect(text == "migrating [====>     ] 50% 1/4 0/s ETA 0:04")
+        let children = Progress(totalUnitCount: 2)
+        let step = Progress(totalUnitCount: 100)
+        children.addChild(step, withPendingUnitCount: 1)
+        step.completedUnitCount = 50
+        #expect(children.completedUnitCount == 0 && abs(children.fractionCompleted - 0.25) < 1e-9)
+    }
+
     @Test func numbersAndDurationsAreReadable() {
         #expect(ProgressBar.grouped(0) == "0")
         #expect(ProgressBar.grouped(999) == "999")

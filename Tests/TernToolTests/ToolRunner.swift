@@ -54,6 +54,17 @@ enum ToolRunner {
     /// - Throws: When the binary cannot be found or started.
     static func runExecutable(_ arguments: [String], variables: [String: String] = [:]) throws -> ToolResult {
         guard let executable else { throw MissingExecutable() }
+        return try runProgram(executable.path, arguments, variables: variables)
+    }
+
+    /// Runs a program as a process, with stdout and stderr in files and no stdin.
+    ///
+    /// - Parameters:
+    ///   - path: The program.
+    ///   - arguments: Its arguments.
+    ///   - variables: Extra environment variables.
+    /// - Throws: When the program cannot be started.
+    static func runProgram(_ path: String, _ arguments: [String], variables: [String: String] = [:]) throws -> ToolResult {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("tern-run-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -65,7 +76,7 @@ enum ToolRunner {
         let out = try FileHandle(forWritingTo: outURL)
         let err = try FileHandle(forWritingTo: errURL)
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(variables) { _, new in new }
         process.standardOutput = out

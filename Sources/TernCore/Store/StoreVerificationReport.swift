@@ -92,6 +92,9 @@ public struct StoreVerificationReport: Sendable, Hashable {
     public var objectCount: Int
     /// Whether more problems were found than the report keeps (see the verifier's limit).
     public var isTruncated: Bool
+    /// The kinds of problem this store cannot have, so they were not looked for: a PostgreSQL
+    /// store has no SQLite file to run `integrity_check` on and keeps no external data files.
+    public var skippedChecks: [StoreProblem.Kind]
 
     /// Creates a report.
     ///
@@ -99,10 +102,15 @@ public struct StoreVerificationReport: Sendable, Hashable {
     ///   - problems: The problems found.
     ///   - objectCount: The number of objects in the store.
     ///   - isTruncated: Whether more problems were found than kept.
-    public init(problems: [StoreProblem] = [], objectCount: Int = 0, isTruncated: Bool = false) {
+    ///   - skippedChecks: The kinds of problem that do not apply to the store and were not looked for.
+    public init(
+        problems: [StoreProblem] = [], objectCount: Int = 0, isTruncated: Bool = false,
+        skippedChecks: [StoreProblem.Kind] = []
+    ) {
         self.problems = problems
         self.objectCount = objectCount
         self.isTruncated = isTruncated
+        self.skippedChecks = skippedChecks
     }
 
     /// Whether no problem was found.

@@ -31,9 +31,10 @@ struct ConvertCommand: Command {
             are not part of the model), and a SQLite copy computes derived attributes again with
             its triggers. An existing destination is never overwritten. A PostgreSQL store is
             named by its connection URL (postgres://user@host/db?schema=s), as a source or with
-            --type postgres as the destination; rows stream in batches both ways.
+            --type postgres as the destination; rows stream in batches both ways. Progress (rows
+            read; a SQLite or PostgreSQL copy reads the source twice) shows on stderr.
             """,
-        arguments: [store, destination, type, model, ModelSelection.version, ModelSelection.order],
+        arguments: [store, destination, type, model, ModelSelection.version, ModelSelection.order, .progress, .quiet],
         examples: [
             "tern convert Recipes.sqlite Recipes.ternbin --type binary",
             "tern convert Recipes.xml Recipes.sqlite --type sqlite --model Recipes.xcdatamodeld",
@@ -75,11 +76,14 @@ struct ConvertCommand: Command {
         }
         let model = try selection?.model(for: file, in: context.environment, fallback: "convert without --model")
         let count: Int
+        let progress = Progress(totalUnitCount: 0)
         do {
             let source = try file.open(model: model, isReadOnly: true)
+            let bar = context.progressBar("converting", for: progress)
+            defer { bar.finish() }
             let copy = try await target.isPostgreSQL
-                ? StoreFiles.copy(source, toPostgreSQL: destinationPath)
-                : StoreFiles.copy(source, to: destination, kind: kind.storeKind ?? .sqlite)
+                ? StoreFiles.copy(source, toPostgreSQL: destinationPath, progress: progress)
+                : StoreFiles.copy(source, to: destination, kind: kind.storeKind ?? .sqlite, progress: progress)
             var total = 0
             for entity in copy.model.entities where !entity.isAbstract {
                 var request = StoreFetchRequest(entityName: entity.name)

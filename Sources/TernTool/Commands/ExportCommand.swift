@@ -118,10 +118,13 @@ struct ExportCommand: Command {
         defer { if !keepsTemporary { try? FileManager.default.removeItem(at: temporary) } }
         let progress = Progress(totalUnitCount: total)
         let bar = context.progressBar("exporting", for: progress)
-        defer { bar.finish() }
         let writer = try FileHandle(forWritingTo: temporary)
         do {
-            defer { try? writer.close() }
+            // The bar ends before any note, so that the note starts a line of its own.
+            defer {
+                try? writer.close()
+                bar.finish()
+            }
             try await write(entities, of: model, from: store, to: writer, progress: progress)
         }
         if let destination {

@@ -65,7 +65,10 @@ struct HistoryCommand: Command {
     /// Reads the history and prints it.
     func run(in context: CommandContext) async throws {
         let file = StoreFile(storePath, environment: context.environment)
-        _ = try file.kind()
+        guard try file.kind() != .postgres else {
+            throw CommandFailure(
+                "PostgreSQL stores do not record persistent history; 'tern sync' keeps its change log on the server")
+        }
         let transactions: [HistoryTransaction]
         let last: HistoryToken?
         do {

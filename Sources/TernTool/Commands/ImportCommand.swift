@@ -5,7 +5,7 @@ import TernSQLite
 import TernStores
 
 /// `tern import STORE --model MODEL FILE [--entity E] [--format tsv|csv|json] [--unique-by a,b] [--json]`:
-/// loads records into a SQLite, binary or XML store, all or nothing, updating objects whose
+/// loads records into a SQLite, binary, XML or PostgreSQL store, all or nothing, updating objects whose
 /// uniqueness key matches (see `docs/Import.md`).
 struct ImportCommand: Command {
     /// The store to import into.
@@ -38,8 +38,9 @@ struct ImportCommand: Command {
             relationship.attribute columns such as recipe.uid); an empty field is null. JSON is an
             array of records, or an object keyed by entity name; nested objects create or update
             related objects. A bad record is reported by line and column, and nothing is imported.
-            The store may be SQLite, binary or XML (its type is read from its contents); a binary or
-            XML store is written again as a whole, atomically. --json prints {"file": PATH,
+            The store may be SQLite, binary or XML (its type is read from its contents), or a
+            PostgreSQL store named by its postgres:// URL (one transaction); a binary or XML store
+            is written again as a whole, atomically. --json prints {"file": PATH,
             "inserted": N, "updated": N, "deleted": N, "entities": {ENTITY: {"inserted": N,
             "updated": N, "deleted": N}}}.
             """,
@@ -50,6 +51,7 @@ struct ImportCommand: Command {
         examples: [
             "tern import Recipes.sqlite --model ChefsBook.xcdatamodeld StarterRecipes.json",
             "tern import Recipes.sqlite --model ChefsBook.xcdatamodeld recipes.tsv --entity Recipe --unique-by uid",
+            "tern import 'postgres://app@db/recipes?schema=kitchen' --model ChefsBook.xcdatamodeld StarterRecipes.json",
         ])
 
     /// The store as typed.
@@ -123,12 +125,14 @@ struct ImportCommand: Command {
         let options = RecordImportOptions(format: recordFormat ?? .json, entityName: entityName, uniqueBy: uniqueAttributes)
         let objects: ObjectContext
         do {
-            let store = try StoreFiles.open(at: storeFile.url, kind: kind.storeKind, model: model)
+            let store = try kind == .postgres
+                ? storeFile.open(model: model, isReadOnly: false)
+                : StoreFiles.open(at: storeFile.url, kind: kind.storeKind, model: model)
             let coordinator = PersistentStoreCoordinator(model: model)
             try await coordinator.addStore(store, versions: versions)
             objects = ObjectContext(coordinator: coordinator)
         } catch {
-            throw CommandFailure("cannot open the store at \(storePath): \(StoreFile.message(of: error))")
+            throw CommandFailure("cannot open the store at \(storeFile.displayName): \(StoreFile.message(of: error))")
         }
         let progress = Progress(totalUnitCount: 0)
         let bar = context.progressBar("importing", for: progress)

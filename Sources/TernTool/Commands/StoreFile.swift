@@ -34,7 +34,7 @@ struct StoreFile {
     var url: URL
 
     /// The help line for a `STORE` argument.
-    static let help = "A store file; its type is found from its contents."
+    static let help = "A store file (its type is found from its contents) or a postgres:// URL."
 
     /// Resolves a store argument.
     ///

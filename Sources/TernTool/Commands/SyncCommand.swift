@@ -68,11 +68,20 @@ struct SyncCommand: Command {
             throw CommandFailure("\(storePath) is not a SQLite store; only SQLite stores sync (convert it first)")
         }
         let model = try selection?.model(for: file, in: context.environment, fallback: "sync without --model")
+        // The server is reached first, so that a wrong URI leaves the store as it was.
+        let server: SyncServer
+        do {
+            server = try SyncServer(location: serverURI)
+        } catch {
+            let shown = (try? PostgreSQLLocation(serverURI).description) ?? "the --server URI"
+            throw CommandFailure(
+                "cannot reach the sync server at \(shown): \(StoreFile.message(of: error))",
+                details: ["nothing was synced; the store is unchanged"])
+        }
         let summary: SyncSummary
         do {
             let store = try SQLiteStore(at: file.url, model: model, configuration: SyncEngine.storeConfiguration)
-            let engine = SyncEngine(store: store, server: try SyncServer(location: serverURI))
-            summary = try await engine.sync()
+            summary = try await SyncEngine(store: store, server: server).sync()
         } catch {
             throw CommandFailure("cannot sync \(storePath): \(StoreFile.message(of: error))")
         }

@@ -108,15 +108,19 @@ final class ProgressBar: Sendable {
     ///   - total: Units in all; zero or less when unknown.
     ///   - elapsed: Time since the work began.
     ///   - barWidth: Columns for the bar, or nil for no bar.
+    ///   - fraction: The fraction done, when the progress knows better than `completed / total`
+    ///     (a migration's steps advance by their children's objects); it drives the bar, the
+    ///     percentage and the time left.
     /// - Returns: For example `exporting [=====>    ] 52% 1,300/2,500 650/s ETA 0:02`.
     static func render(
-        title: String, completed: Int64, total: Int64, elapsed: Duration, barWidth: Int?
+        title: String, completed: Int64, total: Int64, elapsed: Duration, barWidth: Int?, fraction known: Double? = nil
     ) -> String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Double(completed) / seconds : 0
         var parts = [title]
+        var fraction = 0.0
         if total > 0 {
-            let fraction = min(max(Double(completed) / Double(total), 0), 1)
+            fraction = min(max(known ?? Double(completed) / Double(total), 0), 1)
             if let barWidth {
                 let filled = Int(fraction * Double(barWidth))
                 let head = filled < barWidth ? ">" : ""
@@ -130,8 +134,8 @@ final class ProgressBar: Sendable {
             parts.append(grouped(completed))
         }
         if seconds > 0 { parts.append("\(grouped(Int64(rate.rounded())))/s") }
-        if total > 0, rate > 0, completed < total {
-            parts.append("ETA " + clock(Double(total - completed) / rate))
+        if total > 0, seconds > 0, fraction > 0, fraction < 1 {
+            parts.append("ETA " + clock(seconds * (1 - fraction) / fraction))
         }
         return parts.joined(separator: " ")
     }
@@ -162,6 +166,7 @@ final class ProgressBar: Sendable {
     private func draw(final: Bool) {
         let completed = progress.completedUnitCount
         let total = progress.totalUnitCount
+        let fraction = progress.fractionCompleted
         let now = ContinuousClock.now
         state.withLock { state in
             guard !state.isFinished else { return }
@@ -174,7 +179,8 @@ final class ProgressBar: Sendable {
                 guard state.hasDrawn || elapsed >= delay else { return }
                 let barWidth = max(width - title.count - 45, 10)
                 var text = Self.render(
-                    title: title, completed: completed, total: total, elapsed: elapsed, barWidth: barWidth)
+                    title: title, completed: completed, total: total, elapsed: elapsed, barWidth: barWidth,
+                    fraction: fraction)
                 if color, let open = text.firstIndex(of: "["), let close = text.firstIndex(of: "]") {
                     text.replaceSubrange(
                         open...close, with: "\u{1B}[32m" + text[open...close] + "\u{1B}[0m")
@@ -184,7 +190,8 @@ final class ProgressBar: Sendable {
             case .lines:
                 if !final, let last = state.lastLine, now - last < .seconds(1) { return }
                 let text = Self.render(
-                    title: title, completed: completed, total: total, elapsed: elapsed, barWidth: nil)
+                    title: title, completed: completed, total: total, elapsed: elapsed, barWidth: nil,
+                    fraction: fraction)
                 guard final || text != state.lastText else { return }
                 state.lastLine = now
                 state.lastText = text
