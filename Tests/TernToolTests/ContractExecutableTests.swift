@@ -43,6 +43,7 @@ import Testing
 // | failure: a store from a model it does not match     | E+M failuresOfEveryKindThroughTheBinary                 |
 // | failure: a non-inferable change                     | E+M nonInferableChangeFailsPlanAndMigrate               |
 // | failure: a bad import row                           | E badImportRowFailsAndChangesNothing                    |
+// | README: the CLI tour on a real Core Data store      | ReadmeCommandLineTests (output compared line by line)   |
 
 /// Runs the built binary and checks the conventions every command shares.
 enum Binary {

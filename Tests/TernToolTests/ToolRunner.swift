@@ -63,8 +63,11 @@ enum ToolRunner {
     ///   - path: The program.
     ///   - arguments: Its arguments.
     ///   - variables: Extra environment variables.
+    ///   - currentDirectory: Where it runs; the test process's folder when nil.
     /// - Throws: When the program cannot be started.
-    static func runProgram(_ path: String, _ arguments: [String], variables: [String: String] = [:]) throws -> ToolResult {
+    static func runProgram(
+        _ path: String, _ arguments: [String], variables: [String: String] = [:], currentDirectory: URL? = nil
+    ) throws -> ToolResult {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("tern-run-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -82,6 +85,7 @@ enum ToolRunner {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         try process.run()
         process.waitUntilExit()
         try out.close()
