@@ -48,6 +48,7 @@ extension PostgreSQLStore {
                 }
                 for row in rows { result.newVersions[row.reference] = 1 }
             }
+            try raisePrimaryKeyCounters(to: changes.inserted)
             for row in changes.updated {
                 try updateColumns(row)
                 result.newVersions[row.reference] = row.version + 1
@@ -58,6 +59,23 @@ extension PostgreSQLStore {
                 try deleteRow(reference, version: version)
             }
             return result
+        }
+    }
+
+    /// Raises each inheritance root's `Z_MAX` to the largest key inserted under it, so that rows
+    /// inserted with keys of their own (copies, conversions) never leave the counter behind the
+    /// table, where new objects would be handed their keys again (`tern verify` reports it).
+    func raisePrimaryKeyCounters(to inserted: [StoreRow]) throws {
+        var largest: [String: Int64] = [:]
+        for row in inserted {
+            let root = try schema.entity(named: row.reference.entityName).rootName
+            largest[root] = max(largest[root] ?? 0, row.reference.primaryKey)
+        }
+        for (name, key) in largest.sorted(by: { $0.key < $1.key }) {
+            let root = try schema.entity(named: name)
+            try connection.execute("""
+                UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = \(key) WHERE "Z_ENT" = \(root.number) AND "Z_MAX" < \(key)
+                """)
         }
     }
 
