@@ -89,9 +89,9 @@ struct PostgreSQLExecutableTests {
         let phoneRecipe = tmp.path("phone.tsv")
         try "uid\ttitle\tservings\nPH-1\tPhone Pie\t3\n".write(to: phoneRecipe, atomically: true, encoding: .utf8)
         try Binary.succeed(["import", phone, "--model", Binary.chefsBook, phoneRecipe.path, "--entity", "Recipe"])
-        let tabletEdit = tmp.path("tablet.csv")
-        try "uid,title,servings\nTB-1,Tablet Tart,6\nCB-0001,Tomato Soup,9\n".write(to: tabletEdit, atomically: true, encoding: .utf8)
-        try Binary.succeed(["import", tablet, "--model", Binary.chefsBook, tabletEdit.path, "--entity", "Recipe", "--unique-by", "uid"])
+        let tabletRecipe = tmp.path("tablet.csv")
+        try "uid,title,servings\nTB-1,Tablet Tart,6\n".write(to: tabletRecipe, atomically: true, encoding: .utf8)
+        try Binary.succeed(["import", tablet, "--model", Binary.chefsBook, tabletRecipe.path, "--entity", "Recipe"])
 
         let firstPhone = try Binary.succeed(["sync", phone, "--server", server]).standardOutput
         #expect(firstPhone.hasPrefix("pushed "), "\(firstPhone)")
@@ -101,6 +101,11 @@ struct PostgreSQLExecutableTests {
         #expect(Set(pushed.keys) == ["transactions", "changes", "merged"])
         #expect(Set(pulled.keys) == ["objects", "inserted", "updated", "deleted", "merged"])
         #expect(pulled["inserted"] ?? 0 >= 1, "the phone's recipe reaches the tablet: \(pulled)")
+        // A later edit on the tablet reaches the phone: the last write in server order wins.
+        let tabletEdit = tmp.path("edit.csv")
+        try "uid,servings\nCB-0001,9\n".write(to: tabletEdit, atomically: true, encoding: .utf8)
+        try Binary.succeed(["import", tablet, "--model", Binary.chefsBook, tabletEdit.path, "--entity", "Recipe", "--unique-by", "uid"])
+        try Binary.succeed(["sync", tablet, "--server", server])
         try Binary.succeed(["sync", phone, "--server", server, "--model", Binary.chefsBook])
         let settled = try Binary.document(try Binary.succeed(["sync", tablet, "--server", server, "--json"]))
         #expect((settled["pulled"] as? [String: Int])?["objects"] == 0 && (settled["pushed"] as? [String: Int])?["changes"] == 0)
