@@ -42,14 +42,32 @@ public struct MappingRunner: Sendable {
             for mapping in pass.ordering(in: manager.destinationModel).entityMappings where Self.createsObjects(mapping) {
                 staged.append((mapping, try policies.policy(for: mapping)))
             }
-            for (mapping, policy) in staged {
-                try manager.forEachSourceInstance(of: mapping) { source throws(MigrationError) in
-                    try policy.createDestinationInstances(forSource: source, mapping: mapping, manager: manager)
+            // The default policy's property mappings are compiled once per pass, not read per object.
+            let compiled = staged.map { mapping, policy in
+                policy is DefaultMigrationPolicy ? CompiledEntityMapping(mapping, destination: manager.destinationModel) : nil
+            }
+            for ((mapping, policy), compiled) in zip(staged, compiled) {
+                if let compiled {
+                    try manager.forEachSourceInstance(of: mapping) { source throws(MigrationError) in
+                        try compiled.createInstance(forSource: source, manager: manager)
+                    }
+                } else {
+                    try manager.forEachSourceInstance(of: mapping) { source throws(MigrationError) in
+                        try policy.createDestinationInstances(forSource: source, mapping: mapping, manager: manager)
+                    }
                 }
             }
-            for (mapping, policy) in staged {
-                try manager.forEachDestinationInstance(of: mapping) { destination throws(MigrationError) in
-                    try policy.createRelationships(forDestination: destination, mapping: mapping, manager: manager)
+            for ((mapping, policy), compiled) in zip(staged, compiled) {
+                if let compiled {
+                    // Without relationship mappings the default stage 2 does nothing: skip the walk.
+                    guard compiled.hasRelationships else { continue }
+                    try manager.forEachDestinationInstance(of: mapping) { destination throws(MigrationError) in
+                        try compiled.setRelationships(of: destination, manager: manager)
+                    }
+                } else {
+                    try manager.forEachDestinationInstance(of: mapping) { destination throws(MigrationError) in
+                        try policy.createRelationships(forDestination: destination, mapping: mapping, manager: manager)
+                    }
                 }
             }
             for (mapping, policy) in staged { try policy.endEntityMapping(mapping, manager: manager) }

@@ -5,10 +5,12 @@ import TernMigration
 /// The SQLite store's migration engine: a ``TernMigration/MigrationManager`` that reads a source
 /// store and writes a new destination file beside it.
 ///
-/// The engine never writes to the source. It reads source rows one at a time through the source
-/// store (on the store's own executor, see ``SQLiteStore/runMapping(_:into:)``), writes the
-/// destination with bound SQL, and keeps its associations in an on-disk table of the destination
-/// file (`TERN_ASSOCIATION`, dropped at the end), so memory does not grow with the store.
+/// The engine never writes to the source. It reads source rows a page at a time with keyset
+/// queries on the source store's executor (see ``SQLiteStore/runMigrationStep(_:progress:emit:)``)
+/// into a ``MigrationSourcePage``, decoding only the values mappings read; writes destination
+/// rows through one prepared INSERT per entity (a row's values gather until the next row starts);
+/// and keeps its associations as runs in a table of the destination file
+/// (``MigrationAssociationTable``, dropped at the end), so memory does not grow with the store.
 final class SQLiteMigrationEngine: MigrationManager {
     let sourceModel: ManagedObjectModel
     let destinationModel: ManagedObjectModel
@@ -28,6 +30,8 @@ final class SQLiteMigrationEngine: MigrationManager {
     private let keepsKeys: Bool
     /// The smallest `Z_MAX` of each destination root table.
     private let carriedKeys: [String: Int64]
+    /// The associations, as runs in the destination file.
+    private let associations: MigrationAssociationTable
     /// The source object whose destination objects are being created, until it has one.
     private var unclaimedSource: RowReference?
     /// The last primary key given per destination inheritance root.
@@ -35,15 +39,20 @@ final class SQLiteMigrationEngine: MigrationManager {
     /// The destination attributes found so far, by entity and name, with their table and column
     /// (nil for transient and derived ones): finding one walks the entity's ancestors.
     private var destinationAttributes: [String: [String: (AttributeDescription, table: String, AttributeColumn?)]] = [:]
-    /// The last source row read, so that the property mappings of one object read it once.
+    /// The INSERT of each destination entity, made on first use.
+    private var insertPlans: [String: MigrationInsertPlan] = [:]
+    /// The last source row read outside the page, so that the property mappings of one object read it once.
     private var cachedRow: StoreRow?
-    /// The source rows of the batch being migrated, read with one query.
-    private var batchRows: [RowReference: StoreRow] = [:]
+    /// The page of source rows being migrated, and the position of the current one.
+    private var page: MigrationSourcePage?
+    private var pageIndex = 0
+    /// The whole row of the page last asked for by a key path through relationships.
+    private var decodedRow: StoreRow?
     /// A failure inside a non-throwing protocol method, thrown at the next throwing one.
     private var pendingFailure: MigrationError?
     /// The last destination object created, not yet inserted: its attribute values gather here so
     /// that it is written with one INSERT instead of one UPDATE per attribute.
-    private var pendingRow: (reference: RowReference, layout: EntityLayout, version: Int64, values: [String: DatabaseValue])?
+    private var pendingRow: (reference: RowReference, plan: MigrationInsertPlan, values: [DatabaseValue])?
 
     /// Creates an engine; the destination file holds the destination model's empty tables.
     ///
@@ -76,14 +85,8 @@ final class SQLiteMigrationEngine: MigrationManager {
         self.externalData = ExternalDataStore(
             storeURL: finalURL, threshold: externalStorage ? source.configuration.externalStorageThreshold : Int.max,
             isDurable: true)
+        self.associations = try Self.store { try MigrationAssociationTable(connection: destination) }
         try Self.store {
-            try destination.executeOnce("""
-                CREATE TABLE IF NOT EXISTS TERN_ASSOCIATION (MAPPING TEXT NOT NULL, SENT TEXT NOT NULL, \
-                SPK INTEGER NOT NULL, DENT TEXT NOT NULL, DPK INTEGER NOT NULL)
-                """)
-            try destination.executeOnce("CREATE INDEX IF NOT EXISTS TERN_ASSOCIATION_S ON TERN_ASSOCIATION (SENT, SPK)")
-            try destination.executeOnce(
-                "CREATE INDEX IF NOT EXISTS TERN_ASSOCIATION_D ON TERN_ASSOCIATION (MAPPING, DENT, DPK)")
             for (name, table) in schema.tables {
                 let largest = try destination.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(table.name))")?.int64
                 lastKeys[name] = largest ?? 0
@@ -97,28 +100,47 @@ final class SQLiteMigrationEngine: MigrationManager {
         throws(MigrationError)
     {
         guard let entity = mapping.sourceEntityName else { return }
+        let store = source
+        let limit = batchSize
+        var current = try Self.store {
+            try store.assumeIsolated { store in
+                let layout = try store.schema.entity(named: entity)
+                return MigrationSourcePage(
+                    plan: try store.rowPlan(number: layout.number), width: try store.columnNames(of: layout).count)
+            }
+        }
+        defer { page = nil }
         var last: Int64 = 0
         while true {
-            let rows = try sourceRows(of: entity, after: last)
-            let keys = rows.map(\.reference.primaryKey)
-            batchRows = Dictionary(rows.map { ($0.reference, $0) }, uniquingKeysWith: { first, _ in first })
-            defer { batchRows = [:] }
-            for row in rows {
-                let reference = row.reference
+            try Task.checkCancellationAsMigration()
+            page = nil  // keeps the buffers uniquely referenced while they are refilled
+            try Self.store {
+                try store.assumeIsolated { store in try current.read(from: store, after: last, limit: limit) }
+            }
+            page = current
+            for index in current.indices {
+                pageIndex = index
+                decodedRow = nil
+                let reference = RowReference(entityName: entity, primaryKey: current.keys[index])
                 guard try SourceRowReading.passesFilter(reference, of: mapping, manager: self) else { continue }
                 unclaimedSource = reference
                 defer { unclaimedSource = nil }
                 try body(reference)
             }
+            decodedRow = nil
             try throwPending()
-            try onBatch(keys.count)
-            guard let next = keys.last, keys.count == batchSize else { return }
+            try onBatch(current.keys.count)
+            guard let next = current.keys.last, current.keys.count == limit else { return }
             last = next
         }
     }
 
     func sourceValue(forKeyPath keyPath: [String], of source: RowReference) throws(MigrationError) -> ExpressionValue {
-        try SourceRowReading.value(forKeyPath: keyPath, of: source, in: sourceModel) { reference throws(MigrationError) in
+        if keyPath.count == 1, let page, let index = pageIndex(of: source, in: page), page.hasAttribute(keyPath[0]) {
+            let store = self.source
+            return .value(try Self.store { try page.value(ofAttribute: keyPath[0], at: index, in: store) })
+        }
+        return try SourceRowReading.value(forKeyPath: keyPath, of: source, in: sourceModel) { reference throws(MigrationError) in
             try sourceRow(reference)
         }
     }
@@ -138,42 +160,43 @@ final class SQLiteMigrationEngine: MigrationManager {
     // MARK: - Writing the destination
 
     func insertDestinationInstance(ofEntity entity: String) throws(MigrationError) -> RowReference {
-        guard destinationModel.entity(named: entity)?.isAbstract == false, let layout = try? schema.entity(named: entity) else {
-            throw MigrationError(
-                .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of", entity: entity)
-        }
+        let plan = try insertPlan(of: entity)
         try flush()
-        var key = (lastKeys[layout.table] ?? 0) + 1
+        let table = plan.layout.table
+        var key = (lastKeys[table] ?? 0) + 1
         var version: Int64 = 1
-        if keepsKeys, let source = unclaimedSource, try !isTaken(source.primaryKey, in: layout.table) {
+        if keepsKeys, let source = unclaimedSource, try !isTaken(source.primaryKey, in: table) {
             key = source.primaryKey
-            version = try sourceRow(source)?.version ?? 1
+            version = try sourceVersion(source)
             unclaimedSource = nil
         }
-        lastKeys[layout.table] = max(lastKeys[layout.table] ?? 0, key)
-        var values: [String: DatabaseValue] = [:]
-        for attribute in destinationModel.allAttributes(of: entity) where !attribute.isTransient {
-            guard let value = attribute.defaultValue, let column = layout.attribute(named: attribute.name) else { continue }
-            values[column.column] = try databaseValue(value, column)
-        }
-        pendingRow = (RowReference(entityName: entity, primaryKey: key), layout, version, values)
-        return RowReference(entityName: entity, primaryKey: key)
+        lastKeys[table] = max(lastKeys[table] ?? 0, key)
+        var values = plan.defaults
+        values[0] = .integer(key)
+        values[2] = .integer(version)
+        for (slot, column, value) in plan.perRowDefaults { values[slot] = try databaseValue(value, column) }
+        let reference = RowReference(entityName: entity, primaryKey: key)
+        pendingRow = (reference, plan, values)
+        return reference
     }
 
     func setDestinationValue(_ value: AttributeValue?, forAttribute attribute: String, of destination: RowReference)
         throws(MigrationError)
     {
-        let (description, table, attributeColumn) = try destinationAttribute(attribute, of: destination.entityName)
-        guard let column = attributeColumn else { return }  // transient or derived
-        var stored = DatabaseValue.null
-        do {
-            if let converted = try value?.converted(to: description.type) { stored = try databaseValue(converted, column) }
-        } catch {
-            throw error.located(mapping: nil, property: attribute).withEntity(destination.entityName)
-        }
-        if pendingRow?.reference == destination {
-            pendingRow?.values[column.column] = stored
+        if var pending = pendingRow, pending.reference == destination, let slot = pending.plan.slots[attribute],
+            let column = pending.plan.columns[slot]
+        {
+            let stored = try storedValue(value, column, of: destination)
+            pendingRow = nil  // keeps the values uniquely referenced while one changes
+            pending.values[slot] = stored
+            pendingRow = pending
             return
+        }
+        let (_, table, attributeColumn) = try destinationAttribute(attribute, of: destination.entityName)
+        guard let column = attributeColumn else { return }  // transient or derived
+        let stored = try storedValue(value, column, of: destination)
+        if pendingRow?.reference == destination {
+            try flush()
         }
         try Self.store {
             try self.destination.execute("""
@@ -211,24 +234,14 @@ final class SQLiteMigrationEngine: MigrationManager {
         throws(MigrationError)
     {
         try flush()
-        var last: Int64 = 0
-        while true {
-            // Each destination object once, at its first association, in creation order.
-            let rows = try Self.store {
-                try destination.fetchAll("""
-                    SELECT a.rowid, a.DENT, a.DPK FROM TERN_ASSOCIATION AS a WHERE a.MAPPING = \(mapping.name) \
-                    AND a.rowid > \(last) AND NOT EXISTS (SELECT 1 FROM TERN_ASSOCIATION AS b \
-                    WHERE b.MAPPING = a.MAPPING AND b.DENT = a.DENT AND b.DPK = a.DPK AND b.rowid < a.rowid) \
-                    ORDER BY a.rowid LIMIT \(batchSize)
-                    """)
+        // Each destination object once, at its first association, in creation order.
+        try Self.store {
+            try associations.forEachDestination(mapping: mapping.name, pageSize: batchSize) { reference in
+                try body(reference)
+                try throwPending()
             }
-            for row in rows {
-                try body(RowReference(entityName: row[1].string ?? "", primaryKey: row[2].int64 ?? 0))
-            }
-            try throwPending()
-            guard let next = rows.last?[0].int64, rows.count == batchSize else { return }
-            last = next
         }
+        try throwPending()
     }
 
     func validateDestinationInstances(of mapping: EntityMapping) throws(MigrationError) {
@@ -242,12 +255,13 @@ final class SQLiteMigrationEngine: MigrationManager {
         for relationship in destinationModel.allRelationships(of: entity) where !relationship.isOptional {
             if let column = layout.toOne(named: relationship.name) { checks.append((relationship.name, column.column)) }
         }
+        try Self.store { try associations.flush() }
         for check in checks {
             let keys = try Self.store {
                 try destination.fetchAll("""
-                    SELECT d.Z_PK FROM \(.identifier(layout.table)) AS d JOIN TERN_ASSOCIATION AS a \
-                    ON a.DPK = d.Z_PK AND a.DENT = \(entity) WHERE a.MAPPING = \(mapping.name) \
-                    AND d.Z_ENT = \(layout.number) AND d.\(.identifier(check.column)) IS NULL LIMIT 100
+                    SELECT DISTINCT d.Z_PK FROM TERN_ASSOCIATION AS a JOIN \(.identifier(layout.table)) AS d \
+                    ON \(MigrationAssociationTable.joinCondition(mapping: mapping.name, entity: entity)) \
+                    WHERE d.Z_ENT = \(layout.number) AND d.\(.identifier(check.column)) IS NULL ORDER BY d.Z_PK LIMIT 100
                     """)
             }
             for key in keys {
@@ -268,10 +282,7 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     func associate(source: RowReference, withDestination destination: RowReference, mapping: EntityMapping) {
         do {
-            try self.destination.execute("""
-                INSERT INTO TERN_ASSOCIATION (MAPPING, SENT, SPK, DENT, DPK) VALUES (\(mapping.name), \
-                \(source.entityName), \(source.primaryKey), \(destination.entityName), \(destination.primaryKey))
-                """)
+            try associations.associate(source: source, withDestination: destination, mapping: mapping.name)
         } catch {
             pendingFailure = pendingFailure ?? Self.failure(error)
         }
@@ -279,26 +290,17 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     func destinationInstances(forMapping mappingName: String?, sourceInstances sources: [RowReference]) -> [RowReference] {
         var result: [RowReference] = []
-        for source in sources {
-            let filter: SQL = mappingName.map { " AND MAPPING = \($0)" } ?? ""
-            do {
-                let sql: SQL = "SELECT DENT, DPK FROM TERN_ASSOCIATION WHERE SENT = \(source.entityName) AND SPK = \(source.primaryKey)"
-                for row in try destination.fetchAll(sql + filter + " ORDER BY rowid") {
-                    result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
-                }
-            } catch {
-                pendingFailure = pendingFailure ?? Self.failure(error)
-            }
+        do {
+            for source in sources { result += try associations.destinations(of: source, mapping: mappingName) }
+        } catch {
+            pendingFailure = pendingFailure ?? Self.failure(error)
         }
         return result
     }
 
     func sourceInstances(forMapping mappingName: String, destinationInstance destination: RowReference) -> [RowReference] {
         do {
-            return try self.destination.fetchAll("""
-                SELECT SENT, SPK FROM TERN_ASSOCIATION WHERE MAPPING = \(mappingName) AND DENT = \(destination.entityName) \
-                AND DPK = \(destination.primaryKey) ORDER BY rowid
-                """).map { RowReference(entityName: $0[0].string ?? "", primaryKey: $0[1].int64 ?? 0) }
+            return try associations.sources(of: destination, mapping: mappingName)
         } catch {
             pendingFailure = pendingFailure ?? Self.failure(error)
             return []
@@ -312,7 +314,7 @@ final class SQLiteMigrationEngine: MigrationManager {
         try flush()
         try throwPending()
         try Self.store {
-            try destination.executeOnce("DROP TABLE IF EXISTS TERN_ASSOCIATION")
+            try associations.drop()
             for layout in schema.entities.values where layout.superNumber == 0 {
                 let largest = try destination.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(layout.table))")?.int64 ?? 0
                 let carried = carriedKeys[layout.table] ?? 0
@@ -345,14 +347,32 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     /// Inserts the pending destination row, if any.
     private func flush() throws(MigrationError) {
-        guard let (reference, layout, version, values) = pendingRow else { return }
+        guard let (_, plan, values) = pendingRow else { return }
         pendingRow = nil
-        let names = values.keys.sorted()
-        let columns: [SQL] = ["Z_PK", "Z_ENT", "Z_OPT"] + names.map { SQL.identifier($0) }
-        let bound: [SQL] = ["\(reference.primaryKey)", "\(layout.number)", "\(version)"] + names.map { "\(values[$0] ?? .null)" }
-        try Self.store {
-            try destination.execute(
-                "INSERT INTO \(.identifier(layout.table)) (\(SQL.joined(columns))) VALUES (\(SQL.joined(bound)))")
+        try Self.store { try plan.insert(values) }
+    }
+
+    /// The plan that inserts rows of a destination entity, made on first use.
+    private func insertPlan(of entity: String) throws(MigrationError) -> MigrationInsertPlan {
+        if let plan = insertPlans[entity] { return plan }
+        guard destinationModel.entity(named: entity)?.isAbstract == false, let layout = try? schema.entity(named: entity) else {
+            throw MigrationError(
+                .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of", entity: entity)
+        }
+        let plan = try Self.store { try MigrationInsertPlan(layout: layout, model: destinationModel, connection: destination) }
+        insertPlans[entity] = plan
+        return plan
+    }
+
+    /// An attribute value converted to its column's type and stored form.
+    private func storedValue(_ value: AttributeValue?, _ column: AttributeColumn, of destination: RowReference)
+        throws(MigrationError) -> DatabaseValue
+    {
+        guard let value else { return .null }
+        do {
+            return try databaseValue(try value.converted(to: column.type), column)
+        } catch {
+            throw error.located(mapping: nil, property: column.name).withEntity(destination.entityName)
         }
     }
 
@@ -367,23 +387,32 @@ final class SQLiteMigrationEngine: MigrationManager {
         if let pendingFailure { throw pendingFailure }
     }
 
-    /// The next batch of source rows of exactly an entity.
-    private func sourceRows(of entity: String, after last: Int64) throws(MigrationError) -> [StoreRow] {
-        try Task.checkCancellationAsMigration()
-        let store = source
-        let limit = batchSize
-        return try Self.store {
-            try store.assumeIsolated { store in
-                try store.rows(of: entity, includingSubentities: false, after: last, limit: limit)
-            }
+    /// The position of a source object in the page: the current row, or another one of the page.
+    private func pageIndex(of reference: RowReference, in page: MigrationSourcePage) -> Int? {
+        if page.keys.indices.contains(pageIndex), page.keys[pageIndex] == reference.primaryKey,
+            reference.entityName == page.entityName
+        {
+            return pageIndex
         }
+        return page.index(of: reference)
     }
 
-    /// A source row, read once per object.
+    /// The `Z_OPT` of a source object.
+    private func sourceVersion(_ reference: RowReference) throws(MigrationError) -> Int64 {
+        if let page, let index = pageIndex(of: reference, in: page) { return page.version(at: index) }
+        return try sourceRow(reference)?.version ?? 1
+    }
+
+    /// A source row: decoded from the page when it is there, read alone (once per object) otherwise.
     private func sourceRow(_ reference: RowReference) throws(MigrationError) -> StoreRow? {
-        if let row = batchRows[reference] { return row }
-        if let cachedRow, cachedRow.reference == reference { return cachedRow }
         let store = source
+        if let page, let index = pageIndex(of: reference, in: page) {
+            if let decodedRow, decodedRow.reference == reference { return decodedRow }
+            let row = try Self.store { try store.assumeIsolated { store in try page.row(at: index, in: store) } }
+            decodedRow = row
+            return row
+        }
+        if let cachedRow, cachedRow.reference == reference { return cachedRow }
         let row = try Self.store {
             try store.assumeIsolated { store in
                 try store.row(of: reference.entityName, primaryKey: reference.primaryKey)

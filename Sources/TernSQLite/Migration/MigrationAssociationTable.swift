@@ -1,0 +1,201 @@
+import TernCore
+
+/// The associations of a migration step (which destination objects each source object became
+/// under each entity mapping), kept as runs in a table of the destination file.
+///
+/// A run says that `count` consecutive source keys became `count` consecutive destination keys
+/// under one mapping: source `SSTART + i` became destination `DSTART + i`. A mapping that makes
+/// one object per source object, read and created in key order, gives one run per
+/// ``runLimit`` objects (fewer where source keys have gaps), so the table stays small and
+/// memory holds only the run being extended. Any other pattern of associations still works,
+/// as runs of one. Runs never span more than ``runLimit`` keys, so that finding the runs that
+/// hold a key reads one short index range.
+///
+/// ```swift
+/// let associations = try MigrationAssociationTable(connection: destination)
+/// try associations.associate(source: event, withDestination: stamp, mapping: "EventToStamp")
+/// try associations.destinations(of: event, mapping: "EventToStamp")   // [stamp]
+/// ```
+final class MigrationAssociationTable {
+    /// The most keys one run covers.
+    static let runLimit: Int64 = 64
+
+    /// A run of associations.
+    private struct Run {
+        var mapping: String
+        var sourceEntity: String
+        var sourceStart: Int64
+        var destinationEntity: String
+        var destinationStart: Int64
+        var count: Int64
+        /// Whether no earlier run of the mapping holds any of its destination objects.
+        var isFresh: Bool
+
+        func destination(of source: RowReference) -> RowReference? {
+            guard source.entityName == sourceEntity, source.primaryKey >= sourceStart,
+                source.primaryKey < sourceStart + count
+            else { return nil }
+            return RowReference(entityName: destinationEntity, primaryKey: destinationStart + source.primaryKey - sourceStart)
+        }
+
+        func source(of destination: RowReference) -> RowReference? {
+            guard destination.entityName == destinationEntity, destination.primaryKey >= destinationStart,
+                destination.primaryKey < destinationStart + count
+            else { return nil }
+            return RowReference(entityName: sourceEntity, primaryKey: sourceStart + destination.primaryKey - destinationStart)
+        }
+    }
+
+    /// The destination file's connection.
+    private let connection: Connection
+    /// The run being extended, not yet written; always the newest.
+    private var open: Run?
+    /// The largest destination key associated so far, by mapping and destination entity.
+    private var largestDestination: [String: [String: Int64]] = [:]
+
+    /// Creates the table in the destination file.
+    ///
+    /// - Parameter connection: The destination file's connection.
+    /// - Throws: ``SQLiteError`` when the table cannot be created.
+    init(connection: Connection) throws(SQLiteError) {
+        self.connection = connection
+        try connection.executeOnce("""
+            CREATE TABLE IF NOT EXISTS TERN_ASSOCIATION (MAPPING TEXT NOT NULL, SENT TEXT NOT NULL, \
+            SSTART INTEGER NOT NULL, DENT TEXT NOT NULL, DSTART INTEGER NOT NULL, COUNT INTEGER NOT NULL, \
+            FRESH INTEGER NOT NULL)
+            """)
+        try connection.executeOnce("CREATE INDEX IF NOT EXISTS TERN_ASSOCIATION_S ON TERN_ASSOCIATION (SENT, SSTART)")
+        try connection.executeOnce(
+            "CREATE INDEX IF NOT EXISTS TERN_ASSOCIATION_D ON TERN_ASSOCIATION (MAPPING, DENT, DSTART)")
+    }
+
+    // MARK: - Recording
+
+    /// Records that a source object became a destination object under a mapping.
+    ///
+    /// - Throws: ``SQLiteError`` when a finished run cannot be written.
+    func associate(source: RowReference, withDestination destination: RowReference, mapping: String) throws(SQLiteError) {
+        if let run = open, run.count < Self.runLimit, run.mapping == mapping, run.sourceEntity == source.entityName,
+            run.destinationEntity == destination.entityName, source.primaryKey == run.sourceStart + run.count,
+            destination.primaryKey == run.destinationStart + run.count
+        {
+            open?.count += 1
+        } else {
+            try flush()
+            let largest = largestDestination[mapping]?[destination.entityName]
+            open = Run(
+                mapping: mapping, sourceEntity: source.entityName, sourceStart: source.primaryKey,
+                destinationEntity: destination.entityName, destinationStart: destination.primaryKey, count: 1,
+                isFresh: largest.map { destination.primaryKey > $0 } ?? true)
+        }
+    }
+
+    /// Writes the open run to the table.
+    ///
+    /// - Throws: ``SQLiteError`` when it cannot be written.
+    func flush() throws(SQLiteError) {
+        guard let run = open else { return }
+        open = nil
+        let last = run.destinationStart + run.count - 1
+        if last > largestDestination[run.mapping]?[run.destinationEntity] ?? .min {
+            largestDestination[run.mapping, default: [:]][run.destinationEntity] = last
+        }
+        try connection.execute("""
+            INSERT INTO TERN_ASSOCIATION (MAPPING, SENT, SSTART, DENT, DSTART, COUNT, FRESH) VALUES (\(run.mapping), \
+            \(run.sourceEntity), \(run.sourceStart), \(run.destinationEntity), \(run.destinationStart), \(run.count), \
+            \(run.isFresh ? 1 : 0))
+            """)
+    }
+
+    // MARK: - Looking up
+
+    /// The destination objects of a source object under a mapping (any mapping when nil), in the
+    /// order they were associated.
+    ///
+    /// - Complexity: O(log *n*) in the number of runs, plus the runs that hold keys near the source's.
+    func destinations(of source: RowReference, mapping: String?) throws(SQLiteError) -> [RowReference] {
+        let key = source.primaryKey
+        var sql: SQL = """
+            SELECT DENT, DSTART + (\(key) - SSTART) FROM TERN_ASSOCIATION WHERE SENT = \(source.entityName) \
+            AND SSTART BETWEEN \(key - Self.runLimit + 1) AND \(key) AND SSTART + COUNT > \(key)
+            """
+        if let mapping { sql.append(" AND MAPPING = \(mapping)") }
+        var result: [RowReference] = []
+        try connection.forEachRow(sql + " ORDER BY rowid") { row in
+            result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
+        }
+        if let run = open, mapping == nil || run.mapping == mapping, let destination = run.destination(of: source) {
+            result.append(destination)
+        }
+        return result
+    }
+
+    /// The source objects of a destination object under a mapping, in the order they were associated.
+    ///
+    /// - Complexity: O(log *n*) in the number of runs, plus the runs that hold keys near the destination's.
+    func sources(of destination: RowReference, mapping: String) throws(SQLiteError) -> [RowReference] {
+        let key = destination.primaryKey
+        var result: [RowReference] = []
+        try connection.forEachRow("""
+            SELECT SENT, SSTART + (\(key) - DSTART) FROM TERN_ASSOCIATION WHERE MAPPING = \(mapping) \
+            AND DENT = \(destination.entityName) AND DSTART BETWEEN \(key - Self.runLimit + 1) AND \(key) \
+            AND DSTART + COUNT > \(key) ORDER BY rowid
+            """) { row in
+            result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
+        }
+        if let run = open, run.mapping == mapping, let source = run.source(of: destination) { result.append(source) }
+        return result
+    }
+
+    /// Calls `body` with each destination object a mapping's associations name, once, at its first
+    /// association; runs are read `pageSize` at a time, so associations `body` adds are seen too.
+    ///
+    /// - Throws: ``SQLiteError``, or what `body` throws.
+    /// - Complexity: O(*n*) in the number of associations; memory bounded by `pageSize` runs.
+    func forEachDestination(mapping: String, pageSize: Int, _ body: (RowReference) throws -> Void) throws {
+        var last: Int64 = 0
+        while true {
+            try flush()
+            let runs = try connection.fetchAll("""
+                SELECT rowid, DENT, DSTART, COUNT, FRESH FROM TERN_ASSOCIATION WHERE MAPPING = \(mapping) \
+                AND rowid > \(last) ORDER BY rowid LIMIT \(max(1, pageSize))
+                """)
+            for run in runs {
+                let rowid = run[0].int64 ?? 0
+                let entity = run[1].string ?? ""
+                let start = run[2].int64 ?? 0
+                let isFresh = run[4].int64 == 1
+                for key in start..<(start + (run[3].int64 ?? 0)) {
+                    if !isFresh, try isAssociated(entity, key, mapping: mapping, before: rowid) { continue }
+                    try body(RowReference(entityName: entity, primaryKey: key))
+                }
+            }
+            guard let next = runs.last?[0].int64, runs.count == max(1, pageSize) else { return }
+            last = next
+        }
+    }
+
+    /// The SQL condition that a destination table row (alias `d`) was made under a mapping, for
+    /// a join with the table aliased `a`.
+    static func joinCondition(mapping: String, entity: String) -> SQL {
+        "d.Z_PK >= a.DSTART AND d.Z_PK < a.DSTART + a.COUNT AND a.MAPPING = \(mapping) AND a.DENT = \(entity)"
+    }
+
+    // MARK: - Finishing
+
+    /// Drops the table.
+    func drop() throws(SQLiteError) {
+        open = nil
+        try connection.executeOnce("DROP TABLE IF EXISTS TERN_ASSOCIATION")
+    }
+
+    // MARK: - Non public
+
+    /// Whether a run written before `rowid` holds the destination object.
+    private func isAssociated(_ entity: String, _ key: Int64, mapping: String, before rowid: Int64) throws(SQLiteError) -> Bool {
+        try connection.fetchValue("""
+            SELECT 1 FROM TERN_ASSOCIATION WHERE MAPPING = \(mapping) AND DENT = \(entity) \
+            AND DSTART BETWEEN \(key - Self.runLimit + 1) AND \(key) AND DSTART + COUNT > \(key) AND rowid < \(rowid) LIMIT 1
+            """) != nil
+    }
+}

@@ -1,0 +1,77 @@
+import TernCore
+
+/// How the migration engine inserts rows of one destination entity: one prepared INSERT of
+/// `Z_PK`, `Z_ENT`, `Z_OPT` and every attribute column, with each attribute's slot among the
+/// bound values and the default values, worked out once per entity instead of once per row.
+///
+/// ```swift
+/// let plan = try MigrationInsertPlan(layout: layout, model: model, connection: destination)
+/// var values = plan.defaults
+/// values[0] = .integer(key)
+/// values[plan.slots["title"]!] = .text("Soup")
+/// try plan.insert(values)
+/// ```
+final class MigrationInsertPlan {
+    /// The destination entity.
+    let layout: EntityLayout
+    /// The slot of each stored attribute among the values, by attribute name.
+    let slots: [String: Int]
+    /// The column of each slot; the first three (`Z_PK`, `Z_ENT`, `Z_OPT`) have none.
+    let columns: [AttributeColumn?]
+    /// The values of a new row: the entity number, version 1 and each default value; the key is 0.
+    let defaults: [DatabaseValue]
+    /// The defaults stored per row: binary values that may go to external files, and values that
+    /// do not fit their column (storing them fails as any value that does not fit).
+    let perRowDefaults: [(slot: Int, column: AttributeColumn, value: AttributeValue)]
+    /// The prepared INSERT; finalized with the plan, before the connection closes (the engine
+    /// that owns the plan lives inside the migration step that owns the connection).
+    private let statement: Statement
+
+    /// Works out the plan of a concrete destination entity and prepares its INSERT.
+    ///
+    /// - Parameters:
+    ///   - layout: The entity's layout.
+    ///   - model: The destination model, for default values.
+    ///   - connection: The destination connection.
+    /// - Throws: ``SQLiteError`` when the INSERT cannot be prepared.
+    init(layout: EntityLayout, model: ManagedObjectModel, connection: Connection) throws(SQLiteError) {
+        self.layout = layout
+        var slots: [String: Int] = [:]
+        var columns: [AttributeColumn?] = [nil, nil, nil]
+        var defaults: [DatabaseValue] = [.integer(0), .integer(Int64(layout.number)), .integer(1)]
+        var perRowDefaults: [(slot: Int, column: AttributeColumn, value: AttributeValue)] = []
+        for column in layout.attributes {
+            let slot = columns.count
+            slots[column.name] = slot
+            columns.append(column)
+            var stored = DatabaseValue.null
+            if let value = model.attribute(named: column.name, inEntity: layout.name)?.defaultValue {
+                switch value.databaseValue(for: column.type) {
+                case .blob? where column.allowsExternalStorage, nil: perRowDefaults.append((slot, column, value))
+                case let converted?: stored = converted
+                }
+            }
+            defaults.append(stored)
+        }
+        self.slots = slots
+        self.columns = columns
+        self.defaults = defaults
+        self.perRowDefaults = perRowDefaults
+        let names = ["Z_PK", "Z_ENT", "Z_OPT"].map(SQL.quoted) + layout.attributes.map { SQL.quoted($0.column) }
+        let sql = "INSERT INTO \(SQL.quoted(layout.table)) (\(names.joined(separator: ", "))) VALUES ("
+            + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
+        self.statement = try Statement(sql: sql, database: connection.handle, persistent: true)
+    }
+
+    // MARK: - Inserting
+
+    /// Inserts one row.
+    ///
+    /// - Parameter values: One value per slot, starting with `Z_PK`, `Z_ENT` and `Z_OPT`.
+    /// - Throws: ``SQLiteError`` with the SQL when the insert fails.
+    func insert(_ values: [DatabaseValue]) throws(SQLiteError) {
+        try statement.bind(values)
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+}
