@@ -1,4 +1,4 @@
-public import TernCore
+import TernCore
 
 /// A value expression compiled once into a tree of closures, for evaluation once per source object.
 ///
