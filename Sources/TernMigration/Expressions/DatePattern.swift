@@ -16,11 +16,13 @@ import Foundation
 struct DatePattern: Sendable {
     /// A part of the format.
     private enum Part: Sendable {
-        case literal(String)
+        case literal([UInt8])
         case year, month, day, hour, minute, second
     }
 
     private let parts: [Part]
+    /// The length of the text in bytes.
+    private let length: Int
 
     /// Reads a format; nil when it has a field other than `yyyy`, `MM`, `dd`, `HH`, `mm`, `ss`.
     ///
@@ -71,12 +73,19 @@ struct DatePattern: Sendable {
             case ("s", 2): field = .second
             default: return nil
             }
-            if !literal.isEmpty { parts.append(.literal(literal)) }
+            if !literal.isEmpty { parts.append(.literal(Array(literal.utf8))) }
             literal = ""
             parts.append(field)
         }
-        if !literal.isEmpty { parts.append(.literal(literal)) }
+        if !literal.isEmpty { parts.append(.literal(Array(literal.utf8))) }
         self.parts = parts
+        self.length = parts.reduce(0) { total, part in
+            switch part {
+            case .literal(let bytes): total + bytes.count
+            case .year: total + 4
+            default: total + 2
+            }
+        }
     }
 
     // MARK: - Formatting
@@ -95,20 +104,26 @@ struct DatePattern: Sendable {
         let inDay = Int(remainder) / 1000
         let (year, month, day) = Self.civil(fromDays: Int(days))
         guard (1583...9999).contains(year) else { return nil }
-        var text = ""
-        text.reserveCapacity(24)
-        for part in parts {
-            switch part {
-            case .literal(let literal): text += literal
-            case .year: Self.append(year, digits: 4, to: &text)
-            case .month: Self.append(month, digits: 2, to: &text)
-            case .day: Self.append(day, digits: 2, to: &text)
-            case .hour: Self.append(inDay / 3600, digits: 2, to: &text)
-            case .minute: Self.append(inDay / 60 % 60, digits: 2, to: &text)
-            case .second: Self.append(inDay % 60, digits: 2, to: &text)
+        let (hour, minute, second) = (inDay / 3600, inDay / 60 % 60, inDay % 60)
+        return String(unsafeUninitializedCapacity: length) { buffer in
+            var end = 0
+            for part in parts {
+                switch part {
+                case .literal(let bytes):
+                    for byte in bytes {
+                        buffer[end] = byte
+                        end += 1
+                    }
+                case .year: Self.put(year, digits: 4, into: buffer, at: &end)
+                case .month: Self.put(month, digits: 2, into: buffer, at: &end)
+                case .day: Self.put(day, digits: 2, into: buffer, at: &end)
+                case .hour: Self.put(hour, digits: 2, into: buffer, at: &end)
+                case .minute: Self.put(minute, digits: 2, into: buffer, at: &end)
+                case .second: Self.put(second, digits: 2, into: buffer, at: &end)
+                }
             }
+            return end
         }
-        return text
     }
 
     // MARK: - Non public
@@ -126,16 +141,13 @@ struct DatePattern: Sendable {
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    /// Appends a non-negative number with leading zeros.
-    private static func append(_ value: Int, digits: Int, to text: inout String) {
-        var buffer: (UInt8, UInt8, UInt8, UInt8) = (48, 48, 48, 48)
+    /// Writes a non-negative number with leading zeros and moves `end` past it.
+    private static func put(_ value: Int, digits: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at end: inout Int) {
         var rest = value
-        withUnsafeMutableBytes(of: &buffer) { bytes in
-            for index in stride(from: digits - 1, through: 0, by: -1) {
-                bytes[index] = UInt8(48 + rest % 10)
-                rest /= 10
-            }
-            text += String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<digits]), as: UTF8.self)
+        for index in stride(from: end + digits - 1, through: end, by: -1) {
+            buffer[index] = UInt8(48 + rest % 10)
+            rest /= 10
         }
+        end += digits
     }
 }

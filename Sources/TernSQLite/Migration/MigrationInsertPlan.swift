@@ -65,6 +65,14 @@ final class MigrationInsertPlan {
 
     // MARK: - Inserting
 
+    /// The slot of a stored attribute: a look through a short list, a hash of the name for long ones.
+    ///
+    /// - Complexity: O(1), or O(*n*) string comparisons for 12 attributes or fewer.
+    func slot(of attribute: String) -> Int? {
+        guard columns.count > 15 else { return columns.firstIndex { $0?.name == attribute } }
+        return slots[attribute]
+    }
+
     /// Inserts one row.
     ///
     /// - Parameter values: One value per slot, starting with `Z_PK`, `Z_ENT` and `Z_OPT`.

@@ -88,25 +88,23 @@ struct MigrationSourcePage {
 
     // MARK: - Decoding values
 
-    /// Whether the entity has a stored attribute of that name.
-    func hasAttribute(_ name: String) -> Bool { attributes[name] != nil }
-
     /// The value of an attribute of the row at a position, decoded as the store decodes it.
     ///
     /// - Parameters:
-    ///   - name: A stored attribute of the entity (see ``hasAttribute(_:)``).
+    ///   - name: An attribute name.
     ///   - index: The row's position.
     ///   - store: The source store, which resolves external data and names the file in errors.
-    /// - Returns: The value; nil for NULL or an unknown attribute.
+    /// - Returns: nil when the entity has no stored attribute of that name; otherwise the value,
+    ///   nil for NULL.
     /// - Throws: ``SQLiteError`` with code `invalidValue` when the column holds something the type cannot read.
-    func value(ofAttribute name: String, at index: Int, in store: SQLiteStore) throws(SQLiteError) -> AttributeValue? {
-        guard let attribute = attributes[name] else { return nil }
+    func value(ofAttribute name: String, at index: Int, in store: SQLiteStore) throws(SQLiteError) -> AttributeValue?? {
+        guard let attribute = attribute(named: name) else { return nil }
         var value = values[index * width + attribute.position]
         if attribute.allowsExternalStorage, case .blob(let bytes) = value {
             value = .blob(try store.externalData.resolve(bytes))
         }
         do {
-            return try AttributeValue(databaseValue: value, type: attribute.type)
+            return .some(try AttributeValue(databaseValue: value, type: attribute.type))
         } catch {
             throw SQLiteError(
                 .invalidValue,
@@ -115,11 +113,16 @@ struct MigrationSourcePage {
         }
     }
 
-    /// The whole row at a position, its to-many relationships read from the store.
+    /// The plan's attribute of that name: a look through a short list, a hash of the name for long ones.
+    private func attribute(named name: String) -> RowPlan.Attribute? {
+        guard plan.attributes.count > 12 else { return plan.attributes.first { $0.name == name } }
+        return attributes[name]
+    }
+
+    /// The whole row at a position, with its relationships, read again from the store.
     ///
     /// - Throws: ``SQLiteError`` when a value cannot be read.
-    func row(at index: Int, in store: isolated SQLiteStore) throws(SQLiteError) -> StoreRow {
-        let start = index * width
-        return try store.decode(Array(values[start..<(start + width)]), plan: plan)
+    func row(at index: Int, in store: isolated SQLiteStore) throws(SQLiteError) -> StoreRow? {
+        try store.row(of: entityName, primaryKey: keys[index])
     }
 }

@@ -52,7 +52,11 @@ final class SQLiteMigrationEngine: MigrationManager {
     private var pendingFailure: MigrationError?
     /// The last destination object created, not yet inserted: its attribute values gather here so
     /// that it is written with one INSERT instead of one UPDATE per attribute.
-    private var pendingRow: (reference: RowReference, plan: MigrationInsertPlan, values: [DatabaseValue])?
+    private var pendingRow: (reference: RowReference, plan: MigrationInsertPlan)?
+    /// The values of the pending row, one per slot of its plan; the buffer is reused row after row.
+    private var pendingValues: [DatabaseValue] = []
+    /// The plan of the last entity inserted, found without hashing its name again.
+    private var lastPlan: MigrationInsertPlan?
 
     /// Creates an engine; the destination file holds the destination model's empty tables.
     ///
@@ -136,9 +140,11 @@ final class SQLiteMigrationEngine: MigrationManager {
     }
 
     func sourceValue(forKeyPath keyPath: [String], of source: RowReference) throws(MigrationError) -> ExpressionValue {
-        if keyPath.count == 1, let page, let index = pageIndex(of: source, in: page), page.hasAttribute(keyPath[0]) {
+        if keyPath.count == 1, let page, let index = pageIndex(of: source, in: page) {
             let store = self.source
-            return .value(try Self.store { try page.value(ofAttribute: keyPath[0], at: index, in: store) })
+            if let value = try Self.store({ try page.value(ofAttribute: keyPath[0], at: index, in: store) }) {
+                return .value(value)
+            }
         }
         return try SourceRowReading.value(forKeyPath: keyPath, of: source, in: sourceModel) { reference throws(MigrationError) in
             try sourceRow(reference)
@@ -171,25 +177,23 @@ final class SQLiteMigrationEngine: MigrationManager {
             unclaimedSource = nil
         }
         lastKeys[table] = max(lastKeys[table] ?? 0, key)
-        var values = plan.defaults
-        values[0] = .integer(key)
-        values[2] = .integer(version)
-        for (slot, column, value) in plan.perRowDefaults { values[slot] = try databaseValue(value, column) }
+        pendingValues.removeAll(keepingCapacity: true)
+        pendingValues.append(contentsOf: plan.defaults)
+        pendingValues[0] = .integer(key)
+        pendingValues[2] = .integer(version)
+        for (slot, column, value) in plan.perRowDefaults { pendingValues[slot] = try databaseValue(value, column) }
         let reference = RowReference(entityName: entity, primaryKey: key)
-        pendingRow = (reference, plan, values)
+        pendingRow = (reference, plan)
         return reference
     }
 
     func setDestinationValue(_ value: AttributeValue?, forAttribute attribute: String, of destination: RowReference)
         throws(MigrationError)
     {
-        if var pending = pendingRow, pending.reference == destination, let slot = pending.plan.slots[attribute],
-            let column = pending.plan.columns[slot]
+        if let (reference, plan) = pendingRow, reference == destination, let slot = plan.slot(of: attribute),
+            let column = plan.columns[slot]
         {
-            let stored = try storedValue(value, column, of: destination)
-            pendingRow = nil  // keeps the values uniquely referenced while one changes
-            pending.values[slot] = stored
-            pendingRow = pending
+            pendingValues[slot] = try storedValue(value, column, of: destination)
             return
         }
         let (_, table, attributeColumn) = try destinationAttribute(attribute, of: destination.entityName)
@@ -347,20 +351,25 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     /// Inserts the pending destination row, if any.
     private func flush() throws(MigrationError) {
-        guard let (_, plan, values) = pendingRow else { return }
+        guard let (_, plan) = pendingRow else { return }
         pendingRow = nil
-        try Self.store { try plan.insert(values) }
+        try Self.store { try plan.insert(pendingValues) }
     }
 
     /// The plan that inserts rows of a destination entity, made on first use.
     private func insertPlan(of entity: String) throws(MigrationError) -> MigrationInsertPlan {
-        if let plan = insertPlans[entity] { return plan }
+        if let lastPlan, lastPlan.layout.name == entity { return lastPlan }
+        if let plan = insertPlans[entity] {
+            lastPlan = plan
+            return plan
+        }
         guard destinationModel.entity(named: entity)?.isAbstract == false, let layout = try? schema.entity(named: entity) else {
             throw MigrationError(
                 .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of", entity: entity)
         }
         let plan = try Self.store { try MigrationInsertPlan(layout: layout, model: destinationModel, connection: destination) }
         insertPlans[entity] = plan
+        lastPlan = plan
         return plan
     }
 
