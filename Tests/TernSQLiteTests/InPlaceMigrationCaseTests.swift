@@ -340,6 +340,19 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
                 }
             },
             rows: InPlaceMigrationCaseTests.playlists),
+        InferredCase(
+            name: "a string default with a quote is declared, an optional one is left empty",
+            versions: InferredCase.pair {
+                ModelVersion("v1") { Entity("Note") { Attribute("text", .string) } }
+                ModelVersion("v2") {
+                    Entity("Note") {
+                        Attribute("text", .string)
+                        Attribute("author", .string).default(.string("it's me -- 'quoted'"))
+                        Attribute("rank", .integer64).default(.integer(-4))
+                    }
+                }
+            },
+            rows: [InferredCase.row("Note", 1, ["text": .string("a")]), InferredCase.row("Note", 3)]),
     ]
 
     static let playlists: [StoreRow] = {

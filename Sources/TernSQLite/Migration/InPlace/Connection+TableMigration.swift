@@ -120,6 +120,18 @@ extension Connection {
         return constraints
     }
 
+    /// A constant as `DEFAULT` text, for DDL, which cannot bind values: an integer's decimal
+    /// digits, or a string between single quotes with each quote doubled (SQLite's string
+    /// literal has no other escape; strings with a NUL character are refused).
+    static func defaultLiteral(_ value: DatabaseValue) -> String? {
+        switch value {
+        case .integer(let number): return String(number)
+        case .text(let text) where !text.unicodeScalars.contains("\0"):
+            return "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+        default: return nil
+        }
+    }
+
     /// The first column of every row of a query, as text.
     private func names(_ sql: SQL) throws(SQLiteError) -> [String] {
         try fetchAll(sql).compactMap { $0.first?.string }
@@ -136,10 +148,9 @@ extension Connection {
         }
         for (column, values) in alteration.addedColumns {
             var definition = StoreSchema.schemaName(column.name) + " " + column.type
-            if alteration.fillsByDefault(values), case .integer(let number)? = values.first?.value {
-                // A constant default costs nothing per row (SQLite keeps it in the schema). DDL
-                // cannot bind it; an integer's decimal text is exact and cannot inject anything.
-                definition += " DEFAULT \(number)"
+            if alteration.fillsByDefault(values), let literal = values.first.flatMap({ Self.defaultLiteral($0.value) }) {
+                // A constant default costs nothing per row (SQLite keeps it in the schema).
+                definition += " DEFAULT " + literal
                 try executeOnce("ALTER TABLE \(table) ADD COLUMN \(SQL(unsafeSQL: definition))")
                 continue
             }

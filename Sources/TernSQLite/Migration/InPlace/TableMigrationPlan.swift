@@ -79,15 +79,20 @@ package struct TableMigrationPlan: Sendable {
         /// The source entity numbers of the table's rows (every non-abstract entity stored in it).
         package var rowNumbers: [Int] = []
 
-        /// Whether an added column's values are one integer for every row of the table, so that
+        /// Whether an added column's values are one integer or string for every row of the table, so that
         /// the column can be added with that value as its declared default instead of an `UPDATE`
         /// of every row (rows then read the default; writers always give every column a value).
         ///
         /// - Parameter values: The added column's values per source entity number.
         package func fillsByDefault(_ values: [Int: DatabaseValue]) -> Bool {
-            guard !rowNumbers.isEmpty, Set(values.keys) == Set(rowNumbers), let first = values.first?.value,
-                case .integer = first
-            else { return false }
+            guard !rowNumbers.isEmpty, Set(values.keys) == Set(rowNumbers), let first = values.first?.value else {
+                return false
+            }
+            switch first {
+            case .integer: break
+            case .text(let text) where !text.unicodeScalars.contains("\0"): break
+            default: return false
+            }
             return values.values.allSatisfy { $0 == first }
         }
     }
