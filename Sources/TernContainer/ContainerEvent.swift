@@ -26,6 +26,11 @@ public enum ContainerEvent: Sendable, Hashable {
     case foundLegacyStore(at: URL, version: String?)
     /// The legacy store was copied to the current location, made durable, and then removed.
     case movedStore(from: URL, to: URL)
+    /// The legacy store was copied to the current location and made durable, but it could not
+    /// be removed (`reason`; typically its folder is read-only). The current store is used; the
+    /// legacy copy is left as it is, reported this once, and seen as a stray
+    /// (``strayLegacyStore(at:current:)``) by later loads, which never move it again.
+    case legacyStoreNotRemoved(at: URL, current: URL, reason: String)
     /// Both the current location and this legacy location hold a store: the current one is
     /// used, and the legacy one is left as it is (never merged, never deleted).
     case strayLegacyStore(at: URL, current: URL)

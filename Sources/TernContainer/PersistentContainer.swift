@@ -78,7 +78,9 @@ public final class PersistentContainer: Sendable {
     /// 1. A move that a crash interrupted is finished or undone (see ``ContainerEvent/recoveredInterruptedMove(from:to:completed:)``).
     /// 2. A store at the current location is used; a legacy store found too is reported as a
     ///    stray and left alone. Otherwise the first legacy store found is copied to the current
-    ///    location, migrated there, and removed only once the copy is complete and on disk.
+    ///    location, migrated there, and removed only once the copy is complete and on disk (a
+    ///    legacy store that cannot be removed, say in a read-only folder, is kept and reported
+    ///    once with ``ContainerEvent/legacyStoreNotRemoved(at:current:reason:)``).
     ///    With neither, a bundled seed store is copied.
     /// 3. The store is migrated to the current model version if needed (SQLite stores), opened
     ///    and added to the coordinator.

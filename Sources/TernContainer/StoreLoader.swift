@@ -64,8 +64,12 @@ struct StoreLoader: Sendable {
         let url = description.url
         let manager = FileManager.default
         if let pending = try StoreRelocation.pending(for: url) {
-            let completed = try pending.recover()
-            emit(.recoveredInterruptedMove(from: URL(fileURLWithPath: pending.source), to: url, completed: completed))
+            let recovery = try pending.recover()
+            let source = URL(fileURLWithPath: pending.source)
+            emit(.recoveredInterruptedMove(from: source, to: url, completed: recovery != .undone))
+            if case .completedKeepingSource(let reason) = recovery {
+                emit(.legacyStoreNotRemoved(at: source, current: url, reason: reason))
+            }
         }
         let legacy = description.legacyLocations.filter {
             $0.standardizedFileURL.path != url.standardizedFileURL.path && manager.fileExists(atPath: $0.path)
@@ -75,11 +79,14 @@ struct StoreLoader: Sendable {
             return
         }
         if let first = legacy.first {
+            // The legacy store is moved and then removed: roll back what a crashed writer left first.
+            try Self.recoverInterruptedWrite(at: first)
             let version = (try? StoreFiles.metadata(at: first)).flatMap { model.version(matching: $0)?.name }
             emit(.foundLegacyStore(at: first, version: version))
             let move = StoreRelocation(source: first.path, destination: url.path, phase: StoreRelocation.copying, removesSource: true)
-            try await move.run(migrate: migrateIfNeeded)
+            let kept = try await move.run(migrate: migrateIfNeeded)
             emit(.movedStore(from: first, to: url))
+            if let kept { emit(.legacyStoreNotRemoved(at: first, current: url, reason: kept)) }
             for stray in legacy.dropFirst() { emit(.strayLegacyStore(at: stray, current: url)) }
         } else if case .store(let seed)? = description.seed {
             let copy = StoreRelocation(source: seed.path, destination: url.path, phase: StoreRelocation.copying, removesSource: false)
@@ -90,8 +97,15 @@ struct StoreLoader: Sendable {
 
     // MARK: - Migrating
 
+    /// Rolls back what a crashed writer left in a SQLite store the container is about to open
+    /// read-write anyway (read-only peeks at its metadata would refuse it otherwise).
+    private static func recoverInterruptedWrite(at url: URL) throws {
+        if try StoreFiles.kind(ofStoreAt: url) == .sqlite { try SQLiteStore.recoverInterruptedWrite(at: url) }
+    }
+
     /// Migrates the store at `url` in place to the current model version, when another version wrote it.
     private func migrateIfNeeded(_ url: URL) async throws {
+        try Self.recoverInterruptedWrite(at: url)
         let metadata = try StoreFiles.metadata(at: url)
         let current = model.currentVersion
         guard !current.model.isCompatible(with: metadata) else { return }

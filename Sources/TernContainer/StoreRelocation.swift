@@ -17,7 +17,9 @@ import TernStores
 ///
 /// A crash in phase 1 leaves a half-made destination that no one has opened: the next load
 /// destroys it and starts again from the untouched source. A crash in phase 2 leaves a complete
-/// destination: the next load finishes removing the source. So there are never two live copies:
+/// destination: the next load finishes removing the source. A source that cannot be removed
+/// (its folder is read-only) is kept and reported once; the journal is removed all the same, so
+/// later loads use the destination and see the source as a stray legacy store. So there are never two live copies:
 /// whenever a legacy store and a current store both exist because of a move, the journal says
 /// which one is live.
 struct StoreRelocation: Codable, Sendable, Hashable {
@@ -72,25 +74,54 @@ struct StoreRelocation: Codable, Sendable, Hashable {
         try FileSystem.synchronizeDirectory(atPath: url.deletingLastPathComponent().path)
     }
 
+    /// How an interrupted move ended.
+    enum Recovery: Equatable {
+        /// The half-made copy was removed: the move must start again.
+        case undone
+        /// The destination was complete; the source was removed.
+        case completed
+        /// The destination was complete, but the source could not be removed (a read-only
+        /// folder): it stays as a stray copy, and the move is over all the same.
+        case completedKeepingSource(reason: String)
+    }
+
     /// Finishes or undoes an interrupted move, as its phase says.
     ///
-    /// - Returns: True when the destination is complete (phase `cleaning`), false when it was
-    ///   removed and the move must start again.
-    func recover() throws -> Bool {
+    /// - Returns: What was done.
+    func recover() throws -> Recovery {
         let destinationURL = URL(fileURLWithPath: destination)
         if phase == Self.cleaning {
-            if removesSource { try StoreFiles.destroy(at: URL(fileURLWithPath: source)) }
+            let kept = removeSource()
             try finish()
-            return true
+            return kept.map { .completedKeepingSource(reason: $0) } ?? .completed
         }
         try StoreFiles.destroy(at: destinationURL)
         try finish()
-        return false
+        return .undone
+    }
+
+    /// Removes the source of a finished move, if the move removes it. A source that cannot be
+    /// removed (its folder is read-only) is left where it is: the destination is complete and
+    /// durable, so the move is over, and retrying the removal at every load would fail every
+    /// load. Returns why it was kept, or nil.
+    private func removeSource() -> String? {
+        guard removesSource else { return nil }
+        do {
+            try StoreFiles.destroy(at: URL(fileURLWithPath: source))
+            return nil
+        } catch let error as TernError {
+            return error.message
+        } catch {
+            return "\(error)"
+        }
     }
 
     /// Copies the source to the destination, migrates it there, and then, for a move, removes
     /// the source. `migrate` runs on the new copy, between the copy and the clean-up.
-    func run(migrate: (URL) async throws -> Void) async throws {
+    ///
+    /// - Returns: Why the source was kept when it could not be removed, or nil.
+    @discardableResult
+    func run(migrate: (URL) async throws -> Void) async throws -> String? {
         let sourceURL = URL(fileURLWithPath: source)
         let destinationURL = URL(fileURLWithPath: destination)
         try record()
@@ -107,7 +138,8 @@ struct StoreRelocation: Codable, Sendable, Hashable {
         var cleaning = self
         cleaning.phase = Self.cleaning
         try cleaning.record()
-        if removesSource { try StoreFiles.destroy(at: sourceURL) }
+        let kept = cleaning.removeSource()
         try cleaning.finish()
+        return kept
     }
 }

@@ -121,6 +121,29 @@ public actor SQLiteStore {
         return try connection.readMetadata()
     }
 
+    /// Rolls back what a writer that crashed or was killed left in a store: a hot rollback
+    /// journal (`-journal`), or a write-ahead log whose index (`-shm`) must be rebuilt. This is
+    /// what SQLite does on the next read-write open anyway; read-only opens refuse such a store
+    /// with `needsRecovery` instead, since they never change their input. Operations that write
+    /// the store (migrations, metadata changes, the container) call it first.
+    ///
+    /// ```swift
+    /// if try SQLiteStore.recoverInterruptedWrite(at: url) { print("rolled back an unfinished transaction") }
+    /// ```
+    ///
+    /// - Parameter url: The store file.
+    /// - Returns: Whether there was something to roll back.
+    /// - Throws: ``SQLiteError`` with code `needsRecovery` when the store still needs it
+    ///   afterwards (its folder is read-only: copy the store with its `-journal`/`-wal` files to a
+    ///   writable folder), or when the file cannot be opened.
+    @discardableResult
+    public static func recoverInterruptedWrite(at url: URL) throws -> Bool {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw SQLiteError(.ioFailure, "No store exists at this path; check the path.", path: url.path)
+        }
+        return try Connection.recoverInterruptedWrite(atPath: url.path)
+    }
+
     /// Replaces a store's metadata, keeping the keys Tern does not interpret.
     ///
     /// - Parameters:
@@ -128,6 +151,7 @@ public actor SQLiteStore {
     ///   - url: The store file.
     /// - Throws: ``SQLiteError`` when the store cannot be opened or written.
     public static func setMetadata(_ metadata: StoreMetadata, at url: URL) throws {
+        try recoverInterruptedWrite(at: url)
         var configuration = SQLiteConfiguration()
         configuration.journalMode = try journalMode(ofStoreAt: url)
         let connection = try openExisting(url, configuration: configuration)

@@ -14,10 +14,13 @@ import TernXMLStore
 /// ``TernMigration/MappingRunner`` over an ``TernMigration/InMemoryMigrationManager``.
 ///
 /// **Memory.** An atomic store is loaded whole by design: its file is one archive that is read and
-/// written in one piece. A migration therefore holds the source rows, one step's destination
-/// rows and that step's associations in memory at once, about three times the store's rows.
-/// Keep large data sets in SQLite stores, whose migrations stream in batches
-/// (``TernSQLite/StoreMigrator``).
+/// written in one piece. A migration from a binary or XML store therefore holds the source rows,
+/// one step's destination rows and that step's associations in memory at once, about three times
+/// the store's rows. A migration from a SQLite store into a binary or XML one streams the steps
+/// through ``TernSQLite/StoreMigrator`` into a temporary SQLite store beside the destination
+/// (batches of `batchSize`), then reads that in keyset pages into the destination's rows and
+/// writes the file once: its peak is the destination's rows plus the encoded file, whatever the
+/// source's size. Keep large data sets in SQLite stores, whose migrations stream in batches.
 ///
 /// **Crash safety.** The source file is never written. The migrated store is written under a
 /// temporary name beside its final place, flushed to disk, and renamed over the store (or to the
@@ -76,6 +79,8 @@ public struct AtomicStoreMigrator: Sendable {
                 .unsupported, "a file already exists at the destination; choose a new path or remove it",
                 path: destination.path)
         }
+        // Migrating in place writes the store: roll back what a crashed writer left first.
+        if sourceKind == .sqlite, options.destination == nil { try SQLiteStore.recoverInterruptedWrite(at: url) }
         let metadata = try StoreFiles.metadata(at: url)
         let plan = try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target)
         try plan.requireExecutable()
@@ -98,6 +103,17 @@ public struct AtomicStoreMigrator: Sendable {
             throw MigrationError(.unknownVersion, "The model has no version \(plan.source)")
         }
         try Task.checkCancellationAsMigration()
+        if sourceKind == .sqlite, kind != .sqlite, !plan.isEmpty {
+            guard let destinationModel = model.version(named: plan.destination)?.model else {
+                throw MigrationError(.unknownVersion, "The model has no version \(plan.destination)")
+            }
+            try await migrateThroughSQLite(
+                at: url, to: finalURL, kind: kind, model: model, destinationModel: destinationModel, target: target,
+                mappings: mappings, options: options, progress: progress, emit: emit)
+            emit(.replaced(finalURL))
+            emit(.finished(report))
+            return report
+        }
         var rows = try await Self.readRows(of: url, kind: sourceKind, model: sourceModel, batchSize: options.batchSize)
         var current = sourceModel
         progress?.totalUnitCount = Int64(max(1, plan.steps.count))
@@ -135,6 +151,34 @@ public struct AtomicStoreMigrator: Sendable {
     }
 
     // MARK: - Non public
+
+    /// Migrates a SQLite store into a binary or XML one with bounded memory: the steps stream
+    /// through ``TernSQLite/StoreMigrator`` into a temporary SQLite store beside the destination
+    /// (reading the source in batches), which is then read in keyset pages into the destination's
+    /// rows and written once. Peak memory is the destination's rows plus its encoded file, not
+    /// the source's rows, every step's rows and the file at once.
+    private func migrateThroughSQLite(
+        at url: URL, to destination: URL, kind: StoreKind, model: VersionedModel, destinationModel: ManagedObjectModel, target: String?,
+        mappings: [StepMapping], options: MigrationOptions, progress: Progress?, emit: @escaping @Sendable (MigrationEvent) -> Void
+    ) async throws {
+        let temporary = destination.deletingLastPathComponent()
+            .appendingPathComponent(DurableFile.temporaryPrefix(for: destination) + UUID().uuidString + ".sqlite")
+        defer { try? StoreFiles.destroy(at: temporary) }
+        var stepOptions = options
+        stepOptions.destination = temporary
+        // The events of the steps are this migration's; its own start and end are reported by the caller.
+        try await StoreMigrator().migrateStore(
+            at: url, model: model, to: target, mappings: mappings, options: stepOptions, progress: progress,
+            onEvent: { event in
+                switch event {
+                case .planned, .finished, .replaced, .cleanedUp: break
+                default: emit(event)
+                }
+            })
+        try Task.checkCancellationAsMigration()
+        let migrated = try StoreFiles.open(at: temporary, kind: .sqlite, model: destinationModel, isReadOnly: true)
+        _ = try await StoreMigration.copy(migrated, to: destination, kind: kind, isReadOnly: true, batchSize: max(1, options.batchSize))
+    }
 
     /// Runs one step over rows in memory; returns the destination rows and the number of source objects.
     private func runStep(

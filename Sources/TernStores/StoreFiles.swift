@@ -4,6 +4,13 @@ import TernBinaryStore
 import TernFormats
 import TernSQLite
 import TernXMLStore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // Layering: TernCore knows no store file format, and each store module knows only its own, so
 // the operations that must handle every type (detecting a file's type, reading its metadata,
@@ -198,8 +205,9 @@ public enum StoreFiles {
         return url.deletingLastPathComponent().appendingPathComponent(".\(name)_SUPPORT", isDirectory: true)
     }
 
-    /// Deletes a store: its file, `-wal`, `-shm` and `-journal` files, its `_SUPPORT` folder
-    /// and temporary files an interrupted atomic save left, and nothing else.
+    /// Deletes a store: its file, `-wal`, `-shm` and `-journal` files, its `_SUPPORT` folder,
+    /// temporary files an interrupted atomic save left and a container's lock file (unless a
+    /// container holds it), and nothing else.
     ///
     /// Close the store first (remove it from its coordinator and drop it): open connections
     /// would keep writing into deleted files.
@@ -216,6 +224,27 @@ public enum StoreFiles {
             }
         }
         DurableFile.removeTemporaryFiles(for: url)
+        removeUnusedLockFile(of: url)
+    }
+
+    /// The lock file a container takes (`flock`) while it loads the store at `url`:
+    /// `.<store name>.tern-lock` beside it.
+    package static func lockFile(of url: URL) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tern-lock")
+    }
+
+    /// Removes a destroyed store's lock file, unless someone holds the lock. The file is removed
+    /// while this process holds its lock; a process that opened the old file and then gets its
+    /// lock sees that the file is no longer at its path and starts over (`StoreLock`), so two
+    /// processes never hold "the" lock at once. A crash at any point leaves at worst an unused
+    /// lock file, which holds no data.
+    private static func removeUnusedLockFile(of url: URL) {
+        let file = lockFile(of: url)
+        guard let handle = FileHandle(forUpdatingAtPath: file.path) else { return }
+        defer { try? handle.close() }
+        guard flock(handle.fileDescriptor, LOCK_EX | LOCK_NB) == 0 else { return }
+        unlink(file.path)
+        _ = flock(handle.fileDescriptor, LOCK_UN)
     }
 
     // MARK: - Non public

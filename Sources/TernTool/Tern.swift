@@ -26,6 +26,7 @@ public enum Tern {
             PlanCommand.self,
             MigrateCommand.self,
             VerifyCommand.self,
+            RecoverCommand.self,
             HistoryCommand.self,
             SyncCommand.self,
             DemoCommand.self,

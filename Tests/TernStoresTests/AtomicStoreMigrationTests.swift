@@ -256,4 +256,32 @@ import Testing
         #expect(report.faults > 0)
         #expect(report.states["old", default: 0] > 0)
     }
+
+    /// A SQLite store migrates into binary and XML stores through a temporary SQLite store (the
+    /// steps stream; the destination's rows are read in pages and written once), with the same
+    /// result as any other migration, the source untouched and no temporary file left.
+    @Test(arguments: [StoreKind.binary, .xml], olderVersions)
+    func aSQLiteStoreMigratesIntoAnAtomicOneThroughATemporarySQLiteStore(kind: StoreKind, version: String) async throws {
+        let (model, mapping) = try Self.breakingModelAndMapping()
+        let directory = try TemporaryDirectory()
+        let sqlite = directory.path("Recipes.sqlite")
+        try await Self.make(sqlite, kind: .sqlite, model: try #require(model.version(named: version)).model, rows: RecipeVersions.rows(for: version))
+        let original = InterruptedWrite.files(of: sqlite)
+        let destination = directory.path("Recipes.\(kind.rawValue)")
+        let events = Mutex<[String]>([])
+        let report = try await StoreFiles.migrateStore(
+            at: sqlite, model: model, mappings: [mapping], kind: kind,
+            options: MigrationOptions(destination: destination, batchSize: 2),
+            onEvent: { event in events.withLock { $0.append("\(event)".prefix(while: { $0 != "(" }).description) } })
+        #expect(report.plan.destination == "v5")
+        #expect(try StoreFiles.kind(ofStoreAt: destination) == kind)
+        try await Self.expectMigratedRecipes(at: destination, from: version, model: model)
+        #expect(InterruptedWrite.files(of: sqlite) == original)
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+        #expect(names == ["Recipes.\(kind.rawValue)", "Recipes.sqlite"])
+        let seen = events.withLock { $0 }
+        #expect(seen.first == "planned" && seen.last == "finished")
+        #expect(seen.filter { $0 == "planned" }.count == 1 && seen.filter { $0 == "finished" }.count == 1)
+        #expect(seen.contains("stepStarted"))
+    }
 }

@@ -112,21 +112,22 @@ extension ObjectContext {
                 for (identifier, changes) in try changeSets(
                     inserted: zip(inserted, insertedStates), updated: updated, deleted: deleted, mapping: mapping)
                 where results[identifier] == nil {
-                    guard let store = coordinator.store(withIdentifier: identifier) else {
-                        throw TernError(.objectNotFound, "store \(identifier) was removed from the coordinator; add it back to save")
-                    }
-                    results[identifier] = try await store.save(changes)
+                    results[identifier] = try await save(changes, toStore: identifier, objects: updated + deleted)
                 }
                 break
             } catch let error as TernError
                 where error.code == .mergeConflict && attempt < Self.conflictResolutionAttempts && mergePolicy != .error
             {
-                // Resolution reads the store outside the save's transaction, so a busy store (other
-                // contexts, other processes) can move on again before the retry: back off a little.
+                // A store that cannot resolve inside its transaction: resolution reads the store
+                // again, so a busy store (other contexts, other processes) can move on again before
+                // the retry: back off a little.
                 if attempt >= 2 { try await Task.sleep(for: .milliseconds(Int.random(in: 1...(2 * attempt)))) }
                 try await resolveConflicts(error.failures.compactMap(\.objectID))
             }
         }
+        // Conflicts resolved inside a store's transaction may have dropped or undeleted objects.
+        updated = updated.filter { graph.changed[$0.objectID] != nil && !$0.isDeleted && $0.hasStoredChanges }
+        deleted = deleted.filter { graph.changed[$0.objectID] != nil && $0.isDeleted }
         var event = ContextDidSave()
         event.inserted = Set(inserted.map { mapping[$0.objectID] ?? $0.objectID })
         event.deleted = Set(deleted.map(\.objectID))
@@ -154,6 +155,29 @@ extension ObjectContext {
         // Child contexts that pushed these objects up still know them by their temporary IDs.
         await handPermanentIDsToChildren(mapping)
         return event
+    }
+
+    /// Saves one store's change set; under a merge policy other than `.error`, conflicts are
+    /// resolved inside the store's transaction and the objects then take what was decided.
+    private func save(_ changes: StoreChangeSet, toStore identifier: String, objects: [ManagedObject]) async throws -> StoreSaveResult {
+        guard let store = coordinator.store(withIdentifier: identifier) else {
+            throw TernError(.objectNotFound, "store \(identifier) was removed from the coordinator; add it back to save")
+        }
+        guard mergePolicy != .error else { return try await store.save(changes) }
+        let candidates = conflictCandidates(objects.filter { $0.objectID.storeIdentifier == identifier })
+        let record = ResolvedConflicts()
+        let resolver = conflictResolver(storeIdentifier: identifier, candidates: candidates, record: record)
+        let result = try await store.save(changes, resolvingConflictsWith: resolver)
+        let conflicts = record.conflicts
+        if !conflicts.isEmpty {
+            func id(_ reference: RowReference) -> ObjectID {
+                ObjectID(entityName: reference.entityName, storeIdentifier: identifier, primaryKey: reference.primaryKey)
+            }
+            let states = Dictionary(record.stored.map { (id($0.key), ObjectState(row: $0.value, storeIdentifier: identifier)) }) { $1 }
+            let known = Dictionary(candidates.map { (id($0.key), $0.value) }) { $1 }
+            applyConflictOutcomes(conflicts.map(id), stored: states, candidates: known)
+        }
+        return result
     }
 
     /// Reserves primary keys for new objects in the stores that will hold them.

@@ -157,6 +157,20 @@ public protocol PersistentStore: AnyObject, Sendable {
         from source: sending @escaping () throws -> [[String: AttributeValue]]?
     ) async throws -> [ClosedRange<Int64>]
 
+    /// Applies a change set as ``save(_:)`` does, but resolves version conflicts inside the
+    /// same transaction: rows whose version moved on are read under the store's write lock and
+    /// handed to `resolver`, and the change set it returns is written, so that no other writer
+    /// can slip in between the check and the write.
+    ///
+    /// The default implementation calls ``save(_:)`` and leaves the resolving to the caller.
+    ///
+    /// - Parameters:
+    ///   - changes: The rows to insert, update and delete.
+    ///   - resolver: Makes the change set to write from the conflicting rows' stored state.
+    /// - Returns: The new version of every inserted and updated row.
+    /// - Throws: What ``save(_:)`` throws, or what `resolver` throws; nothing is written then.
+    func save(_ changes: StoreChangeSet, resolvingConflictsWith resolver: StoreConflictResolver) async throws -> StoreSaveResult
+
     /// Reserves primary keys for new rows of an entity.
     ///
     /// Keys are shared by an inheritance root: a key is never handed out twice among the root

@@ -22,13 +22,24 @@ extension PostgreSQLStore {
     /// - Complexity: O(*k* log *n*) for *k* changed rows and references.
     @discardableResult
     public func save(_ changes: StoreChangeSet) throws -> StoreSaveResult {
-        try requireWritable()
-        do {
-            return try save(changes, copying: true)
-        } catch let error as TernError where error.code == .constraintConflict && error.failures.isEmpty {
-            // COPY cannot say which row broke the constraint: insert row by row to name it.
-            return try save(changes, copying: false)
-        }
+        try save(changes, resolver: nil)
+    }
+
+    /// ``save(_:)``, resolving version conflicts inside the same transaction: the updated and
+    /// deleted rows are locked (`SELECT … FOR UPDATE`), the conflicting ones are read in that
+    /// transaction, `resolver` makes the change set to write from them, and that is written, so
+    /// that no other writer can change those rows between the check and the write.
+    ///
+    /// - Parameters:
+    ///   - changes: The rows to write.
+    ///   - resolver: Makes the change set to write from the conflicting rows' stored state.
+    /// - Returns: The new version of every inserted and updated row.
+    /// - Throws: What ``save(_:)`` throws, `mergeConflict` when the resolved change set still
+    ///   conflicts, or what `resolver` throws. Nothing is written when it throws.
+    /// - Complexity: O(*k* log *n*) for *k* changed rows and references.
+    @discardableResult
+    public func save(_ changes: StoreChangeSet, resolvingConflictsWith resolver: StoreConflictResolver) async throws -> StoreSaveResult {
+        try save(changes, resolver: resolver)
     }
 
     /// How many inserted rows of one entity make the save load them with `COPY`.
@@ -36,9 +47,19 @@ extension PostgreSQLStore {
 
     // MARK: - Non public
 
-    private func save(_ changes: StoreChangeSet, copying: Bool) throws -> StoreSaveResult {
+    private func save(_ changes: StoreChangeSet, resolver: StoreConflictResolver?) throws -> StoreSaveResult {
+        try requireWritable()
+        do {
+            return try save(changes, copying: true, resolver: resolver)
+        } catch let error as TernError where error.code == .constraintConflict && error.failures.isEmpty {
+            // COPY cannot say which row broke the constraint: insert row by row to name it.
+            return try save(changes, copying: false, resolver: resolver)
+        }
+    }
+
+    private func save(_ proposed: StoreChangeSet, copying: Bool, resolver: StoreConflictResolver?) throws -> StoreSaveResult {
         try connection.inTransaction {
-            try checkVersions(changes)
+            let changes = try checkVersions(proposed, resolvingWith: resolver)
             var result = StoreSaveResult()
             for (entity, rows) in Dictionary(grouping: changes.inserted, by: \.reference.entityName).sorted(by: { $0.key < $1.key }) {
                 if copying, rows.count >= Self.copyThreshold {
@@ -79,12 +100,27 @@ extension PostgreSQLStore {
         }
     }
 
-    /// Locks every updated or deleted row and throws a merge conflict naming each one whose
-    /// version moved on.
-    func checkVersions(_ changes: StoreChangeSet) throws {
+    /// Locks every updated or deleted row and returns the change set to write: `changes` when
+    /// no row's version moved on; otherwise what `resolver` makes of the conflicting rows, read
+    /// under the lock. Throws a merge conflict naming each conflicting row when there is no
+    /// resolver or the resolved change set still conflicts.
+    func checkVersions(_ changes: StoreChangeSet, resolvingWith resolver: StoreConflictResolver? = nil) throws -> StoreChangeSet {
+        let conflicts = try conflictingRows(changes)
+        guard !conflicts.isEmpty else { return changes }
+        guard let resolver else { throw mergeConflict(conflicts) }
+        let references = Set(conflicts.map(\.reference))
+        let stored = Dictionary(try rows(for: references.sorted()).map { ($0.reference, $0) }) { first, _ in first }
+        let resolved = try resolver.resolve(changes, references, stored)
+        let remaining = try conflictingRows(resolved)
+        guard remaining.isEmpty else { throw mergeConflict(remaining) }
+        return resolved
+    }
+
+    /// Locks every updated or deleted row and lists each one whose version moved on.
+    private func conflictingRows(_ changes: StoreChangeSet) throws -> [(reference: RowReference, failure: TernError)] {
         var expected: [RowReference: Int64] = changes.deleted
         for row in changes.updated { expected[row.reference] = row.version }
-        guard !expected.isEmpty else { return }
+        guard !expected.isEmpty else { return [] }
         var current: [RowReference: Int64] = [:]
         for (entity, references) in Dictionary(grouping: expected.keys, by: \.entityName).sorted(by: { $0.key < $1.key }) {
             let layout = try schema.entity(named: entity)
@@ -97,19 +133,22 @@ extension PostgreSQLStore {
                 current[RowReference(entityName: entity, primaryKey: values[0].int64 ?? 0)] = values[1].int64 ?? 0
             }
         }
-        var conflicts: [TernError] = []
+        var conflicts: [(reference: RowReference, failure: TernError)] = []
         for (reference, version) in expected.sorted(by: { $0.key < $1.key }) where current[reference] != version {
             let what = current[reference].map { "changed (version \(version) was read, the store has \($0))" } ?? "was deleted"
             var failure = TernError(.mergeConflict, "\(reference) \(what) since it was read", entity: reference.entityName)
             failure.objectID = objectID(reference)
-            conflicts.append(failure)
+            conflicts.append((reference, failure))
         }
-        if !conflicts.isEmpty {
-            throw TernError(
-                .mergeConflict,
-                "\(conflicts.count) row(s) changed in the store since they were read; refresh them or pick a merge policy",
-                objectID: nil, failures: conflicts)
-        }
+        return conflicts
+    }
+
+    /// The merge conflict naming each conflicting row.
+    private func mergeConflict(_ conflicts: [(reference: RowReference, failure: TernError)]) -> TernError {
+        TernError(
+            .mergeConflict,
+            "\(conflicts.count) row(s) changed in the store since they were read; refresh them or pick a merge policy",
+            objectID: nil, failures: conflicts.map(\.failure))
     }
 
     /// Loads new rows of one entity with `COPY`.

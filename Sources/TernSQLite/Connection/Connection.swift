@@ -20,7 +20,9 @@ package final class Connection {
     /// Opens a database file, creating it unless the configuration is read-only.
     ///
     /// A read-only open never writes in the store's folder: a write-ahead-log store without its
-    /// `-wal` file is opened as immutable, so that SQLite creates no `-wal` or `-shm` file.
+    /// `-wal` file is opened as immutable, so that SQLite creates no `-wal` or `-shm` file; and a
+    /// store that a crashed writer left needing recovery is refused with `needsRecovery` rather
+    /// than recovered (see ``recoverInterruptedWrite(atPath:)``).
     ///
     /// - Parameters:
     ///   - path: The database file.
@@ -58,7 +60,7 @@ package final class Connection {
         try registerDerivedAttributeFunctions()
         try registerPredicateFunctions()
         try configure()
-        if configuration.isReadOnly { try recoverInterruptedTransactionIfNeeded() }
+        if configuration.isReadOnly { try checkForInterruptedWrite() }
     }
 
     deinit {
@@ -205,32 +207,73 @@ package final class Connection {
         return "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: allowed) ?? absolute)
     }
 
-    /// Rolls back the transaction a killed writer left (a hot rollback journal, or a write-ahead
-    /// log whose index must be rebuilt), which a read-only connection cannot do: a read-write
-    /// connection opens the store once, SQLite recovers it, and it closes. Only then does a
-    /// read-only open write anything, and only what SQLite itself would write on the next open.
-    private func recoverInterruptedTransactionIfNeeded() throws(SQLiteError) {
+    /// Refuses a store that a crashed writer left needing recovery (a hot rollback journal, or a
+    /// write-ahead log whose index must be rebuilt or cannot be created), which a read-only
+    /// connection cannot do: recovering writes the store, and a read-only open never changes
+    /// its input. Other failures (not a database, damaged) surface at the first real query.
+    private func checkForInterruptedWrite() throws(SQLiteError) {
+        defer { clearStatementCache() }
         do {
             _ = try fetchValue("SELECT COUNT(*) FROM sqlite_master")
-        } catch let error where Self.needsRecovery(error) && FileManager.default.isWritableFile(atPath: path) {
+        } catch let error where Self.needsRecovery(error, path: path) {
+            throw Self.interruptedWriteError(path: path, cause: error)
+        } catch {
+            return
+        }
+    }
+
+    /// Rolls back what a crashed writer left in a store (a hot rollback journal, or a
+    /// write-ahead log whose index must be rebuilt) by opening it read-write once and reading:
+    /// what SQLite does on the next read-write open anyway.
+    ///
+    /// - Parameter path: The store file.
+    /// - Returns: Whether the store needed it.
+    /// - Throws: ``SQLiteError`` with code `needsRecovery` when it still needs recovery afterwards
+    ///   (its folder or files are read-only), or what opening it throws.
+    package static func recoverInterruptedWrite(atPath path: String) throws(SQLiteError) -> Bool {
+        do {
+            _ = try Connection(path: path, configuration: .readOnly)
+            return false
+        } catch where error.code == .needsRecovery {
             var recovering: OpaquePointer?
-            let code = sqlite3_open_v2(Self.uri(forPath: path), &recovering, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, nil)
+            let code = sqlite3_open_v2(uri(forPath: path), &recovering, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, nil)
             if code == SQLITE_OK, let recovering {
                 sqlite3_exec(recovering, "SELECT COUNT(*) FROM sqlite_master", nil, nil, nil)
             }
             sqlite3_close_v2(recovering)
-            clearStatementCache()
-        } catch {
-            // Other failures (not a database, damaged) surface with their context at the first real query.
-            clearStatementCache()
+            _ = try Connection(path: path, configuration: .readOnly)
+            return true
         }
     }
 
-    /// Whether a read-only connection failed because the store needs recovery from a crash.
-    private static func needsRecovery(_ error: SQLiteError) -> Bool {
+    /// Whether a read-only connection failed because the store needs recovery from a crash, or
+    /// because its write-ahead log's index cannot be created beside it.
+    private static func needsRecovery(_ error: SQLiteError, path: String) -> Bool {
         // SQLITE_READONLY_RECOVERY, SQLITE_READONLY_CANTINIT, SQLITE_READONLY_ROLLBACK.
-        [Int(SQLITE_READONLY) | (1 << 8), Int(SQLITE_READONLY) | (3 << 8), Int(SQLITE_READONLY) | (5 << 8)]
-            .contains(error.extendedResultCode ?? 0)
+        let recovery = [Int(SQLITE_READONLY) | (1 << 8), Int(SQLITE_READONLY) | (3 << 8), Int(SQLITE_READONLY) | (5 << 8)]
+        if recovery.contains(error.extendedResultCode ?? 0) { return true }
+        // SQLITE_CANTOPEN with a -wal file: the -shm index cannot be created (a read-only folder).
+        return error.resultCode == Int(SQLITE_CANTOPEN) && FileManager.default.fileExists(atPath: path + "-wal")
+    }
+
+    /// The error saying what a crashed writer left and what to do about it.
+    private static func interruptedWriteError(path: String, cause: SQLiteError) -> SQLiteError {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let message: String
+        if FileManager.default.fileExists(atPath: path + "-journal") {
+            message = "A writer that crashed or was killed left the rollback journal \(name)-journal: its unfinished "
+                + "transaction must be rolled back before the store can be read, and a read-only open does not change "
+                + "the store. Open the store read-write once (an app using it does so; or run `tern recover \(path)`), "
+                + "or, if its folder is read-only, copy \(name) together with \(name)-journal to a writable folder and "
+                + "recover the copy."
+        } else {
+            message = "The store uses a write-ahead log (\(name)-wal) whose index (\(name)-shm) must be rebuilt or "
+                + "created, which a read-only open cannot do (a writer crashed, or the folder is read-only). Open the "
+                + "store read-write once in a writable folder (an app using it does so; or run `tern recover \(path)`), "
+                + "or copy \(name) together with its -wal and -shm files to a writable folder and open the copy."
+        }
+        return SQLiteError(
+            .needsRecovery, message, resultCode: cause.resultCode, extendedResultCode: cause.extendedResultCode, path: path)
     }
 
     /// Whether a database file's header says it uses a write-ahead log (file format 2).

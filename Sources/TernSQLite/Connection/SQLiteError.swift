@@ -46,6 +46,10 @@ public struct SQLiteError: Error, Sendable, Hashable {
         public static let readOnly = Code("readOnly")
         /// A file operation outside SQLite failed.
         public static let ioFailure = Code("ioFailure")
+        /// A read-only open found what a crashed writer left: a hot rollback journal to roll
+        /// back, or a write-ahead log whose index must be rebuilt or cannot be created (a
+        /// read-only folder). The store must be opened read-write once, in a writable folder.
+        public static let needsRecovery = Code("needsRecovery")
     }
 
     /// The kind of failure.

@@ -27,7 +27,9 @@ extension SQLiteStore {
     ///   rows read per page.
     public func fetchPage(
         _ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int
-    ) throws -> StoreFetchPage {
+    ) async throws -> StoreFetchPage {
+        // `async` although it never suspends: a synchronous method loses to the protocol's
+        // default when called on the concrete type with `await` (ProtocolDefaultShadowingTests).
         if let page = try fetchPackedPage(request, after: position, size: size) {
             return StoreFetchPage(rows: page.rows.map(StoreRow.init), next: page.next)
         }

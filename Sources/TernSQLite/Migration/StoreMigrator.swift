@@ -71,6 +71,9 @@ public struct StoreMigrator: Sendable {
         let emit = onEvent ?? { _ in }
         let cleaned = try Self.removeLeftovers(of: url)
         if !cleaned.isEmpty { emit(.cleanedUp(files: cleaned)) }
+        // Migrating in place writes the store: roll back what a crashed writer left first. A
+        // migration to a destination leaves the source as it is, so such a source is refused.
+        if options.destination == nil { try SQLiteStore.recoverInterruptedWrite(at: url) }
         let metadata = try SQLiteStore.metadata(at: url)
         let plan = try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target)
         try plan.requireExecutable()

@@ -40,7 +40,9 @@ extension SQLiteStore: PersistentStore {
     /// otherwise the values come from ``fetch(_:)``.
     ///
     /// - Complexity: As ``fetch(_:)``.
-    public func fetchValues(_ request: StoreFetchRequest) throws -> [[String: AttributeValue]] {
+    public func fetchValues(_ request: StoreFetchRequest) async throws -> [[String: AttributeValue]] {
+        // `async` although it never suspends: a synchronous method loses to the protocol's
+        // default when called on the concrete type with `await` (ProtocolDefaultShadowingTests).
         try checkEntity(of: request)
         if let dictionaries = try fetchValuesInSQL(request) { return dictionaries }
         let rows = try fetch(request)

@@ -26,10 +26,28 @@ extension SQLiteStore {
         try save(changes, identifiers: [:], inside: nil)
     }
 
+    /// ``save(_:)``, resolving version conflicts inside the same IMMEDIATE transaction: the
+    /// rows whose version moved on are read while the store's write lock is held, `resolver`
+    /// makes the change set to write from them, and that is written, so that no other writer
+    /// (connection or process) can change those rows between the check and the write.
+    ///
+    /// - Parameters:
+    ///   - changes: The rows to write.
+    ///   - resolver: Makes the change set to write from the conflicting rows' stored state.
+    /// - Returns: The new version of every inserted and updated row.
+    /// - Throws: What ``save(_:)`` throws, `mergeConflict` when the resolved change set still
+    ///   conflicts, or what `resolver` throws. Nothing is written when it throws.
+    /// - Complexity: O(*k* log *n*) for *k* changed rows and references.
+    @discardableResult
+    public func save(_ changes: StoreChangeSet, resolvingConflictsWith resolver: StoreConflictResolver) async throws -> StoreSaveResult {
+        try save(changes, identifiers: [:], inside: nil, resolver: resolver)
+    }
+
     /// ``save(_:)`` with the global identifiers of inserted rows given (rows absent from
     /// `identifiers` get new ones) and more work run inside the same transaction.
     func save(
-        _ changes: StoreChangeSet, identifiers: [RowReference: UUID], inside extra: (() throws -> Void)?
+        _ proposed: StoreChangeSet, identifiers: [RowReference: UUID], inside extra: (() throws -> Void)?,
+        resolver: StoreConflictResolver? = nil
     ) throws -> StoreSaveResult {
         try requireWritable()
         filesOfPendingSave = []
@@ -37,7 +55,7 @@ extension SQLiteStore {
         defer { filesOfPendingSave = [] }
         do {
             let result = try connection.inTransaction(.immediate, throwing: {
-                try checkVersions(changes)
+                let changes = try checkVersions(proposed, resolvingWith: resolver)
                 let previous = recordsHistory ? try rowsBeforeSave(changes) : [:]
                 replacedFiles = try externalFiles(of: changes.updated.map(\.reference) + changes.deleted.keys)
                 var result = StoreSaveResult()
@@ -91,9 +109,25 @@ extension SQLiteStore {
         }
     }
 
-    /// Throws a merge conflict naming every updated or deleted row whose version moved on.
-    func checkVersions(_ changes: StoreChangeSet) throws {
-        var conflicts: [TernError] = []
+    /// The change set to write: `changes` when no updated or deleted row's version moved on;
+    /// otherwise what `resolver` makes of the conflicting rows, read in the current transaction.
+    /// Throws a merge conflict naming every conflicting row when there is no resolver or the
+    /// resolved change set still conflicts.
+    func checkVersions(_ changes: StoreChangeSet, resolvingWith resolver: StoreConflictResolver? = nil) throws -> StoreChangeSet {
+        let conflicts = try conflictingRows(changes)
+        guard !conflicts.isEmpty else { return changes }
+        guard let resolver else { throw mergeConflict(conflicts) }
+        let references = Set(conflicts.map(\.reference))
+        let stored = Dictionary(try rows(for: references.sorted()).map { ($0.reference, $0) }) { first, _ in first }
+        let resolved = try resolver.resolve(changes, references, stored)
+        let remaining = try conflictingRows(resolved)
+        guard remaining.isEmpty else { throw mergeConflict(remaining) }
+        return resolved
+    }
+
+    /// Every updated or deleted row whose version moved on, with what happened to it.
+    private func conflictingRows(_ changes: StoreChangeSet) throws -> [(reference: RowReference, failure: TernError)] {
+        var conflicts: [(reference: RowReference, failure: TernError)] = []
         let expected = changes.updated.map { ($0.reference, $0.version) } + changes.deleted.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         for (reference, version) in expected {
             let layout = try schema.entity(named: reference.entityName)
@@ -105,14 +139,17 @@ extension SQLiteStore {
             let what = current == nil ? "was deleted" : "changed (version \(version) was read, the store has \(current?.int64 ?? 0))"
             var failure = TernError(.mergeConflict, "\(reference) \(what) since it was read", entity: reference.entityName, path: url.path)
             failure.objectID = objectID(reference)
-            conflicts.append(failure)
+            conflicts.append((reference, failure))
         }
-        if !conflicts.isEmpty {
-            throw TernError(
-                .mergeConflict,
-                "\(conflicts.count) row(s) changed in the store since they were read; refresh them or pick a merge policy",
-                objectID: nil, failures: conflicts)
-        }
+        return conflicts
+    }
+
+    /// The merge conflict naming each conflicting row.
+    private func mergeConflict(_ conflicts: [(reference: RowReference, failure: TernError)]) -> TernError {
+        TernError(
+            .mergeConflict,
+            "\(conflicts.count) row(s) changed in the store since they were read; refresh them or pick a merge policy",
+            objectID: nil, failures: conflicts.map(\.failure))
     }
 
     /// The external data files the rows reference now.

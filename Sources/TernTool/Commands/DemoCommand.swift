@@ -166,6 +166,8 @@ struct DemoCommand: Command {
             context.print("   migrated in \(steps) steps, on the copy in its new place")
         case .movedStore(let from, let to):
             context.print("   moved to \(relative(to)); \(relative(from)) removed once the copy was on disk")
+        case .legacyStoreNotRemoved(let place, _, _):
+            context.print("   \(relative(place)) could not be removed: kept as a stray older copy")
         case .strayLegacyStore(let place, _):
             context.print("   \(relative(place)) is a stray older copy: left alone")
         case .recoveredInterruptedMove(let from, _, let completed):
