@@ -30,7 +30,8 @@ extension ObjectContext {
             func outcome(_ reference: RowReference) -> ConflictOutcome? {
                 guard conflicts.contains(reference), let candidate = candidates[reference] else { return nil }
                 return policy.outcome(
-                    for: candidate, stored: stored[reference].map { ObjectState(row: $0, storeIdentifier: storeIdentifier) })
+                    for: candidate,
+                    stored: stored[reference].map { ObjectState(row: $0, storeIdentifier: storeIdentifier, keys: candidate.keys) })
             }
             var resolved = changes
             resolved.updated = changes.updated.compactMap { row in
@@ -120,11 +121,14 @@ struct ConflictCandidate: Sendable {
     var changedKeys: Set<String>
     /// The entity's stored (non-transient) properties.
     var storedNames: [String]
+    /// The entity's attribute keys, for reading a stored row into a state.
+    var keys: AttributeKeys
 
     init(_ object: ManagedObject) {
         self.snapshot = object.snapshot
         self.changedKeys = object.changedKeys
         self.storedNames = object.schema.storedPropertyNames
+        self.keys = object.schema.attributeKeys
     }
 }
 

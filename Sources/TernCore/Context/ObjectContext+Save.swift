@@ -173,8 +173,12 @@ extension ObjectContext {
             func id(_ reference: RowReference) -> ObjectID {
                 ObjectID(entityName: reference.entityName, storeIdentifier: identifier, primaryKey: reference.primaryKey)
             }
-            let states = Dictionary(record.stored.map { (id($0.key), ObjectState(row: $0.value, storeIdentifier: identifier)) }) { $1 }
             let known = Dictionary(candidates.map { (id($0.key), $0.value) }) { $1 }
+            var states: [ObjectID: ObjectState] = [:]
+            for (reference, row) in record.stored {
+                guard let keys = candidates[reference]?.keys else { continue }
+                states[id(reference)] = ObjectState(row: row, storeIdentifier: identifier, keys: keys)
+            }
             applyConflictOutcomes(conflicts.map(id), stored: states, candidates: known)
         }
         return result
