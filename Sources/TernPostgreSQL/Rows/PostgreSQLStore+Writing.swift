@@ -105,19 +105,12 @@ extension PostgreSQLStore {
     /// under the lock. Throws a merge conflict naming each conflicting row when there is no
     /// resolver or the resolved change set still conflicts.
     func checkVersions(_ changes: StoreChangeSet, resolvingWith resolver: StoreConflictResolver? = nil) throws -> StoreChangeSet {
-        let conflicts = try conflictingRows(changes)
-        guard !conflicts.isEmpty else { return changes }
-        guard let resolver else { throw mergeConflict(conflicts) }
-        let references = Set(conflicts.map(\.reference))
-        let stored = Dictionary(try rows(for: references.sorted()).map { ($0.reference, $0) }) { first, _ in first }
-        let resolved = try resolver.resolve(changes, references, stored)
-        let remaining = try conflictingRows(resolved)
-        guard remaining.isEmpty else { throw mergeConflict(remaining) }
-        return resolved
+        try VersionCheck.changesToWrite(
+            changes, resolver: resolver, conflicts: { try conflictingRows($0) }, rows: { try rows(for: $0) })
     }
 
     /// Locks every updated or deleted row and lists each one whose version moved on.
-    private func conflictingRows(_ changes: StoreChangeSet) throws -> [(reference: RowReference, failure: TernError)] {
+    private func conflictingRows(_ changes: StoreChangeSet) throws -> [VersionCheck.Conflict] {
         var expected: [RowReference: Int64] = changes.deleted
         for row in changes.updated { expected[row.reference] = row.version }
         guard !expected.isEmpty else { return [] }
@@ -133,7 +126,7 @@ extension PostgreSQLStore {
                 current[RowReference(entityName: entity, primaryKey: values[0].int64 ?? 0)] = values[1].int64 ?? 0
             }
         }
-        var conflicts: [(reference: RowReference, failure: TernError)] = []
+        var conflicts: [VersionCheck.Conflict] = []
         for (reference, version) in expected.sorted(by: { $0.key < $1.key }) where current[reference] != version {
             let what = current[reference].map { "changed (version \(version) was read, the store has \($0))" } ?? "was deleted"
             var failure = TernError(.mergeConflict, "\(reference) \(what) since it was read", entity: reference.entityName)
@@ -141,14 +134,6 @@ extension PostgreSQLStore {
             conflicts.append((reference, failure))
         }
         return conflicts
-    }
-
-    /// The merge conflict naming each conflicting row.
-    private func mergeConflict(_ conflicts: [(reference: RowReference, failure: TernError)]) -> TernError {
-        TernError(
-            .mergeConflict,
-            "\(conflicts.count) row(s) changed in the store since they were read; refresh them or pick a merge policy",
-            objectID: nil, failures: conflicts.map(\.failure))
     }
 
     /// Loads new rows of one entity with `COPY`.

@@ -46,7 +46,9 @@ extension SQLiteStore {
     public func insertRows(
         entityName: String, author: String?, contextName: String?,
         from source: sending @escaping () throws -> [[String: AttributeValue]]?
-    ) throws -> [ClosedRange<Int64>] {
+    ) async throws -> [ClosedRange<Int64>] {
+        // `async` although it never suspends: a synchronous method loses to the protocol's
+        // default when called on the concrete type with `await` (ProtocolDefaultShadowingTests).
         try requireWritable()
         let layout = try insertPlan(forEntity: entityName).layout
         var ranges: [ClosedRange<Int64>] = []

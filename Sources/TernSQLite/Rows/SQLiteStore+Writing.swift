@@ -114,20 +114,13 @@ extension SQLiteStore {
     /// Throws a merge conflict naming every conflicting row when there is no resolver or the
     /// resolved change set still conflicts.
     func checkVersions(_ changes: StoreChangeSet, resolvingWith resolver: StoreConflictResolver? = nil) throws -> StoreChangeSet {
-        let conflicts = try conflictingRows(changes)
-        guard !conflicts.isEmpty else { return changes }
-        guard let resolver else { throw mergeConflict(conflicts) }
-        let references = Set(conflicts.map(\.reference))
-        let stored = Dictionary(try rows(for: references.sorted()).map { ($0.reference, $0) }) { first, _ in first }
-        let resolved = try resolver.resolve(changes, references, stored)
-        let remaining = try conflictingRows(resolved)
-        guard remaining.isEmpty else { throw mergeConflict(remaining) }
-        return resolved
+        try VersionCheck.changesToWrite(
+            changes, resolver: resolver, conflicts: { try conflictingRows($0) }, rows: { try rows(for: $0) })
     }
 
     /// Every updated or deleted row whose version moved on, with what happened to it.
-    private func conflictingRows(_ changes: StoreChangeSet) throws -> [(reference: RowReference, failure: TernError)] {
-        var conflicts: [(reference: RowReference, failure: TernError)] = []
+    private func conflictingRows(_ changes: StoreChangeSet) throws -> [VersionCheck.Conflict] {
+        var conflicts: [VersionCheck.Conflict] = []
         let expected = changes.updated.map { ($0.reference, $0.version) } + changes.deleted.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         for (reference, version) in expected {
             let layout = try schema.entity(named: reference.entityName)
@@ -142,14 +135,6 @@ extension SQLiteStore {
             conflicts.append((reference, failure))
         }
         return conflicts
-    }
-
-    /// The merge conflict naming each conflicting row.
-    private func mergeConflict(_ conflicts: [(reference: RowReference, failure: TernError)]) -> TernError {
-        TernError(
-            .mergeConflict,
-            "\(conflicts.count) row(s) changed in the store since they were read; refresh them or pick a merge policy",
-            objectID: nil, failures: conflicts.map(\.failure))
     }
 
     /// The external data files the rows reference now.
