@@ -134,38 +134,28 @@ extension ObjectContext {
 
     // MARK: - Non public
 
-    /// Makes the objects of a batch of states, hands them to `body`, then forgets the registry
-    /// entries of the objects `body` let go, so that they do not pile up.
+    /// Makes the objects of a batch of states and hands them to `body`; the objects `body` lets
+    /// go leave the registry as they go away.
     private func deliverBatch(
         _ states: some Collection<ObjectState>, _ body: ([ManagedObject]) throws -> Void
     ) throws {
-        var ids: [ObjectID] = []
-        ids.reserveCapacity(states.count)
-        do {
-            var objects: [ManagedObject] = []
-            objects.reserveCapacity(states.count)
-            for state in states {
-                // As `materialize`, without going through the row cache.
-                let object: ManagedObject
-                if let registered = graph.registeredObject(for: state.id) {
-                    object = registered
-                    if !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
-                        graph.fulfill(object, with: state)
-                    }
-                } else {
-                    object = graph.make(state.id)
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(states.count)
+        for state in states {
+            // As `materialize`, without going through the row cache.
+            let object: ManagedObject
+            if let registered = graph.registeredObject(for: state.id) {
+                object = registered
+                if !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
                     graph.fulfill(object, with: state)
                 }
-                objects.append(object)
-                ids.append(state.id)
+            } else {
+                object = graph.make(state.id)
+                graph.fulfill(object, with: state)
             }
-            try body(objects)
+            objects.append(object)
         }
-        for id in ids {
-            if let index = graph.registered.index(forKey: graph.canonical(id)), graph.registered.values[index].object == nil {
-                graph.registered.remove(at: index)
-            }
-        }
+        try body(objects)
     }
 
     /// Whether unsaved changes of the context can change the request's result.

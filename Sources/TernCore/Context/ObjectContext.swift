@@ -241,8 +241,7 @@ public actor ObjectContext {
 
     /// How many objects are alive in the context: the changed ones and those still referenced.
     public var registeredObjectCount: Int {
-        graph.compact()
-        return graph.registered.count
+        graph.registered.count
     }
 
     /// Drops every unsaved change: inserted objects go away, the others return to their

@@ -1,8 +1,22 @@
 /// The objects of one context and the bookkeeping around them: identity map, changed objects,
 /// cached rows and inverse-relationship maintenance. Confined to its context's isolation.
 final class ObjectGraph {
-    struct WeakObject {
-        weak var object: ManagedObject?
+    /// A registry entry: an object the registry does not keep alive.
+    ///
+    /// Not a weak reference: forming one gives each object a side table, which makes every later
+    /// retain and release of the object take the runtime's slow path. Instead each object removes
+    /// its own entry when it goes away (``ManagedObject``'s `deinit` calls ``unregister(_:)``), so an
+    /// entry never outlives its object.
+    struct RegisteredObject {
+        // Safe: the entry is removed in the object's deinit, before its memory is freed.
+        unowned(unsafe) let object: ManagedObject
+        /// The object's identity, compared without touching an object that is going away.
+        let identity: ObjectIdentifier
+
+        init(_ object: ManagedObject) {
+            self.object = object
+            self.identity = ObjectIdentifier(object)
+        }
     }
 
     let model: ManagedObjectModel
@@ -15,8 +29,8 @@ final class ObjectGraph {
     }
     /// The class of each entity, its own or an ancestor's, as found by ``objectClass(for:)``.
     private var resolvedClasses: [String: ManagedObject.Type] = [:]
-    /// Every live object, held weakly: unchanged objects go away when nothing else holds them.
-    var registered: [ObjectID: WeakObject] = [:]
+    /// Every live object, not kept alive: unchanged objects go away when nothing else holds them.
+    var registered: [ObjectID: RegisteredObject] = [:]
     /// Objects that must stay alive until saved: inserted, updated, deleted, or with pending work.
     var changed: [ObjectID: ManagedObject] = [:]
     /// States read from the parent, from which objects are made without another read.
@@ -73,7 +87,7 @@ final class ObjectGraph {
         let schema = schema(for: id.entityName)
         let type = objectClass(for: id.entityName)
         let object = type.init(ObjectSeed(objectID: id, schema: schema, graph: self))
-        registered[id] = WeakObject(object: object)
+        registered[id] = RegisteredObject(object)
         return object
     }
 
@@ -130,9 +144,12 @@ final class ObjectGraph {
         rowCache[id] = nil
     }
 
-    /// Drops registry entries of objects that are gone.
-    func compact() {
-        registered = registered.filter { $0.value.object != nil }
+    /// Removes the entry of an object that is going away, unless its ID now names another object.
+    func unregister(_ object: ManagedObject) {
+        guard let index = registered.index(forKey: object.objectID),
+              registered.values[index].identity == ObjectIdentifier(object)
+        else { return }
+        registered.remove(at: index)
     }
 
     // MARK: - Relationships with inverses
@@ -211,8 +228,7 @@ final class ObjectGraph {
     /// Replaces temporary IDs by permanent ones everywhere: registry, objects, snapshots, cache.
     ///
     /// Only the mapped objects are filed again; of the others, only those with relationships or
-    /// a snapshot that can mention a mapped ID are rewritten. Registry entries of objects that
-    /// are gone are dropped on the way.
+    /// a snapshot that can mention a mapped ID are rewritten.
     ///
     /// - Complexity: O(*m* + *r* + *c*) for *m* mapped IDs, *r* registered objects and *c* cached
     ///   rows, with work per object only where a relationship or snapshot holds IDs.
@@ -225,25 +241,20 @@ final class ObjectGraph {
         defer { keepAliases(of: mapping, objectsAreKnown: objectsAreKnown) }
         func map(_ id: ObjectID) -> ObjectID { mapping[id] ?? id }
         for (old, new) in mapping {
-            if let entry = registered.removeValue(forKey: old), let object = entry.object {
-                object.objectID = new
+            if let entry = registered.removeValue(forKey: old) {
+                entry.object.objectID = new
                 registered[new] = entry
             }
             if let object = changed.removeValue(forKey: old) { changed[new] = object }
         }
-        var gone: [ObjectID] = []
-        for (id, entry) in registered {
-            guard let object = entry.object else {
-                gone.append(id)
-                continue
-            }
+        for entry in registered.values {
+            let object = entry.object
             if !object.toOne.isEmpty { object.toOne = object.toOne.mapValues(map) }
             if !object.toMany.isEmpty { object.toMany = object.toMany.mapValues { $0.map(map) } }
             if let snapshot = object.snapshot, snapshot.mentionsIDs(of: mapping) {
                 object.snapshot = snapshot.replacingIDs(mapping)
             }
         }
-        for id in gone { registered[id] = nil }
         var moved: [(ObjectID, ObjectState)] = []
         for (id, state) in rowCache where state.mentionsIDs(of: mapping) {
             moved.append((id, state.replacingIDs(mapping)))
@@ -257,7 +268,7 @@ final class ObjectGraph {
     ///
     /// - Complexity: O(*m* + *a*) for *m* mapped IDs and *a* aliases kept before.
     private func keepAliases(of mapping: [ObjectID: ObjectID], objectsAreKnown: Bool) {
-        func isKnown(_ id: ObjectID) -> Bool { registered[id]?.object != nil || rowCache[id] != nil }
+        func isKnown(_ id: ObjectID) -> Bool { registered[id] != nil || rowCache[id] != nil }
         var aliases = formerIDs.isEmpty ? formerIDs : formerIDs.filter { isKnown($0.value) }
         if aliases.isEmpty, objectsAreKnown {
             // The usual case of a save after a reset: the mapping is the alias table, shared.

@@ -84,6 +84,10 @@ open class ManagedObject {
         self.values = PackedAttributes(keys: seed.schema.attributeKeys)
     }
 
+    deinit {
+        graph?.unregister(self)
+    }
+
     // MARK: - State
 
     /// The context the object belongs to, or nil once that context is gone.

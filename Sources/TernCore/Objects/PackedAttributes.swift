@@ -31,8 +31,14 @@ package final class AttributeKeys: Sendable {
     ///
     /// - Complexity: O(1) on average.
     package func position(of name: String) -> Int? {
-        positions[name]
+        // Comparing a few short names costs less than hashing one.
+        guard names.count <= Self.scannedCount else { return positions[name] }
+        for index in names.indices where names[index] == name { return index }
+        return nil
     }
+
+    /// Up to how many names ``position(of:)`` compares names one by one instead of hashing.
+    private static let scannedCount = 8
 
     /// Whether two sets of keys list the same names in the same order.
     func matches(_ other: AttributeKeys) -> Bool {

@@ -46,10 +46,13 @@ struct PredicateSQL {
         guard let layout = schema.entities[request.entityName] else { return nil }
         var translator = Translator(schema: schema, root: layout)
         let numbers = request.includesSubentities ? layout.hierarchyNumbers : [layout.number]
-        var condition: SQL = "t0.Z_ENT IN (\(SQLiteStore.list(numbers)))"
+        // A root table holds the rows of one hierarchy only: for the whole hierarchy, testing
+        // Z_ENT would only make SQLite read each row an index already answers for (a count).
+        let everyRow = request.includesSubentities && layout.superNumber == 0
+        var condition: SQL = everyRow ? "1" : "t0.Z_ENT IN (\(SQLiteStore.list(numbers)))"
         if let predicate = request.predicate {
             guard let translated = try? predicate.accept(&translator) else { return nil }
-            condition = condition + " AND " + translated
+            condition = everyRow ? "(" + translated + ")" : condition + " AND " + translated
         }
         var keys: [SortKey]? = []
         for sort in request.sortDescriptors {
