@@ -71,7 +71,7 @@ extension SyncEngine {
                 throw SyncError(
                     .resyncNeeded,
                     "The server purged changes this device has not pulled (it last pulled server transaction "
-                        + "\(cursor.sequence)); call SyncEngine.resync() (tern sync --resync) to pull the whole state again.")
+                        + "\(cursor.sequence)); call SyncEngine.resync() to pull the whole state again.")
             }
             if let (_, seq) = batch.modelDigests.filter({ !knownModelDigests.contains($0.key) }).min(by: { $0.value < $1.value }) {
                 throw SyncError(

@@ -200,7 +200,11 @@ public actor SyncServer {
             }
             let isContent = change.uniqueKey == nil
             let key = try identityKey(of: change, isContent: isContent)
-            let owner: String? = if isContent {
+            // As in SQLite's unique indexes, a key with a missing value matches nothing.
+            let hasKey = isContent || (change.uniqueKey ?? []).allSatisfy { (change.attributes[$0] ?? nil) != nil }
+            let owner: String? = if !hasKey {
+                nil
+            } else if isContent {
                 try connection.fetchValue("""
                     SELECT o.object FROM tern_sync_objects o WHERE o.entity = \(change.entity) AND o.unique_key = \(key) \
                     AND o.deleted = 0 AND o.device <> \(device) AND NOT EXISTS (SELECT 1 FROM tern_sync_aliases a \
@@ -221,7 +225,8 @@ public actor SyncServer {
             } else {
                 try connection.execute("""
                     INSERT INTO tern_sync_objects (object, entity, unique_key, is_content_key, device, seq) \
-                    VALUES (\(object), \(change.entity), \(key), \(isContent ? 1 : 0), \(device), \(seq))
+                    VALUES (\(object), \(change.entity), \(hasKey ? DatabaseValue.text(key) : .null), \(isContent ? 1 : 0), \
+                    \(device), \(seq))
                     """)
             }
         }

@@ -66,8 +66,12 @@ extension SQLiteStore {
         }
         progress.progress.totalUnitCount = Int64(total)
         for (name, count) in counts { emit(.entityMappingStarted(step: step, mapping: name, objects: count)) }
+        let (sourceConnection, sourceSchema) = (self.connection, self.schema)
         try connection.inTransaction(.immediate) {
             try MappingRunner(policies: job.options.policies).run(job.passes, manager: engine)
+            try Self.carryGlobalIdentities(
+                from: sourceConnection, schema: sourceSchema, into: connection, schema: schema, passes: job.passes,
+                manager: engine)
             try engine.finish()
         }
         if job.journalMode == .wal { try connection.executeOnce("PRAGMA journal_mode=WAL") }

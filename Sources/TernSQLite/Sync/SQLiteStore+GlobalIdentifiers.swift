@@ -135,10 +135,7 @@ extension SQLiteStore {
             if isComplete { return true }
         }
         try connection.inTransaction(.immediate) { () throws(SQLiteError) in
-            try connection.execute("""
-                CREATE TABLE IF NOT EXISTS TERNSYNC_OBJECT (ZENTITY INTEGER NOT NULL, ZENTITYPK INTEGER NOT NULL, \
-                ZUUID BLOB NOT NULL UNIQUE, ZDELETED INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (ZENTITY, ZENTITYPK))
-                """)
+            try connection.execute(Connection.globalIdentityTable)
             for table in tables where try needsIdentities(table, connection) {
                 try backfillIdentities(of: table, connection: connection)
             }

@@ -98,8 +98,7 @@ extension SQLiteStore {
 
     /// Creates the state table if needed.
     private func createSyncStateTable() throws(SQLiteError) {
-        try connection.execute(
-            "CREATE TABLE IF NOT EXISTS TERNSYNC_STATE (ZKEY VARCHAR PRIMARY KEY, ZVALUE VARCHAR NOT NULL)")
+        try connection.execute(Connection.syncStateTable)
     }
 
     /// Upserts state values (inside the caller's transaction).

@@ -109,6 +109,7 @@ extension StoreMigrator {
             lastTransaction = max(counter, largest)
         }
         try connection.apply(plan, versionName: step.to) { try Task.checkCancellationAsMigration() }
+        try connection.renumberGlobalIdentities(from: source, to: destination, mapping: mapping)
         if let lastTransaction {
             for table in ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"] {
                 try connection.executeOnce("DROP TABLE \(.identifier(table))")
