@@ -23,7 +23,7 @@ struct SyncCrashTests {
     /// transactions, never synced.
     static func makeDevice(_ name: String, in directory: TemporaryDirectory, server: String) async throws -> URL {
         let device = try await SyncTestDevice(name, in: directory, server: server, seeded: true)
-        let recipes = CrashHarness.isLong ? 200 : 25
+        let recipes = CrashHarness.isLong ? 200 : 40
         try await device.edit { context in
             for index in 0..<recipes {
                 let recipe = context.insert("Recipe")
