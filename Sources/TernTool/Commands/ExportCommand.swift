@@ -108,6 +108,7 @@ struct ExportCommand: Command {
             request.includesSubentities = false
             total += Int64(try await store.count(request))
         }
+        try await checkEveryRowBelongsToAnEntity(entities, of: model, in: store, file: file)
         let destination = outputPath.map(context.environment.url(forPath:))
         let folder = destination?.deletingLastPathComponent() ?? FileManager.default.temporaryDirectory
         let temporary = folder.appendingPathComponent(".tern-export-\(UUID().uuidString)")
@@ -164,6 +165,38 @@ struct ExportCommand: Command {
         }
         if recordFormat == .tsv { return [entity] }
         return ([entity] + model.allSubentities(of: entityName)).filter { !$0.isAbstract }.sorted { $0.name < $1.name }
+    }
+
+    /// Refuses a store whose tables hold rows of no entity (a damaged `Z_ENT` column or
+    /// `Z_PRIMARYKEY` table): they would be left out of the export without a word.
+    ///
+    /// For each root entity whose hierarchy is exported, the count with subentities must equal the
+    /// sum of the exact counts of the hierarchy's entities.
+    ///
+    /// - Complexity: One count per entity of the exported hierarchies.
+    private func checkEveryRowBelongsToAnEntity(
+        _ entities: [EntityDescription], of model: ManagedObjectModel, in store: any PersistentStore, file: StoreFile
+    ) async throws {
+        let exported = Set(entities.map(\.name))
+        for root in model.entities where root.parentName == nil {
+            let hierarchy = [root] + model.allSubentities(of: root.name)
+            guard hierarchy.contains(where: { exported.contains($0.name) }) else { continue }
+            var request = StoreFetchRequest(entityName: root.name)
+            request.includesSubentities = true
+            let all = try await store.count(request)
+            var known = 0
+            for entity in hierarchy {
+                var exact = StoreFetchRequest(entityName: entity.name)
+                exact.includesSubentities = false
+                known += try await store.count(exact)
+            }
+            guard all == known else {
+                throw CommandFailure(
+                    "\(file.displayName): \(all - known) objects of \(root.name) or its subentities have an entity "
+                        + "number (Z_ENT) that matches no entity of the store (Z_PRIMARYKEY); nothing was exported. "
+                        + "Run tern verify to list them")
+            }
+        }
     }
 
     /// Streams the records of each entity to the file, batch by batch.
