@@ -102,13 +102,8 @@ struct ExportCommand: Command {
         }
         let model = store.model
         let entities = try exportedEntities(of: model)
-        var total: Int64 = 0
-        for entity in entities {
-            var request = StoreFetchRequest(entityName: entity.name)
-            request.includesSubentities = false
-            total += Int64(try await store.count(request))
-        }
-        try await checkEveryRowBelongsToAnEntity(entities, of: model, in: store, file: file)
+        let counts = try await checkEveryRowBelongsToAnEntity(entities, of: model, in: store, file: file)
+        let total = entities.reduce(Int64(0)) { $0 + Int64(counts[$1.name] ?? 0) }
         let destination = outputPath.map(context.environment.url(forPath:))
         let folder = destination?.deletingLastPathComponent() ?? FileManager.default.temporaryDirectory
         let temporary = folder.appendingPathComponent(".tern-export-\(UUID().uuidString)")
@@ -173,11 +168,13 @@ struct ExportCommand: Command {
     /// For each root entity whose hierarchy is exported, the count with subentities must equal the
     /// sum of the exact counts of the hierarchy's entities.
     ///
-    /// - Complexity: One count per entity of the exported hierarchies.
+    /// - Returns: The number of objects of exactly each entity of those hierarchies, by name.
+    /// - Complexity: One count per entity of the exported hierarchies, and one per root.
     private func checkEveryRowBelongsToAnEntity(
         _ entities: [EntityDescription], of model: ManagedObjectModel, in store: any PersistentStore, file: StoreFile
-    ) async throws {
+    ) async throws -> [String: Int] {
         let exported = Set(entities.map(\.name))
+        var counts: [String: Int] = [:]
         for root in model.entities where root.parentName == nil {
             let hierarchy = [root] + model.allSubentities(of: root.name)
             guard hierarchy.contains(where: { exported.contains($0.name) }) else { continue }
@@ -188,7 +185,9 @@ struct ExportCommand: Command {
             for entity in hierarchy {
                 var exact = StoreFetchRequest(entityName: entity.name)
                 exact.includesSubentities = false
-                known += try await store.count(exact)
+                let count = try await store.count(exact)
+                counts[entity.name] = count
+                known += count
             }
             guard all == known else {
                 throw CommandFailure(
@@ -197,6 +196,7 @@ struct ExportCommand: Command {
                         + "Run tern verify to list them")
             }
         }
+        return counts
     }
 
     /// Streams the records of each entity to the file, batch by batch.
