@@ -90,6 +90,14 @@ struct StoreContents: Equatable, CustomStringConvertible {
             try FileManager.default.copyItem(atPath: store.path + suffix, toPath: inPlace.path + suffix)
             try FileManager.default.copyItem(atPath: store.path + suffix, toPath: beside.path + suffix)
         }
+        // External binary data lives in `.<name>_SUPPORT` beside the store.
+        func support(_ url: URL) -> URL {
+            url.deletingLastPathComponent().appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)_SUPPORT")
+        }
+        if FileManager.default.fileExists(atPath: support(store).path) {
+            try FileManager.default.copyItem(at: support(store), to: support(inPlace))
+            try FileManager.default.copyItem(at: support(store), to: support(beside))
+        }
         let migrator = StoreMigrator()
         var options = MigrationOptions(strategy: expectInPlace ? .inPlace : .automatic)
         let report = try await migrator.migrateStore(at: inPlace, model: model, to: target, options: options)

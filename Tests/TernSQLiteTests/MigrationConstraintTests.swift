@@ -190,4 +190,67 @@ import Testing
         let sql = try connection.fetchValue("SELECT sql FROM sqlite_master WHERE name = 'Z_Person_UNIQUE_email'")?.string
         #expect(sql?.hasPrefix("CREATE UNIQUE INDEX") == true)
     }
+
+    /// People with duplicate e-mail addresses (5 objects share 2 values), and two without one.
+    static let peopleWithDuplicates = [
+        person(1, "a@x"), person(2, "b@x"), person(3, "a@x"), person(4, "a@x"),
+        person(5, "c@x"), person(6, "c@x"), person(7, nil), person(8, nil),
+    ]
+
+    @Test func aNewUniquenessConstraintWithDuplicatesIsRefusedWhenTheStepIsBuiltBeside() async throws {
+        let directory = try TemporaryDirectory()
+        let model = try Self.people()
+        let url = directory.path("People.sqlite")
+        try await MigrationStores.make(at: url, model: try #require(model.versions.first?.model), rows: Self.peopleWithDuplicates)
+        let before = try StoreContents(of: url)
+        let error = await #expect(throws: MigrationError.self) {
+            try await StoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .rebuild))
+        }
+        #expect(error?.code == .constraintViolated)
+        #expect(error?.entityName == "Person" && error?.propertyName == "email" && error?.versionName == "v2")
+        #expect(error?.message.contains("uniqueness constraint on (email) in v2, but 5 objects share 2 value(s)") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("removeDuplicates") == true)
+        #expect(try StoreContents(of: url).differences(from: before).isEmpty)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") }
+        #expect(leftovers.isEmpty)
+    }
+
+    /// A mapped step whose expression makes e-mail addresses clash: "A@x" and "a@x" both become "a@x".
+    static let lowercasingStep = #"""
+        {"source": "v1", "destination": "v2", "passes": [{"name": "Only", "entityMappings": [
+          {"name": "PersonToPerson", "kind": "transform", "source": "Person", "destination": "Person",
+           "attributes": {"email": "lowercase($source.email)", "name": "$source.name"}}]}]}
+        """#
+
+    @Test func aMappedStepWhoseValuesClashIsRefusedBeforeTheSwap() async throws {
+        let directory = try TemporaryDirectory()
+        let model = try Self.people()
+        let url = directory.path("People.sqlite")
+        let rows = [Self.person(1, "A@x"), Self.person(2, "a@x"), Self.person(3, "b@x"), Self.person(4, nil)]
+        try await MigrationStores.make(at: url, model: try #require(model.versions.first?.model), rows: rows)
+        let before = try StoreContents(of: url)
+        let mapping = try StepMapping(jsonData: Data(Self.lowercasingStep.utf8))
+        let error = await #expect(throws: MigrationError.self) {
+            try await StoreMigrator().migrateStore(at: url, model: model, mappings: [mapping])
+        }
+        #expect(error?.code == .constraintViolated)
+        #expect(error?.entityName == "Person" && error?.propertyName == "email")
+        #expect(error?.message.contains("uniqueness constraint on (email) in v2, but 2 objects share 1 value(s)") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("mapping that makes the values unique") == true)
+        #expect(try StoreContents(of: url).differences(from: before).isEmpty)
+        #expect(try StoreMigrator().plan(forStoreAt: url, model: model).source == "v1")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") }
+        #expect(leftovers.isEmpty)
+
+        // Unique values pass, and the destination has the constraint's unique index.
+        try FileManager.default.removeItem(at: url)
+        try await MigrationStores.make(
+            at: url, model: try #require(model.versions.first?.model), rows: [Self.person(1, "A@x"), Self.person(2, "b@x")])
+        try await StoreMigrator().migrateStore(at: url, model: model, mappings: [mapping])
+        let migrated = try await MigrationStores.rows(of: "Person", at: url, model: try #require(model.version(named: "v2")?.model))
+        #expect(migrated.map { $0.attributes["email"] } == [.string("a@x"), .string("b@x")])
+        let connection = try Connection(path: url.path, configuration: .readOnly)
+        let sql = try connection.fetchValue("SELECT sql FROM sqlite_master WHERE name = 'Z_Person_UNIQUE_email'")?.string
+        #expect(sql?.hasPrefix("CREATE UNIQUE INDEX") == true)
+    }
 }

@@ -20,6 +20,8 @@ struct StepJob: Sendable {
     var options: MigrationOptions
     /// The step's index, for events.
     var step: Int
+    /// The destination version's name, for messages.
+    var versionName: String
     /// Whether objects keep their primary keys and `Z_OPT` (inferred steps, as in place).
     var keepsKeys: Bool
 }
@@ -67,12 +69,23 @@ extension SQLiteStore {
         progress.progress.totalUnitCount = Int64(total)
         for (name, count) in counts { emit(.entityMappingStarted(step: step, mapping: name, objects: count)) }
         let (sourceConnection, sourceSchema) = (self.connection, self.schema)
+        // Uniqueness constraints are checked once the rows are in: a duplicate then gets the same
+        // refusal as in place (entity, properties, counts) rather than SQLite's constraint error.
+        let constraints = Connection.uniquenessConstraints(of: schema).sorted { $0.key < $1.key }
+        let indexStatements = Connection.indexStatements(of: schema)
         try connection.inTransaction(.immediate) {
+            for (name, _) in constraints { try connection.executeOnce("DROP INDEX \(.identifier(name))") }
             try MappingRunner(policies: job.options.policies).run(job.passes, manager: engine)
             try Self.carryGlobalIdentities(
                 from: sourceConnection, schema: sourceSchema, into: connection, schema: schema, passes: job.passes,
                 manager: engine)
             try engine.finish()
+            for (name, constraint) in constraints {
+                try connection.checkUnique(
+                    constraint.index, of: constraint.table, entity: constraint.entity, properties: constraint.properties,
+                    version: job.versionName)
+                if let statement = indexStatements[name] { try connection.executeOnce(SQL(unsafeSQL: statement)) }
+            }
         }
         if job.journalMode == .wal { try connection.executeOnce("PRAGMA journal_mode=WAL") }
         return total

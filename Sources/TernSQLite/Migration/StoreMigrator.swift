@@ -215,7 +215,8 @@ public struct StoreMigrator: Sendable {
         let job = StepJob(
             passes: step.mappings, destinationModel: toModel, path: destination.path,
             externalDataStore: externalDataStore,
-            metadata: metadata, journalMode: journalMode, options: options, step: index, keepsKeys: step.kind == .inferred)
+            metadata: metadata, journalMode: journalMode, options: options, step: index, versionName: step.to,
+            keepsKeys: step.kind == .inferred)
         let objects = try await store.runMigrationStep(job, progress: progress, emit: emit)
         try FileSystem.synchronizeFile(atPath: destination.path)
         try FileSystem.synchronizeDirectory(atPath: destination.deletingLastPathComponent().path)

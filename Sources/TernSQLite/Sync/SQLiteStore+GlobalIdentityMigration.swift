@@ -24,14 +24,20 @@ extension Connection {
     /// drops those of entities the step removed.
     ///
     /// - Complexity: O(*n*) in the number of identities.
-    func renumberGlobalIdentities(from source: StoreSchema, to destination: StoreSchema, mapping: MappingModel) throws(SQLiteError) {
+    func renumberGlobalIdentities(
+        from source: StoreSchema, to destination: StoreSchema, mapping: MappingModel, keyOffsets: [Int: Int64] = [:]
+    ) throws(SQLiteError) {
         guard try hasTable("TERNSYNC_OBJECT") else { return }
         // Through negative numbers, so that swapped numbers never collide.
         for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
             guard let from = entityMapping.sourceEntityName.flatMap({ source.entities[$0]?.number }),
                 let to = entityMapping.destinationEntityName.flatMap({ destination.entities[$0]?.number })
             else { continue }
-            try execute("UPDATE OR IGNORE TERNSYNC_OBJECT SET ZENTITY = \(Int64(-to)) WHERE ZENTITY = \(Int64(from))")
+            // Objects whose entity moved under another root have new keys (`keyOffsets`).
+            try execute("""
+                UPDATE OR IGNORE TERNSYNC_OBJECT SET ZENTITY = \(Int64(-to)), ZENTITYPK = ZENTITYPK + \(keyOffsets[from] ?? 0) \
+                WHERE ZENTITY = \(Int64(from))
+                """)
         }
         try execute("DELETE FROM TERNSYNC_OBJECT WHERE ZENTITY > 0")
         try execute("UPDATE TERNSYNC_OBJECT SET ZENTITY = -ZENTITY")

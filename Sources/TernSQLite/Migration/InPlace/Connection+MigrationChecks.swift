@@ -64,7 +64,7 @@ extension Connection {
             .constraintViolated,
             "\(entity) has a uniqueness constraint on (\(properties.joined(separator: ", "))) in \(version), but \(objects) "
                 + "objects share \(groups) value(s) of it; nothing was written. Remove the duplicates before migrating "
-                + "(PersistentContainer.removeDuplicates), or add a mapping that makes the values unique",
+                + "(PersistentContainer.removeDuplicates), or give the step a mapping that makes the values unique",
             entity: entity, property: properties.count == 1 ? properties[0] : nil, version: version)
     }
 }

@@ -44,13 +44,16 @@ extension Connection {
         }
         for rebuild in plan.rebuilds {
             try executeOnce(StoreSchema.tableStatement(rebuild.table))
-            if let copy = rebuild.copy { try execute(Self.insertion(into: rebuild.table, from: copy)) }
-            try checkpoint()
+            for copy in [rebuild.copy].compactMap({ $0 }) + rebuild.movedCopies {
+                try execute(Self.insertion(into: rebuild.table, from: copy))
+                try checkpoint()
+            }
         }
         for rebuild in plan.joinRebuilds {
             try executeOnce(StoreSchema.tableStatement(rebuild.table))
             for source in rebuild.sources {
-                try execute(Self.insertion(into: rebuild.table, from: source, orders: rebuild.orders))
+                try execute(
+                    Self.insertion(into: rebuild.table, from: source, orders: rebuild.orders, shift: rebuild.keyShifts[source]))
             }
             try checkpoint()
         }
@@ -175,7 +178,8 @@ extension Connection {
         let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
         let values = columns.map { column -> SQL in
             switch column {
-            case "Z_PK", "Z_OPT": return .identifier(column)
+            case "Z_PK": return copy.keyOffset == 0 ? .identifier(column) : "Z_PK + \(copy.keyOffset)"
+            case "Z_OPT": return .identifier(column)
             default: return copy.sql(of: column, constant: constant)
             }
         }
@@ -186,10 +190,15 @@ extension Connection {
             """
     }
 
-    /// `INSERT … SELECT` of a join table's rows from one source.
+    /// `INSERT … SELECT` of a join table's rows from one source, keys shifted where objects got new ones.
     private static func insertion(
-        into join: JoinTableLayout, from source: TableMigrationPlan.JoinSource, orders: [TableMigrationPlan.JoinOrder]
+        into join: JoinTableLayout, from source: TableMigrationPlan.JoinSource, orders: [TableMigrationPlan.JoinOrder],
+        shift: TableMigrationPlan.JoinShift?
     ) -> SQL {
+        func keys(_ first: String, _ second: String) -> [SQL] {
+            guard let shift else { return [.identifier(first), .identifier(second)] }
+            return [shift.first.sql(of: .identifier(first)), shift.second.sql(of: .identifier(second))]
+        }
         let columns = (join.columns + orders.map(\.column)).map(SQL.identifier)
         let target: SQL = "INSERT OR IGNORE INTO \(.identifier(join.name)) (\(SQL.joined(columns)))"
         switch source {
@@ -198,11 +207,11 @@ extension Connection {
                 let ordering = (order.order.map { [SQL.identifier($0)] } ?? []) + [SQL.identifier(order.item)]
                 return "ROW_NUMBER() OVER (PARTITION BY \(.identifier(order.partition)) ORDER BY \(SQL.joined(ordering))) * 1024"
             }
-            let values = [SQL.identifier(first), SQL.identifier(second)] + positions
+            let values = keys(first, second) + positions
             return target + " SELECT \(SQL.joined(values)) FROM \(.identifier(replacedName(table)))"
         case .foreignKey(let table, let numbers, let first, let second):
             return target + """
-                 SELECT \(.identifier(first)), \(.identifier(second)) FROM \(.identifier(replacedName(table))) \
+                 SELECT \(SQL.joined(keys(first, second))) FROM \(.identifier(replacedName(table))) \
                 WHERE Z_ENT IN (\(list(numbers))) AND \(.identifier(first)) IS NOT NULL AND \(.identifier(second)) IS NOT NULL
                 """
         }

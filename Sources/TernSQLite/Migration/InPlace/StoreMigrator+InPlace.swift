@@ -36,11 +36,14 @@ extension StoreMigrator {
         var configuration = SQLiteConfiguration(journalMode: mode)
         configuration.synchronous = .full
         let connection = try SQLiteStore.openExisting(url, configuration: configuration)
+        try connection.registerExternalValueFunction(storeURL: url)
         // Plan every step before writing anything: each against the layout the previous one leaves.
         var layout = try connection.readSchema(model: models[0].from)
         for (_, to, mapping) in models {
             let next = try StoreSchema(model: to, numbers: StoreSchema.assignedNumbers(for: to))
-            _ = try TableMigrationPlan(source: layout, destination: next, mapping: mapping, largestKeys: [:])
+            _ = try TableMigrationPlan(
+                source: layout, destination: next, mapping: mapping, largestKeys: [:], rekeysMovedEntities: true,
+                changesExternalStorage: true)
             layout = next
         }
         let uuid = try connection.readMetadata().uuid
@@ -82,7 +85,14 @@ extension StoreMigrator {
         try connection.forEachRow("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY") { row in
             largestKeys[Int(row[0].int64 ?? 0)] = row[1].int64 ?? 0
         }
-        let plan = try TableMigrationPlan(source: source, destination: destination, mapping: mapping, largestKeys: largestKeys)
+        // A root's largest key is its Z_MAX, or a larger key a row has (from the table's b-tree, O(log n)).
+        for layout in source.entities.values where layout.superNumber == 0 {
+            let largest = try connection.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(layout.table))")?.int64 ?? 0
+            largestKeys[layout.number] = max(largestKeys[layout.number] ?? 0, largest)
+        }
+        let plan = try TableMigrationPlan(
+            source: source, destination: destination, mapping: mapping, largestKeys: largestKeys, rekeysMovedEntities: true,
+            changesExternalStorage: true)
         var total = 0
         for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
             guard let name = entityMapping.sourceEntityName, let layout = source.entities[name] else { continue }
@@ -109,7 +119,7 @@ extension StoreMigrator {
             lastTransaction = max(counter, largest)
         }
         try connection.apply(plan, versionName: step.to) { try Task.checkCancellationAsMigration() }
-        try connection.renumberGlobalIdentities(from: source, to: destination, mapping: mapping)
+        try connection.renumberGlobalIdentities(from: source, to: destination, mapping: mapping, keyOffsets: plan.keyOffsets)
         if let lastTransaction {
             for table in ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"] {
                 try connection.executeOnce("DROP TABLE \(.identifier(table))")

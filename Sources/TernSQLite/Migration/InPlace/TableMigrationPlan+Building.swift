@@ -1,3 +1,4 @@
+import Foundation
 import TernCore
 package import TernMigration
 
@@ -14,54 +15,62 @@ extension TableMigrationPlan {
     ///   - source: The store's layout (numbers as its `Z_PRIMARYKEY` records them).
     ///   - destination: The destination layout, numbered as Core Data numbers a new store.
     ///   - mapping: The step's inferred mapping model.
-    ///   - largestKeys: Each source root entity's `Z_MAX`, by entity number.
+    ///   - largestKeys: Each source root entity's largest key (its `Z_MAX`, or its table's
+    ///     largest `Z_PK` when larger), by entity number.
+    ///   - rekeysMovedEntities: Whether an entity may move under another inheritance root: its
+    ///     objects then get new keys (``KeyShift``), which the emitter must apply everywhere.
+    ///   - changesExternalStorage: Whether an attribute may start or stop allowing external
+    ///     storage (``ColumnValue/markedInline(_:)``, ``ColumnValue/resolvedExternal(_:)``, which
+    ///     only SQLite's emitter writes).
     /// - Throws: ``InPlaceUnsupported`` for what the plan cannot express; the step is then built
     ///   beside the store instead.
     /// - Complexity: O(*e* · *p*) in the number of entities and properties.
     package init(
-        source: StoreSchema, destination: StoreSchema, mapping: MappingModel, largestKeys: [Int: Int64]
+        source: StoreSchema, destination: StoreSchema, mapping: MappingModel, largestKeys: [Int: Int64],
+        rekeysMovedEntities: Bool = false, changesExternalStorage: Bool = false
     ) throws(InPlaceUnsupported) {
         self.source = source
         self.destination = destination
-        let builder = try PlanBuilder(source: source, destination: destination, mapping: mapping)
+        let builder = try PlanBuilder(
+            source: source, destination: destination, mapping: mapping, largestKeys: largestKeys,
+            rekeysMovedEntities: rekeysMovedEntities, changesExternalStorage: changesExternalStorage)
         var joins: [String: [JoinSource]] = [:]
         var orders: [String: [JoinOrder]] = [:]
-        for join in destination.joinTables.values { (joins[join.name], orders[join.name]) = try builder.joinSources(of: join) }
-        var copies: [String: TableCopy] = [:]
-        for table in destination.tables.values { copies[table.name] = try builder.copy(into: table) }
+        var joinShifts: [String: [JoinSource: JoinShift]] = [:]
+        for join in destination.joinTables.values {
+            (joins[join.name], orders[join.name], joinShifts[join.name]) = try builder.joinSources(of: join)
+        }
+        var copies: [String: [TableCopy]] = [:]
+        for table in destination.tables.values { copies[table.name] = try builder.copies(into: table) }
         var consumers: [String: Int] = [:]
-        for copy in copies.values.compactMap({ $0 }) { consumers[copy.sourceTable, default: 0] += 1 }
+        for copy in copies.values.joined() { consumers[copy.sourceTable, default: 0] += 1 }
         for case .foreignKey(let table, _, _, _) in joins.values.joined() { consumers[table, default: 0] += 1 }
 
         for table in destination.tables.values.sorted(by: { $0.name < $1.name }) {
-            let copy = copies[table.name] ?? nil
-            if let copy, consumers[copy.sourceTable] == 1,
+            let tableCopies = copies[table.name] ?? []
+            if tableCopies.count == 1, let copy = tableCopies.first, consumers[copy.sourceTable] == 1,
                 let alteration = builder.alteration(of: table, from: copy)
             {
                 alterations.append(alteration)
             } else {
-                rebuilds.append(TableRebuild(table: table, copy: copy))
+                rebuilds.append(TableRebuild(table: table, copy: tableCopies.first, movedCopies: Array(tableCopies.dropFirst())))
             }
-            if let copy {
-                let keys = copy.sourceNumbers.compactMap { number -> Int64? in
-                    guard let name = source.entityNames[number], let root = source.entities[name]?.rootName,
-                        let rootNumber = source.entities[root]?.number
-                    else { return nil }
-                    return largestKeys[rootNumber]
-                }
-                carriedKeys[table.name] = keys.max() ?? 0
-            }
+            if !tableCopies.isEmpty { carriedKeys[table.name] = builder.largestKey(afterCopies: tableCopies) }
         }
+        keyOffsets = builder.offsets.filter { $0.value != 0 }
         let altered = Set(alterations.map(\.table.name))
         replacedTables = Set(source.tables.keys).subtracting(altered)
         for join in destination.joinTables.values.sorted(by: { $0.name < $1.name }) {
             let sources = joins[join.name] ?? []
             if let kept = source.joinTables[join.name], kept.columns == join.columns, kept.orderColumns.isEmpty,
+                joinShifts[join.name]?.isEmpty ?? true,
                 join.orderColumns.isEmpty, sources == [.joinTable(table: join.name, first: join.columns[0], second: join.columns[1])]
             {
                 keptJoinTables.insert(join.name)
             } else {
-                joinRebuilds.append(JoinRebuild(table: join, sources: sources, orders: orders[join.name] ?? []))
+                joinRebuilds.append(
+                    JoinRebuild(
+                        table: join, sources: sources, orders: orders[join.name] ?? [], keyShifts: joinShifts[join.name] ?? [:]))
             }
         }
         replacedTables.formUnion(Set(source.joinTables.keys).subtracting(keptJoinTables))
@@ -79,10 +88,21 @@ private struct PlanBuilder {
     let destinationOf: [String: String]
     /// Source entity numbers to destination entity numbers, for migrated entities.
     let numbers: [Int: Int]
+    /// Each source root table's largest key.
+    let largestKeys: [String: Int64]
+    /// The key offset of each migrated source entity number (0 but for entities that moved under
+    /// another inheritance root, see ``TableMigrationPlan/KeyShift``).
+    let offsets: [Int: Int64]
+    /// Whether an attribute may start or stop allowing external storage.
+    let changesExternalStorage: Bool
 
-    init(source: StoreSchema, destination: StoreSchema, mapping: MappingModel) throws(InPlaceUnsupported) {
+    init(
+        source: StoreSchema, destination: StoreSchema, mapping: MappingModel, largestKeys: [Int: Int64],
+        rekeysMovedEntities: Bool, changesExternalStorage: Bool
+    ) throws(InPlaceUnsupported) {
         self.source = source
         self.destination = destination
+        self.changesExternalStorage = changesExternalStorage
         var mappings: [String: EntityMapping] = [:]
         var destinationOf: [String: String] = [:]
         var numbers: [Int: Int] = [:]
@@ -101,37 +121,96 @@ private struct PlanBuilder {
             numbers[sourceLayout.number] = destinationLayout.number
         }
         (self.mappings, self.destinationOf, self.numbers) = (mappings, destinationOf, numbers)
+        var tableKeys: [String: Int64] = [:]
+        for layout in source.entities.values where layout.superNumber == 0 {
+            tableKeys[layout.table] = max(tableKeys[layout.table] ?? 0, largestKeys[layout.number] ?? 0)
+        }
+        self.largestKeys = tableKeys
+        // The source tables feeding each destination table: the first keeps its keys, the others
+        // are offset one after the other.
+        var feeding: [String: Set<String>] = [:]
+        for (from, to) in destinationOf {
+            guard let table = source.entities[from]?.table, let target = destination.entities[to]?.table else { continue }
+            feeding[target, default: []].insert(table)
+        }
+        var tableOffsets: [String: Int64] = [:]
+        for (target, tables) in feeding where tables.count > 1 {
+            guard rekeysMovedEntities else {
+                throw InPlaceUnsupported("table \(target) would receive rows of several tables, whose keys may clash")
+            }
+            var offset: Int64 = 0
+            for table in Self.feedingOrder(tables, into: target) {
+                tableOffsets[table + "\u{0}" + target] = offset
+                offset += tableKeys[table] ?? 0
+            }
+        }
+        var offsets: [Int: Int64] = [:]
+        for (from, to) in destinationOf {
+            guard let layout = source.entities[from], let target = destination.entities[to]?.table else { continue }
+            offsets[layout.number] = tableOffsets[layout.table + "\u{0}" + target] ?? 0
+        }
+        self.offsets = offsets
+    }
+
+    /// The order in which source tables feed a destination table: the one of the same name
+    /// (the root that stays) first, keeping its keys, then the others by name.
+    static func feedingOrder(_ tables: Set<String>, into target: String) -> [String] {
+        tables.sorted { ($0 == target ? 0 : 1, $0) < ($1 == target ? 0 : 1, $1) }
+    }
+
+    /// The largest key a destination table's rows may have had: its sources' largest keys,
+    /// offsets included.
+    func largestKey(afterCopies copies: [TableMigrationPlan.TableCopy]) -> Int64 {
+        copies.map { $0.keyOffset + (largestKeys[$0.sourceTable] ?? 0) }.max() ?? 0
+    }
+
+    /// How references to the objects of a source entity and its subentities shift.
+    ///
+    /// - Parameters:
+    ///   - entity: The source entity referred to.
+    ///   - entityColumn: The referring row's column of the object's entity number, if any.
+    /// - Throws: ``InPlaceUnsupported`` when the objects shift differently and no column says
+    ///   which entity each reference is to.
+    func shift(toObjectsOf entity: String, entityColumn: String?) throws(InPlaceUnsupported) -> TableMigrationPlan.KeyShift {
+        let numbers = ([source.model.entity(named: entity)].compactMap { $0 } + source.model.allSubentities(of: entity))
+            .filter { !$0.isAbstract }.compactMap { source.entities[$0.name]?.number }
+        let shift = TableMigrationPlan.KeyShift(
+            entityColumn: entityColumn, offsets: Dictionary(uniqueKeysWithValues: numbers.map { ($0, offsets[$0] ?? 0) }))
+        guard shift.uniformOffset != nil || entityColumn != nil else {
+            throw InPlaceUnsupported("references to \(entity) objects would need new keys that differ by entity")
+        }
+        return shift
     }
 
     // MARK: - Entity tables
 
-    /// Where a destination table's rows come from, and each column's value; nil for a table
-    /// that receives no objects.
-    func copy(into table: TableLayout) throws(InPlaceUnsupported) -> TableMigrationPlan.TableCopy? {
+    /// Where a destination table's rows come from, and each column's value: one copy per source
+    /// table, the one keeping its keys first; empty for a table that receives no objects.
+    func copies(into table: TableLayout) throws(InPlaceUnsupported) -> [TableMigrationPlan.TableCopy] {
         let entities = destination.entities.values.filter { $0.table == table.name && mappings[$0.name] != nil }
             .sorted { $0.number < $1.number }
-        guard !entities.isEmpty else { return nil }
-        var sourceTables: Set<String> = []
-        var copy = TableMigrationPlan.TableCopy(sourceTable: "", sourceNumbers: [], values: [:])
+        var copies: [String: TableMigrationPlan.TableCopy] = [:]
         for layout in entities {
             guard let mapping = mappings[layout.name], let from = mapping.sourceEntityName,
                 let sourceLayout = source.entities[from]
             else { continue }
-            sourceTables.insert(sourceLayout.table)
+            var copy = copies[sourceLayout.table]
+                ?? TableMigrationPlan.TableCopy(
+                    sourceTable: sourceLayout.table, keyOffset: offsets[sourceLayout.number] ?? 0, sourceNumbers: [], values: [:])
             copy.sourceNumbers.append(sourceLayout.number)
             for (column, value) in try columnValues(of: layout, from: sourceLayout, mapping: mapping) {
                 copy.values[column, default: [:]][sourceLayout.number] = value
             }
+            copies[sourceLayout.table] = copy
         }
-        guard sourceTables.count == 1, let sourceTable = sourceTables.first else {
-            throw InPlaceUnsupported("table \(table.name) would receive rows of several tables, whose keys may clash")
+        return Self.feedingOrder(Set(copies.keys), into: table.name).compactMap { sourceTable in
+            guard var copy = copies[sourceTable] else { return nil }
+            let renumbering = numbers.filter { copy.sourceNumbers.contains($0.key) }
+            let entityValue: TableMigrationPlan.ColumnValue =
+                renumbering.allSatisfy { $0.key == $0.value } ? .column("Z_ENT") : .renumbered("Z_ENT", renumbering)
+            copy.values["Z_ENT"] = Dictionary(uniqueKeysWithValues: copy.sourceNumbers.map { ($0, entityValue) })
+            return copy
         }
-        copy.sourceTable = sourceTable
-        let renumbering = numbers.filter { copy.sourceNumbers.contains($0.key) }
-        let entityValue: TableMigrationPlan.ColumnValue =
-            renumbering.allSatisfy { $0.key == $0.value } ? .column("Z_ENT") : .renumbered("Z_ENT", renumbering)
-        copy.values["Z_ENT"] = Dictionary(uniqueKeysWithValues: copy.sourceNumbers.map { ($0, entityValue) })
-        return copy
     }
 
     /// The destination columns of one entity's rows and their values.
@@ -158,11 +237,19 @@ private struct PlanBuilder {
                     values[column.column] = .constant(try constant(attribute.defaultValue, for: column))
                 }
             case .source(let path)?:
-                values[column.column] = .column(try sourceColumn(path, of: sourceLayout, for: column))
+                let old = try sourceAttribute(path, of: sourceLayout, for: column)
+                switch (old.allowsExternalStorage, column.allowsExternalStorage) {
+                case (false, true): values[column.column] = .markedInline(old.column)
+                case (true, false): values[column.column] = .resolvedExternal(old.column)
+                default: values[column.column] = .column(old.column)
+                }
             case .call(.coalesce, let arguments)? where arguments.count == 2:
                 guard case .source(let path) = arguments[0], case .literal(let value) = arguments[1] else { fallthrough }
-                values[column.column] = .coalesce(
-                    try sourceColumn(path, of: sourceLayout, for: column), try constant(value, for: column))
+                let old = try sourceAttribute(path, of: sourceLayout, for: column)
+                guard old.allowsExternalStorage == column.allowsExternalStorage else {
+                    throw InPlaceUnsupported("\(column.name) changes how large values are stored and gets a default")
+                }
+                values[column.column] = .coalesce(old.column, try constant(value, for: column))
             default:
                 throw InPlaceUnsupported("\(layout.name).\(column.name) is computed by an expression")
             }
@@ -181,7 +268,8 @@ private struct PlanBuilder {
             guard let oldColumn = sourceLayout.toOne(named: old.name) else {
                 throw InPlaceUnsupported("\(layout.name).\(toOne.name) was to-many")
             }
-            values[toOne.column] = .column(oldColumn.column)
+            let shift = try shift(toObjectsOf: oldColumn.destination, entityColumn: oldColumn.entityColumn)
+            values[toOne.column] = shift.isZero ? .column(oldColumn.column) : .shiftedKey(oldColumn.column, shift)
             if let entityColumn = toOne.entityColumn {
                 if let oldEntityColumn = oldColumn.entityColumn {
                     values[entityColumn] = .renumbered(oldEntityColumn, numbers)
@@ -269,6 +357,10 @@ private struct PlanBuilder {
                 alteration.rewrittenColumns.append((column.name, .coalesce(column.name, constant), numbers))
             case .renumbered(_, let map):
                 alteration.rewrittenColumns.append((column.name, .renumbered(column.name, map), numbers))
+            case .markedInline:
+                alteration.rewrittenColumns.append((column.name, .markedInline(column.name), numbers))
+            case .resolvedExternal:
+                alteration.rewrittenColumns.append((column.name, .resolvedExternal(column.name), numbers))
             default: return nil
             }
         }
@@ -289,12 +381,14 @@ private struct PlanBuilder {
 
     // MARK: - Join tables
 
-    /// Where the rows of a destination join table come from, and the values of its order columns.
+    /// Where the rows of a destination join table come from, the values of its order columns, and
+    /// how the keys of each source shift.
     func joinSources(of join: JoinTableLayout) throws(InPlaceUnsupported)
-        -> ([TableMigrationPlan.JoinSource], [TableMigrationPlan.JoinOrder])
+        -> ([TableMigrationPlan.JoinSource], [TableMigrationPlan.JoinOrder], [TableMigrationPlan.JoinSource: TableMigrationPlan.JoinShift])
     {
         var sources: [TableMigrationPlan.JoinSource] = []
         var orders: [TableMigrationPlan.JoinOrder] = []
+        var shifts: [TableMigrationPlan.JoinSource: TableMigrationPlan.JoinShift] = [:]
         for layout in destination.entities.values.sorted(by: { $0.number < $1.number }) {
             guard let mapping = mappings[layout.name], let from = mapping.sourceEntityName,
                 let sourceLayout = source.entities[from]
@@ -313,25 +407,40 @@ private struct PlanBuilder {
                     orders.append(TableMigrationPlan.JoinOrder(column: myOrder, partition: own, order: oldOrder, item: other))
                 }
                 let isFirst = mine == join.columns[0]
-                func oriented(_ own: String, _ other: String) -> (String, String) { isFirst ? (own, other) : (other, own) }
+                func oriented<Value>(_ own: Value, _ other: Value) -> (Value, Value) { isFirst ? (own, other) : (other, own) }
                 let next: TableMigrationPlan.JoinSource
+                let shift: (first: TableMigrationPlan.KeyShift, second: TableMigrationPlan.KeyShift)
                 if let toOne = sourceLayout.toOne(named: old.name) {
                     let (first, second) = oriented("Z_PK", toOne.column)
                     next = .foreignKey(table: sourceLayout.table, numbers: sourceLayout.hierarchyNumbers, first: first, second: second)
+                    shift = oriented(
+                        try self.shift(toObjectsOf: sourceLayout.name, entityColumn: "Z_ENT"),
+                        try self.shift(toObjectsOf: toOne.destination, entityColumn: toOne.entityColumn))
                 } else if let oldMany = sourceLayout.toMany(named: old.name) {
                     switch oldMany.storage {
                     case .joinTable(let table, let own, let other, _):
                         let (first, second) = oriented(own, other)
                         next = .joinTable(table: table, first: first, second: second)
+                        shift = oriented(
+                            try self.shift(toObjectsOf: declaringEntity(of: old.name, from: sourceLayout.name), entityColumn: nil),
+                            try self.shift(toObjectsOf: oldMany.destination, entityColumn: nil))
                     case .inverseForeignKey(let table, let column, _):
                         let numbers = source.entities[oldMany.destination]?.hierarchyNumbers ?? []
                         let (first, second) = oriented(column, "Z_PK")
                         next = .foreignKey(table: table, numbers: numbers, first: first, second: second)
+                        let inverse = old.inverseName.flatMap { source.entities[oldMany.destination]?.toOne(named: $0) }
+                        shift = oriented(
+                            try self.shift(
+                                toObjectsOf: inverse?.destination ?? sourceLayout.name, entityColumn: inverse?.entityColumn),
+                            try self.shift(toObjectsOf: oldMany.destination, entityColumn: "Z_ENT"))
                     }
                 } else {
                     throw InPlaceUnsupported("\(layout.name).\(toMany.name) has no stored source")
                 }
                 if !sources.contains(next) { sources.append(next) }
+                if !shift.first.isZero || !shift.second.isZero {
+                    shifts[next] = TableMigrationPlan.JoinShift(first: shift.first, second: shift.second)
+                }
             }
         }
         if !join.orderColumns.isEmpty {
@@ -339,7 +448,18 @@ private struct PlanBuilder {
                 throw InPlaceUnsupported("the ordered many-to-many \(join.name) has its objects from several sources")
             }
         }
-        return (sources, orders)
+        return (sources, orders, shifts)
+    }
+
+    /// The source entity that declares a relationship an entity has (itself or an ancestor).
+    private func declaringEntity(of relationship: String, from entity: String) -> String {
+        var name = entity
+        while let description = source.model.entity(named: name) {
+            if description.relationships.contains(where: { $0.name == relationship }) { return name }
+            guard let parent = description.parentName else { break }
+            name = parent
+        }
+        return entity
     }
 
     // MARK: - Non public
@@ -355,17 +475,17 @@ private struct PlanBuilder {
         return columns
     }
 
-    /// The source column a `$source.name` path reads for a destination attribute column.
-    private func sourceColumn(_ path: [String], of sourceLayout: EntityLayout, for column: AttributeColumn)
-        throws(InPlaceUnsupported) -> String
+    /// The source attribute column a `$source.name` path reads for a destination attribute column.
+    private func sourceAttribute(_ path: [String], of sourceLayout: EntityLayout, for column: AttributeColumn)
+        throws(InPlaceUnsupported) -> AttributeColumn
     {
         guard path.count == 1, let old = sourceLayout.attribute(named: path[0]), old.derivation == column.derivation else {
             throw InPlaceUnsupported("\(sourceLayout.name).\(path.joined(separator: ".")) is not a stored attribute")
         }
-        guard old.allowsExternalStorage == column.allowsExternalStorage else {
+        guard old.allowsExternalStorage == column.allowsExternalStorage || changesExternalStorage else {
             throw InPlaceUnsupported("\(column.name) changes how large values are stored")
         }
-        return old.column
+        return old
     }
 
     /// A constant as the column stores it.
@@ -374,8 +494,12 @@ private struct PlanBuilder {
         guard let converted = try? value.converted(to: column.type), let stored = converted.databaseValue(for: column.type) else {
             throw InPlaceUnsupported("the default value of \(column.name) does not fit its type")
         }
-        if column.allowsExternalStorage, case .blob = stored {
-            throw InPlaceUnsupported("the default value of \(column.name) may go to an external file")
+        if column.allowsExternalStorage, case .blob(let bytes) = stored {
+            // Kept inline, behind Core Data's inline marker: no file is written.
+            guard changesExternalStorage else {
+                throw InPlaceUnsupported("the default value of \(column.name) may go to an external file")
+            }
+            return .blob(Data([ExternalDataStore.inlineMarker]) + bytes)
         }
         return stored
     }
@@ -399,15 +523,25 @@ private struct PlanBuilder {
     }
 
     /// Whether a destination to-one without a mapping would still be filled through its
-    /// to-many inverse's mapping.
+    /// inverse's mapping: the inverse is mapped from a source relationship that can hold objects
+    /// of the entity the layout's objects come from.
     private func inverseIsMapped(_ toOne: ToOneColumn, of layout: EntityLayout) throws(InPlaceUnsupported) -> Bool {
         guard let inverse = destination.model.relationship(named: toOne.name, inEntity: layout.name)?.inverseName else {
             return false
         }
+        let from = mappings[layout.name]?.sourceEntityName
         let targets = [toOne.destination] + destination.model.allSubentities(of: toOne.destination).map(\.name)
-        return targets.contains { target in
-            mappings[target]?.effectiveRelationshipMappings(in: destination.model).contains { $0.name == inverse } ?? false
+        for target in targets {
+            guard let mapping = mappings[target], let targetSource = mapping.sourceEntityName,
+                let expression = mapping.effectiveRelationshipMappings(in: destination.model).first(where: { $0.name == inverse })?
+                    .valueExpression
+            else { continue }
+            guard let from, let old = try? sourceRelationship(expression, of: try sourceEntityLayout(targetSource), for: inverse)
+            else { return true }
+            let reachable = [old.destinationEntityName] + source.model.allSubentities(of: old.destinationEntityName).map(\.name)
+            if reachable.contains(from) { return true }
         }
+        return false
     }
 
     /// The order column value of a to-one whose inverse is an ordered to-many: positions among

@@ -31,16 +31,60 @@ package struct TableMigrationPlan: Sendable {
         /// steps of 1024 from 1024, ordered by `order` (when given) then by primary key: the
         /// order column of an ordered to-many's objects.
         case position(partition: String, order: String?)
+        /// A source column holding keys of objects that get new keys (their entity moved under
+        /// another inheritance root), each shifted as the object it refers to.
+        case shiftedKey(String, KeyShift)
+        /// A source column of raw bytes, as an attribute that now allows external storage keeps
+        /// them: inline, behind Core Data's inline marker (`0x01`).
+        case markedInline(String)
+        /// A source column of an attribute that no longer allows external storage: the bytes it
+        /// stands for (the inline marker removed, a value in a file read from it).
+        case resolvedExternal(String)
 
         /// The source columns the value reads.
         var sourceColumns: [String] {
             switch self {
             case .constant: []
             case .column(let column), .coalesce(let column, _), .renumbered(let column, _),
-                .constantWhereNotNull(let column, _):
+                .constantWhereNotNull(let column, _), .markedInline(let column), .resolvedExternal(let column):
                 [column]
             case .position(let partition, let order): [partition] + (order.map { [$0] } ?? [])
+            case .shiftedKey(let column, let shift): [column] + (shift.entityColumn.map { [$0] } ?? [])
             }
+        }
+    }
+
+    /// How the keys of objects change when their entity moves under another inheritance root:
+    /// a destination table then receives rows of several source tables, whose keys would clash.
+    /// The rows of the first source table keep their keys; each other source table's rows get
+    /// their key plus an offset, the largest key of the tables before it, so that keys stay
+    /// unique; every reference to them (to-one columns, join tables, global identities) is
+    /// shifted the same way.
+    package struct KeyShift: Sendable, Hashable {
+        /// The column of the referring row holding the source entity number of the object
+        /// referred to; nil when every object referred to shifts alike.
+        package var entityColumn: String?
+        /// The offset of each source entity number's objects (missing: 0).
+        package var offsets: [Int: Int64]
+
+        /// Whether no key changes.
+        package var isZero: Bool { offsets.values.allSatisfy { $0 == 0 } }
+
+        /// The one offset of every object referred to, when they all shift alike.
+        var uniformOffset: Int64? {
+            let distinct = Set(offsets.values)
+            return distinct.count <= 1 ? distinct.first ?? 0 : nil
+        }
+
+        /// The SQL of a key shifted: `key + offset`, or `key + CASE entity WHEN … END`.
+        ///
+        /// - Parameter key: The SQL of the key.
+        package func sql(of key: SQL) -> SQL {
+            if let offset = uniformOffset { return offset == 0 ? key : "(\(key) + \(offset))" }
+            guard let entityColumn else { return key }
+            let cases = offsets.filter { $0.value != 0 }.sorted { $0.key < $1.key }
+                .map { "WHEN \(Int64($0.key)) THEN \($0.value)" as SQL }
+            return "(\(key) + CASE \(SQL.identifier(entityColumn)) \(SQL.joined(cases, separator: " ")) ELSE 0 END)"
         }
     }
 
@@ -48,6 +92,9 @@ package struct TableMigrationPlan: Sendable {
     package struct TableCopy: Sendable {
         /// The source table.
         package var sourceTable: String
+        /// The offset added to the rows' keys (0 but for rows of an entity that moved under
+        /// another inheritance root, see ``KeyShift``).
+        package var keyOffset: Int64 = 0
         /// The source entity numbers (`Z_ENT`) of the rows copied.
         package var sourceNumbers: [Int]
         /// The value of each destination column (besides `Z_PK` and `Z_OPT`, copied), per source
@@ -118,6 +165,9 @@ package struct TableMigrationPlan: Sendable {
         package var table: TableLayout
         /// Where its rows come from; empty for a new entity's table.
         package var copy: TableCopy?
+        /// Rows of other source tables, of entities that moved under this table's inheritance
+        /// root, with new keys (``TableCopy/keyOffset``).
+        package var movedCopies: [TableCopy] = []
     }
 
     /// Where rows of a destination join table come from.
@@ -153,6 +203,16 @@ package struct TableMigrationPlan: Sendable {
         /// The values of its order columns (an ordered many-to-many), computed over its single
         /// source, a join table.
         package var orders: [JoinOrder] = []
+        /// How each source's two columns shift, for sources that refer to objects with new keys.
+        package var keyShifts: [JoinSource: JoinShift] = [:]
+    }
+
+    /// How the two columns of a join source shift (see ``KeyShift``).
+    package struct JoinShift: Sendable, Hashable {
+        /// The shift of the destination's first column.
+        package var first: KeyShift
+        /// The shift of the destination's second column.
+        package var second: KeyShift
     }
 
     /// The source layout.
@@ -174,6 +234,8 @@ package struct TableMigrationPlan: Sendable {
     /// New derived count attributes, filled after the rows are in place and before the triggers
     /// that keep them are created.
     package var derivedCounts: [DerivedCount] = []
+    /// The key offset of each source entity number whose objects get new keys (see ``KeyShift``).
+    package var keyOffsets: [Int: Int64] = [:]
 }
 
 extension TableMigrationPlan.ColumnValue {
@@ -194,6 +256,13 @@ extension TableMigrationPlan.ColumnValue {
             return "CASE \(.identifier(column)) \(SQL.joined(cases, separator: " ")) ELSE NULL END"
         case .constantWhereNotNull(let column, let value):
             return "CASE WHEN \(.identifier(column)) IS NULL THEN NULL ELSE \(constant(value)) END"
+        case .shiftedKey(let column, let shift):
+            return shift.sql(of: .identifier(column))
+        case .markedInline(let column):
+            // `||` makes text; the cast keeps the bytes as a blob (NULL stays NULL).
+            return "CAST(X'01' || \(.identifier(column)) AS BLOB)"
+        case .resolvedExternal(let column):
+            return "\(SQL(unsafeSQL: Connection.externalValueFunction))(\(.identifier(column)))"
         case .position(let partition, let order):
             let key = SQL.identifier("Z_PK")
             let ordering: SQL = order.map { SQL.identifier($0) + ", " + key } ?? key
