@@ -12,55 +12,32 @@ import Testing
     /// v1: `Animal` and `Dog` are two roots; v2: `Dog` is a subentity of `Animal` (its `name` moves up).
     static func kennel() throws -> VersionedModel {
         try VersionedModel("Kennel") {
-            ModelVersion("v1") {
-                Entity("Animal") {
-                    Attribute("name", .string)
-                    Relationship("fans", to: "Keeper", inverse: "best").toMany()
-                }
-                Entity("Dog") {
-                    Attribute("name", .string)
-                    Attribute("bark", .string)
-                    Relationship("walker", to: "Keeper", inverse: "dogs")
-                    Relationship("toys", to: "Toy", inverse: "dogs").toMany()
-                    Relationship("puppies", to: "Puppy", inverse: "mother").toMany(ordered: true)
-                }
-                Entity("Keeper") {
-                    Attribute("name", .string)
-                    Relationship("dogs", to: "Dog", inverse: "walker").toMany()
-                    Relationship("best", to: "Animal", inverse: "fans")
-                }
-                Entity("Toy") {
-                    Attribute("name", .string)
-                    Relationship("dogs", to: "Dog", inverse: "toys").toMany()
-                }
-                Entity("Puppy") {
-                    Attribute("name", .string)
-                    Relationship("mother", to: "Dog", inverse: "puppies")
-                }
-            }
-            ModelVersion("v2") {
-                Entity("Animal") {
-                    Attribute("name", .string)
-                    Relationship("fans", to: "Keeper", inverse: "best").toMany()
-                }
-                Entity("Dog", parent: "Animal") {
-                    Attribute("bark", .string)
-                    Relationship("walker", to: "Keeper", inverse: "dogs")
-                    Relationship("toys", to: "Toy", inverse: "dogs").toMany()
-                    Relationship("puppies", to: "Puppy", inverse: "mother").toMany(ordered: true)
-                }
-                Entity("Keeper") {
-                    Attribute("name", .string)
-                    Relationship("dogs", to: "Dog", inverse: "walker").toMany()
-                    Relationship("best", to: "Animal", inverse: "fans")
-                }
-                Entity("Toy") {
-                    Attribute("name", .string)
-                    Relationship("dogs", to: "Dog", inverse: "toys").toMany()
-                }
-                Entity("Puppy") {
-                    Attribute("name", .string)
-                    Relationship("mother", to: "Dog", inverse: "puppies")
+            for (version, moved) in [("v1", false), ("v2", true)] {
+                ModelVersion(version) {
+                    Entity("Animal") {
+                        Attribute("name", .string)
+                        Relationship("fans", to: "Keeper", inverse: "best").toMany()
+                    }
+                    Entity("Dog", parent: moved ? "Animal" : nil) {
+                        if !moved { Attribute("name", .string) }
+                        Attribute("bark", .string)
+                        Relationship("walker", to: "Keeper", inverse: "dogs")
+                        Relationship("toys", to: "Toy", inverse: "dogs").toMany()
+                        Relationship("puppies", to: "Puppy", inverse: "mother").toMany(ordered: true)
+                    }
+                    Entity("Keeper") {
+                        Attribute("name", .string)
+                        Relationship("dogs", to: "Dog", inverse: "walker").toMany()
+                        Relationship("best", to: "Animal", inverse: "fans")
+                    }
+                    Entity("Toy") {
+                        Attribute("name", .string)
+                        Relationship("dogs", to: "Dog", inverse: "toys").toMany()
+                    }
+                    Entity("Puppy") {
+                        Attribute("name", .string)
+                        Relationship("mother", to: "Dog", inverse: "puppies")
+                    }
                 }
             }
         }
@@ -191,38 +168,23 @@ import Testing
     /// v1: `Dog` and `Cat` are animals; v2: `Dog` is a pet, `Pet` (a root with keys of its own) gains a subentity.
     static func pets() throws -> VersionedModel {
         try VersionedModel("Pets") {
-            ModelVersion("v1") {
-                Entity("Animal") { Attribute("name", .string) }
-                Entity("Cat", parent: "Animal") { Attribute("lives", .integer16) }
-                Entity("Dog", parent: "Animal") {
-                    Attribute("bark", .string)
-                    Relationship("walker", to: "Keeper", inverse: "dogs")
-                }
-                Entity("Pet") {
-                    Attribute("name", .string)
-                    Relationship("owner", to: "Keeper", inverse: "pet")
-                }
-                Entity("Keeper") {
-                    Attribute("name", .string)
-                    Relationship("dogs", to: "Dog", inverse: "walker").toMany()
-                    Relationship("pet", to: "Pet", inverse: "owner")
-                }
-            }
-            ModelVersion("v2") {
-                Entity("Animal") { Attribute("name", .string) }
-                Entity("Cat", parent: "Animal") { Attribute("lives", .integer16) }
-                Entity("Pet") {
-                    Attribute("name", .string)
-                    Relationship("owner", to: "Keeper", inverse: "pet")
-                }
-                Entity("Dog", parent: "Pet") {
-                    Attribute("bark", .string)
-                    Relationship("walker", to: "Keeper", inverse: "dogs")
-                }
-                Entity("Keeper") {
-                    Attribute("name", .string)
-                    Relationship("dogs", to: "Dog", inverse: "walker").toMany()
-                    Relationship("pet", to: "Pet", inverse: "owner")
+            for (version, moved) in [("v1", false), ("v2", true)] {
+                ModelVersion(version) {
+                    Entity("Animal") { Attribute("name", .string) }
+                    Entity("Cat", parent: "Animal") { Attribute("lives", .integer16) }
+                    Entity("Dog", parent: moved ? "Pet" : "Animal") {
+                        Attribute("bark", .string)
+                        Relationship("walker", to: "Keeper", inverse: "dogs")
+                    }
+                    Entity("Pet") {
+                        Attribute("name", .string)
+                        Relationship("owner", to: "Keeper", inverse: "pet")
+                    }
+                    Entity("Keeper") {
+                        Attribute("name", .string)
+                        Relationship("dogs", to: "Dog", inverse: "walker").toMany()
+                        Relationship("pet", to: "Pet", inverse: "owner")
+                    }
                 }
             }
         }
