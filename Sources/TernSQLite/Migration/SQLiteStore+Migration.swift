@@ -71,7 +71,7 @@ extension SQLiteStore {
         let (sourceConnection, sourceSchema) = (self.connection, self.schema)
         // Uniqueness constraints are checked once the rows are in: a duplicate then gets the same
         // refusal as in place (entity, properties, counts) rather than SQLite's constraint error.
-        let constraints = Connection.uniquenessConstraints(of: schema).sorted { $0.key < $1.key }
+        let constraints = UniquenessCheck.checks(of: schema).sorted { $0.key < $1.key }
         let indexStatements = Connection.indexStatements(of: schema)
         try connection.inTransaction(.immediate) {
             for (name, _) in constraints { try connection.executeOnce("DROP INDEX \(.identifier(name))") }
@@ -80,10 +80,8 @@ extension SQLiteStore {
                 from: sourceConnection, schema: sourceSchema, into: connection, schema: schema, passes: job.passes,
                 manager: engine)
             try engine.finish()
-            for (name, constraint) in constraints {
-                try connection.checkUnique(
-                    constraint.index, of: constraint.table, entity: constraint.entity, properties: constraint.properties,
-                    version: job.versionName)
+            for (name, check) in constraints {
+                try connection.checkUnique(check, version: job.versionName)
                 if let statement = indexStatements[name] { try connection.executeOnce(SQL(unsafeSQL: statement)) }
             }
         }

@@ -39,32 +39,16 @@ extension Connection {
     /// Checks, before a uniqueness constraint's index is created, that no two objects share its
     /// values (Core Data creates the index and the migration fails on duplicates).
     ///
-    /// Rows with an empty value in one of the columns never clash, as in SQLite's unique indexes.
-    ///
     /// - Parameters:
-    ///   - index: The unique index about to be created.
-    ///   - table: The table it indexes.
-    ///   - entity: The entity whose constraint it is.
-    ///   - properties: The constraint's properties.
+    ///   - check: The constraint's check.
     ///   - version: The destination version's name, for the message.
     /// - Throws: ``TernMigration/MigrationError`` with code `constraintViolated` naming the entity,
     ///   the properties and the number of clashing value groups and objects (the caller rolls back).
     /// - Complexity: O(*n* log *n*) in the table's rows.
-    func checkUnique(_ index: IndexLayout, of table: String, entity: String, properties: [String], version: String) throws {
-        let columns = index.columns.map { SQL.identifier($0.name) }
-        let filled = SQL.joined(columns.map { "\($0) IS NOT NULL" as SQL }, separator: " AND ")
-        let row = try fetchAll("""
-            SELECT COUNT(*), TOTAL(n) FROM (SELECT COUNT(*) AS n FROM \(.identifier(table)) WHERE \(filled) \
-            GROUP BY \(SQL.joined(columns)) HAVING COUNT(*) > 1)
-            """).first
-        let groups = row?[0].int64 ?? 0
-        guard groups > 0 else { return }
-        let objects = Int64(row?[1].double ?? 0)
-        throw MigrationError(
-            .constraintViolated,
-            "\(entity) has a uniqueness constraint on (\(properties.joined(separator: ", "))) in \(version), but \(objects) "
-                + "objects share \(groups) value(s) of it; nothing was written. Remove the duplicates before migrating "
-                + "(PersistentContainer.removeDuplicates), or give the step a mapping that makes the values unique",
-            entity: entity, property: properties.count == 1 ? properties[0] : nil, version: version)
+    func checkUnique(_ check: UniquenessCheck, version: String) throws {
+        let row = try fetchAll(check.countQuery).first
+        if let failure = check.failure(groups: row?[0].int64 ?? 0, objects: row?[1].int64 ?? 0, version: version) {
+            throw failure
+        }
     }
 }

@@ -69,11 +69,9 @@ extension Connection {
             try executeOnce("DROP TABLE \(.identifier(Self.replacedName(table)))")
         }
         let existing = Set(try names("SELECT name FROM sqlite_master WHERE type = 'index'"))
-        let constraints = Self.uniquenessConstraints(of: plan.destination)
+        let constraints = UniquenessCheck.checks(of: plan.destination)
         for (name, statement) in wanted.sorted(by: { $0.key < $1.key }) where !existing.contains(name) {
-            if let (table, index, entity, properties) = constraints[name] {
-                try checkUnique(index, of: table, entity: entity, properties: properties, version: versionName)
-            }
+            if let check = constraints[name] { try checkUnique(check, version: versionName) }
             try executeOnce(SQL(unsafeSQL: statement))
         }
         for trigger in plan.destination.derivedAttributeTriggers { try executeOnce(trigger) }
@@ -103,24 +101,6 @@ extension Connection {
             statements["\(join.name)_\(join.columns[1])_INDEX"] = StoreSchema.indexStatement(of: join).text
         }
         return statements
-    }
-
-    /// The unique indexes of a schema's uniqueness constraints, by index name, with their
-    /// table, entity and properties.
-    static func uniquenessConstraints(of schema: StoreSchema)
-        -> [String: (table: String, index: IndexLayout, entity: String, properties: [String])]
-    {
-        var constraints: [String: (table: String, index: IndexLayout, entity: String, properties: [String])] = [:]
-        for entity in schema.model.entities {
-            guard let table = schema.entities[entity.name]?.table, let layout = schema.tables[table] else { continue }
-            for properties in entity.uniquenessConstraints {
-                let name = "Z_\(entity.name)_UNIQUE_" + properties.joined(separator: "_")
-                if let index = layout.indexes.first(where: { $0.name == name && $0.isUnique }) {
-                    constraints[name] = (table, index, entity.name, properties)
-                }
-            }
-        }
-        return constraints
     }
 
     /// A constant as `DEFAULT` text, for DDL, which cannot bind values: an integer's decimal
