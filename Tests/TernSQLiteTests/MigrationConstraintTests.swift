@@ -203,9 +203,13 @@ import Testing
         let url = directory.path("People.sqlite")
         try await MigrationStores.make(at: url, model: try #require(model.versions.first?.model), rows: Self.peopleWithDuplicates)
         let before = try StoreContents(of: url)
+        let recorder = EventRecorder()
         let error = await #expect(throws: MigrationError.self) {
-            try await StoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .rebuild))
+            try await StoreMigrator().migrateStore(
+                at: url, model: model, options: MigrationOptions(strategy: .rebuild), onEvent: { recorder.record($0) })
         }
+        // Counted on the store's rows before the new file is written: no entity mapping started.
+        #expect(!recorder.events.contains { if case .entityMappingStarted = $0 { true } else { false } })
         #expect(error?.code == .constraintViolated)
         #expect(error?.entityName == "Person" && error?.propertyName == "email" && error?.versionName == "v2")
         #expect(error?.message.contains("uniqueness constraint on (email) in v2, but 5 objects share 2 value(s)") == true, "\(String(describing: error))")

@@ -203,10 +203,20 @@ public struct StoreMigrator: Sendable {
             throw MigrationError(.unknownVersion, "The model has no version \(step.from) or \(step.to)")
         }
         if step.kind == .inferred, let mapping = step.mappings.first {
-            // What the in-place path checks: attributes that become required must have values.
+            // What the in-place path checks, before anything is written: attributes that become
+            // required must have values, and new uniqueness constraints unique values (when the
+            // step's rows can be expressed in SQL; the new file is checked before the swap anyway).
             let connection = try SQLiteStore.openExisting(source, configuration: .readOnly)
             let layout = try connection.readSchema(model: fromModel)
             try connection.checkRequiredValues(of: mapping, source: layout, destination: toModel, step: (step.from, step.to))
+            let destination = try StoreSchema(model: toModel, numbers: StoreSchema.assignedNumbers(for: toModel))
+            if let plan = try? TableMigrationPlan(
+                source: layout, destination: destination, mapping: mapping, largestKeys: [:], rekeysMovedEntities: true,
+                changesExternalStorage: true)
+            {
+                try connection.registerExternalValueFunction(storeURL: source)
+                try connection.checkUnique(before: plan, version: step.to)
+            }
         }
         let store = try SQLiteStore(at: source, model: fromModel, configuration: .readOnly)
         var metadata = StoreSchema.newMetadata(for: toModel, autoVacuum: .none)

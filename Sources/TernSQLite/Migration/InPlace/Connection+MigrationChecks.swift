@@ -51,4 +51,37 @@ extension Connection {
             throw failure
         }
     }
+
+    /// Checks, before an inferred step writes anything, that the values its new uniqueness
+    /// constraints cover are unique: the count of ``checkUnique(_:version:)`` over the rows the
+    /// step would give each table, computed from the store's own rows.
+    ///
+    /// - Parameters:
+    ///   - plan: The step's plan over the store.
+    ///   - version: The destination version's name, for the message.
+    /// - Throws: ``TernMigration/MigrationError`` with code `constraintViolated`; ``SQLiteError``
+    ///   when counting fails.
+    /// - Complexity: O(*n* log *n*) in the rows of each table with a uniqueness constraint.
+    func checkUnique(before plan: TableMigrationPlan, version: String) throws {
+        let existing = Set(plan.source.tables.values.flatMap { $0.indexes.filter(\.isUnique).map(\.name) })
+        for (name, check) in UniquenessCheck.checks(of: plan.destination).sorted(by: { $0.key < $1.key })
+        where !existing.contains(name) {
+            guard let copies = plan.copies[check.table], !copies.isEmpty else { continue }
+            let names = check.columns.indices.map { "c\($0)" }
+            let selections = copies.map { copy -> SQL in
+                let values = zip(check.columns, names).map { column, name in
+                    copy.sql(of: column, constant: Self.constant) + " AS \(SQL.identifier(name))"
+                }
+                return """
+                    SELECT \(SQL.joined(values)) FROM \(.identifier(copy.sourceTable)) \
+                    WHERE Z_ENT IN (\(Self.list(copy.sourceNumbers)))
+                    """
+            }
+            let rows: SQL = "(\(SQL.joined(selections, separator: " UNION ALL "))) AS migrated"
+            let row = try fetchAll(UniquenessCheck.countQuery(from: rows, columns: names)).first
+            if let failure = check.failure(groups: row?[0].int64 ?? 0, objects: row?[1].int64 ?? 0, version: version) {
+                throw failure
+            }
+        }
+    }
 }

@@ -198,12 +198,12 @@ extension Connection {
     }
 
     /// A constant as SQLite takes it: bound, or NULL.
-    private static func constant(_ value: DatabaseValue) -> SQL {
+    static func constant(_ value: DatabaseValue) -> SQL {
         value == .null ? "NULL" : "\(value)"
     }
 
     /// A comma-separated list of bound integers.
-    private static func list(_ numbers: [Int]) -> SQL {
+    static func list(_ numbers: [Int]) -> SQL {
         SQL.joined(numbers.sorted().map { "\(Int64($0))" as SQL })
     }
 }

@@ -42,6 +42,7 @@ extension TableMigrationPlan {
         }
         var copies: [String: [TableCopy]] = [:]
         for table in destination.tables.values { copies[table.name] = try builder.copies(into: table) }
+        self.copies = copies
         var consumers: [String: Int] = [:]
         for copy in copies.values.joined() { consumers[copy.sourceTable, default: 0] += 1 }
         for case .foreignKey(let table, _, _, _) in joins.values.joined() { consumers[table, default: 0] += 1 }

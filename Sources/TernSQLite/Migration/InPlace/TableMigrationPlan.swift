@@ -236,6 +236,9 @@ package struct TableMigrationPlan: Sendable {
     package var derivedCounts: [DerivedCount] = []
     /// The key offset of each source entity number whose objects get new keys (see ``KeyShift``).
     package var keyOffsets: [Int: Int64] = [:]
+    /// Where each destination table's rows come from (the rows of altered tables included), by
+    /// table name: what a check of the destination's values can read from the store beforehand.
+    package var copies: [String: [TableCopy]] = [:]
 }
 
 extension TableMigrationPlan.ColumnValue {

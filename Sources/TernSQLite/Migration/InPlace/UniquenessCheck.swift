@@ -43,11 +43,18 @@ package struct UniquenessCheck: Sendable, Hashable {
     /// number of objects sharing them (NULL when none).
     ///
     /// - Complexity: O(*n* log *n*) in the table's rows.
-    package var countQuery: SQL {
+    package var countQuery: SQL { Self.countQuery(from: .identifier(table), columns: columns) }
+
+    /// ``countQuery`` over any rows: a table, or a subquery with its alias.
+    ///
+    /// - Parameters:
+    ///   - rows: The SQL of the rows (`"ZTABLE"`, or `(SELECT …) AS rows`).
+    ///   - columns: The columns of the rows that hold the constraint's values.
+    package static func countQuery(from rows: SQL, columns: [String]) -> SQL {
         let columns = columns.map { SQL.identifier($0) }
         let filled = SQL.joined(columns.map { "\($0) IS NOT NULL" as SQL }, separator: " AND ")
         return """
-            SELECT COUNT(*), SUM(n) FROM (SELECT COUNT(*) AS n FROM \(.identifier(table)) WHERE \(filled) \
+            SELECT COUNT(*), SUM(n) FROM (SELECT COUNT(*) AS n FROM \(rows) WHERE \(filled) \
             GROUP BY \(SQL.joined(columns)) HAVING COUNT(*) > 1) AS duplicates
             """
     }
