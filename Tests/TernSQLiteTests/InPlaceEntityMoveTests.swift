@@ -226,4 +226,27 @@ import Testing
         let verification = try await StoreVerifier.verify(storeAt: inPlace, model: v2)
         #expect(verification.problems.isEmpty, "\(verification.problems)")
     }
+
+    @Test func thePlanRekeysOnlyWhenItsEmitterCan() throws {
+        let model = try Self.kennel()
+        let (from, to) = (model.versions[0].model, model.versions[1].model)
+        let source = try StoreSchema(model: from, numbers: StoreSchema.assignedNumbers(for: from))
+        let destination = try StoreSchema(model: to, numbers: StoreSchema.assignedNumbers(for: to))
+        let mapping = try MappingModel.inferred(from: from, to: to)
+        // An emitter that cannot shift keys (PostgreSQL's today) gets a refusal, and builds beside.
+        #expect(throws: InPlaceUnsupported.self) {
+            try TableMigrationPlan(source: source, destination: destination, mapping: mapping, largestKeys: [:])
+        }
+        let animal = try #require(source.entities["Animal"]?.number)
+        let dog = try #require(source.entities["Dog"]?.number)
+        let plan = try TableMigrationPlan(
+            source: source, destination: destination, mapping: mapping, largestKeys: [animal: 7, dog: 5], rekeysMovedEntities: true)
+        // Dogs follow the animals' largest key; the animals' table keeps its keys and is copied first.
+        #expect(plan.keyOffsets == [dog: 7])
+        let rebuild = try #require(plan.rebuilds.first { $0.table.name == "ZANIMAL" })
+        #expect(rebuild.copy?.sourceTable == "ZANIMAL" && rebuild.copy?.keyOffset == 0)
+        #expect(rebuild.movedCopies.map(\.sourceTable) == ["ZDOG"] && rebuild.movedCopies.map(\.keyOffset) == [7])
+        #expect(plan.carriedKeys["ZANIMAL"] == 12)
+        #expect(plan.replacedTables.contains("ZDOG"))
+    }
 }
