@@ -34,6 +34,9 @@ public actor SQLiteStore {
     let externalData: ExternalDataStore
     /// The external data files written by the save in progress, removed if it fails.
     var filesOfPendingSave: [String] = []
+    /// While ``inSyncTransaction(_:)`` runs: the external data files its saves replaced (removed
+    /// once it commits) and wrote (removed if it rolls back); nil otherwise.
+    var filesOfSyncTransaction: (replaced: [String], written: [String])?
     /// The store's UUID when it was opened (its metadata's `uuid`, `Z_UUID`).
     public nonisolated let identifier: String
     /// The store's metadata, as last read or written.

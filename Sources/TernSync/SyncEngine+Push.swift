@@ -34,13 +34,25 @@ extension SyncEngine {
             let page = try await store.fetchHistory(request)
             guard let last = page.last?.token else { break }
             var transactions: [SyncPushTransaction] = []
+            var changeCount = 0
             for transaction in page where transaction.author != Self.author {
-                let changes = try await changes(of: transaction)
-                guard !changes.isEmpty else { continue }
-                transactions.append(
-                    SyncPushTransaction(
-                        device: device, localNumber: transaction.token.transactionNumber, author: transaction.author,
-                        modelDigest: store.model.versionHashesDigest, changes: changes, basedOn: basedOn))
+                var header = SyncPushTransaction(
+                    device: device, localNumber: transaction.token.transactionNumber, author: transaction.author,
+                    modelDigest: store.model.versionHashesDigest, changes: [], basedOn: basedOn)
+                if transaction.changes.count > pageSize {
+                    try await send(transactions, resolve: resolve, into: &summary)
+                    (transactions, changeCount) = ([], 0)
+                    try await sendInParts(transaction, header: header, resolve: resolve, into: &summary)
+                    continue
+                }
+                header.changes = try await changes(of: transaction.changes)
+                guard !header.changes.isEmpty else { continue }
+                transactions.append(header)
+                changeCount += header.changes.count
+                if changeCount >= pageSize {
+                    try await send(transactions, resolve: resolve, into: &summary)
+                    (transactions, changeCount) = ([], 0)
+                }
             }
             try await send(transactions, resolve: resolve, into: &summary)
             try await store.setSyncState([StateKey.pushed: last.description])
@@ -55,10 +67,22 @@ extension SyncEngine {
         _ transactions: [SyncPushTransaction], resolve: SyncServer.ConflictHandler?, into summary: inout SyncSummary
     ) async throws {
         guard !transactions.isEmpty else { return }
-        let result = try await server.push(transactions, resolve: resolve)
-        summary.pushedTransactions += result.transactions
-        summary.pushedChanges += result.changes
-        summary.mergedOnServer += result.merged
+        summary.addPushed(try await server.push(transactions, resolve: resolve))
+    }
+
+    /// Sends one local transaction of more than ``pageSize`` changes in parts of ``pageSize``;
+    /// the server records it whole when the last part arrives.
+    private func sendInParts(
+        _ transaction: HistoryTransaction, header: SyncPushTransaction, resolve: SyncServer.ConflictHandler?,
+        into summary: inout SyncSummary
+    ) async throws {
+        let count = transaction.changes.count
+        for (number, start) in stride(from: 0, to: count, by: pageSize).enumerated() {
+            var part = header
+            part.changes = try await changes(of: Array(transaction.changes[start..<min(start + pageSize, count)]))
+            summary.addPushed(
+                try await server.push(part: part, number: number, isLast: start + pageSize >= count, resolve: resolve))
+        }
     }
 
     /// Pushes every object (and, after a migration, every delete the server may not know), a
@@ -87,7 +111,10 @@ extension SyncEngine {
                     changes = identities.map { SyncChange(object: $0.identifier, entity: entity, kind: .delete) }
                 } else {
                     for row in try await store.rows(for: identities.map(\.reference)) {
-                        if let change = try await change(of: row, kind: .insert, properties: nil) { changes.append(change) }
+                        guard var change = try await change(of: row, kind: .insert, properties: nil) else { continue }
+                        // Before the first sync (nothing pushed or pulled), a row saved again after its insert carries edits.
+                        change.isEdited = number == 0 && basedOn == 0 && row.version > 1
+                        changes.append(change)
                     }
                 }
                 let transaction = SyncPushTransaction(
@@ -129,10 +156,10 @@ extension SyncEngine {
         return placed
     }
 
-    /// The changes of one history transaction, with the current values of what it changed.
-    private func changes(of transaction: HistoryTransaction) async throws -> [SyncChange] {
+    /// Changes of a history transaction, with the current values of what they changed.
+    private func changes(of historyChanges: [HistoryChange]) async throws -> [SyncChange] {
         var changes: [SyncChange] = []
-        for change in transaction.changes {
+        for change in historyChanges {
             guard let reference = change.objectID.rowReference else { continue }
             switch change.changeType {
             case .delete:

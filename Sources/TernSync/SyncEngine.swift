@@ -43,8 +43,8 @@ public struct SyncEngine: Sendable {
     /// Decides properties two devices wrote concurrently (by default the later write in server
     /// order wins).
     public let conflictResolver: SyncConflictResolver
-    /// How many objects (snapshot pushes, pulls) or local transactions (pushes) travel in one
-    /// server round trip and one local transaction: memory stays bounded by it.
+    /// How many objects (snapshot pushes, pulls), local transactions or changes (pushes; a larger
+    /// transaction travels in parts) travel in one server round trip: memory stays bounded by it.
     public let pageSize: Int
 
     /// Creates an engine.
@@ -100,6 +100,8 @@ public struct SyncEngine: Sendable {
         static let pulled = "pulled"
         /// References to objects not pulled yet: `pending/<object>/<property>` → identifiers.
         static let pendingPrefix = "pending/"
+        /// Set while a resync runs: the pull that finishes it deletes what the server lacks.
+        static let resyncing = "resyncing"
     }
 
     /// The device's identifier, made on first use.
@@ -154,6 +156,13 @@ public struct SyncSummary: Sendable, Hashable, CustomStringConvertible {
         updated += pulled.updated
         deleted += pulled.deleted
         mergedLocally += pulled.mergedLocally
+    }
+
+    /// Counts what the server recorded of a push.
+    mutating func addPushed(_ result: SyncPushResult) {
+        pushedTransactions += result.transactions
+        pushedChanges += result.changes
+        mergedOnServer += result.merged
     }
 
     /// One line: what was pushed and pulled.

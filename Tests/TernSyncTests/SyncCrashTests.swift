@@ -109,8 +109,14 @@ struct SyncCrashTests {
             check: { finished in
                 let device = try SyncTestDevice(opening: store, server: server, pageSize: Self.pageSize)
                 let cursor = try await device.store.syncState(forKey: "pulled")
-                let state = cursor == nil || cursor == "0" ? "not started" : cursor?.contains("/") == true ? "in a page" : "pulled"
+                let staged = try await device.store.stagedSyncCursor() != nil
+                let applied = cursor != nil && cursor != "0"
+                let state = staged ? "downloading" : applied ? "pulled" : "not started"
                 if finished, state != "pulled" { throw CrashHarness.Failure("the pull did not finish: \(state)") }
+                // One transaction: before it commits the device holds none of the server's objects.
+                if !applied, try await device.count("Recipe") != 0 {
+                    throw CrashHarness.Failure("a pull killed \(state) left part of its objects")
+                }
                 _ = try await device.engine.pull()
                 guard try await device.export() == expected else {
                     throw CrashHarness.Failure("after a kill \(state), pulling again left other data than the server's")

@@ -88,4 +88,73 @@ struct SyncMigrationTests {
         #expect(try await b.count("Step") == stepsOnA)
         #expect(try await b.count("Recipe") == recipes.count)
     }
+    /// Deletes a device saved but had not pushed when its store migrated travel through the
+    /// migration (in place, rebuilt beside, mapped) and reach the other devices.
+    @Test func deletesNotPushedBeforeAMigrationArePushedAfterIt() async throws {
+        let directory = try TemporaryDirectory()
+        let server = try PostgreSQLTestServer.freshStoreURL(prefix: "sync")
+        let chefsBook = try ChefsBook.model()
+        let older = chefsBook.versions.map(\.model)
+        var urls: [URL] = []
+        for name in ["a", "b", "c"] {
+            let url = directory.url.appendingPathComponent("\(name).sqlite")
+            try await ChefsBook.createLegacyStore(at: url, model: chefsBook, version: 2)
+            urls.append(url)
+        }
+        func devices(_ olderModels: [ManagedObjectModel]) throws -> [SyncTestDevice] {
+            try urls.map { try SyncTestDevice(opening: $0, server: server, olderModels: olderModels) }
+        }
+        // Version 4 calls a recipe's name its title.
+        func nameKey(_ device: SyncTestDevice) -> String {
+            device.store.model.allAttributes(of: "Recipe").contains { $0.name == "title" } ? "title" : "name"
+        }
+        func titles(on device: SyncTestDevice) async throws -> [String] {
+            let key = nameKey(device)
+            return try await device.store.fetch(StoreFetchRequest(entityName: "Recipe")).compactMap { row in
+                if case .string(let title)? = row.attributes[key] { title } else { nil }
+            }.sorted()
+        }
+        func deleteRecipe(_ index: Int, on device: SyncTestDevice) async throws -> String {
+            let title = try #require(try await titles(on: device).dropFirst(index).first)
+            let key = nameKey(device)
+            try await device.edit { context in
+                let request = FetchRequest(
+                    entityName: "Recipe", predicate: try FetchPredicate("\(key) == %@", arguments: [.value(.string(title))]))
+                context.delete(try #require(try await context.fetch(request).first))
+            }
+            return title
+        }
+        var gone: [String] = []
+        let recipes: Int
+        do {
+            let all = try devices([])
+            try await converge(all)
+            recipes = try await all[0].count("Recipe")
+            // B deletes a recipe, then migrates in place before it syncs; C deletes another, then
+            // migrates rebuilt beside.
+            gone.append(try await deleteRecipe(0, on: all[1]))
+            gone.append(try await deleteRecipe(1, on: all[2]))
+        }
+        try await Self.migrate(urls[0], to: 3, strategy: .inPlace)
+        try await Self.migrate(urls[1], to: 3, strategy: .inPlace)
+        try await Self.migrate(urls[2], to: 3, strategy: .rebuild)
+        do {
+            let all = try devices([older[1]])
+            try await converge(all)
+            for device in all {
+                let left = try await titles(on: device)
+                for title in gone { #expect(!left.contains(title), "\(title) came back") }
+            }
+            // A deletes one more, then every device takes the mapped step to version 4.
+            gone.append(try await deleteRecipe(0, on: all[0]))
+        }
+        for url in urls { try await Self.migrate(url, to: 4, strategy: .automatic) }
+        let all = try devices([older[1], older[2]])
+        try await converge(all)
+        for device in all {
+            let left = try await titles(on: device)
+            #expect(left.count == recipes - 3)
+            for title in gone { #expect(!left.contains(title), "\(title) came back") }
+        }
+    }
 }

@@ -4,9 +4,9 @@ public import Foundation
 ///
 /// Attribute values travel as text (the sync engine's encoding); relationships as the global
 /// identifiers of their destinations, so that the server can follow merged objects.
-public struct SyncChange: Sendable, Hashable {
+public struct SyncChange: Sendable, Hashable, Codable {
     /// What happened to the object.
-    public enum Kind: Int64, Sendable, Hashable {
+    public enum Kind: Int64, Sendable, Hashable, Codable {
         /// The object was created.
         case insert = 0
         /// Some of its properties changed.
@@ -31,6 +31,11 @@ public struct SyncChange: Sendable, Hashable {
     /// then the object's identity is its content (every attribute and to-one relationship),
     /// matched once per device against objects other devices pushed.
     public var uniqueKey: [String]?
+    /// In a snapshot: whether the device changed the object after creating it, before its first
+    /// sync. Then its values that differ from the server's are writes at the snapshot's place in
+    /// server order (later write wins, as any edit), not initial state that fills only what
+    /// nobody else wrote.
+    public var isEdited = false
 
     /// Creates a change.
     ///
@@ -131,7 +136,7 @@ public enum SyncWriteChoice: Sendable, Hashable {
 }
 
 /// The current state of one object on the server.
-public struct SyncObjectState: Sendable, Hashable {
+public struct SyncObjectState: Sendable, Hashable, Codable {
     /// The object's global identifier.
     public var object: UUID
     /// Its entity.
@@ -148,7 +153,7 @@ public struct SyncObjectState: Sendable, Hashable {
 
 /// Where a pull stands: the server sequence number of the last object applied and, while a
 /// pull is paged, that object's identifier (objects come in `(sequence, identifier)` order).
-public struct SyncPullCursor: Sendable, Hashable, LosslessStringConvertible {
+public struct SyncPullCursor: Sendable, Hashable, Codable, LosslessStringConvertible {
     /// The sequence number.
     public var sequence: Int64
     /// The last object applied at that sequence number, or nil when all of them were.
@@ -185,7 +190,7 @@ public struct SyncPullCursor: Sendable, Hashable, LosslessStringConvertible {
 }
 
 /// What a device pulls: the objects changed after a cursor, a page at a time.
-public struct SyncPullBatch: Sendable, Hashable {
+public struct SyncPullBatch: Sendable, Hashable, Codable {
     /// The last server sequence number this batch covers (when complete: every change up to it).
     public var lastSequence: Int64
     /// Where the next page starts; equal to `SyncPullCursor(sequence: lastSequence)` when complete.

@@ -39,6 +39,9 @@ public actor SyncServer {
               device text NOT NULL, seq bigint NOT NULL);
             CREATE TABLE IF NOT EXISTS tern_sync_devices (device text PRIMARY KEY, pulled bigint NOT NULL);
             CREATE TABLE IF NOT EXISTS tern_sync_settings (name text PRIMARY KEY, value bigint NOT NULL);
+            ALTER TABLE tern_sync_objects ADD COLUMN IF NOT EXISTS echo_device text;
+            CREATE TABLE IF NOT EXISTS tern_sync_staged (device text NOT NULL, local_number bigint NOT NULL,
+              part integer NOT NULL, changes text NOT NULL, PRIMARY KEY (device, local_number, part));
             """)
     }
 
@@ -66,22 +69,79 @@ public actor SyncServer {
             try connection.execute("LOCK TABLE tern_sync_transactions IN EXCLUSIVE MODE")
             var result = SyncPushResult(transactions: 0, changes: 0, merged: 0)
             for transaction in transactions {
-                if transaction.localNumber > 0, let purged = try connection.fetchValue(
-                    "SELECT value FROM tern_sync_settings WHERE name = \("device:" + transaction.device.uuidString)"
-                )?.int64, transaction.localNumber <= purged {
-                    continue  // recorded before a purge
-                }
-                guard let seq = try connection.fetchValue("""
-                    INSERT INTO tern_sync_transactions (device, local_number, author, model_digest) \
-                    VALUES (\(transaction.device.uuidString), \(transaction.localNumber), \
-                    \(transaction.author.map(DatabaseValue.text) ?? .null), \(transaction.modelDigest)) \
-                    ON CONFLICT (device, local_number) DO NOTHING RETURNING seq
-                    """)?.int64
-                else { continue }
+                guard try !isRecorded(transaction), let seq = try insertTransaction(transaction) else { continue }
                 result.transactions += 1
                 result.changes += transaction.changes.count
-                result.merged += try record(transaction, seq: seq, handler: resolve)
+                result.merged += try record(transaction, seq: seq, handler: resolve) { $0 == 0 ? transaction.changes : nil }
             }
+            return result
+        }
+    }
+
+    /// Records one local transaction too large for one round trip, a part at a time. Parts
+    /// before the last are kept aside (`tern_sync_staged`); when the last arrives, the whole
+    /// transaction is recorded in one server transaction, as ``push(_:resolve:)`` would, reading
+    /// the parts back one at a time, and the parts are removed. So other devices never see part
+    /// of it, a part sent again replaces itself, and memory holds one part.
+    ///
+    /// - Parameters:
+    ///   - transaction: The transaction's header, with this part's changes.
+    ///   - number: The part's number, from 0.
+    ///   - isLast: Whether it is the last part.
+    ///   - resolve: Decides conflicting writes; nil: the pushed value wins.
+    /// - Returns: What was recorded (nothing before the last part).
+    /// - Throws: ``PostgreSQLError``, with code `invalidValue` when an earlier part is missing
+    ///   (push the transaction again from its first part); nothing is recorded when it throws.
+    /// - Complexity: O(*c*) statements for *c* changes in all parts.
+    public func push(
+        part transaction: SyncPushTransaction, number: Int, isLast: Bool, resolve: ConflictHandler? = nil
+    ) throws -> SyncPushResult {
+        let device = transaction.device.uuidString
+        let changes = String(decoding: try JSONEncoder().encode(transaction.changes), as: UTF8.self)
+        let stage: SQL = """
+            INSERT INTO tern_sync_staged (device, local_number, part, changes) \
+            VALUES (\(device), \(transaction.localNumber), \(Int64(number)), \(changes)) \
+            ON CONFLICT (device, local_number, part) DO UPDATE SET changes = excluded.changes
+            """
+        guard isLast else {
+            try connection.execute(stage)
+            return SyncPushResult(transactions: 0, changes: 0, merged: 0)
+        }
+        return try connection.inTransaction {
+            try connection.execute("LOCK TABLE tern_sync_transactions IN EXCLUSIVE MODE")
+            try connection.execute(stage)
+            let forget: SQL = """
+                DELETE FROM tern_sync_staged WHERE device = \(device) AND local_number = \(transaction.localNumber)
+                """
+            let staged = try connection.fetchValue("""
+                SELECT COUNT(*) FROM tern_sync_staged WHERE device = \(device) AND local_number = \(transaction.localNumber) \
+                AND part <= \(Int64(number))
+                """)?.int64 ?? 0
+            guard staged == Int64(number) + 1 else {
+                throw PostgreSQLError(
+                    .invalidValue,
+                    "Part of local transaction \(transaction.localNumber) of device \(device) never reached the server; "
+                        + "push the transaction again from its first part.")
+            }
+            var result = SyncPushResult(transactions: 0, changes: 0, merged: 0)
+            guard try !isRecorded(transaction), let seq = try insertTransaction(transaction) else {
+                try connection.execute(forget)
+                return result
+            }
+            var counted: Set<Int> = []
+            let decoder = JSONDecoder()
+            result.merged = try record(transaction, seq: seq, handler: resolve) { index in
+                guard index <= number, let text = try connection.fetchValue("""
+                    SELECT changes FROM tern_sync_staged WHERE device = \(device) \
+                    AND local_number = \(transaction.localNumber) AND part = \(Int64(index))
+                    """)?.string
+                else { return nil }
+                let changes = try decoder.decode([SyncChange].self, from: Data(text.utf8))
+                if counted.insert(index).inserted { result.changes += changes.count }
+                return changes
+            }
+            result.transactions = 1
+            try connection.execute(forget)
             return result
         }
     }
@@ -92,16 +152,20 @@ public actor SyncServer {
     /// the same range and the model digests of the transactions after the cursor, read in one
     /// consistent snapshot.
     ///
+    /// An object whose current state is exactly what `device` pushed, on top of a state that
+    /// device had already pulled, is left out for that device: it holds that state already.
+    ///
     /// - Parameters:
     ///   - cursor: Where the device stands (`SyncPullCursor(sequence: 0)` for nothing pulled).
     ///   - limit: The page size.
+    ///   - device: The pulling device, whose own pushes are left out; nil: send everything.
     /// - Returns: The page; ``SyncPullBatch/isComplete`` tells whether more follow.
     /// - Throws: ``PostgreSQLError``.
     /// - Complexity: O(*limit*) objects and their values.
-    public func pull(after cursor: SyncPullCursor, limit: Int = 1_000) throws -> SyncPullBatch {
+    public func pull(after cursor: SyncPullCursor, limit: Int = 1_000, excluding device: UUID? = nil) throws -> SyncPullBatch {
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         do {
-            let batch = try readBatch(after: cursor, limit: max(1, limit))
+            let batch = try readBatch(after: cursor, limit: max(1, limit), excluding: device)
             try connection.execute("COMMIT")
             return batch
         } catch {
@@ -186,74 +250,128 @@ public actor SyncServer {
 
     // MARK: - Non public
 
-    /// Records one transaction's changes under `seq`; returns how many inserts were merged.
-    private func record(_ transaction: SyncPushTransaction, seq: Int64, handler: ConflictHandler?) throws -> Int {
-        let device = transaction.device.uuidString
+    /// Whether a transaction was recorded before a purge removed it from the log.
+    private func isRecorded(_ transaction: SyncPushTransaction) throws -> Bool {
+        guard transaction.localNumber > 0, let purged = try connection.fetchValue(
+            "SELECT value FROM tern_sync_settings WHERE name = \("device:" + transaction.device.uuidString)"
+        )?.int64 else { return false }
+        return transaction.localNumber <= purged
+    }
+
+    /// Adds a transaction to the log; returns its sequence number, or nil when the log has it already.
+    private func insertTransaction(_ transaction: SyncPushTransaction) throws -> Int64? {
+        try connection.fetchValue("""
+            INSERT INTO tern_sync_transactions (device, local_number, author, model_digest) \
+            VALUES (\(transaction.device.uuidString), \(transaction.localNumber), \
+            \(transaction.author.map(DatabaseValue.text) ?? .null), \(transaction.modelDigest)) \
+            ON CONFLICT (device, local_number) DO NOTHING RETURNING seq
+            """)?.int64
+    }
+
+    /// Records one transaction's changes under `seq`, a part at a time (`parts(k)` gives part
+    /// *k*, nil past the last); returns how many inserts were merged.
+    private func record(
+        _ transaction: SyncPushTransaction, seq: Int64, handler: ConflictHandler?, parts: (Int) throws -> [SyncChange]?
+    ) throws -> Int {
         var merged = 0
         // Identities first: keyed entities before content-identified ones, so that content keys
         // see their owners' final identifiers.
-        let inserts = transaction.changes.filter { $0.kind == .insert }
-        for change in inserts.filter({ $0.uniqueKey != nil }) + inserts.filter({ $0.uniqueKey == nil }) {
-            let object = try resolve(change.object)
-            guard try connection.fetchValue("SELECT 1 FROM tern_sync_objects WHERE object = \(object)") == nil else {
-                continue
-            }
-            let isContent = change.uniqueKey == nil
-            let key = try identityKey(of: change, isContent: isContent)
-            // As in SQLite's unique indexes, a key with a missing value matches nothing.
-            let hasKey = isContent || (change.uniqueKey ?? []).allSatisfy { (change.attributes[$0] ?? nil) != nil }
-            let owner: String? = if !hasKey {
-                nil
-            } else if isContent {
-                try connection.fetchValue("""
-                    SELECT o.object FROM tern_sync_objects o WHERE o.entity = \(change.entity) AND o.unique_key = \(key) \
-                    AND o.deleted = 0 AND o.device <> \(device) AND NOT EXISTS (SELECT 1 FROM tern_sync_aliases a \
-                    WHERE a.object = o.object AND a.device = \(device)) ORDER BY o.seq, o.object LIMIT 1
-                    """)?.string
-            } else {
-                try connection.fetchValue("""
-                    SELECT object FROM tern_sync_objects WHERE entity = \(change.entity) AND unique_key = \(key) \
-                    AND deleted = 0 ORDER BY seq, object LIMIT 1
-                    """)?.string
-            }
-            if let owner {
-                try connection.execute("""
-                    INSERT INTO tern_sync_aliases (alias, object, device, seq) VALUES (\(object), \(owner), \(device), \(seq)) \
-                    ON CONFLICT (alias) DO NOTHING
-                    """)
-                merged += 1
-            } else {
-                try connection.execute("""
-                    INSERT INTO tern_sync_objects (object, entity, unique_key, is_content_key, device, seq) \
-                    VALUES (\(object), \(change.entity), \(hasKey ? DatabaseValue.text(key) : .null), \(isContent ? 1 : 0), \
-                    \(device), \(seq))
-                    """)
+        for keyed in [true, false] {
+            var index = 0
+            while let changes = try parts(index) {
+                for change in changes where change.kind == .insert && (change.uniqueKey != nil) == keyed {
+                    if try recordIdentity(of: change, device: transaction.device.uuidString, seq: seq) { merged += 1 }
+                }
+                index += 1
             }
         }
-        for change in transaction.changes {
-            let object = try resolve(change.object)
-            guard let deleted = try connection.fetchValue(
-                "SELECT deleted FROM tern_sync_objects WHERE object = \(object)")?.int64, deleted == 0
-            else { continue }  // unknown, or deleted: a delete is final
-            if change.kind == .delete {
-                try connection.execute("UPDATE tern_sync_objects SET deleted = 1, seq = \(seq) WHERE object = \(object)")
-                continue
-            }
-            let writer = Writer(transaction: transaction, entity: change.entity, object: object, seq: seq, resolve: handler)
-            for (name, value) in change.attributes.sorted(by: { $0.key < $1.key }) {
-                try write(name, kind: .attribute, value: value, by: writer)
-            }
-            for (name, destination) in change.toOne.sorted(by: { $0.key < $1.key }) {
-                try write(name, kind: .toOne, value: try destination.map(resolve), by: writer)
-            }
-            for (name, destinations) in change.toMany.sorted(by: { $0.key < $1.key }) {
-                var seen: Set<String> = []
-                let resolved = try destinations.map(resolve).filter { seen.insert($0).inserted }
-                try write(name, kind: .toMany, value: resolved.joined(separator: ","), by: writer)
-            }
-            try connection.execute("UPDATE tern_sync_objects SET seq = \(seq) WHERE object = \(object)")
+        var index = 0
+        while let changes = try parts(index) {
+            for change in changes { try recordValues(of: change, in: transaction, seq: seq, handler: handler) }
+            index += 1
         }
         return merged
+    }
+
+    /// Records an inserted object's identity, or makes it an alias of the object with the same
+    /// key; returns whether it was merged.
+    private func recordIdentity(of change: SyncChange, device: String, seq: Int64) throws -> Bool {
+        let object = try resolve(change.object)
+        guard try connection.fetchValue("SELECT 1 FROM tern_sync_objects WHERE object = \(object)") == nil else {
+            return false
+        }
+        let isContent = change.uniqueKey == nil
+        let key = try identityKey(of: change, isContent: isContent)
+        // As in SQLite's unique indexes, a key with a missing value matches nothing.
+        let hasKey = isContent || (change.uniqueKey ?? []).allSatisfy { (change.attributes[$0] ?? nil) != nil }
+        let owner: String? = if !hasKey {
+            nil
+        } else if isContent {
+            try connection.fetchValue("""
+                SELECT o.object FROM tern_sync_objects o WHERE o.entity = \(change.entity) AND o.unique_key = \(key) \
+                AND o.deleted = 0 AND o.device <> \(device) AND NOT EXISTS (SELECT 1 FROM tern_sync_aliases a \
+                WHERE a.object = o.object AND a.device = \(device)) ORDER BY o.seq, o.object LIMIT 1
+                """)?.string
+        } else {
+            try connection.fetchValue("""
+                SELECT object FROM tern_sync_objects WHERE entity = \(change.entity) AND unique_key = \(key) \
+                AND deleted = 0 ORDER BY seq, object LIMIT 1
+                """)?.string
+        }
+        if let owner {
+            try connection.execute("""
+                INSERT INTO tern_sync_aliases (alias, object, device, seq) VALUES (\(object), \(owner), \(device), \(seq)) \
+                ON CONFLICT (alias) DO NOTHING
+                """)
+            return true
+        }
+        try connection.execute("""
+            INSERT INTO tern_sync_objects (object, entity, unique_key, is_content_key, device, seq, echo_device) \
+            VALUES (\(object), \(change.entity), \(hasKey ? DatabaseValue.text(key) : .null), \(isContent ? 1 : 0), \
+            \(device), \(seq), \(device))
+            """)
+        return false
+    }
+
+    /// Records a change's values (or its delete) under `seq`.
+    private func recordValues(
+        of change: SyncChange, in transaction: SyncPushTransaction, seq: Int64, handler: ConflictHandler?
+    ) throws {
+        let device = transaction.device.uuidString
+        let object = try resolve(change.object)
+        guard let current = try connection.fetchOne(
+            "SELECT deleted, seq, echo_device FROM tern_sync_objects WHERE object = \(object)"),
+            current[0].int64 == 0
+        else { return }  // unknown, or deleted: a delete is final
+        if change.kind == .delete {
+            try connection.execute("""
+                UPDATE tern_sync_objects SET deleted = 1, seq = \(seq), echo_device = \(device) WHERE object = \(object)
+                """)
+            return
+        }
+        let writer = Writer(
+            transaction: transaction, entity: change.entity, object: object, seq: seq, resolve: handler,
+            isEdited: change.isEdited)
+        var isExact = true
+        for (name, value) in change.attributes.sorted(by: { $0.key < $1.key }) {
+            isExact = try write(name, kind: .attribute, value: value, by: writer) && isExact
+        }
+        for (name, destination) in change.toOne.sorted(by: { $0.key < $1.key }) {
+            isExact = try write(name, kind: .toOne, value: try destination.map(resolve), by: writer) && isExact
+        }
+        for (name, destinations) in change.toMany.sorted(by: { $0.key < $1.key }) {
+            var seen: Set<String> = []
+            let resolved = try destinations.map(resolve).filter { seen.insert($0).inserted }
+            isExact = try write(name, kind: .toMany, value: resolved.joined(separator: ","), by: writer) && isExact
+        }
+        // The pushing device holds this state already when it wrote it exactly, under its own
+        // identifier, on top of a state it had pulled (or made or pushed itself): its pulls skip it.
+        let hadState = (current[1].int64 ?? .max) <= transaction.basedOn || current[2].string == device
+        let echo = isExact && hadState && object == change.object.uuidString
+        try connection.execute("""
+            UPDATE tern_sync_objects SET seq = \(seq), echo_device = \(echo ? DatabaseValue.text(device) : .null) \
+            WHERE object = \(object)
+            """)
     }
 
     /// Who writes, and how conflicts are decided.
@@ -263,11 +381,14 @@ public actor SyncServer {
         let object: String
         let seq: Int64
         let resolve: ConflictHandler?
+        /// Whether a snapshot's change carries edits (``SyncChange/isEdited``).
+        let isEdited: Bool
     }
 
     /// Sets one property's value (the latest write in server order), unless it is a conflict
-    /// decided otherwise.
-    private func write(_ property: String, kind: SyncWriteConflict.Kind, value: String?, by writer: Writer) throws {
+    /// decided otherwise; returns whether the property now holds the pushed value.
+    private func write(_ property: String, kind: SyncWriteConflict.Kind, value: String?, by writer: Writer) throws -> Bool {
+        let pushed = value
         var value = value
         let transaction = writer.transaction
         if transaction.isSnapshot || writer.resolve != nil {
@@ -277,17 +398,17 @@ public actor SyncServer {
                 """)
             if let current, let currentSeq = current[1].int64 {
                 let currentValue = current[0].string
-                if transaction.isSnapshot, currentValue == value { return }
+                if transaction.isSnapshot, currentValue == value { return true }
                 let isConflict = currentSeq > transaction.basedOn && current[2].string != transaction.device.uuidString
                     && currentValue != value
                 if isConflict {
-                    if transaction.isSnapshot { return }
+                    if transaction.isSnapshot, !writer.isEdited { return false }
                     let conflict = SyncWriteConflict(
                         object: UUID(uuidString: writer.object) ?? transaction.device, entity: writer.entity,
                         property: property, kind: kind, pushed: value, current: currentValue, currentSequence: currentSeq)
                     switch writer.resolve?(conflict) ?? .pushed {
                     case .pushed: break
-                    case .current: return
+                    case .current: return currentValue == pushed
                     case .value(let chosen): value = chosen
                     }
                 }
@@ -298,6 +419,7 @@ public actor SyncServer {
             VALUES (\(writer.object), \(property), \(kind.rawValue), \(value.map(DatabaseValue.text) ?? .null), \(writer.seq)) \
             ON CONFLICT (object, property) DO UPDATE SET kind = excluded.kind, value = excluded.value, seq = excluded.seq
             """)
+        return value == pushed
     }
 
     /// An identifier after following aliases, as text.
@@ -323,7 +445,7 @@ public actor SyncServer {
     }
 
     /// Reads a pull page (inside the caller's snapshot).
-    private func readBatch(after cursor: SyncPullCursor, limit: Int) throws -> SyncPullBatch {
+    private func readBatch(after cursor: SyncPullCursor, limit: Int, excluding device: UUID?) throws -> SyncPullBatch {
         let sequence = cursor.sequence
         let last = try connection.fetchValue("SELECT COALESCE(MAX(seq), 0) FROM tern_sync_transactions")?.int64 ?? 0
         let purged = try purgedSequence()
@@ -339,15 +461,16 @@ public actor SyncServer {
         var objects: [String: SyncObjectState] = [:]
         var order: [String] = []
         var lastRow: (seq: Int64, object: UUID)?
+        let echo = device.map { DatabaseValue.text($0.uuidString) } ?? .null
         let rows = if let start = cursor.object?.uuidString {
             try connection.fetchAll("""
                 SELECT object, entity, deleted, seq FROM tern_sync_objects WHERE (seq, object) > (\(sequence), \(start)) \
-                ORDER BY seq, object LIMIT \(Int64(limit) + 1)
+                AND echo_device IS DISTINCT FROM \(echo) ORDER BY seq, object LIMIT \(Int64(limit) + 1)
                 """)
         } else {
             try connection.fetchAll("""
                 SELECT object, entity, deleted, seq FROM tern_sync_objects WHERE seq > \(sequence) \
-                ORDER BY seq, object LIMIT \(Int64(limit) + 1)
+                AND echo_device IS DISTINCT FROM \(echo) ORDER BY seq, object LIMIT \(Int64(limit) + 1)
                 """)
         }
         for row in rows {

@@ -23,7 +23,9 @@ extension SQLiteStore {
         precondition(count > 0, "allocate at least one key")
         try requireWritable()
         let layout = try schema.entity(named: entity)
+        // Inside a transaction (a sync pull) the level cannot change, and the enclosing commit syncs anyway.
         let relaxed = configuration.journalMode == .wal && !configuration.fullSync && configuration.synchronous != .off
+            && !connection.isInTransaction
         if relaxed { try connection.execute("PRAGMA synchronous = NORMAL") }
         defer {
             // Back to the configured level for the saves; failing here leaves NORMAL, still safe with WAL.

@@ -77,8 +77,14 @@ extension SQLiteStore {
                 try extra?()
                 return result
             })
-            // Updated rows got new files; the old ones are only removed once the commit is durable.
-            externalData.removeFiles(named: replacedFiles)
+            // Updated rows got new files; the old ones are only removed once the commit is durable
+            // (inside a sync transaction: once it commits).
+            if filesOfSyncTransaction != nil {
+                filesOfSyncTransaction?.replaced += replacedFiles
+                filesOfSyncTransaction?.written += filesOfPendingSave
+            } else {
+                externalData.removeFiles(named: replacedFiles)
+            }
             return result
         } catch {
             externalData.removeFiles(named: filesOfPendingSave)

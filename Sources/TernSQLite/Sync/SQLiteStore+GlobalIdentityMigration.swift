@@ -72,8 +72,11 @@ extension SQLiteStore {
     ) throws(SQLiteError) {
         guard try connection.hasTable("TERNSYNC_OBJECT") else { return }
         try destination.execute(Connection.globalIdentityTable)
+        // Deleted objects go to the entity their live rows would (custom mappings included), so
+        // that their deletes are pushed after the migration.
         var targets: [String: String] = [:]
-        for mapping in passes.flatMap(\.entityMappings) where mapping.kind == .copy || mapping.kind == .transform {
+        for mapping in passes.flatMap(\.entityMappings)
+        where mapping.kind == .copy || mapping.kind == .transform || mapping.kind == .custom {
             if let from = mapping.sourceEntityName, let to = mapping.destinationEntityName, targets[from] == nil {
                 targets[from] = to
             }

@@ -94,7 +94,96 @@ extension SQLiteStore {
         }
     }
 
+    /// Runs `body` on the store's executor inside one IMMEDIATE transaction: the saves it makes
+    /// (``saveSynced(_:identifiers:renamed:state:removing:)``) commit together or not at all, no
+    /// other writer (connection or process) can change the store in between, and nothing else
+    /// runs on this store until it returns. A sync pull applies all its pages this way.
+    ///
+    /// - Parameter body: The work; it gets the store isolated, so it calls the store synchronously.
+    /// - Returns: What `body` returns.
+    /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be
+    ///   written, or what `body` throws; then nothing `body` wrote is kept.
+    public func inSyncTransaction<Result: Sendable>(
+        _ body: @Sendable (isolated SQLiteStore) throws -> Result
+    ) throws -> Result {
+        try requireWritable()
+        try requireGlobalIdentifiers()
+        try createSyncStateTable()
+        precondition(filesOfSyncTransaction == nil, "inSyncTransaction does not nest")
+        filesOfSyncTransaction = ([], [])
+        defer { filesOfSyncTransaction = nil }
+        do {
+            let result = try connection.inTransaction(.immediate, throwing: { try body(self) })
+            externalData.removeFiles(named: filesOfSyncTransaction?.replaced ?? [])
+            return result
+        } catch {
+            externalData.removeFiles(named: filesOfSyncTransaction?.written ?? [])
+            throw error
+        }
+    }
+
+    // MARK: - Staged pull pages
+
+    /// Keeps a page a sync pull downloaded (`TERNSYNC_INCOMING`), with the cursor after it, in
+    /// one transaction; the app's data is untouched until the pull applies the staged pages.
+    ///
+    /// - Parameters:
+    ///   - page: The page, encoded by the sync engine.
+    ///   - cursor: Where the next page starts.
+    /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be written.
+    public func stageSyncPage(_ page: Data, cursor: String) throws {
+        try requireWritable()
+        try requireGlobalIdentifiers()
+        try connection.inTransaction(.immediate) { () throws(SQLiteError) in
+            try createStagingTable()
+            try connection.execute("INSERT INTO TERNSYNC_INCOMING (ZPAGE, ZCURSOR) VALUES (\(page), \(cursor))")
+        }
+    }
+
+    /// The cursor after the last staged page, or nil when no page is staged.
+    ///
+    /// - Returns: The cursor's text.
+    /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be read.
+    public func stagedSyncCursor() throws -> String? {
+        try requireGlobalIdentifiers()
+        guard try connection.hasTable("TERNSYNC_INCOMING") else { return nil }
+        return try connection.fetchValue("SELECT ZCURSOR FROM TERNSYNC_INCOMING ORDER BY ZNUMBER DESC LIMIT 1")?.string
+    }
+
+    /// The first staged page after a page number.
+    ///
+    /// - Parameter number: The number of the last page read (0 for the first page).
+    /// - Returns: The page's number and content, or nil when no page follows.
+    /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be read.
+    public func stagedSyncPage(after number: Int64) throws -> (number: Int64, page: Data)? {
+        try requireGlobalIdentifiers()
+        guard try connection.hasTable("TERNSYNC_INCOMING") else { return nil }
+        guard let row = try connection.fetchOne(
+            "SELECT ZNUMBER, ZPAGE FROM TERNSYNC_INCOMING WHERE ZNUMBER > \(number) ORDER BY ZNUMBER LIMIT 1"),
+            let found = row[0].int64, let page = row[1].data
+        else { return nil }
+        return (found, page)
+    }
+
+    /// Removes every staged page (inside ``inSyncTransaction(_:)``: when it commits).
+    ///
+    /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be written.
+    public func removeStagedSyncPages() throws {
+        try requireWritable()
+        try requireGlobalIdentifiers()
+        guard try connection.hasTable("TERNSYNC_INCOMING") else { return }
+        try connection.execute("DELETE FROM TERNSYNC_INCOMING")
+    }
+
     // MARK: - Non public
+
+    /// Creates the table of staged pull pages if needed.
+    private func createStagingTable() throws(SQLiteError) {
+        try connection.execute("""
+            CREATE TABLE IF NOT EXISTS TERNSYNC_INCOMING (ZNUMBER INTEGER PRIMARY KEY AUTOINCREMENT, \
+            ZPAGE BLOB NOT NULL, ZCURSOR VARCHAR NOT NULL)
+            """)
+    }
 
     /// Creates the state table if needed.
     private func createSyncStateTable() throws(SQLiteError) {
