@@ -23,19 +23,7 @@ struct SyncCrashTests {
     /// transactions, never synced.
     static func makeDevice(_ name: String, in directory: TemporaryDirectory, server: String) async throws -> URL {
         let device = try await SyncTestDevice(name, in: directory, server: server, seeded: true)
-        let recipes = CrashHarness.isLong ? 200 : 40
-        try await device.edit { context in
-            for index in 0..<recipes {
-                let recipe = context.insert("Recipe")
-                recipe[attribute: "uid"] = .string("crash-\(index)")
-                recipe[attribute: "title"] = .string("Recipe \(index)")
-                for step in 0..<2 {
-                    let item = context.insert("Step")
-                    item[attribute: "text"] = .string("step \(step) of \(index)")
-                    recipe.add(item, to: "steps")
-                }
-            }
-        }
+        try await device.addRecipes(CrashHarness.isLong ? 200 : 40, prefix: "crash")
         for index in 0..<4 {
             try await device.edit { context in
                 try await SyncTestDevice.recipe("crash-\(index)", in: context)[attribute: "servings"] = .integer(Int64(20 + index))
@@ -52,6 +40,24 @@ struct SyncCrashTests {
             try? FileManager.default.removeItem(at: to)
             if FileManager.default.fileExists(atPath: from.path) { try FileManager.default.copyItem(at: from, to: to) }
         }
+    }
+
+    /// After a killed push: pushes again, then a new device pulls everything; it must hold
+    /// exactly the device's data, and both converge.
+    static func pushAgainAndCompare(
+        _ device: SyncTestDevice, server: String, in directory: TemporaryDirectory, state: String
+    ) async throws {
+        _ = try await device.engine.push()
+        let other = try await SyncTestDevice(
+            "other-\(UUID().uuidString)", in: directory, server: server, seeded: false, pageSize: Self.pageSize)
+        _ = try await other.engine.pull()
+        let expected = try await device.export()
+        let pulled = try await other.export()
+        guard pulled == expected else {
+            throw CrashHarness.Failure("after a kill \(state), a second push left the server with other data")
+        }
+        try await converge([device, other])
+        try? FileManager.default.removeItem(at: other.store.url)
     }
 
     @Test func aKilledPushLosesNothing() async throws {
@@ -77,18 +83,38 @@ struct SyncCrashTests {
                     state = "not started"
                 }
                 if finished, state != "pushed" { throw CrashHarness.Failure("the push did not finish: \(state)") }
-                // Push again, then a new device pulls everything: it must hold exactly the device's data.
-                _ = try await device.engine.push()
-                let other = try await SyncTestDevice(
-                    "other-\(UUID().uuidString)", in: directory, server: server, seeded: false, pageSize: Self.pageSize)
-                _ = try await other.engine.pull()
-                let expected = try await device.export()
-                let pulled = try await other.export()
-                guard pulled == expected else {
-                    throw CrashHarness.Failure("after a kill \(state), a second push left the server with other data")
-                }
-                try await converge([device, other])
-                try? FileManager.default.removeItem(at: other.store.url)
+                try await Self.pushAgainAndCompare(device, server: server, in: directory, state: state)
+                return state
+            })
+    }
+
+    @Test func aKilledPushOfOneLargeTransactionLosesNothing() async throws {
+        let helper = try Self.helper()
+        let directory = try TemporaryDirectory()
+        let template = try await Self.makeDevice("template", in: directory, server: try PostgreSQLTestServer.freshStoreURL())
+        let store = directory.url.appendingPathComponent("device.sqlite")
+        var server = ""
+        var last = ""
+        // A device that pushed its snapshot, then saved one transaction of many changes: its push
+        // travels in parts of 2 changes.
+        func prepare() async throws {
+            try Self.copyStore(template, to: store)
+            server = try PostgreSQLTestServer.freshStoreURL(prefix: "crash")
+            let device = try SyncTestDevice(opening: store, server: server)
+            _ = try await device.engine.push()
+            try await device.addRecipes(CrashHarness.isLong ? 100 : 20, prefix: "large")
+            last = try await device.store.currentHistoryToken()?.description ?? ""
+        }
+        try await prepare()
+        try await CrashHarness(name: "sync push in parts", iterations: CrashHarness.iterations(short: 5)).run(
+            reset: {},
+            launch: { try CrashHarness.launch(helper, ["sync", "push", store.path, server, String(Self.pageSize)]) },
+            check: { finished in
+                let device = try SyncTestDevice(opening: store, server: server, pageSize: Self.pageSize)
+                let state = try await device.store.syncState(forKey: "pushed") == last ? "pushed" : "in parts"
+                if finished, state != "pushed" { throw CrashHarness.Failure("the push did not finish: \(state)") }
+                try await Self.pushAgainAndCompare(device, server: server, in: directory, state: state)
+                try await prepare()
                 return state
             })
     }

@@ -191,18 +191,7 @@ struct SyncEngineTests {
         let directory = try TemporaryDirectory()
         let server = try PostgreSQLTestServer.freshStoreURL(prefix: "sync")
         let a = try await SyncTestDevice("a", in: directory, server: server, seeded: true, pageSize: 4)
-        try await a.edit { context in
-            for index in 0..<15 {
-                let recipe = context.insert("Recipe")
-                recipe[attribute: "uid"] = .string("bulk-\(index)")
-                recipe[attribute: "title"] = .string("Bulk \(index)")
-                for step in 0..<3 {
-                    let item = context.insert("Step")
-                    item[attribute: "text"] = .string("step \(step)")
-                    recipe.add(item, to: "steps")
-                }
-            }
-        }
+        try await a.addRecipes(15, prefix: "bulk", steps: 3)
         for index in 0..<6 {
             try await a.edit { context in
                 try await SyncTestDevice.recipe("bulk-\(index)", in: context)[attribute: "servings"] = .integer(Int64(index))

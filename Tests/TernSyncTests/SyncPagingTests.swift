@@ -12,27 +12,11 @@ import Testing
 /// PostgreSQL server. Every test ends with the devices exporting identical data.
 @Suite(.enabled(if: PostgreSQLTestServer.isAvailable, PostgreSQLTestServer.skipComment))
 struct SyncPagingTests {
-    /// Inserts recipes with steps in one save.
-    static func addRecipes(_ count: Int, prefix: String, to device: SyncTestDevice) async throws {
-        try await device.edit { context in
-            for index in 0..<count {
-                let recipe = context.insert("Recipe")
-                recipe[attribute: "uid"] = .string("\(prefix)-\(index)")
-                recipe[attribute: "title"] = .string("\(prefix) \(index)")
-                for step in 0..<2 {
-                    let item = context.insert("Step")
-                    item[attribute: "text"] = .string("step \(step) of \(index)")
-                    recipe.add(item, to: "steps")
-                }
-            }
-        }
-    }
-
     @Test func aPullIsInvisibleUntilItsLastPageAndResumesItsDownload() async throws {
         let directory = try TemporaryDirectory()
         let server = try PostgreSQLTestServer.freshStoreURL(prefix: "sync")
         let a = try await SyncTestDevice("a", in: directory, server: server, seeded: true, pageSize: 3)
-        try await Self.addRecipes(12, prefix: "paged", to: a)
+        try await a.addRecipes(12, prefix: "paged")
         _ = try await a.engine.sync()
         let b = try await SyncTestDevice("b", in: directory, server: server, seeded: false, pageSize: 3)
         // A download killed after its first page: the page is kept aside, the data untouched.
@@ -59,7 +43,7 @@ struct SyncPagingTests {
         let a = try await SyncTestDevice("a", in: directory, server: server, seeded: true, pageSize: 4)
         let b = try await SyncTestDevice("b", in: directory, server: server, seeded: false, pageSize: 4)
         try await converge([a, b])
-        try await Self.addRecipes(10, prefix: "big", to: a)
+        try await a.addRecipes(10, prefix: "big")
         let transaction = try #require(try await a.store.fetchHistory(HistoryFetchRequest(after: nil)).last)
         #expect(transaction.changes.count == 30)
         // A push killed after its first part: the server keeps it aside, other devices see nothing.

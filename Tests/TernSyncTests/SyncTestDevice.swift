@@ -48,6 +48,22 @@ struct SyncTestDevice {
         }
     }
 
+    /// Inserts recipes (uid `<prefix>-<n>`) with some steps each, in one save.
+    func addRecipes(_ count: Int, prefix: String, steps: Int = 2) async throws {
+        try await edit { context in
+            for index in 0..<count {
+                let recipe = context.insert("Recipe")
+                recipe[attribute: "uid"] = .string("\(prefix)-\(index)")
+                recipe[attribute: "title"] = .string("\(prefix) \(index)")
+                for step in 0..<steps {
+                    let item = context.insert("Step")
+                    item[attribute: "text"] = .string("step \(step) of \(index)")
+                    recipe.add(item, to: "steps")
+                }
+            }
+        }
+    }
+
     /// The recipe with a uid.
     static func recipe(_ uid: String, in context: isolated ObjectContext) async throws -> ManagedObject {
         let request = FetchRequest(
