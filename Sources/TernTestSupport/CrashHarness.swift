@@ -131,18 +131,19 @@ public struct CrashHarness: Sendable {
     ///   - check: Checks the files; returns the state's name or throws ``Failure`` (or any error).
     ///     It is called with `true` after the full run, `false` after a kill.
     /// - Returns: The kills and the states found.
-    /// - Throws: When the full run fails or a process cannot be started.
+    /// - Throws: When the full run fails, a process cannot be started, or a child outlives
+    ///   ``ChildProcess/defaultTimeout`` (it is killed, and the error names it).
     /// - Complexity: `iterations` runs of the operation and the check.
     @discardableResult
     public func run(
-        reset: () throws -> Void, launch: () throws -> Process, check: (_ finished: Bool) async throws -> String
+        reset: () throws -> Void, launch: () throws -> ChildProcess, check: (_ finished: Bool) async throws -> String
     ) async throws -> Report {
         var report = Report(name: name, seed: seed)
         let clock = ContinuousClock()
         try reset()
         let start = clock.now
         let full = try launch()
-        full.waitUntilExit()
+        try full.waitUntilExit(timeout: ChildProcess.defaultTimeout)
         report.window = clock.now - start
         guard full.terminationReason == .exit, full.terminationStatus == 0 else {
             throw Failure("crash[\(name)]: the operation failed without a kill (status \(full.terminationStatus))")
@@ -165,7 +166,7 @@ public struct CrashHarness: Sendable {
             } else {
                 report.finishedBeforeKill += 1
             }
-            process.waitUntilExit()
+            try process.waitUntilExit(timeout: ChildProcess.defaultTimeout)
             report.kills += 1
             if process.terminationReason == .exit, process.terminationStatus != 0 {
                 Issue.record("\(failurePrefix(iteration)): the operation failed by itself (status \(process.terminationStatus))")
@@ -190,16 +191,9 @@ public struct CrashHarness: Sendable {
     ///   - executable: The program.
     ///   - arguments: Its arguments.
     /// - Returns: The running process.
-    /// - Throws: When it cannot be started.
-    public static func launch(_ executable: URL, _ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    /// - Throws: ``ChildProcess/Failure`` when it cannot be started.
+    public static func launch(_ executable: URL, _ arguments: [String]) throws -> ChildProcess {
+        try ChildProcess(executable, arguments)
     }
 
     /// An executable built beside the test binary, such as `tern` or `tern-crash-helper`.

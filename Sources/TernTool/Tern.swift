@@ -81,7 +81,8 @@ public enum Tern {
         commands.first { $0.configuration.name == name }
     }
 
-    /// Parses and runs one command; results reach stdout only when it succeeds.
+    /// Parses and runs one command; results reach stdout only when it succeeds (or, for a
+    /// `--json` report that describes a failure, with the failure: ``CommandFailure/report``).
     private static func run(
         _ type: any Command.Type, _ arguments: [String], environment: ToolEnvironment
     ) async -> ExitCode {
@@ -126,6 +127,8 @@ public enum Tern {
         case let failure as CommandFailure:
             status = .failure
             lines = [failure.message] + failure.details
+            // A report asked for with --json is the result, also of a failure (see CommandFailure).
+            if let report = failure.report { output.write(report.encoded() + "\n", to: .standardOutput) }
         case let cocoa as CocoaError:
             status = .failure
             lines = [cocoa.localizedDescription + (cocoa.filePath.map { " (\($0))" } ?? "")]

@@ -18,6 +18,7 @@ import Testing
             "plan", store, "--model", model, "--order", Self.order, "--to", "SampleModel3", "--json",
         ]))
         #expect(plan["source"] as? String == "SampleModel" && plan["destination"] as? String == "SampleModel3")
+        #expect(plan["executable"] as? Bool == true)
         let steps = try #require(plan["steps"] as? [[String: Any]])
         #expect(steps.count == 1)
         #expect(Set(steps[0].keys).isSuperset(of: ["from", "to", "kind", "changes"]))
@@ -54,17 +55,31 @@ import Testing
         let store = tmp.path("Recipes.sqlite").path
         try Binary.succeed(["create", store, "--model", model.path, "--version", "v4"])
         let before = try Data(contentsOf: URL(fileURLWithPath: store))
-        // plan forecasts: it names the step, the property and the reason, and suggests a mapping.
-        let plan = try Binary.succeed(["plan", store, "--model", model.path, "--order", "v1,v2,v3,v4,v5"])
-        #expect(plan.standardOutput.contains("1. v4 → v5 (inferred, cannot run)"), "\(plan.standardOutput)")
-        #expect(plan.standardOutput.contains("! Recipe.minutes changes from Integer 32 to String, which cannot be inferred; add a mapping"))
-        let json = try Binary.document(try Binary.succeed(["plan", store, "--model", model.path, "--json"]))
-        let problems = (json["steps"] as? [[String: Any]])?.first?["problems"] as? [String]
+        // plan forecasts: it exits 1, as migrate would fail, naming the step, the property and
+        // the reason, and suggesting a mapping.
+        let arguments = ["--model", model.path, "--order", "v1,v2,v3,v4,v5"]
+        let plan = try Binary.fail(["plan", store] + arguments, status: 1)
+        let reasons = [
+            "error: The store cannot migrate from v4 to v5: 1 change(s) cannot be inferred; add a mapping "
+                + "(tern migrate --mapping FILE) for the steps named below",
+        ]
+        #expect(plan.errorLines.first == reasons[0], "\(plan.standardError)")
+        #expect(plan.errorLines.count == 2)
+        #expect(plan.errorLines.last?.hasPrefix("version v4 → v5, Recipe.minutes: ") == true, "\(plan.standardError)")
+        #expect(plan.errorLines.last?.contains("Recipe.minutes changes from Integer 32 to String, which cannot be inferred; add a mapping") == true)
+        // With --json the forecast is the result: on stdout, with the same exit status and error lines.
+        let (json, forecast) = try Binary.failWithReport(["plan", store, "--json"] + arguments)
+        #expect(json.errorLines == plan.errorLines)
+        #expect(forecast["executable"] as? Bool == false && forecast["source"] as? String == "v4")
+        let problems = (forecast["steps"] as? [[String: Any]])?.first?["problems"] as? [String]
         #expect(problems?.count == 1 && problems?.first?.contains("Recipe.minutes") == true)
         // migrate fails with the same reason and leaves the store as it was.
-        let migrate = try Binary.fail(["migrate", store, "--model", model.path, "--order", "v1,v2,v3,v4,v5"], status: 1)
-        #expect(migrate.errorLines.contains { $0.contains("Recipe.minutes") }, "\(migrate.standardError)")
+        let migrate = try Binary.fail(["migrate", store] + arguments, status: 1)
+        #expect(migrate.errorLines == plan.errorLines, "\(migrate.standardError)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
+        // A store already at the target needs nothing: plan succeeds.
+        let none = try Binary.succeed(["plan", store, "--to", "v4"] + arguments)
+        #expect(none.standardOutput == "The store is already at version v4; nothing to migrate.\n")
     }
 
     @Test func verifyJSONOfACleanAndADamagedStore() throws {
@@ -76,6 +91,14 @@ import Testing
         #expect(try Binary.succeed(["verify", store]).standardOutput == "ok: 145 objects checked, no problems\n")
         let binary = tmp.path("Store.ternbin").path
         try Binary.succeed(["convert", store, binary, "--type", "binary"])
+        // A damaged store: the report is on stdout, the error line on stderr, and the status is 1.
+        let damaged = try tmp.copy(Binary.sampleStore, as: "Damaged.sqlite").path
+        let sqlite = try ToolRunner.runProgram("/usr/bin/sqlite3", [damaged, "UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_MAX > 1"])
+        #expect(sqlite.status == 0, "\(sqlite.standardError)")
+        let (failed, report) = try Binary.failWithReport(["verify", damaged, "--json"])
+        let counters = (report["problems"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "primaryKeyCounter" }
+        #expect(report["ok"] as? Bool == false && !counters.isEmpty, "\(failed.standardOutput)")
+        #expect(failed.errorLines == ["error: the store has \(counters.count) problem\(counters.count == 1 ? "" : "s")"])
         let unsupported = try Binary.fail(["verify", binary], status: 1)
         #expect(unsupported.errorLines == [
             "error: binary stores cannot be verified yet, only SQLite and PostgreSQL stores; convert a copy to SQLite and verify that"

@@ -15,28 +15,31 @@ import Testing
 // | `tern <command> --help` (usage, options, example)   | E everyCommandHasAHelpPage                              |
 // | `--model PATH` and `--model=PATH`                   | E bothOptionSpellingsMeanTheSame                        |
 // | unknown flag / missing value / missing argument → 2 | E badFlagsAreUsageErrors, X unknownFlag…, missingArg…   |
-// | exit 1 + one `error:` line, nothing on stdout       | every failure test below checks all three               |
+// | exit 1 + one `error:` line, nothing on stdout       | every failure test below checks all three (Binary.fail) |
+// | …except a `--json` report: on stdout, exit 1        | E+M nonInferableChange… (plan), E+M verifyJSON… (verify) |
 // | results stdout, progress stderr, `--progress` lines | E progressIsPlainLinesOnStderrWithProgress              |
 // | progress bar on a terminal, `NO_COLOR`              | E aTerminalGetsABarRedrawnInPlace (through script(1))   |
 // | never progress with `--quiet`                       | E progressIsPlainLinesOnStderrWithProgress              |
-// | `--json`: one sorted document on stdout             | E jsonIsOneSortedDocument (model, info, import, verify, history, plan) |
+// | `--json`: one sorted document on stdout             | E jsonIsOneSortedDocumentAndNothingFollowsAFailure (model, info, import, verify, history, plan) |
 // | MODEL: bundle, one .xcdatamodel, --version, --order | E modelFolderVersionAndOrder                            |
 // | STORE type from contents, never the extension       | E storeTypeComesFromTheContents                         |
 // | STORE as postgres:// (info/verify/import/export/convert/create) | PG storeCommandsTakeAPostgresURL                |
 // | `--type sqlite|binary|xml|postgres`                 | E createMakesEachTypeAndRefusesOthers, PG …             |
-// | `tern model [--json]` + JSON shape                  | E jsonIsOneSortedDocument, X modelPrintsJSONOnStdout    |
+// | `tern model [--json]` + JSON shape                  | E jsonIsOneSorted…, X modelPrintsJSONOnStdout           |
 // | `tern info [--model] [--json]` + JSON shape         | E infoJSONHasTheContractKeys                            |
 // | `tern create … [--version] [--type] [--history]`    | E createMakesEachTypeAndRefusesOthers, E+M history…     |
 // | `tern import … [--entity] [--format] [--unique-by]` | E importUpsertsAndExportRoundTrips, E badImportRow…     |
 // | `tern export … [--entity] [--format] [-o]`          | E exportTSVToAFile, E importUpsertsAndExportRoundTrips  |
 // | export → import → export gives the same JSON        | E importUpsertsAndExportRoundTrips                      |
 // | `tern plan … [--to] [--mapping] [--json]`           | E+M planAndMigrateTheFixture, E+M nonInferableChange…   |
+// | plan: a migration is impossible → exit 1 + reasons  | E+M nonInferableChangeFailsPlanAndMigrate               |
 // | `tern migrate … [--destination] [--type]`           | E+M planAndMigrateTheFixture                            |
 // | migrate: a store at the target is left, exit 0      | E+M planAndMigrateTheFixture                            |
 // | `tern convert STORE DEST --type [--model]`          | E convertCopiesToEachType                               |
-// | `tern verify [--model] [--json]`, exit 1 + list     | X binary… (VerifyCommandTests), E+M verifyJSON…, PG     |
+// | `tern verify [--model] [--json]`, exit 1 + list     | X binary… (VerifyCommandTests), E+M verifyJSONOfACleanAndADamagedStore, PG |
 // | `tern history [--after] [--json]`                   | E+M historyListsImportsAfterATokenAndRejectsBadTokens   |
 // | `tern sync --server [--model] [--json]`             | PG syncTwoDevicesThroughTheBinary, PG syncFailures…     |
+// | `tern sync --resync`, `--page-size N` (N ≥ 1)       | PG syncInPagesAndResyncAfterTheServerPurged             |
 // | `tern demo [DIR]`                                   | E+M demoTellsTheStoryAndRefusesAnEarlierFolder          |
 // | failure: a missing file                             | X missingFileFailsWithExitOne, E+M failures…            |
 // | failure: a file that is not a store                 | E+M failuresOfEveryKindThroughTheBinary                 |
@@ -44,6 +47,7 @@ import Testing
 // | failure: a non-inferable change                     | E+M nonInferableChangeFailsPlanAndMigrate               |
 // | failure: a bad import row                           | E badImportRowFailsAndChangesNothing                    |
 // | README: the CLI tour on a real Core Data store      | ReadmeCommandLineTests (output compared line by line)   |
+// | the runner never hangs on a child (posix_spawn)     | ToolRunnerTests                                         |
 
 /// Runs the built binary and checks the conventions every command shares.
 enum Binary {
@@ -82,6 +86,18 @@ enum Binary {
         #expect(result.errorLines.first?.hasPrefix("error: ") == true, "\(result.standardError)", sourceLocation: sourceLocation)
         #expect(result.errorLines.dropFirst().allSatisfy { !$0.hasPrefix("error: ") }, sourceLocation: sourceLocation)
         return result
+    }
+
+    /// Runs `tern` and expects a failure whose `--json` report is still the result: exit 1, one
+    /// sorted JSON document on stdout, and stderr starting with one `error:` line.
+    static func failWithReport(
+        _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (ToolResult, [String: Any]) {
+        let result = try ToolRunner.runExecutable(arguments)
+        #expect(result.status == 1, "tern \(arguments.joined(separator: " ")): \(result.standardError)", sourceLocation: sourceLocation)
+        #expect(result.errorLines.first?.hasPrefix("error: ") == true, "\(result.standardError)", sourceLocation: sourceLocation)
+        #expect(result.errorLines.dropFirst().allSatisfy { !$0.hasPrefix("error: ") }, sourceLocation: sourceLocation)
+        return (result, try document(result, sourceLocation: sourceLocation))
     }
 
     /// The JSON document a run printed, which must be exactly one document with sorted keys.
@@ -274,6 +290,39 @@ enum Binary {
         #expect(colour.contains("\u{1B}[K\r\nexported 145 objects to "), "\(colour.debugDescription)")
         let plain = try onATerminal("NO_COLOR=1")
         #expect(plain.contains("\rexporting [") && !plain.contains("\u{1B}[32m"), "\(plain.debugDescription)")
+    }
+
+    @Test func jsonIsOneSortedDocumentAndNothingFollowsAFailure() throws {
+        let tmp = try TemporaryDirectory()
+        let store = tmp.path("Recipes.sqlite").path
+        try Binary.succeed(["create", store, "--model", Binary.chefsBook, "--history"])
+        // Success: one document with sorted keys on stdout, nothing on stderr.
+        let documents = try [
+            ["model", Binary.chefsBook, "--json"],
+            ["import", store, "--model", Binary.chefsBook, Binary.starter, "--json"],
+            ["info", store, "--model", Binary.chefsBook, "--json"],
+            ["verify", store, "--json"],
+            ["plan", store, "--model", Binary.chefsBook, "--json"],
+            ["history", store, "--json"],
+        ].map { try Binary.document(try Binary.succeed($0)) }
+        #expect(documents.map { $0.keys.sorted().first ?? "" } == ["current", "deleted", "counts", "objects", "destination", "lastToken"])
+        // Failure: nothing on stdout, one error line, for every command that takes --json (sync's
+        // are in PostgreSQLExecutableTests; the reports of verify and plan in
+        // MigrationExecutableTests).
+        let bad = tmp.path("bad.csv")
+        try "uid,title,servings\nZZ-1,Salad,many\n".write(to: bad, atomically: true, encoding: .utf8)
+        let missing = tmp.path("none.sqlite").path
+        for arguments in [
+            ["model", tmp.path("none.xcdatamodeld").path, "--json"],
+            ["info", missing, "--json"],
+            ["import", store, "--model", Binary.chefsBook, bad.path, "--entity", "Recipe", "--json"],
+            ["verify", missing, "--json"],
+            ["plan", missing, "--model", Binary.chefsBook, "--json"],
+            ["history", missing, "--json"],
+            ["sync", missing, "--server", "postgres://tern@127.0.0.1:1/kitchen", "--json"],
+        ] {
+            try Binary.fail(arguments, status: 1)
+        }
     }
 
     @Test func modelFolderVersionAndOrder() throws {

@@ -71,24 +71,18 @@ struct PostgreSQLMigrateCommandTests {
         let folder = try TemporaryDirectory()
         let (url, _) = try await postgreSQLCopy(of: "SampleModel_V1.sqlite", in: folder)
         let executable = try #require(ToolRunner.executable, "the tern binary is built next to the tests")
-        var processes: [(Process, URL)] = []
-        for index in 0..<2 {
+        let processes = try (0..<2).map { index in
             let output = folder.path("out-\(index)")
-            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = ["migrate", url] + Self.migration
-            let handle = try FileHandle(forWritingTo: output)
-            process.standardOutput = handle
-            process.standardError = handle
-            processes.append((process, output))
+            let child = try ChildProcess(
+                executable, ["migrate", url] + Self.migration, standardOutput: output.path, standardError: output.path + ".err")
+            return (child, output)
         }
-        for (process, _) in processes { try process.run() }
         var outputs: [String] = []
-        for (process, output) in processes {
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0)
-            outputs.append(String(decoding: try Data(contentsOf: output), as: UTF8.self))
+        for (child, output) in processes {
+            try child.waitUntilExit(timeout: ChildProcess.defaultTimeout)
+            #expect(child.terminationStatus == 0)
+            let text = try Data(contentsOf: output) + Data(contentsOf: URL(fileURLWithPath: output.path + ".err"))
+            outputs.append(String(decoding: text, as: UTF8.self))
         }
         let display = try PostgreSQLLocation(url).description
         #expect(outputs.filter { $0.contains("migrated \(display) from SampleModel to SampleModel3") }.count == 1, "\(outputs)")
@@ -124,15 +118,10 @@ struct PostgreSQLMigrateCommandTests {
         for (strategy, delay) in [("rebuild", 0.4), ("rebuild", 1.0), ("automatic", 0.4)] {
             let (url, _) = try await postgreSQLCopy(of: "SampleModel_V1.sqlite", in: try TemporaryDirectory())
             let original = await tern(["export", url])
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = ["migrate", url, "--strategy", strategy, "--quiet"] + Self.migration
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let child = try ChildProcess(executable, ["migrate", url, "--strategy", strategy, "--quiet"] + Self.migration)
             try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            kill(child.processIdentifier, SIGKILL)
+            try child.waitUntilExit(timeout: ChildProcess.defaultTimeout)
             let afterKill = await tern(["export", url])
             #expect(afterKill == original || afterKill == expected, "\(strategy) killed after \(delay) s")
             // The server rolled back the killed session and dropped its lock; the next run

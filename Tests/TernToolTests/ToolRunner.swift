@@ -1,4 +1,5 @@
 import Foundation
+import TernTestSupport
 import TernTool
 
 /// What one run of `tern` printed and returned.
@@ -59,14 +60,19 @@ enum ToolRunner {
 
     /// Runs a program as a process, with stdout and stderr in files and no stdin.
     ///
+    /// The child is started with `posix_spawn` and waited for with `waitpid` (``ChildProcess``),
+    /// not Foundation's `Process`, whose run loop once missed a child's end and hung the tests.
+    ///
     /// - Parameters:
     ///   - path: The program.
     ///   - arguments: Its arguments.
     ///   - variables: Extra environment variables.
     ///   - currentDirectory: Where it runs; the test process's folder when nil.
-    /// - Throws: When the program cannot be started.
+    ///   - timeout: How long it may run; a child still running then is killed and this throws.
+    /// - Throws: When the program cannot be started, or when it outlived `timeout`.
     static func runProgram(
-        _ path: String, _ arguments: [String], variables: [String: String] = [:], currentDirectory: URL? = nil
+        _ path: String, _ arguments: [String], variables: [String: String] = [:], currentDirectory: URL? = nil,
+        timeout: Duration = ChildProcess.defaultTimeout
     ) throws -> ToolResult {
         let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("tern-run-\(UUID().uuidString)", isDirectory: true)
@@ -74,24 +80,14 @@ enum ToolRunner {
         defer { try? FileManager.default.removeItem(at: folder) }
         let outURL = folder.appendingPathComponent("stdout")
         let errURL = folder.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(variables) { _, new in new }
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
+        let child = try ChildProcess(
+            URL(fileURLWithPath: path), arguments,
+            environment: ProcessInfo.processInfo.environment.merging(variables) { _, new in new },
+            currentDirectory: currentDirectory, standardOutput: outURL.path, standardError: errURL.path)
+        try child.waitUntilExit(timeout: timeout)
+        let status = child.terminationReason == .exit ? child.terminationStatus : 128 + child.terminationStatus
         return ToolResult(
-            status: process.terminationStatus,
+            status: status,
             standardOutput: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
             standardError: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }

@@ -17,11 +17,19 @@ struct PlanCommand: Command {
             to the target version (--to, or the current version) with its kind (inferred, mapping or
             none) and its changes. A step that cannot be inferred names the entity, the property and
             the reason, and suggests a mapping; --mapping gives mapping files (JSON, see
-            docs/MappingFormat.md) for some steps. Fails when no version wrote the store, or when the
-            target is older than the store's version (Tern never downgrades).
+            docs/MappingFormat.md) for some steps.
 
-            --json prints {"source": NAME, "destination": NAME, "steps": [{"from": NAME, "to": NAME,
-            "kind": "inferred"|"mapping"|"none", "changes": [STRING], "problems": [STRING]}]}.
+            Exits 1 when the store cannot migrate, as `tern migrate` would fail: when a step cannot
+            be inferred and no mapping was given for it (stderr has the error line and, under it,
+            one line per change naming the step, the entity and property, the reason and the
+            mapping to write), when no version wrote the store, or when the target is older than
+            the store's version (Tern never downgrades). A CI job can run plan alone as a check.
+
+            --json prints {"source": NAME, "destination": NAME, "executable": BOOL, "steps":
+            [{"from": NAME, "to": NAME, "kind": "inferred"|"mapping"|"none", "changes": [STRING],
+            "problems": [STRING]}]}. The forecast is the result asked for, so it is printed on stdout
+            also when a step cannot run; then "executable" is false, the exit status is 1 and
+            stderr has the error lines.
             """,
         arguments: MigrationArguments.definitions + [.json],
         examples: [
@@ -56,13 +64,35 @@ struct PlanCommand: Command {
         } catch let error as PostgreSQLError {
             throw CommandFailure("cannot read the store at \(store.displayName): \(StoreFile.message(of: error))")
         }
+        let failure = Self.failure(of: plan)
         guard json else {
+            if let failure { throw failure }
             context.print(plan.description)
             return
         }
-        context.printJSON([
+        let document = Self.document(plan)
+        if let failure { throw CommandFailure(failure.message, details: failure.details, report: document) }
+        context.printJSON(document)
+    }
+
+    // MARK: - Rendering
+
+    /// Why the plan cannot run, as `migrate` would fail on it: nil when every step can run.
+    static func failure(of plan: MigrationPlan) -> CommandFailure? {
+        do {
+            try plan.requireExecutable()
+            return nil
+        } catch {
+            return CommandFailure(error.message, details: error.failures.map(\.description))
+        }
+    }
+
+    /// The forecast as the JSON document `--json` prints.
+    static func document(_ plan: MigrationPlan) -> JSONValue {
+        .object([
             "source": .string(plan.source),
             "destination": .string(plan.destination),
+            "executable": .bool(plan.isExecutable),
             "steps": .array(
                 plan.steps.map { step in
                     .object([

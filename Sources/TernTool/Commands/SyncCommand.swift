@@ -4,7 +4,7 @@ import TernPostgreSQL
 import TernSQLite
 import TernSync
 
-/// `tern sync STORE --server URI [--model MODEL] [--json]`: pushes a SQLite store's local
+/// `tern sync STORE --server URI [--model MODEL] [--resync] [--page-size N] [--json]`: pushes a SQLite store's local
 /// changes to a PostgreSQL sync server and pulls the other devices' (docs/Sync.md).
 struct SyncCommand: Command {
     /// The device store.
@@ -16,6 +16,15 @@ struct SyncCommand: Command {
     /// The model to open the store with.
     static let model = ArgumentDefinition.option(
         "model", value: "MODEL", help: "The model to open the store with (default: the model cached in the store).")
+    /// Pull the whole server state again.
+    static let resync = ArgumentDefinition.flag(
+        "resync",
+        help: "Pushes local changes, then pulls the whole server state again and deletes the local objects "
+            + "the server no longer has: for a device told to resync after the server purged its history.")
+    /// Objects or transactions per round trip.
+    static let pageSize = ArgumentDefinition.option(
+        "page-size", value: "N",
+        help: "Objects or local transactions per server round trip and local transaction (default 500, at least 1).")
 
     /// The command's name, arguments and help.
     static let configuration = CommandConfiguration(
@@ -32,13 +41,23 @@ struct SyncCommand: Command {
             when run again. A store whose model is older than the one some changes were written
             with refuses to pull them (exit 1): migrate it, then sync again.
 
+            Pushes and pulls travel in pages of --page-size objects or transactions (500 by
+            default), each page in one server round trip and one local transaction, so memory
+            stays bounded; an interrupted run resumes after the last page it finished.
+
+            A server may purge the history every device has pulled. A device that had not pulled
+            it yet is told to resync (exit 1, nothing pulled; its local changes were pushed): run
+            the same command with --resync, which pulls the whole server state again and deletes
+            the local objects the server no longer has. Local edits are kept.
+
             --json prints {"pushed": {"transactions": INT, "changes": INT, "merged": INT},
             "pulled": {"objects": INT, "inserted": INT, "updated": INT, "deleted": INT, "merged": INT}}.
             """,
-        arguments: [store, server, model, .json],
+        arguments: [store, server, model, resync, pageSize, .json],
         examples: [
             "tern sync Recipes.sqlite --server postgresql://localhost/kitchen",
             "tern sync Recipes.sqlite --server 'postgresql://sync@db.example.com/recipes?schema=family' --json",
+            "tern sync Recipes.sqlite --server postgresql://localhost/kitchen --resync --page-size 100",
         ])
 
     /// The store as typed.
@@ -47,6 +66,10 @@ struct SyncCommand: Command {
     var serverURI: String
     /// The model choice, if any.
     var selection: ModelSelection?
+    /// Whether to pull the whole server state again.
+    var resyncs: Bool
+    /// Objects or transactions per page.
+    var pageSize: Int
     /// Whether to print JSON.
     var json: Bool
 
@@ -58,6 +81,14 @@ struct SyncCommand: Command {
         }
         serverURI = server
         selection = try ModelSelection.parse(Self.model, from: arguments)
+        resyncs = arguments.isSet(Self.resync)
+        pageSize = 500
+        if let text = arguments.value(of: Self.pageSize) {
+            guard let size = Int(text), size >= 1 else {
+                throw ValidationError("--page-size takes a whole number of at least 1, not '\(text)'")
+            }
+            pageSize = size
+        }
         json = arguments.isSet(.json)
     }
 
@@ -81,7 +112,13 @@ struct SyncCommand: Command {
         let summary: SyncSummary
         do {
             let store = try SQLiteStore(at: file.url, model: model, configuration: SyncEngine.storeConfiguration)
-            summary = try await SyncEngine(store: store, server: server).sync()
+            let engine = SyncEngine(store: store, server: server, pageSize: pageSize)
+            summary = try await resyncs ? engine.resync() : engine.sync()
+        } catch let error as SyncError where error.code == .resyncNeeded {
+            throw CommandFailure(
+                "the server purged changes this device has not pulled; run the same command with --resync "
+                    + "to pull the whole state again (tern sync STORE --server URI --resync)",
+                details: ["local changes were pushed; nothing was pulled"])
         } catch {
             throw CommandFailure("cannot sync \(storePath): \(StoreFile.message(of: error))")
         }

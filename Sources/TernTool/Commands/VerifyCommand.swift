@@ -97,11 +97,7 @@ struct VerifyCommand: Command {
         let summary = "the store has \(report.isTruncated ? "more than " : "")\(count) problem\(count == 1 ? "" : "s")"
         if json {
             let document = Self.document(report)
-            guard report.isClean else {
-                // The report is the result a script asks for, so it reaches stdout despite the failure.
-                context.environment.output.write(document.encoded() + "\n", to: .standardOutput)
-                throw CommandFailure(summary)
-            }
+            guard report.isClean else { throw CommandFailure(summary, report: document) }
             context.printJSON(document)
             return
         }

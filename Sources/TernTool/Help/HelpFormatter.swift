@@ -39,8 +39,12 @@ enum HelpFormatter {
             "",
             "EXIT STATUS:",
             "  0  success",
-            "  1  the operation failed (a missing file, a bad model or store); one 'error:' line on stderr",
+            "  1  the operation failed (a missing file, a bad model or store, a migration that cannot",
+            "     run); one 'error:' line on stderr, with detail lines under it where useful",
             "  2  usage error (unknown command or option, missing argument); 'error:' and a usage line",
+            "  Nothing is printed on stdout after a failure, with one deliberate exception: a report",
+            "  asked for with --json (verify on a damaged store, plan of a migration that cannot run)",
+            "  is the result a script reads, so it is printed on stdout although the status is 1.",
             "",
             "See 'tern help <command>' or 'tern <command> --help' for a command's options.",
         ]

@@ -45,6 +45,11 @@ struct ValidationError: Error, Sendable, Hashable, CustomStringConvertible {
 /// It ends the run with ``ExitCode/failure`` (1). The message becomes the `error:` line and each
 /// detail is printed on a line of its own under it.
 ///
+/// Nothing reaches stdout after a failure, with one deliberate exception: a report that was asked
+/// for with `--json` (``report``) is the result a script reads, also when it describes the
+/// failure, so it is printed on stdout while stderr gets the `error:` line and the status is 1
+/// (`verify --json` on a damaged store, `plan --json` of a migration that cannot run).
+///
 /// ```swift
 /// throw CommandFailure("no version is named 'v9'; use one of: v1, v2", details: ["model: Recipes.xcdatamodeld"])
 /// ```
@@ -53,15 +58,19 @@ struct CommandFailure: Error, Sendable, Hashable, CustomStringConvertible {
     var message: String
     /// Lines of detail printed under the message.
     var details: [String]
+    /// The JSON report the user asked for, printed on stdout despite the failure; nil for none.
+    var report: JSONValue?
 
     /// Creates a failure.
     ///
     /// - Parameters:
     ///   - message: What went wrong and what to do, on one line.
     ///   - details: Lines of detail printed under the message.
-    init(_ message: String, details: [String] = []) {
+    ///   - report: The `--json` report that describes the failure, printed on stdout.
+    init(_ message: String, details: [String] = [], report: JSONValue? = nil) {
         self.message = message
         self.details = details
+        self.report = report
     }
 
     /// The message.
