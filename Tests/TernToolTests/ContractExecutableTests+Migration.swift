@@ -134,6 +134,11 @@ import Testing
         #expect(demo.standardOutput.contains("Slow Roast Lamb"))
         let again = try Binary.fail(["demo", folder], status: 1)
         #expect(again.errorLines.count >= 1)
+        // The migration v1 → v4 shows its progress (plain lines off a terminal with --progress).
+        let shown = try Binary.succeed(["demo", tmp.path("shown").path, "--progress"], allowingStandardError: true)
+        #expect(shown.standardOutput.contains("7. The recipes"))
+        #expect(!shown.errorLines.isEmpty && shown.errorLines.allSatisfy { $0.hasPrefix("migrating ") }, "\(shown.standardError)")
+        #expect(shown.errorLines.last?.hasPrefix("migrating 100% ") == true, "\(shown.standardError)")
     }
 
     @Test func failuresOfEveryKindThroughTheBinary() throws {

@@ -90,7 +90,7 @@ struct DemoCommand: Command {
         context.print("5. Launching again: nothing is moved, migrated or imported twice.")
         let again = PersistentContainer(
             name: "ChefsBook", model: model, storeDescriptions: [description], mainContextQueue: .private)
-        for event in try await load(again, in: context) { narrate(event, in: context) }
+        for event in try await load(again, showingProgress: false, in: context) { narrate(event, in: context) }
 
         context.print("")
         context.print("6. Checking the store.")
@@ -127,9 +127,11 @@ struct DemoCommand: Command {
         return root
     }
 
-    /// Loads a container's stores, its migration progress driving a progress bar; returns the
-    /// other events, to narrate.
-    private func load(_ container: PersistentContainer, in context: CommandContext) async throws -> [ContainerEvent] {
+    /// Loads a container's stores, its migration progress driving a progress bar (unless the
+    /// load is known to have nothing to migrate); returns the other events, to narrate.
+    private func load(
+        _ container: PersistentContainer, showingProgress: Bool = true, in context: CommandContext
+    ) async throws -> [ContainerEvent] {
         let stream = container.events()
         let progress = Progress(totalUnitCount: 1000)
         let box = ProgressReference(progress)
@@ -146,8 +148,8 @@ struct DemoCommand: Command {
             }
             return events
         }
-        let bar = context.progressBar("migrating", for: progress)
-        defer { bar.finish() }
+        let bar = showingProgress ? context.progressBar("migrating", for: progress) : nil
+        defer { bar?.finish() }
         do {
             try await container.loadStores()
         } catch {
