@@ -129,13 +129,9 @@ public enum ReadOnlyFolder {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) {
-        guard FileManager.default.isExecutableFile(atPath: tool) else { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return }
-        process.waitUntilExit()
+        guard FileManager.default.isExecutableFile(atPath: tool),
+            let child = try? ChildProcess(URL(fileURLWithPath: tool), arguments)
+        else { return }
+        child.waitUntilExit()
     }
 }
