@@ -135,12 +135,7 @@ struct PostgreSQLExecutableTests {
         let seeded = try Binary.canonical(try Binary.succeed(["export", phone]).standardOutput)
         let pulledSeed = try Binary.canonical(try Binary.succeed(["export", tablet]).standardOutput)
         #expect(seeded["Recipe"]?.count == 8 && pulledSeed["Recipe"]?.count == 8)
-        withKnownIssue(
-            "TernSync: with pages smaller than the data, a to-one reference to an object of a later page is sometimes lost",
-            isIntermittent: true
-        ) {
-            #expect(Self.difference(pulledSeed, seeded).isEmpty, "\(Self.difference(pulledSeed, seeded))")
-        }
+        #expect(Self.difference(pulledSeed, seeded).isEmpty, "\(Self.difference(pulledSeed, seeded))")
 
         // The phone deletes one recipe and edits another; then the server purges everything the
         // phone pulled, the delete's tombstone included, and leaves the tablet behind.
