@@ -33,6 +33,10 @@ import Testing
         children.addChild(step, withPendingUnitCount: 1)
         step.completedUnitCount = 50
         #expect(children.completedUnitCount == 0 && abs(children.fractionCompleted - 0.25) < 1e-9)
+        // Work that reports only a fraction (the container's migration) shows no counts or rate.
+        let fractionOnly = ProgressBar.render(
+            title: "migrating", completed: 500, total: 1_000, elapsed: .seconds(3), barWidth: 10, counts: false)
+        #expect(fractionOnly == "migrating [====>     ] 50% ETA 0:03")
     }
 
     @Test func numbersAndDurationsAreReadable() {

@@ -148,7 +148,8 @@ struct DemoCommand: Command {
             }
             return events
         }
-        let bar = showingProgress ? context.progressBar("migrating", for: progress) : nil
+        // The container reports a fraction only: the bar shows it without counts.
+        let bar = showingProgress ? context.progressBar("migrating", for: progress, showsCounts: false) : nil
         defer { bar?.finish() }
         do {
             try await container.loadStores()

@@ -77,15 +77,16 @@ final class CommandContext {
     /// - Parameters:
     ///   - title: What the work is (`exporting`).
     ///   - progress: The progress the work reports to.
+    ///   - showsCounts: Whether to draw counts and rate; false when the units only scale a fraction.
     /// - Returns: A started bar; call ``ProgressBar/finish()`` when the work ends.
-    func progressBar(_ title: String, for progress: Progress) -> ProgressBar {
+    func progressBar(_ title: String, for progress: Progress, showsCounts: Bool = true) -> ProgressBar {
         let display = ProgressBar.Display(
             isTerminal: environment.output.isTerminal(.standardError), forced: forcesProgress,
             quiet: isQuiet)
         let bar = ProgressBar(
             title: title, progress: progress, display: display, output: environment.output,
             color: environment.allowsColor(on: .standardError),
-            width: Int(environment.variables["COLUMNS"] ?? "") ?? 80)
+            width: Int(environment.variables["COLUMNS"] ?? "") ?? 80, showsCounts: showsCounts)
         bar.start()
         return bar
     }

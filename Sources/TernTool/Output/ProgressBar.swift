@@ -55,6 +55,8 @@ final class ProgressBar: Sendable {
     private let output: any OutputSink
     private let color: Bool
     private let width: Int
+    /// Whether counts and rate are drawn: false for work that reports only a fraction.
+    private let showsCounts: Bool
     private let state: Mutex<State>
 
     /// Creates a bar; nothing is drawn until ``start()``.
@@ -66,9 +68,11 @@ final class ProgressBar: Sendable {
     ///   - output: Where stderr goes.
     ///   - color: Whether colour is allowed.
     ///   - width: The terminal's width in columns.
+    ///   - showsCounts: Whether to draw the counts and the rate; false when the progress's units
+    ///     are only a scale for a fraction (the bar, the percentage and the time left remain).
     init(
         title: String, progress: Progress, display: Display, output: any OutputSink, color: Bool,
-        width: Int
+        width: Int, showsCounts: Bool = true
     ) {
         self.title = title
         self.progress = progress
@@ -76,6 +80,7 @@ final class ProgressBar: Sendable {
         self.output = output
         self.color = color
         self.width = max(width, 40)
+        self.showsCounts = showsCounts
         self.state = Mutex(State(started: .now))
     }
 
@@ -111,9 +116,11 @@ final class ProgressBar: Sendable {
     ///   - fraction: The fraction done, when the progress knows better than `completed / total`
     ///     (a migration's steps advance by their children's objects); it drives the bar, the
     ///     percentage and the time left.
+    ///   - counts: Whether to show the counts and the rate.
     /// - Returns: For example `exporting [=====>    ] 52% 1,300/2,500 650/s ETA 0:02`.
     static func render(
-        title: String, completed: Int64, total: Int64, elapsed: Duration, barWidth: Int?, fraction known: Double? = nil
+        title: String, completed: Int64, total: Int64, elapsed: Duration, barWidth: Int?, fraction known: Double? = nil,
+        counts: Bool = true
     ) -> String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let rate = seconds > 0 ? Double(completed) / seconds : 0
@@ -129,11 +136,11 @@ final class ProgressBar: Sendable {
                         + String(repeating: " ", count: barWidth - max(filled, head.count)) + "]")
             }
             parts.append("\(Int(fraction * 100))%")
-            parts.append("\(grouped(completed))/\(grouped(total))")
-        } else {
+            if counts { parts.append("\(grouped(completed))/\(grouped(total))") }
+        } else if counts {
             parts.append(grouped(completed))
         }
-        if seconds > 0 { parts.append("\(grouped(Int64(rate.rounded())))/s") }
+        if counts, seconds > 0 { parts.append("\(grouped(Int64(rate.rounded())))/s") }
         if total > 0, seconds > 0, fraction > 0, fraction < 1 {
             parts.append("ETA " + clock(seconds * (1 - fraction) / fraction))
         }
@@ -180,7 +187,7 @@ final class ProgressBar: Sendable {
                 let barWidth = max(width - title.count - 45, 10)
                 var text = Self.render(
                     title: title, completed: completed, total: total, elapsed: elapsed, barWidth: barWidth,
-                    fraction: fraction)
+                    fraction: fraction, counts: showsCounts)
                 if color, let open = text.firstIndex(of: "["), let close = text.firstIndex(of: "]") {
                     text.replaceSubrange(
                         open...close, with: "\u{1B}[32m" + text[open...close] + "\u{1B}[0m")
@@ -191,7 +198,7 @@ final class ProgressBar: Sendable {
                 if !final, let last = state.lastLine, now - last < .seconds(1) { return }
                 let text = Self.render(
                     title: title, completed: completed, total: total, elapsed: elapsed, barWidth: nil,
-                    fraction: fraction)
+                    fraction: fraction, counts: showsCounts)
                 guard final || text != state.lastText else { return }
                 state.lastLine = now
                 state.lastText = text
