@@ -97,8 +97,15 @@ import Testing
         var batches = [(0..<3).map { ["id": AttributeValue.integer(Int64($0))] }, [["id": .integer(9)]]]
         let inserted = try await context.batchInsert(entityName: "Event") { batches.isEmpty ? nil : batches.removeFirst() }
         #expect(inserted == 4)
+        // Rows in column order are recorded the same way.
+        var rowBatches: [RowBatch] = [2, 1].map { size in
+            var batch = RowBatch(columns: ["id"])
+            for id in 0..<size { batch.append(.integer(Int64(id))) }
+            return batch
+        }
+        #expect(try await context.batchInsertRows(entityName: "Event", batches: { rowBatches.isEmpty ? nil : rowBatches.removeFirst() }) == 3)
         let history = try await store.fetchHistory(HistoryFetchRequest())
-        #expect(history.map(\.changes.count) == [3, 1])
+        #expect(history.map(\.changes.count) == [3, 1, 2, 1])
     }
 
     // MARK: - Imports that only insert

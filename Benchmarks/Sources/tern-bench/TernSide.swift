@@ -48,14 +48,16 @@ struct TernSide {
         for start in stride(from: 0, to: rows, by: EventData.transactionSize) {
             let chunk = EventData.rows(from: start, count: min(EventData.transactionSize, rows - start))
             watch.start()
-            let objects: [[String: AttributeValue]] = chunk.map { row in
-                [
-                    "id": .integer(row.id), "name": .string(row.name),
-                    "timeStamp": .date(Date(timeIntervalSinceReferenceDate: row.timeStamp)),
-                    "amount": .integer(row.amount), "flag": .bool(row.flag),
-                ]
+            // The values in column order, as `NSBatchInsertRequest` users hand over dictionaries.
+            var objects = RowBatch(columns: ["id", "name", "timeStamp", "amount", "flag"], reservingCapacity: chunk.count)
+            for row in chunk {
+                objects.append(.integer(row.id))
+                objects.append(.string(row.name))
+                objects.append(.date(Date(timeIntervalSinceReferenceDate: row.timeStamp)))
+                objects.append(.integer(row.amount))
+                objects.append(.bool(row.flag))
             }
-            _ = try await context.batchInsert(entityName: "Event", objects: objects)
+            _ = try await context.batchInsert(entityName: "Event", rows: objects)
             watch.stop()
         }
         return watch.timing(checksum: 0)

@@ -31,15 +31,11 @@ extension ObjectContext {
         entityName: String, objects: [[String: AttributeValue]], options: BatchOptions = .unchecked
     ) async throws -> [ObjectID] {
         var pending: [[String: AttributeValue]]? = objects
-        let (store, ranges) = try await insertBatches(entityName: entityName, options: options, fillsDefaults: true, checksTypes: true) {
+        let (store, ranges) = try await insertBatches(entityName: entityName, options: options) {
             defer { pending = nil }
             return pending
         }
-        let ids = ranges.flatMap { range in
-            range.map { ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: $0) }
-        }
-        try await announce(ContextDidSave(inserted: Set(ids)))
-        return ids
+        return try await announceInsertedIDs(ranges, entityName: entityName, store: store)
     }
 
     /// Inserts rows of an entity without making objects, streaming them batch by batch into one
@@ -75,18 +71,7 @@ extension ObjectContext {
         batches: sending @escaping () throws -> [[String: AttributeValue]]?
     ) async throws -> Int {
         let (store, ranges) = try await insertBatches(
-            entityName: entityName, options: options, fillsDefaults: true, checksTypes: true, source: batches)
-        return try await announceInserted(ranges, entityName: entityName, store: store)
-    }
-
-    /// ``batchInsert(entityName:options:batches:)`` for callers that fill default values
-    /// themselves and make every value from its attribute's type (an import, where an empty field
-    /// means nil even when the attribute has a default, and each field is converted to its type).
-    package func batchInsertConverted(
-        entityName: String, options: BatchOptions, batches: sending @escaping () throws -> [[String: AttributeValue]]?
-    ) async throws -> Int {
-        let (store, ranges) = try await insertBatches(
-            entityName: entityName, options: options, fillsDefaults: false, checksTypes: false, source: batches)
+            entityName: entityName, options: options, source: batches)
         return try await announceInserted(ranges, entityName: entityName, store: store)
     }
 
@@ -165,7 +150,7 @@ extension ObjectContext {
 
     // MARK: - Non public
 
-    private func batchStore(forEntity entityName: String) throws -> any PersistentStore {
+    func batchStore(forEntity entityName: String) throws -> any PersistentStore {
         guard parent == nil else {
             throw TernError(.unsupported, "batch operations write to stores; run them on a context without a parent",
                             entity: entityName)
@@ -176,35 +161,47 @@ extension ObjectContext {
         return store
     }
 
-    /// Checks each batch of `source` (value types unless the caller made them by type), fills
-    /// defaults when asked, and streams the batches into the entity's store in one transaction.
+    /// Checks each batch of `source` (value types), fills defaults, validates when asked, and
+    /// streams the batches into the entity's store in one transaction.
     private func insertBatches(
-        entityName: String, options: BatchOptions, fillsDefaults: Bool, checksTypes: Bool,
+        entityName: String, options: BatchOptions,
         source: sending @escaping () throws -> [[String: AttributeValue]]?
     ) async throws -> (any PersistentStore, [ClosedRange<Int64>]) {
         let store = try batchStore(forEntity: entityName)
         let schema = graph.schema(for: entityName)
-        let defaults = !fillsDefaults ? [] : schema.attributes.values.filter { !$0.isTransient && !$0.isDerived }.compactMap { attribute in
+        let defaults = schema.attributes.values.filter { !$0.isTransient && !$0.isDerived }.compactMap { attribute in
             attribute.defaultValue.map { (attribute.name, $0) }
         }
         let validates = options.validatesValues
         var firstIndex = 0
         let ranges = try await store.insertRows(entityName: entityName, author: transactionAuthor, contextName: name) {
             guard let batch = try source() else { return nil }
-            if checksTypes { try Self.checkBatchTypes(batch, schema: schema) }
+            try Self.checkBatchTypes(batch, schema: schema)
             let objects = defaults.isEmpty ? batch : batch.map { values in
                 values.merging(defaults) { given, _ in given }
             }
-            if validates { try Self.validateInserted(objects, schema: schema, firstIndex: firstIndex) }
+            if validates {
+                try Self.validateInserted(count: objects.count, values: { objects[$0][$1] }, schema: schema, firstIndex: firstIndex)
+            }
             firstIndex += objects.count
             return objects
         }
         return (store, ranges)
     }
 
+    /// Tells this context, listeners and other contexts about new rows in one event, and returns
+    /// their IDs in order.
+    func announceInsertedIDs(_ ranges: [ClosedRange<Int64>], entityName: String, store: any PersistentStore) async throws -> [ObjectID] {
+        let ids = ranges.flatMap { range in
+            range.map { ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: $0) }
+        }
+        try await announce(ContextDidSave(inserted: Set(ids)))
+        return ids
+    }
+
     /// Tells this context, listeners and other contexts about new rows, at most 10,000 IDs per
     /// event, and returns how many there are.
-    private func announceInserted(_ ranges: [ClosedRange<Int64>], entityName: String, store: any PersistentStore) async throws -> Int {
+    func announceInserted(_ ranges: [ClosedRange<Int64>], entityName: String, store: any PersistentStore) async throws -> Int {
         var ids: Set<ObjectID> = []
         var count = 0
         for range in ranges {
@@ -225,35 +222,54 @@ extension ObjectContext {
     private static func checkBatchTypes(_ objects: [[String: AttributeValue]], schema: EntitySchema) throws {
         for values in objects {
             for (name, value) in values {
-                guard let attribute = schema.attributes[name], !attribute.isTransient else {
-                    throw TernError(.validationFailed, "\(schema.name) has no stored attribute \(name)",
-                                    entity: schema.name, property: name)
-                }
-                if let problem = Self.typeProblem(with: value, for: attribute) {
-                    throw TernError(.validationFailed, "\(schema.name).\(name) \(problem)", entity: schema.name, property: name)
-                }
+                try checkBatchType(value, of: try storedAttribute(name, schema: schema), schema: schema)
             }
+        }
+    }
+
+    /// The stored attribute of a name given in a batch.
+    ///
+    /// - Throws: ``TernError/Code/validationFailed`` when the entity has no such stored attribute.
+    static func storedAttribute(_ name: String, schema: EntitySchema) throws -> AttributeDescription {
+        guard let attribute = schema.attributes[name], !attribute.isTransient else {
+            throw TernError(.validationFailed, "\(schema.name) has no stored attribute \(name)", entity: schema.name, property: name)
+        }
+        return attribute
+    }
+
+    /// Throws when a value given in a batch does not fit its attribute's type.
+    static func checkBatchType(_ value: AttributeValue, of attribute: AttributeDescription, schema: EntitySchema) throws {
+        if let problem = Self.typeProblem(with: value, for: attribute) {
+            throw TernError(.validationFailed, "\(schema.name).\(attribute.name) \(problem)", entity: schema.name, property: attribute.name)
         }
     }
 
     /// Validates new rows as a save validates inserted objects; they have no relationships.
     /// Rows are numbered from `firstIndex` in messages.
-    private static func validateInserted(_ objects: [[String: AttributeValue]], schema: EntitySchema, firstIndex: Int) throws {
+    ///
+    /// - Parameters:
+    ///   - count: The number of rows.
+    ///   - values: The value of a row (by offset) for an attribute name, nil when it is nil.
+    ///   - schema: The rows' entity.
+    ///   - firstIndex: The number of the first row in messages.
+    static func validateInserted(
+        count: Int, values: (Int, String) -> AttributeValue?, schema: EntitySchema, firstIndex: Int
+    ) throws {
         let attributes = schema.attributes.values.filter { !$0.isDerived && !$0.isTransient }
         let required = schema.relationships.values.filter { !$0.isTransient && (!$0.isOptional || $0.minCount > 0) }
             .map(\.name).sorted()
         var failures: [TernError] = []
-        for (offset, values) in objects.enumerated() {
+        for offset in 0..<count {
             func failure(_ name: String, _ message: String) -> TernError {
                 TernError(.validationFailed, "\(schema.name).\(name) of row \(firstIndex + offset) \(message)", entity: schema.name, property: name)
             }
-            failures += Self.attributeFailures(of: { values[$0] }, attributes: attributes, failure: failure)
+            failures += Self.attributeFailures(of: { values(offset, $0) }, attributes: attributes, failure: failure)
             failures += required.map { failure($0, "is required") }
         }
         try throwIfAny(failures)
     }
 
-    private static func throwIfAny(_ failures: [TernError]) throws {
+    static func throwIfAny(_ failures: [TernError]) throws {
         guard let first = failures.first else { return }
         throw TernError(
             .validationFailed, "\(failures.count) validation failure(s), the first: \(first); fix them and run the batch again",

@@ -43,6 +43,29 @@ extension PersistentStore {
     }
 }
 
+extension PersistentStore {
+    /// Turns each batch of `source` into dictionaries for
+    /// ``insertRows(entityName:author:contextName:from:)``: the default for stores without a
+    /// column-ordered path.
+    ///
+    /// - Parameters:
+    ///   - entityName: A concrete entity.
+    ///   - author: Who saved, for the history.
+    ///   - contextName: The saving context's name, for the history.
+    ///   - source: The batches of rows in column order; nil ends them.
+    /// - Returns: The keys of the new rows as ranges of consecutive keys.
+    /// - Throws: What the dictionary form throws.
+    /// - Complexity: O(*n* · *c*) for *n* rows of *c* columns.
+    public func insertRows(
+        entityName: String, author: String?, contextName: String?,
+        batches source: sending @escaping () throws -> RowBatch?
+    ) async throws -> [ClosedRange<Int64>] {
+        try await insertRows(entityName: entityName, author: author, contextName: contextName) {
+            try source()?.dictionaries
+        }
+    }
+}
+
 extension [ClosedRange<Int64>] {
     /// Adds a key, extending the last range when the key follows it.
     package mutating func appendKey(_ key: Int64) {
@@ -50,6 +73,15 @@ extension [ClosedRange<Int64>] {
             self[count - 1] = last.lowerBound...key
         } else {
             append(key...key)
+        }
+    }
+
+    /// Adds consecutive keys, extending the last range when they follow it.
+    package mutating func append(keys: ClosedRange<Int64>) {
+        if let last, last.upperBound &+ 1 == keys.lowerBound {
+            self[count - 1] = last.lowerBound...keys.upperBound
+        } else {
+            append(keys)
         }
     }
 }

@@ -157,6 +157,25 @@ public protocol PersistentStore: AnyObject, Sendable {
         from source: sending @escaping () throws -> [[String: AttributeValue]]?
     ) async throws -> [ClosedRange<Int64>]
 
+    /// Inserts new rows of one entity as ``insertRows(entityName:author:contextName:from:)``
+    /// does, read as batches of values in column order: the fast path of batch inserts and
+    /// imports. A store on disk binds each value straight to its column; the default
+    /// implementation turns each batch into dictionaries.
+    ///
+    /// - Parameters:
+    ///   - entityName: A concrete entity.
+    ///   - author: Who saved, for the history.
+    ///   - contextName: The saving context's name, for the history.
+    ///   - source: Called on the store's executor for the next batch (complete rows; a nil value
+    ///     is stored as nil); nil ends the insert. What it throws rolls it back.
+    /// - Returns: The keys of the new rows, in order, as ranges of consecutive keys.
+    /// - Throws: What ``insertRows(entityName:author:contextName:from:)`` throws.
+    /// - Complexity: O(*n* · *c*) for *n* rows of *c* columns.
+    func insertRows(
+        entityName: String, author: String?, contextName: String?,
+        batches source: sending @escaping () throws -> RowBatch?
+    ) async throws -> [ClosedRange<Int64>]
+
     /// Applies a change set as ``save(_:)`` does, but resolves version conflicts inside the
     /// same transaction: rows whose version moved on are read under the store's write lock and
     /// handed to `resolver`, and the change set it returns is written, so that no other writer

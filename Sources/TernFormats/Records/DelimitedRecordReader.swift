@@ -55,7 +55,7 @@ public final class DelimitedRecordReader {
         } catch {
             throw RecordError(.unreadableFile, "cannot open the file; check that it exists and is readable", path: url.path)
         }
-        guard let (headerLine, names) = try readRow() else {
+        guard let (headerLine, names) = try readStrings() else {
             throw RecordError(.malformedFile, "the file is empty; give a header row of attribute names", path: path)
         }
         for (index, name) in names.enumerated() {
@@ -97,19 +97,42 @@ public final class DelimitedRecordReader {
     /// - Throws: What ``nextBatch(maxCount:)`` throws.
     func nextRows(maxCount: Int) throws(RecordError) -> [(line: Int, fields: [String?])] {
         var rows: [(line: Int, fields: [String?])] = []
-        while rows.count < maxCount, let (start, fields) = try readRow() {
-            guard fields.count == header.count else {
-                throw RecordError(
-                    .malformedFile,
-                    "the row has \(fields.count) field\(fields.count == 1 ? "" : "s") but the header has \(header.count); give one per column",
-                    path: path, line: start, column: min(fields.count, header.count) + 1)
-            }
+        while rows.count < maxCount, let (start, fields) = try readStrings() {
+            try checkWidth(fields.count, line: start)
             rows.append((start, fields))
         }
         return rows
     }
 
+    /// Reads the next row into `row`, replacing what it held: its fields as bytes, one per
+    /// column of the header, valid UTF-8, with no `String` made.
+    ///
+    /// - Parameter row: The buffer the fields go to, reused from row to row.
+    /// - Returns: The line the row starts on, or nil at the end of the file.
+    /// - Throws: What ``nextBatch(maxCount:)`` throws.
+    func nextRow(into row: inout RecordBytes) throws(RecordError) -> Int? {
+        guard let start = try readRow(into: &row) else { return nil }
+        try checkWidth(row.count, line: start)
+        return start
+    }
+
     // MARK: - Non public
+
+    /// Throws unless a row has one field per column of the header.
+    private func checkWidth(_ count: Int, line: Int) throws(RecordError) {
+        guard count != header.count else { return }
+        throw RecordError(
+            .malformedFile,
+            "the row has \(count) field\(count == 1 ? "" : "s") but the header has \(header.count); give one per column",
+            path: path, line: line, column: min(count, header.count) + 1)
+    }
+
+    /// Reads one non-blank row as strings (nil for an empty field).
+    private func readStrings() throws(RecordError) -> (Int, [String?])? {
+        var row = RecordBytes()
+        guard let start = try readRow(into: &row) else { return nil }
+        return (start, (0..<row.count).map { row.isNull($0) ? nil : row.string($0) })
+    }
 
     /// The next byte, without consuming it; nil at the end of the file.
     private func peek() throws(RecordError) -> UInt8? {
@@ -137,8 +160,8 @@ public final class DelimitedRecordReader {
         bytesRead += 1
     }
 
-    /// Reads one non-blank row: the line it starts on and its fields (nil for an empty field).
-    private func readRow() throws(RecordError) -> (Int, [String?])? {
+    /// Reads one non-blank row into `row`: the line it starts on and its fields.
+    private func readRow(into row: inout RecordBytes) throws(RecordError) -> Int? {
         while true {
             guard let first = try peek() else { return nil }
             if first == 0x0A { advance(); line += 1; continue }
@@ -146,18 +169,15 @@ public final class DelimitedRecordReader {
             break
         }
         let start = line
-        var fields: [String?] = []
-        var field: [UInt8] = []
+        row.removeAll()
         var quoted = false
         var fieldLine = line
         var endsWithRawReturn = false
         func finish() throws(RecordError) {
-            guard let text = String(validating: field, as: UTF8.self) else {
+            guard row.endField(quoted: quoted) else {
                 throw RecordError(.invalidUTF8, "the field is not valid UTF-8; save the file as UTF-8", path: path,
-                                  line: fieldLine, column: fields.count + 1)
+                                  line: fieldLine, column: row.count)
             }
-            fields.append(text.isEmpty && !quoted ? nil : text)
-            field.removeAll(keepingCapacity: true)
             quoted = false
         }
         let separator: UInt8 = dialect == .tsv ? 0x09 : 0x2C
@@ -176,8 +196,8 @@ public final class DelimitedRecordReader {
                     return end
                 }
                 if end > runStart {
-                    guard !quoted else { throw misplaced(fields.count + 1) }
-                    field.append(contentsOf: buffer[runStart..<end])
+                    guard !quoted else { throw misplaced(row.count + 1) }
+                    row.bytes.append(contentsOf: buffer[runStart..<end])
                     bytesRead += Int64(end - runStart)
                     position = end
                     endsWithRawReturn = false
@@ -191,42 +211,42 @@ public final class DelimitedRecordReader {
                 endsWithRawReturn = false
                 fieldLine = line
             case 0x0A:
-                if endsWithRawReturn { field.removeLast() }
+                if endsWithRawReturn { row.bytes.removeLast() }
                 line += 1
                 try finish()
-                return (start, fields)
+                return start
             case 0x5C where dialect == .tsv:
                 guard let next = try peek(), next != 0x0A else {
                     throw RecordError(.malformedFile, "a backslash ends the line; write \\\\ for a backslash",
-                                      path: path, line: line, column: fields.count + 1)
+                                      path: path, line: line, column: row.count + 1)
                 }
                 advance()
                 endsWithRawReturn = false
                 switch next {
-                case UInt8(ascii: "t"): field.append(0x09)
-                case UInt8(ascii: "n"): field.append(0x0A)
-                case UInt8(ascii: "r"): field.append(0x0D)
-                default: field.append(next)
+                case UInt8(ascii: "t"): row.bytes.append(0x09)
+                case UInt8(ascii: "n"): row.bytes.append(0x0A)
+                case UInt8(ascii: "r"): row.bytes.append(0x0D)
+                default: row.bytes.append(next)
                 }
             case 0x22 where dialect == .csv:
-                guard field.isEmpty, !quoted else {
+                guard row.isFieldEmpty, !quoted else {
                     throw RecordError(.malformedFile, "a quote inside an unquoted field; quote the whole field and double the quote",
-                                      path: path, line: line, column: fields.count + 1)
+                                      path: path, line: line, column: row.count + 1)
                 }
                 quoted = true
-                try readQuoted(into: &field, column: fields.count + 1)
+                try readQuoted(into: &row.bytes, column: row.count + 1)
                 guard let after = try peek(), after != 0x0A else { continue }
-                if after == 0x0D { advance(); guard try peek() == 0x0A else { throw misplaced(fields.count + 1) }; continue }
-                guard after == separator else { throw misplaced(fields.count + 1) }
+                if after == 0x0D { advance(); guard try peek() == 0x0A else { throw misplaced(row.count + 1) }; continue }
+                guard after == separator else { throw misplaced(row.count + 1) }
             default:
-                guard !quoted else { throw misplaced(fields.count + 1) }
-                field.append(byte)
+                guard !quoted else { throw misplaced(row.count + 1) }
+                row.bytes.append(byte)
                 endsWithRawReturn = byte == 0x0D
             }
         }
-        if endsWithRawReturn { field.removeLast() }
+        if endsWithRawReturn { row.bytes.removeLast() }
         try finish()
-        return (start, fields)
+        return start
     }
 
     /// Reads a quoted CSV field's contents after its opening quote, through its closing quote.
@@ -248,5 +268,59 @@ public final class DelimitedRecordReader {
     private func misplaced(_ column: Int) -> RecordError {
         RecordError(.malformedFile, "text follows a closing quote; quote the whole field and double inner quotes",
                     path: path, line: line, column: column)
+    }
+}
+
+/// The fields of one delimited row as UTF-8 bytes in one buffer, reused from row to row, so that
+/// reading a row makes no `String` and no array per field.
+struct RecordBytes {
+    /// The bytes of every field, one after the other.
+    fileprivate(set) var bytes: [UInt8] = []
+    /// Where each field ends in ``bytes``.
+    private var ends: [Int] = []
+    /// Whether each field was quoted (an empty quoted field is empty text, not null).
+    private var quoted: [Bool] = []
+
+    /// The number of complete fields.
+    var count: Int { ends.count }
+
+    /// Whether a field is empty and unquoted: a null value.
+    func isNull(_ field: Int) -> Bool { !quoted[field] && start(of: field) == ends[field] }
+
+    /// The text of a field.
+    func string(_ field: Int) -> String {
+        withBytes(of: field) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the bytes of a field (valid only during the call).
+    func withBytes<Result>(of field: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        let start = start(of: field)
+        return try bytes.withUnsafeBufferPointer { all in
+            try body(UnsafeBufferPointer(rebasing: all[start..<ends[field]]))
+        }
+    }
+
+    // MARK: - Non public
+
+    private func start(of field: Int) -> Int { field == 0 ? 0 : ends[field - 1] }
+
+    /// Whether the field being read has no bytes yet.
+    fileprivate var isFieldEmpty: Bool { bytes.count == (ends.last ?? 0) }
+
+    /// Empties the buffer for the next row, keeping its capacity.
+    fileprivate mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        quoted.removeAll(keepingCapacity: true)
+    }
+
+    /// Ends the field being read; false when its bytes are not valid UTF-8.
+    fileprivate mutating func endField(quoted isQuoted: Bool) -> Bool {
+        let start = ends.last ?? 0
+        ends.append(bytes.count)
+        quoted.append(isQuoted)
+        // ASCII (the usual case) is valid as it is; anything else is checked.
+        let isASCII = bytes.withUnsafeBufferPointer { all in all[start...].allSatisfy { $0 < 0x80 } }
+        return isASCII || String(validating: bytes[start...], as: UTF8.self) != nil
     }
 }

@@ -247,6 +247,8 @@ struct RecordImporter {
             columns.append(attribute)
         }
         let given = Set(columns.compactMap { $0?.name })
+        // Two keys naming one attribute take the record-by-record path, which reports it.
+        guard given.count == columns.count(where: { $0 != nil }) else { return nil }
         var defaults: [String: AttributeValue] = [:]
         for attribute in model.allAttributes(of: name) where !attribute.isTransient && !attribute.isDerived && !given.contains(attribute.name) {
             if let value = attribute.defaultValue { defaults[attribute.name] = value }
@@ -255,7 +257,8 @@ struct RecordImporter {
             !attribute.isDerived && !(attribute.isTransient && attribute.defaultValue != nil)
                 && (!attribute.isOptional || attribute.minimum != nil || attribute.maximum != nil || attribute.regularExpression != nil)
         }
-        return StreamedImportPlan(entityName: name, columns: columns, defaults: defaults, checked: checked)
+        return StreamedImportPlan(
+            entityName: name, columns: columns, defaults: defaults.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, checked: checked)
     }
 
     // MARK: - Non public

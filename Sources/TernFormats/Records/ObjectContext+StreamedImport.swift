@@ -8,32 +8,59 @@ struct StreamedImportPlan: Sendable {
     let entityName: String
     /// The attribute of each column, in header order; nil for `_id`, which nothing refers to.
     let columns: [AttributeDescription?]
-    /// The default values of the stored attributes the file has no column for.
-    let defaults: [String: AttributeValue]
+    /// The default values of the stored attributes the file has no column for, by name.
+    let defaults: [(name: String, value: AttributeValue)]
     /// The attributes whose values a save could refuse in a new object: required ones and those
     /// with a minimum, maximum or pattern (values converted by type always fit their type);
     /// derived ones and transient ones with a default (a new object has it) excepted.
     let checked: [AttributeDescription]
 
+    /// The type of each column's attribute, in header order; nil for `_id`.
+    private let types: [AttributeType?]
+
     /// The number of records read and written at a time: bounded memory, few round trips.
     static let batchSize = 5_000
 
-    /// The values of one row of fields: the defaults, then each non-empty field converted.
+    /// Makes the plan of a file's columns.
+    init(
+        entityName: String, columns: [AttributeDescription?], defaults: [(name: String, value: AttributeValue)],
+        checked: [AttributeDescription]
+    ) {
+        self.entityName = entityName
+        self.columns = columns
+        self.defaults = defaults
+        self.checked = checked
+        self.types = columns.map { $0?.type }
+    }
+
+    /// The columns of the batches: the attribute of each file column in header order (`_id`
+    /// left out), then the attributes filled with their defaults, by name.
+    var batchColumns: [String] { columns.compactMap { $0?.name } + defaults.map(\.name) }
+
+    /// Adds one row of fields to a batch of ``batchColumns``: each field converted from its bytes
+    /// (an empty field is nil), then the defaults.
     ///
     /// - Throws: ``RecordError`` naming the line and column of a value that does not convert,
     ///   or of an empty field for a required attribute.
-    func values(of fields: [String?], line: Int, path: String) throws(RecordError) -> [String: AttributeValue] {
-        var values = defaults
-        values.reserveCapacity(defaults.count + columns.count)
-        for (index, field) in fields.enumerated() {
+    func append(_ fields: RecordBytes, line: Int, path: String, to batch: inout RowBatch) throws(RecordError) {
+        for index in 0..<fields.count {
+            guard let type = types[index] else { continue }
+            // The common forms are read from the bytes; anything else goes through the text.
+            if !fields.isNull(index), let value = fields.withBytes(of: index, { FieldBytes.value($0, as: type) }) {
+                batch.append(value)
+                continue
+            }
             guard let attribute = columns[index] else { continue }
-            let value = try RecordImporter.convert(
-                field.map(RecordValue.text) ?? .null, attribute, entity: entityName, path: path, line: line, column: index + 1)
-            if let value { values[attribute.name] = value }
+            let field: RecordValue = fields.isNull(index) ? .null : .text(fields.string(index))
+            batch.append(try RecordImporter.convert(field, attribute, entity: entityName, path: path, line: line, column: index + 1))
         }
+        for (_, value) in defaults { batch.append(value) }
         // What the save would refuse (required values, ranges, lengths, patterns), with its place.
-        guard !checked.isEmpty else { return values }
-        let failures = ObjectContext.attributeFailures(of: { values[$0] }, attributes: checked) { name, message in
+        guard !checked.isEmpty else { return }
+        let row = batch.count - 1
+        let failures = ObjectContext.attributeFailures(
+            of: { name in batch.columns.firstIndex(of: name).flatMap { batch[row, $0] } }, attributes: checked
+        ) { name, message in
             TernError(.validationFailed, "\(entityName).\(name) \(message)", entity: entityName, property: name)
         }
         if let first = failures.first {
@@ -41,7 +68,60 @@ struct StreamedImportPlan: Sendable {
             throw RecordError(.saveFailed, "the store refused the import: \(first.message); nothing was imported",
                               path: path, line: line, column: column)
         }
-        return values
+    }
+}
+
+/// The usual forms of a field read straight from its bytes, without making a `String`: what
+/// ``RecordValue/attributeValue(for:)`` would make of them.
+enum FieldBytes {
+    /// The value of a non-empty field for an attribute type, or nil when the bytes are not in
+    /// one of the forms read here (the caller converts the text then).
+    ///
+    /// - Parameters:
+    ///   - bytes: The field's UTF-8 bytes, valid and not empty.
+    ///   - type: The attribute's type.
+    static func value(_ bytes: UnsafeBufferPointer<UInt8>, as type: AttributeType) -> AttributeValue? {
+        switch type {
+        case .string: return .string(String(decoding: bytes, as: UTF8.self))
+        case .integer64: return integer(bytes).map { .integer($0) }
+        case .integer32: return integer(bytes).flatMap { Int32(exactly: $0) }.map { .integer(Int64($0)) }
+        case .integer16: return integer(bytes).flatMap { Int16(exactly: $0) }.map { .integer(Int64($0)) }
+        case .double, .float: return wholeNumber(bytes).map { .double($0) }
+        case .date: return wholeNumber(bytes).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+        case .boolean:
+            guard bytes.count == 1 else { return nil }
+            return bytes[0] == UInt8(ascii: "1") ? .bool(true) : bytes[0] == UInt8(ascii: "0") ? .bool(false) : nil
+        default: return nil
+        }
+    }
+
+    /// A decimal integer with an optional sign, as `Int64(_:)` reads it; nil on overflow or
+    /// any other byte.
+    static func integer(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        var index = 0
+        let negative = bytes.first == UInt8(ascii: "-")
+        if negative || bytes.first == UInt8(ascii: "+") { index = 1 }
+        guard index < bytes.count else { return nil }
+        var value: Int64 = 0
+        while index < bytes.count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (next, carry) = negative ? shifted.subtractingReportingOverflow(Int64(digit)) : shifted.addingReportingOverflow(Int64(digit))
+            guard !overflow, !carry else { return nil }
+            value = next
+            index += 1
+        }
+        return value
+    }
+
+    /// A decimal integer of at most 15 digits as a Double (exact, as `Double(_:)` reads it);
+    /// nil for fractions, exponents and longer numbers, which the text path reads.
+    static func wholeNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard bytes.count <= 16, let integer = integer(bytes), integer.magnitude < 1_000_000_000_000_000 else { return nil }
+        // "-0" is the Double -0.0, which an integer cannot say.
+        guard integer != 0 || bytes.first != UInt8(ascii: "-") else { return nil }
+        return Double(integer)
     }
 }
 
@@ -55,10 +135,14 @@ extension ObjectContext {
     ) async throws -> RecordImportSummary {
         let count: Int
         do {
-            count = try await batchInsertConverted(entityName: plan.entityName, options: .unchecked) {
-                let rows = try reader.nextRows(maxCount: StreamedImportPlan.batchSize)
-                guard !rows.isEmpty else { return nil }
-                let batch = try rows.map { line, fields throws(RecordError) in try plan.values(of: fields, line: line, path: path) }
+            let columns = plan.batchColumns
+            var fields = RecordBytes()
+            count = try await batchInsertConverted(entityName: plan.entityName, options: .unchecked) { () throws -> RowBatch? in
+                var batch = RowBatch(columns: columns, reservingCapacity: StreamedImportPlan.batchSize)
+                while batch.count < StreamedImportPlan.batchSize, let line = try reader.nextRow(into: &fields) {
+                    try plan.append(fields, line: line, path: path, to: &batch)
+                }
+                guard !batch.isEmpty else { return nil }
                 progress?.completedUnitCount = reader.bytesRead
                 return batch
             }

@@ -143,6 +143,13 @@ final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Ends the current execution but keeps the bound arguments, for a caller that binds the
+    /// next row over them (every placeholder, or those that change) and calls ``reset()`` after
+    /// the last.
+    func resetKeepingBindings() {
+        sqlite3_reset(handle)
+    }
+
     // MARK: - Reading columns
 
     /// The number of columns of the result.

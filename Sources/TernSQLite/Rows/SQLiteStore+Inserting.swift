@@ -51,29 +51,35 @@ extension SQLiteStore {
         // default when called on the concrete type with `await` (ProtocolDefaultShadowingTests).
         try requireWritable()
         let layout = try insertPlan(forEntity: entityName).layout
+        return try insertingInOneTransaction { ranges in
+            guard let batch = try source() else { return false }
+            guard !batch.isEmpty else { return true }
+            let keys = try reservePrimaryKeys(for: layout, count: batch.count)
+            var changes = StoreChangeSet(author: author, contextName: contextName)
+            changes.inserted = zip(keys, batch).map { key, values in
+                StoreRow(reference: RowReference(entityName: entityName, primaryKey: key), attributes: values)
+            }
+            // New keys were never handed out, so no row points at them: there are no
+            // to-many relationships to clear, and no earlier state for the history.
+            try insertRows(changes.inserted)
+            if recordsHistory { try recordHistory(of: changes, previous: [:]) }
+            if tracksGlobalIdentifiers { try recordGlobalIdentifiers(of: changes, given: [:]) }
+            ranges.append(keys: keys)
+            return true
+        }
+    }
+
+    /// Runs `writeNextBatch` in one IMMEDIATE transaction until it returns false, each call
+    /// adding the keys it used to the ranges; the external data files of a failed insert are removed.
+    func insertingInOneTransaction(
+        _ writeNextBatch: (inout [ClosedRange<Int64>]) throws -> Bool
+    ) throws -> [ClosedRange<Int64>] {
         var ranges: [ClosedRange<Int64>] = []
         filesOfPendingSave = []
         defer { filesOfPendingSave = [] }
         do {
             try connection.inTransaction(.immediate, throwing: {
-                while let batch = try source() {
-                    guard !batch.isEmpty else { continue }
-                    let keys = try reservePrimaryKeys(for: layout, count: batch.count)
-                    var changes = StoreChangeSet(author: author, contextName: contextName)
-                    changes.inserted = zip(keys, batch).map { key, values in
-                        StoreRow(reference: RowReference(entityName: entityName, primaryKey: key), attributes: values)
-                    }
-                    // New keys were never handed out, so no row points at them: there are no
-                    // to-many relationships to clear, and no earlier state for the history.
-                    try insertRows(changes.inserted)
-                    if recordsHistory { try recordHistory(of: changes, previous: [:]) }
-                    if tracksGlobalIdentifiers { try recordGlobalIdentifiers(of: changes, given: [:]) }
-                    if let last = ranges.last, last.upperBound + 1 == keys.lowerBound {
-                        ranges[ranges.count - 1] = last.lowerBound...keys.upperBound
-                    } else {
-                        ranges.append(keys)
-                    }
-                }
+                while try writeNextBatch(&ranges) {}
             })
         } catch {
             externalData.removeFiles(named: filesOfPendingSave)

@@ -24,33 +24,37 @@ enum ISO8601Text {
         let days = Int((Double(seconds) / 86_400).rounded(.down))
         seconds -= days * 86_400
         let (year, month, day) = civil(daysSince1970: days)
-        var text = ""
-        text.reserveCapacity(24)
-        func append(_ number: Int, digits: Int) {
-            var divisor = 1
-            for _ in 1..<digits { divisor *= 10 }
-            var rest = number
-            while divisor > 0 {
-                text.unicodeScalars.append(Unicode.Scalar(UInt8(48 + rest / divisor)))
-                rest %= divisor
-                divisor /= 10
+        // The 24 bytes are written in place: one allocation, no appending scalar by scalar.
+        return String(unsafeUninitializedCapacity: 24) { bytes in
+            var position = 0
+            func put(_ number: Int, digits: Int) {
+                var rest = number
+                for offset in stride(from: digits - 1, through: 0, by: -1) {
+                    bytes[position + offset] = UInt8(48 + rest % 10)
+                    rest /= 10
+                }
+                position += digits
             }
+            func put(_ character: Unicode.Scalar) {
+                bytes[position] = UInt8(ascii: character)
+                position += 1
+            }
+            put(year, digits: 4)
+            put("-")
+            put(month, digits: 2)
+            put("-")
+            put(day, digits: 2)
+            put("T")
+            put(seconds / 3_600, digits: 2)
+            put(":")
+            put(seconds / 60 % 60, digits: 2)
+            put(":")
+            put(seconds % 60, digits: 2)
+            put(".")
+            put(milliseconds, digits: 3)
+            put("Z")
+            return position
         }
-        append(year, digits: 4)
-        text += "-"
-        append(month, digits: 2)
-        text += "-"
-        append(day, digits: 2)
-        text += "T"
-        append(seconds / 3_600, digits: 2)
-        text += ":"
-        append(seconds / 60 % 60, digits: 2)
-        text += ":"
-        append(seconds % 60, digits: 2)
-        text += "."
-        append(milliseconds, digits: 3)
-        text += "Z"
-        return text
     }
 
     /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
