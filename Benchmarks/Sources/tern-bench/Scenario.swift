@@ -6,7 +6,8 @@ import TernCore
 /// To add a scenario: add a case, give it an ``input``, a ``target`` and a
 /// ``ScenarioImplementation`` in ``implementation`` (a file `Scenario+Name.swift` with both sides).
 enum Scenario: String, CaseIterable, Codable {
-    /// `ObjectContext.batchInsert` of N rows, 10,000 per call (one transaction each).
+    /// `ObjectContext.batchInsert(entityName:rows:)` of N rows in column order (`RowBatch`), 10,000 per
+    /// call (one transaction each).
     case batchInsert = "batch-insert"
     /// N objects inserted through a context, saved every 10,000.
     case contextInsert = "context-insert"
