@@ -24,7 +24,11 @@ public actor SyncServer {
     /// - Throws: ``PostgreSQLError`` when the server cannot be reached or the tables cannot be made.
     public init(location: String) throws {
         connection = try Connection(try PostgreSQLLocation(location))
+        // One script is one transaction; the lock makes sessions creating the tables at once (two
+        // devices, or a device and the backend of one killed while creating them) wait for each
+        // other, where CREATE TABLE IF NOT EXISTS alone can fail on PostgreSQL's catalog.
         try connection.executeScript("""
+            SELECT pg_advisory_xact_lock(hashtext('tern_sync_tables'));
             CREATE TABLE IF NOT EXISTS tern_sync_transactions (seq bigserial PRIMARY KEY, device text NOT NULL,
               local_number bigint NOT NULL, author text, model_digest text NOT NULL,
               committed_at timestamptz NOT NULL DEFAULT now(), UNIQUE (device, local_number));
