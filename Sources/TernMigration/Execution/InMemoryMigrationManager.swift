@@ -134,6 +134,7 @@ public final class InMemoryMigrationManager: MigrationManager {
         throws(MigrationError)
     {
         let description = try destinationRelationship(relationship, of: destination, count: objects.count)
+        let objects = self.objects(heldBy: description, among: objects)
         link(destination, description, objects)
         guard let inverseName = description.inverseName else { return }
         for object in objects {

@@ -153,6 +153,21 @@ extension MigrationManager {
         }
         return description
     }
+
+    /// The objects a destination relationship can hold: those of its destination entity or a
+    /// subentity. The others are links to objects whose entity left the relationship's
+    /// inheritance tree in this step; as in Core Data, those links are dropped (the objects stay).
+    ///
+    /// - Parameters:
+    ///   - description: The destination relationship.
+    ///   - objects: The related destination objects.
+    /// - Returns: The objects it can hold, in order.
+    /// - Complexity: O(*n* · *d* log *e*) for *n* objects, *d* the depth of their entities.
+    public func objects(heldBy description: RelationshipDescription, among objects: [RowReference]) -> [RowReference] {
+        let target = description.destinationEntityName
+        guard !objects.allSatisfy({ $0.entityName == target }) else { return objects }
+        return objects.filter { $0.entityName == target || destinationModel.isKind($0.entityName, of: target) }
+    }
 }
 
 /// The associations of a migration step, in memory: which destination objects each source

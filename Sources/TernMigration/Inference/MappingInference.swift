@@ -179,5 +179,22 @@ struct InferenceBuilder {
         let from = oldParent.map { "from under \($0)" } ?? "from the root"
         let to = entity.parentName.map { "to under \($0)" } ?? "to the root"
         change(.moveEntity, entity.name, nil, "move entity \(entity.name) \(from) \(to)")
+        droppedLinks(of: entity, from: sourceName)
+    }
+
+    /// Records the relationships that could hold objects of a moved entity and no longer can:
+    /// their links to those objects are dropped, as in Core Data.
+    private mutating func droppedLinks(of entity: EntityDescription, from sourceName: String) {
+        for owner in destination.entities {
+            for relationship in owner.relationships {
+                let target = relationship.destinationEntityName
+                guard let sourceTarget = correspondence.entities[target], source.isKind(sourceName, of: sourceTarget),
+                    !destination.isKind(entity.name, of: target)
+                else { continue }
+                change(
+                    .dropLinks, owner.name, relationship.name,
+                    "drop links from \(owner.name).\(relationship.name) to \(entity.name) objects (\(entity.name) is no longer a kind of \(target))")
+            }
+        }
     }
 }

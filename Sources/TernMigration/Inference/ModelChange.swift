@@ -38,6 +38,9 @@ public struct ModelChange: Sendable, Hashable, Codable, CustomStringConvertible 
         public static let changeOptionality = Kind("changeOptionality")
         /// A relationship becomes to-many, ordered or unordered.
         public static let changeCardinality = Kind("changeCardinality")
+        /// Links to objects of an entity that left a relationship's inheritance tree are dropped
+        /// (the objects stay).
+        public static let dropLinks = Kind("dropLinks")
         /// An explicit entity mapping runs.
         public static let entityMapping = Kind("entityMapping")
 

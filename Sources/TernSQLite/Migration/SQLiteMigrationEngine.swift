@@ -57,6 +57,8 @@ final class SQLiteMigrationEngine: MigrationManager {
     private var pendingValues: [DatabaseValue] = []
     /// The plan of the last entity inserted, found without hashing its name again.
     private var lastPlan: MigrationInsertPlan?
+    /// The links dropped because their object's entity left the relationship's inheritance tree.
+    private(set) var droppedLinks = 0
 
     /// Creates an engine; the destination file holds the destination model's empty tables.
     ///
@@ -214,6 +216,9 @@ final class SQLiteMigrationEngine: MigrationManager {
         throws(MigrationError)
     {
         let description = try destinationRelationship(relationship, of: destination, count: objects.count)
+        let held = self.objects(heldBy: description, among: objects)
+        droppedLinks += objects.count - held.count
+        let objects = held
         try flush()
         let layout = try Self.store { try schema.entity(named: destination.entityName) }
         try Self.store {

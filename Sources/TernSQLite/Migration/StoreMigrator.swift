@@ -212,7 +212,7 @@ public struct StoreMigrator: Sendable {
             let destination = try StoreSchema(model: toModel, numbers: StoreSchema.assignedNumbers(for: toModel))
             if let plan = try? TableMigrationPlan(
                 source: layout, destination: destination, mapping: mapping, largestKeys: [:], rekeysMovedEntities: true,
-                changesExternalStorage: true)
+                changesExternalStorage: true, dropsLinks: true)
             {
                 try connection.registerExternalValueFunction(storeURL: source)
                 try connection.checkUnique(before: plan, version: step.to)

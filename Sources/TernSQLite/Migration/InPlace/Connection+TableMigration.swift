@@ -53,7 +53,9 @@ extension Connection {
             try executeOnce(StoreSchema.tableStatement(rebuild.table))
             for source in rebuild.sources {
                 try execute(
-                    Self.insertion(into: rebuild.table, from: source, orders: rebuild.orders, shift: rebuild.keyShifts[source]))
+                    Self.insertion(
+                        into: rebuild.table, from: source, orders: rebuild.orders, shift: rebuild.keyShifts[source],
+                        exclusions: rebuild.exclusions[source] ?? []))
             }
             try checkpoint()
         }
@@ -170,11 +172,18 @@ extension Connection {
             """
     }
 
-    /// `INSERT … SELECT` of a join table's rows from one source, keys shifted where objects got new ones.
+    /// `INSERT … SELECT` of a join table's rows from one source, keys shifted where objects got
+    /// new ones, without the rows of links dropped (``TableMigrationPlan/JoinExclusion``).
     private static func insertion(
         into join: JoinTableLayout, from source: TableMigrationPlan.JoinSource, orders: [TableMigrationPlan.JoinOrder],
-        shift: TableMigrationPlan.JoinShift?
+        shift: TableMigrationPlan.JoinShift?, exclusions: [TableMigrationPlan.JoinExclusion]
     ) -> SQL {
+        let kept = exclusions.map { exclusion -> SQL in
+            """
+             AND \(.identifier(exclusion.column)) NOT IN \
+            (SELECT Z_PK FROM \(.identifier(replacedName(exclusion.table))) WHERE Z_ENT IN (\(list(exclusion.numbers))))
+            """
+        }
         func keys(_ first: String, _ second: String) -> [SQL] {
             guard let shift else { return [.identifier(first), .identifier(second)] }
             return [shift.first.sql(of: .identifier(first)), shift.second.sql(of: .identifier(second))]
@@ -188,12 +197,13 @@ extension Connection {
                 return "ROW_NUMBER() OVER (PARTITION BY \(.identifier(order.partition)) ORDER BY \(SQL.joined(ordering))) * 1024"
             }
             let values = keys(first, second) + positions
-            return target + " SELECT \(SQL.joined(values)) FROM \(.identifier(replacedName(table)))"
+            let filter: SQL = kept.isEmpty ? "" : " WHERE 1" + SQL.joined(kept, separator: "")
+            return target + " SELECT \(SQL.joined(values)) FROM \(.identifier(replacedName(table)))" + filter
         case .foreignKey(let table, let numbers, let first, let second):
             return target + """
                  SELECT \(SQL.joined(keys(first, second))) FROM \(.identifier(replacedName(table))) \
                 WHERE Z_ENT IN (\(list(numbers))) AND \(.identifier(first)) IS NOT NULL AND \(.identifier(second)) IS NOT NULL
-                """
+                """ + SQL.joined(kept, separator: "")
         }
     }
 

@@ -43,7 +43,7 @@ extension StoreMigrator {
             let next = try StoreSchema(model: to, numbers: StoreSchema.assignedNumbers(for: to))
             _ = try TableMigrationPlan(
                 source: layout, destination: next, mapping: mapping, largestKeys: [:], rekeysMovedEntities: true,
-                changesExternalStorage: true)
+                changesExternalStorage: true, dropsLinks: true)
             layout = next
         }
         let uuid = try connection.readMetadata().uuid
@@ -92,7 +92,7 @@ extension StoreMigrator {
         }
         let plan = try TableMigrationPlan(
             source: source, destination: destination, mapping: mapping, largestKeys: largestKeys, rekeysMovedEntities: true,
-            changesExternalStorage: true)
+            changesExternalStorage: true, dropsLinks: true)
         var total = 0
         for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
             guard let name = entityMapping.sourceEntityName, let layout = source.entities[name] else { continue }

@@ -22,23 +22,27 @@ extension TableMigrationPlan {
     ///   - changesExternalStorage: Whether an attribute may start or stop allowing external
     ///     storage (``ColumnValue/markedInline(_:)``, ``ColumnValue/resolvedExternal(_:)``, which
     ///     only SQLite's emitter writes).
+    ///   - dropsLinks: Whether links to objects whose entity left a relationship's inheritance
+    ///     tree may be dropped (``ColumnValue/droppedFor(_:entityColumn:numbers:)``,
+    ///     ``JoinExclusion``, which only SQLite's emitter writes).
     /// - Throws: ``InPlaceUnsupported`` for what the plan cannot express; the step is then built
     ///   beside the store instead.
     /// - Complexity: O(*e* · *p*) in the number of entities and properties.
     package init(
         source: StoreSchema, destination: StoreSchema, mapping: MappingModel, largestKeys: [Int: Int64],
-        rekeysMovedEntities: Bool = false, changesExternalStorage: Bool = false
+        rekeysMovedEntities: Bool = false, changesExternalStorage: Bool = false, dropsLinks: Bool = false
     ) throws(InPlaceUnsupported) {
         self.source = source
         self.destination = destination
         let builder = try PlanBuilder(
             source: source, destination: destination, mapping: mapping, largestKeys: largestKeys,
-            rekeysMovedEntities: rekeysMovedEntities, changesExternalStorage: changesExternalStorage)
+            rekeysMovedEntities: rekeysMovedEntities, changesExternalStorage: changesExternalStorage, dropsLinks: dropsLinks)
         var joins: [String: [JoinSource]] = [:]
         var orders: [String: [JoinOrder]] = [:]
         var joinShifts: [String: [JoinSource: JoinShift]] = [:]
+        var exclusions: [String: [JoinSource: [JoinExclusion]]] = [:]
         for join in destination.joinTables.values {
-            (joins[join.name], orders[join.name], joinShifts[join.name]) = try builder.joinSources(of: join)
+            (joins[join.name], orders[join.name], joinShifts[join.name], exclusions[join.name]) = try builder.joinSources(of: join)
         }
         var copies: [String: [TableCopy]] = [:]
         for table in destination.tables.values { copies[table.name] = try builder.copies(into: table) }
@@ -64,17 +68,22 @@ extension TableMigrationPlan {
         for join in destination.joinTables.values.sorted(by: { $0.name < $1.name }) {
             let sources = joins[join.name] ?? []
             if let kept = source.joinTables[join.name], kept.columns == join.columns, kept.orderColumns.isEmpty,
-                joinShifts[join.name]?.isEmpty ?? true,
+                joinShifts[join.name]?.isEmpty ?? true, exclusions[join.name]?.isEmpty ?? true,
                 join.orderColumns.isEmpty, sources == [.joinTable(table: join.name, first: join.columns[0], second: join.columns[1])]
             {
                 keptJoinTables.insert(join.name)
             } else {
                 joinRebuilds.append(
                     JoinRebuild(
-                        table: join, sources: sources, orders: orders[join.name] ?? [], keyShifts: joinShifts[join.name] ?? [:]))
+                        table: join, sources: sources, orders: orders[join.name] ?? [], keyShifts: joinShifts[join.name] ?? [:],
+                        exclusions: exclusions[join.name] ?? [:]))
             }
         }
         replacedTables.formUnion(Set(source.joinTables.keys).subtracting(keptJoinTables))
+        // Exclusions read the objects' tables as they were: renamed aside, not altered.
+        for exclusion in exclusions.values.flatMap(\.values).joined() where !replacedTables.contains(exclusion.table) {
+            throw InPlaceUnsupported("links to objects of table \(exclusion.table) are dropped while the table is altered")
+        }
         derivedCounts = builder.derivedCounts()
     }
 }
@@ -96,14 +105,17 @@ private struct PlanBuilder {
     let offsets: [Int: Int64]
     /// Whether an attribute may start or stop allowing external storage.
     let changesExternalStorage: Bool
+    /// Whether links to objects whose entity left a relationship's inheritance tree may be dropped.
+    let dropsLinks: Bool
 
     init(
         source: StoreSchema, destination: StoreSchema, mapping: MappingModel, largestKeys: [Int: Int64],
-        rekeysMovedEntities: Bool, changesExternalStorage: Bool
+        rekeysMovedEntities: Bool, changesExternalStorage: Bool, dropsLinks: Bool
     ) throws(InPlaceUnsupported) {
         self.source = source
         self.destination = destination
         self.changesExternalStorage = changesExternalStorage
+        self.dropsLinks = dropsLinks
         var mappings: [String: EntityMapping] = [:]
         var destinationOf: [String: String] = [:]
         var numbers: [Int: Int] = [:]
@@ -173,14 +185,44 @@ private struct PlanBuilder {
     /// - Throws: ``InPlaceUnsupported`` when the objects shift differently and no column says
     ///   which entity each reference is to.
     func shift(toObjectsOf entity: String, entityColumn: String?) throws(InPlaceUnsupported) -> TableMigrationPlan.KeyShift {
-        let numbers = ([source.model.entity(named: entity)].compactMap { $0 } + source.model.allSubentities(of: entity))
-            .filter { !$0.isAbstract }.compactMap { source.entities[$0.name]?.number }
+        let numbers = concreteEntities(of: entity).compactMap { source.entities[$0.name]?.number }
         let shift = TableMigrationPlan.KeyShift(
             entityColumn: entityColumn, offsets: Dictionary(uniqueKeysWithValues: numbers.map { ($0, offsets[$0] ?? 0) }))
         guard shift.uniformOffset != nil || entityColumn != nil else {
             throw InPlaceUnsupported("references to \(entity) objects would need new keys that differ by entity")
         }
         return shift
+    }
+
+    /// A source entity and its subentities that have objects.
+    private func concreteEntities(of entity: String) -> [EntityDescription] {
+        ([source.model.entity(named: entity)].compactMap { $0 } + source.model.allSubentities(of: entity)).filter { !$0.isAbstract }
+    }
+
+    /// The source entity numbers of the objects a source relationship to `sourceTarget` may refer
+    /// to that a destination relationship to `destinationTarget` can no longer hold: their entity
+    /// left its inheritance tree. Links to them are dropped (the objects stay), as in Core Data.
+    ///
+    /// - Throws: ``InPlaceUnsupported`` when links would be dropped and the emitter cannot.
+    func droppedNumbers(from sourceTarget: String, to destinationTarget: String) throws(InPlaceUnsupported) -> [Int] {
+        let numbers = concreteEntities(of: sourceTarget).compactMap { entity -> Int? in
+            guard let moved = destinationOf[entity.name], !destination.model.isKind(moved, of: destinationTarget) else { return nil }
+            return source.entities[entity.name]?.number
+        }
+        guard numbers.isEmpty || dropsLinks else {
+            throw InPlaceUnsupported("links to objects that leave the inheritance tree of \(destinationTarget) would be dropped")
+        }
+        return numbers.sorted()
+    }
+
+    /// A join source's exclusion of the rows whose `column` refers to objects of `sourceEntity`
+    /// (and its subentities) that `destinationEntity`'s tree no longer holds; nil when none.
+    private func exclusion(_ column: String, of sourceEntity: String, heldAs destinationEntity: String)
+        throws(InPlaceUnsupported) -> TableMigrationPlan.JoinExclusion?
+    {
+        let numbers = try droppedNumbers(from: sourceEntity, to: destinationEntity)
+        guard !numbers.isEmpty, let table = source.entities[sourceEntity]?.table else { return nil }
+        return TableMigrationPlan.JoinExclusion(column: column, table: table, numbers: numbers)
     }
 
     // MARK: - Entity tables
@@ -270,18 +312,25 @@ private struct PlanBuilder {
                 throw InPlaceUnsupported("\(layout.name).\(toOne.name) was to-many")
             }
             let shift = try shift(toObjectsOf: oldColumn.destination, entityColumn: oldColumn.entityColumn)
-            values[toOne.column] = shift.isZero ? .column(oldColumn.column) : .shiftedKey(oldColumn.column, shift)
+            // Links to objects that left the tree the to-one points into become NULL.
+            let dropped = try droppedNumbers(from: oldColumn.destination, to: toOne.destination)
+            func kept(_ value: TableMigrationPlan.ColumnValue) -> TableMigrationPlan.ColumnValue {
+                guard !dropped.isEmpty else { return value }
+                guard let oldEntityColumn = oldColumn.entityColumn else { return .constant(.null) }
+                return .droppedFor(value, entityColumn: oldEntityColumn, numbers: dropped)
+            }
+            values[toOne.column] = kept(shift.isZero ? .column(oldColumn.column) : .shiftedKey(oldColumn.column, shift))
             if let entityColumn = toOne.entityColumn {
                 if let oldEntityColumn = oldColumn.entityColumn {
-                    values[entityColumn] = .renumbered(oldEntityColumn, numbers)
+                    values[entityColumn] = kept(.renumbered(oldEntityColumn, numbers))
                 } else if let target = destinationOf[oldColumn.destination], let number = destination.entities[target]?.number {
-                    values[entityColumn] = .constantWhereNotNull(oldColumn.column, .integer(Int64(number)))
+                    values[entityColumn] = kept(.constantWhereNotNull(oldColumn.column, .integer(Int64(number))))
                 } else {
                     throw InPlaceUnsupported("the objects \(layout.name).\(toOne.name) refers to are not migrated")
                 }
             }
             if let order = try orderValue(of: toOne, in: layout, oldColumn: oldColumn) {
-                values["Z_FOK_" + toOne.name.uppercased()] = order
+                values["Z_FOK_" + toOne.name.uppercased()] = kept(order)
             }
         }
         for toMany in layout.toManyRelationships {
@@ -300,10 +349,15 @@ private struct PlanBuilder {
         for layout in destination.entities.values.sorted(by: { $0.number < $1.number }) {
             guard let from = mappings[layout.name]?.sourceEntityName, let sourceLayout = source.entities[from] else { continue }
             for column in layout.attributes where column.derivation != nil {
-                if let old = sourceLayout.attribute(named: column.name), old.derivation == column.derivation { continue }
                 guard let counted = StoreSchema.countedRelationship(column.derivation),
-                    case .inverseForeignKey(let table, let key, _)? = layout.toMany(named: counted)?.storage
+                    let toMany = layout.toMany(named: counted), case .inverseForeignKey(let table, let key, _) = toMany.storage
                 else { continue }
+                if let old = sourceLayout.attribute(named: column.name), old.derivation == column.derivation {
+                    // The same count stays, unless links to objects that left the tree are dropped.
+                    guard let relationship = source.model.relationship(named: counted, inEntity: from),
+                        (try? droppedNumbers(from: relationship.destinationEntityName, to: toMany.destination))?.isEmpty == false
+                    else { continue }
+                }
                 counts.append(
                     TableMigrationPlan.DerivedCount(
                         table: layout.table, column: column.column, numbers: [layout.number], countedTable: table,
@@ -382,14 +436,16 @@ private struct PlanBuilder {
 
     // MARK: - Join tables
 
-    /// Where the rows of a destination join table come from, the values of its order columns, and
-    /// how the keys of each source shift.
-    func joinSources(of join: JoinTableLayout) throws(InPlaceUnsupported)
-        -> ([TableMigrationPlan.JoinSource], [TableMigrationPlan.JoinOrder], [TableMigrationPlan.JoinSource: TableMigrationPlan.JoinShift])
-    {
+    /// Where the rows of a destination join table come from, the values of its order columns, how
+    /// the keys of each source shift, and the rows each source leaves out.
+    func joinSources(of join: JoinTableLayout) throws(InPlaceUnsupported) -> (
+        [TableMigrationPlan.JoinSource], [TableMigrationPlan.JoinOrder], [TableMigrationPlan.JoinSource: TableMigrationPlan.JoinShift],
+        [TableMigrationPlan.JoinSource: [TableMigrationPlan.JoinExclusion]]
+    ) {
         var sources: [TableMigrationPlan.JoinSource] = []
         var orders: [TableMigrationPlan.JoinOrder] = []
         var shifts: [TableMigrationPlan.JoinSource: TableMigrationPlan.JoinShift] = [:]
+        var exclusions: [TableMigrationPlan.JoinSource: [TableMigrationPlan.JoinExclusion]] = [:]
         for layout in destination.entities.values.sorted(by: { $0.number < $1.number }) {
             guard let mapping = mappings[layout.name], let from = mapping.sourceEntityName,
                 let sourceLayout = source.entities[from]
@@ -411,20 +467,32 @@ private struct PlanBuilder {
                 func oriented<Value>(_ own: Value, _ other: Value) -> (Value, Value) { isFirst ? (own, other) : (other, own) }
                 let next: TableMigrationPlan.JoinSource
                 let shift: (first: TableMigrationPlan.KeyShift, second: TableMigrationPlan.KeyShift)
+                // The owners' and the objects' entities in the destination, for the links dropped.
+                let owner = declaringEntity(of: toMany.name, from: layout.name, in: destination.model)
+                var excluded: [TableMigrationPlan.JoinExclusion?] = []
                 if let toOne = sourceLayout.toOne(named: old.name) {
                     let (first, second) = oriented("Z_PK", toOne.column)
                     next = .foreignKey(table: sourceLayout.table, numbers: sourceLayout.hierarchyNumbers, first: first, second: second)
                     shift = oriented(
                         try self.shift(toObjectsOf: sourceLayout.name, entityColumn: "Z_ENT"),
                         try self.shift(toObjectsOf: toOne.destination, entityColumn: toOne.entityColumn))
+                    excluded = [
+                        try exclusion("Z_PK", of: sourceLayout.name, heldAs: owner),
+                        try exclusion(toOne.column, of: toOne.destination, heldAs: toMany.destination),
+                    ]
                 } else if let oldMany = sourceLayout.toMany(named: old.name) {
                     switch oldMany.storage {
                     case .joinTable(let table, let own, let other, _):
                         let (first, second) = oriented(own, other)
                         next = .joinTable(table: table, first: first, second: second)
+                        let oldOwner = declaringEntity(of: old.name, from: sourceLayout.name, in: source.model)
                         shift = oriented(
-                            try self.shift(toObjectsOf: declaringEntity(of: old.name, from: sourceLayout.name), entityColumn: nil),
+                            try self.shift(toObjectsOf: oldOwner, entityColumn: nil),
                             try self.shift(toObjectsOf: oldMany.destination, entityColumn: nil))
+                        excluded = [
+                            try exclusion(own, of: oldOwner, heldAs: owner),
+                            try exclusion(other, of: oldMany.destination, heldAs: toMany.destination),
+                        ]
                     case .inverseForeignKey(let table, let column, _):
                         let numbers = source.entities[oldMany.destination]?.hierarchyNumbers ?? []
                         let (first, second) = oriented(column, "Z_PK")
@@ -434,11 +502,18 @@ private struct PlanBuilder {
                             try self.shift(
                                 toObjectsOf: inverse?.destination ?? sourceLayout.name, entityColumn: inverse?.entityColumn),
                             try self.shift(toObjectsOf: oldMany.destination, entityColumn: "Z_ENT"))
+                        excluded = [
+                            try exclusion(column, of: inverse?.destination ?? sourceLayout.name, heldAs: owner),
+                            try exclusion("Z_PK", of: oldMany.destination, heldAs: toMany.destination),
+                        ]
                     }
                 } else {
                     throw InPlaceUnsupported("\(layout.name).\(toMany.name) has no stored source")
                 }
                 if !sources.contains(next) { sources.append(next) }
+                for exclusion in excluded.compactMap({ $0 }) where !(exclusions[next]?.contains(exclusion) ?? false) {
+                    exclusions[next, default: []].append(exclusion)
+                }
                 if !shift.first.isZero || !shift.second.isZero {
                     shifts[next] = TableMigrationPlan.JoinShift(first: shift.first, second: shift.second)
                 }
@@ -449,13 +524,13 @@ private struct PlanBuilder {
                 throw InPlaceUnsupported("the ordered many-to-many \(join.name) has its objects from several sources")
             }
         }
-        return (sources, orders, shifts)
+        return (sources, orders, shifts, exclusions)
     }
 
-    /// The source entity that declares a relationship an entity has (itself or an ancestor).
-    private func declaringEntity(of relationship: String, from entity: String) -> String {
+    /// The entity that declares a relationship an entity has (itself or an ancestor).
+    private func declaringEntity(of relationship: String, from entity: String, in model: ManagedObjectModel) -> String {
         var name = entity
-        while let description = source.model.entity(named: name) {
+        while let description = model.entity(named: name) {
             if description.relationships.contains(where: { $0.name == relationship }) { return name }
             guard let parent = description.parentName else { break }
             name = parent

@@ -40,6 +40,10 @@ package struct TableMigrationPlan: Sendable {
         /// A source column of an attribute that no longer allows external storage: the bytes it
         /// stands for (the inline marker removed, a value in a file read from it).
         case resolvedExternal(String)
+        /// A value of a to-one, or NULL where the source column `entityColumn` holds one of
+        /// `numbers`: the object referred to left the relationship's inheritance tree, and the
+        /// link is dropped.
+        case droppedFor(ColumnValue, entityColumn: String, numbers: [Int])
 
         /// The source columns the value reads.
         var sourceColumns: [String] {
@@ -50,6 +54,7 @@ package struct TableMigrationPlan: Sendable {
                 [column]
             case .position(let partition, let order): [partition] + (order.map { [$0] } ?? [])
             case .shiftedKey(let column, let shift): [column] + (shift.entityColumn.map { [$0] } ?? [])
+            case .droppedFor(let value, let entityColumn, _): value.sourceColumns + [entityColumn]
             }
         }
     }
@@ -194,6 +199,18 @@ package struct TableMigrationPlan: Sendable {
         package var item: String
     }
 
+    /// Rows of a join source left out: those whose `column` holds the key of an object of one
+    /// of the source entities `numbers` (stored in `table`), which left the inheritance tree the
+    /// relationship points into. Their links are dropped; the objects stay.
+    package struct JoinExclusion: Sendable, Hashable {
+        /// The join source's column holding the keys of the objects.
+        package var column: String
+        /// The source table of the objects.
+        package var table: String
+        /// The source entity numbers of the objects whose links are dropped.
+        package var numbers: [Int]
+    }
+
     /// A destination join table created anew and filled.
     package struct JoinRebuild: Sendable {
         /// The destination join table.
@@ -205,6 +222,8 @@ package struct TableMigrationPlan: Sendable {
         package var orders: [JoinOrder] = []
         /// How each source's two columns shift, for sources that refer to objects with new keys.
         package var keyShifts: [JoinSource: JoinShift] = [:]
+        /// The rows each source leaves out (see ``JoinExclusion``).
+        package var exclusions: [JoinSource: [JoinExclusion]] = [:]
     }
 
     /// How the two columns of a join source shift (see ``KeyShift``).
@@ -261,6 +280,9 @@ extension TableMigrationPlan.ColumnValue {
             return "CASE WHEN \(.identifier(column)) IS NULL THEN NULL ELSE \(constant(value)) END"
         case .shiftedKey(let column, let shift):
             return shift.sql(of: .identifier(column))
+        case .droppedFor(let value, let entityColumn, let numbers):
+            let list = SQL.joined(numbers.sorted().map { "\(Int64($0))" as SQL })
+            return "CASE WHEN \(.identifier(entityColumn)) IN (\(list)) THEN NULL ELSE \(value.sql(constant: constant)) END"
         case .markedInline(let column):
             // `||` makes text; the cast keeps the bytes as a blob (NULL stays NULL).
             return "CAST(X'01' || \(.identifier(column)) AS BLOB)"
