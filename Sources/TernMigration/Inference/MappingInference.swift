@@ -193,7 +193,8 @@ struct InferenceBuilder {
                 else { continue }
                 change(
                     .dropLinks, owner.name, relationship.name,
-                    "drop links from \(owner.name).\(relationship.name) to \(entity.name) objects (\(entity.name) is no longer a kind of \(target))")
+                    "drop links from \(owner.name).\(relationship.name) to \(entity.name) objects "
+                        + "(\(entity.name) is no longer a kind of \(target))")
             }
         }
     }

@@ -182,10 +182,15 @@ private struct PlanBuilder {
     /// - Parameters:
     ///   - entity: The source entity referred to.
     ///   - entityColumn: The referring row's column of the object's entity number, if any.
+    ///   - destinationEntity: The destination relationship's entity: objects it no longer holds
+    ///     are left out, as their links are dropped (see ``droppedNumbers(from:to:)``).
     /// - Throws: ``InPlaceUnsupported`` when the objects shift differently and no column says
     ///   which entity each reference is to.
-    func shift(toObjectsOf entity: String, entityColumn: String?) throws(InPlaceUnsupported) -> TableMigrationPlan.KeyShift {
-        let numbers = concreteEntities(of: entity).compactMap { source.entities[$0.name]?.number }
+    func shift(toObjectsOf entity: String, entityColumn: String?, heldAs destinationEntity: String)
+        throws(InPlaceUnsupported) -> TableMigrationPlan.KeyShift
+    {
+        let dropped = Set(try droppedNumbers(from: entity, to: destinationEntity))
+        let numbers = concreteEntities(of: entity).compactMap { source.entities[$0.name]?.number }.filter { !dropped.contains($0) }
         let shift = TableMigrationPlan.KeyShift(
             entityColumn: entityColumn, offsets: Dictionary(uniqueKeysWithValues: numbers.map { ($0, offsets[$0] ?? 0) }))
         guard shift.uniformOffset != nil || entityColumn != nil else {
@@ -311,7 +316,8 @@ private struct PlanBuilder {
             guard let oldColumn = sourceLayout.toOne(named: old.name) else {
                 throw InPlaceUnsupported("\(layout.name).\(toOne.name) was to-many")
             }
-            let shift = try shift(toObjectsOf: oldColumn.destination, entityColumn: oldColumn.entityColumn)
+            let shift = try shift(
+                toObjectsOf: oldColumn.destination, entityColumn: oldColumn.entityColumn, heldAs: toOne.destination)
             // Links to objects that left the tree the to-one points into become NULL.
             let dropped = try droppedNumbers(from: oldColumn.destination, to: toOne.destination)
             func kept(_ value: TableMigrationPlan.ColumnValue) -> TableMigrationPlan.ColumnValue {
@@ -474,8 +480,8 @@ private struct PlanBuilder {
                     let (first, second) = oriented("Z_PK", toOne.column)
                     next = .foreignKey(table: sourceLayout.table, numbers: sourceLayout.hierarchyNumbers, first: first, second: second)
                     shift = oriented(
-                        try self.shift(toObjectsOf: sourceLayout.name, entityColumn: "Z_ENT"),
-                        try self.shift(toObjectsOf: toOne.destination, entityColumn: toOne.entityColumn))
+                        try self.shift(toObjectsOf: sourceLayout.name, entityColumn: "Z_ENT", heldAs: owner),
+                        try self.shift(toObjectsOf: toOne.destination, entityColumn: toOne.entityColumn, heldAs: toMany.destination))
                     excluded = [
                         try exclusion("Z_PK", of: sourceLayout.name, heldAs: owner),
                         try exclusion(toOne.column, of: toOne.destination, heldAs: toMany.destination),
@@ -487,8 +493,8 @@ private struct PlanBuilder {
                         next = .joinTable(table: table, first: first, second: second)
                         let oldOwner = declaringEntity(of: old.name, from: sourceLayout.name, in: source.model)
                         shift = oriented(
-                            try self.shift(toObjectsOf: oldOwner, entityColumn: nil),
-                            try self.shift(toObjectsOf: oldMany.destination, entityColumn: nil))
+                            try self.shift(toObjectsOf: oldOwner, entityColumn: nil, heldAs: owner),
+                            try self.shift(toObjectsOf: oldMany.destination, entityColumn: nil, heldAs: toMany.destination))
                         excluded = [
                             try exclusion(own, of: oldOwner, heldAs: owner),
                             try exclusion(other, of: oldMany.destination, heldAs: toMany.destination),
@@ -500,8 +506,9 @@ private struct PlanBuilder {
                         let inverse = old.inverseName.flatMap { source.entities[oldMany.destination]?.toOne(named: $0) }
                         shift = oriented(
                             try self.shift(
-                                toObjectsOf: inverse?.destination ?? sourceLayout.name, entityColumn: inverse?.entityColumn),
-                            try self.shift(toObjectsOf: oldMany.destination, entityColumn: "Z_ENT"))
+                                toObjectsOf: inverse?.destination ?? sourceLayout.name, entityColumn: inverse?.entityColumn,
+                                heldAs: owner),
+                            try self.shift(toObjectsOf: oldMany.destination, entityColumn: "Z_ENT", heldAs: toMany.destination))
                         excluded = [
                             try exclusion(column, of: inverse?.destination ?? sourceLayout.name, heldAs: owner),
                             try exclusion("Z_PK", of: oldMany.destination, heldAs: toMany.destination),
