@@ -74,15 +74,8 @@ import Testing
         let model = try Self.zoo(dogUnderPet: dogUnderPet)
         let v2 = try #require(model.version(named: "v2")?.model)
         let directory = try TemporaryDirectory()
-        let inPlace = directory.path("InPlace.sqlite")
-        let rebuilt = directory.path("Rebuilt.sqlite")
-        try await MigrationStores.make(at: inPlace, model: model.versions[0].model, rows: Self.rows)
-        try FileManager.default.copyItem(at: inPlace, to: rebuilt)
-
-        let report = try await StoreMigrator().migrateStore(at: inPlace, model: model, options: MigrationOptions(strategy: .inPlace))
-        #expect(report.inPlaceSteps == [0])
-        let beside = try await StoreMigrator().migrateStore(at: rebuilt, model: model, options: MigrationOptions(strategy: .rebuild))
-        #expect(beside.inPlaceSteps.isEmpty)
+        let (inPlace, rebuilt, report, _, graph) = try await InPlaceEntityMoveTests.migrateBothWays(
+            model, rows: Self.rows, in: directory)
 
         // The plan says which links go.
         let changes = report.plan.steps.flatMap(\.changes).filter { $0.kind == .dropLinks }.map(\.summary).sorted()
@@ -93,9 +86,6 @@ import Testing
         ])
 
         // Every object stays; the links to dogs are gone, the others kept in order, counts updated.
-        let graph = try await InPlaceEntityMoveTests.graph(at: inPlace, model: v2)
-        let rebuiltGraph = try await InPlaceEntityMoveTests.graph(at: rebuilt, model: v2)
-        #expect(graph == rebuiltGraph, "\(graph.joined(separator: "\n"))\n---\n\(rebuiltGraph.joined(separator: "\n"))")
         #expect(graph.count == Self.rows.count)
         #expect(graph.contains(
             #"Zoo name=string("north") residentCount=integer(2) animals->[Animal:string("gnu"),Cat:string("tom")] residents->[Animal:string("gnu"),Cat:string("tom")]"#))
