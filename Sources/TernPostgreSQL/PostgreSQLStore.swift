@@ -42,6 +42,9 @@ public actor PostgreSQLStore {
     /// A second, read-only connection, opened on first use, for reads that cannot wait for the
     /// actor (``rowsSynchronously(for:)``); the lock keeps it to one thread at a time.
     let synchronousReader = Mutex<Connection?>(nil)
+    /// The plan for reading each concrete entity's rows, by entity number, made on first use:
+    /// behind a lock because synchronous reads use them outside the actor.
+    let rowPlans = Mutex<[Int: PostgreSQLRowPlan]>([:])
 
     /// Opens the store at a location, creating it for the model when the schema holds none yet.
     ///

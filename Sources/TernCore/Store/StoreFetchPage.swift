@@ -36,6 +36,19 @@ public struct StoreFetchPosition: Hashable, Sendable {
     }
 }
 
+extension StoreFetchPosition {
+    /// The position after a full page.
+    ///
+    /// - Parameters:
+    ///   - last: The page's last row.
+    ///   - previous: Where the page started, nil for the first page.
+    ///   - count: How many rows the page holds.
+    ///   - sortValues: The last row's values of the request's sort keys.
+    package init(after last: RowReference, _ previous: StoreFetchPosition?, count: Int, sortValues: [AttributeValue?]) {
+        self.init(reference: last, sortValues: sortValues, delivered: (previous?.delivered ?? 0) + count)
+    }
+}
+
 /// One page of a paged fetch (``PersistentStore/fetchPage(_:after:size:)``): its rows, and where
 /// the next page starts.
 public struct StoreFetchPage: Sendable {
@@ -135,6 +148,54 @@ extension StoreFetchRequest {
             reference: last.reference, sortValues: try sortValues(of: sorted[window.rows.upperBound - 1]),
             delivered: delivered)
         return StoreFetchPage(rows: rows, next: next)
+    }
+
+    /// How many rows the page after a position holds at most: `size`, within the limit.
+    ///
+    /// - Parameters:
+    ///   - position: Where the previous page ended, or nil for the first page.
+    ///   - size: The page size.
+    package func pageLimit(after position: StoreFetchPosition?, size: Int) -> Int {
+        let delivered = position?.delivered ?? 0
+        return limit.map { min(size, max(0, $0 - delivered)) } ?? size
+    }
+
+    /// A page of a request without sorts whose predicate a store evaluates itself: rows in key
+    /// order after the position's primary key, read a batch at a time, until the page is full.
+    ///
+    /// - Parameters:
+    ///   - position: Where the previous page ended, or nil for the first page (the offset applies).
+    ///   - wanted: The most rows of the page (``pageLimit(after:size:)``); at least 1.
+    ///   - batchSize: How many rows `batch` reads at a time.
+    ///   - batch: The next rows of the request's entity in key order after a primary key, at most
+    ///     `batchSize`; fewer means the scan is done.
+    ///   - matches: Whether a row matches the predicate.
+    /// - Returns: The page.
+    /// - Throws: What `batch` or `matches` throws.
+    /// - Complexity: O(*n*) rows read at most; memory of one batch and the page.
+    package func pageByKey(
+        after position: StoreFetchPosition?, wanted: Int, batchSize: Int,
+        batch: (Int64) throws -> [StoreRow], matches: (StoreRow) throws -> Bool
+    ) throws -> StoreFetchPage {
+        var last = position?.reference.primaryKey ?? 0
+        var skip = position == nil ? offset : 0
+        var rows: [StoreRow] = []
+        scan: while true {
+            let next = try batch(last)
+            for row in next {
+                last = row.reference.primaryKey
+                guard try matches(row) else { continue }
+                if skip > 0 {
+                    skip -= 1
+                    continue
+                }
+                rows.append(row)
+                if rows.count == wanted { break scan }
+            }
+            if next.count < batchSize { return StoreFetchPage(rows: rows, next: nil) }
+        }
+        guard let final = rows.last else { return StoreFetchPage(rows: rows, next: nil) }
+        return StoreFetchPage(rows: rows, next: StoreFetchPosition(after: final.reference, position, count: rows.count, sortValues: []))
     }
 
     /// The values of the request's sort keys for one match.

@@ -25,6 +25,18 @@ struct PostgreSQLQuery {
     private(set) var condition: SQL
     /// The `ORDER BY` terms ending with `t0."Z_PK"`, or nil when a sort cannot be expressed in SQL.
     private(set) var order: SQL?
+    /// The request's sorts as SQL, or nil when a sort cannot be expressed in SQL.
+    private(set) var sortKeys: [SortKey]?
+
+    /// One sort of the request: the column it sorts on and its direction.
+    struct SortKey {
+        /// The column (through a joined to-one relationship for a key path).
+        var column: SQL
+        /// The attribute type that reads the column.
+        var type: AttributeType
+        /// Whether it sorts ascending (`NULL` first) or descending (`NULL` last).
+        var ascending: Bool
+    }
 
     /// Translates a request, or returns nil when its predicate cannot be expressed exactly.
     ///
@@ -40,15 +52,18 @@ struct PostgreSQLQuery {
             guard let translated = try? predicate.accept(&translator) else { return nil }
             condition = condition + " AND " + translated
         }
-        var terms: [SQL]? = []
+        var keys: [SortKey]? = []
         for sort in request.sortDescriptors {
-            guard let term = translator.orderTerm(sort) else {
-                terms = nil
+            guard let key = translator.sortKey(sort) else {
+                keys = nil
                 break
             }
-            terms?.append(term)
+            keys?.append(key)
         }
-        self.order = terms.map { SQL.joined($0 + [#"t0."Z_PK""#]) }
+        self.sortKeys = keys
+        self.order = keys.map { keys in
+            SQL.joined(keys.map { $0.column + ($0.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST") } + [#"t0."Z_PK""#])
+        }
         self.condition = condition
         self.from = "\(.identifier(layout.table)) AS t0" + SQL.joined(translator.joins, separator: "")
     }
@@ -59,6 +74,25 @@ struct PostgreSQLQuery {
         if let limit = request.limit { window.append(" LIMIT \(Int64(limit))") }
         if request.offset > 0 { window.append(" OFFSET \(Int64(request.offset))") }
         return window
+    }
+
+    /// The condition "comes after the position" in the order of the sort keys then `Z_PK`, as
+    /// the query sorts (`NULL` first ascending, last descending), with bound values; nil when
+    /// there are no sort keys or a position value cannot be bound in its column's type.
+    ///
+    /// - Parameter position: Where the previous page ended.
+    func condition(after position: StoreFetchPosition) -> SQL? {
+        guard let keys = sortKeys, position.sortValues.count == keys.count else { return nil }
+        var terms: [SQL.KeysetTerm] = []
+        for (key, value) in zip(keys, position.sortValues) {
+            var bound: SQL?
+            if let value {
+                guard let sql = try? Emitter.boundValue(value, for: key.type) else { return nil }
+                bound = sql
+            }
+            terms.append(SQL.KeysetTerm(column: key.column, compared: key.column, ascending: key.ascending, bound: bound))
+        }
+        return SQL.keysetCondition(terms, primaryKeyColumn: #"t0."Z_PK""#, after: position.reference.primaryKey)
     }
 }
 
@@ -116,13 +150,13 @@ private struct Emitter: PredicateVisitor {
 
     // MARK: - Sorts
 
-    /// The `ORDER BY` term of a sort (NULLs first ascending, as Swift sorts nil), or nil when it
+    /// The sort key of a sort (NULLs first ascending, as Swift sorts nil), or nil when it
     /// cannot be expressed exactly: strings sort in Swift.
-    mutating func orderTerm(_ sort: FetchSort) -> SQL? {
+    mutating func sortKey(_ sort: FetchSort) -> PostgreSQLQuery.SortKey? {
         guard let operand = try? attribute(at: sort.key, alias: "t0", layout: root, joining: true),
             operand.type != .string
         else { return nil }
-        return operand.sql + (sort.ascending ? " ASC NULLS FIRST" : " DESC NULLS LAST")
+        return PostgreSQLQuery.SortKey(column: operand.sql, type: operand.type, ascending: sort.ascending)
     }
 
     // MARK: - Key paths
@@ -261,7 +295,7 @@ private struct Emitter: PredicateVisitor {
     }
 
     /// A constant bound in the column's type, or nil when it never compares with the column's values.
-    private static func boundValue(_ value: AttributeValue, for type: AttributeType) throws(TernError) -> SQL? {
+    static func boundValue(_ value: AttributeValue, for type: AttributeType) throws(TernError) -> SQL? {
         let numeric: Set<AttributeType> = [.integer16, .integer32, .integer64, .boolean, .double, .float, .date]
         switch value {
         case .integer(let number) where numeric.contains(type): return "CAST(\(number) AS bigint)"

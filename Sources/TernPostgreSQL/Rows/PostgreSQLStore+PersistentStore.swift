@@ -18,14 +18,10 @@ extension PostgreSQLStore: PersistentStore {
     ///   when reading fails.
     /// - Complexity: O(*n*) reads of the entity's rows at most, O(*m* log *m*) to sort *m* matches.
     public func fetch(_ request: StoreFetchRequest) throws -> [StoreRow] {
-        let layout = try knownEntity(request.entityName)
-        if let query = PostgreSQLQuery(request, schema: schema) {
-            let select = try selection(for: layout, alias: "t0")
-            let sql = Self.replacingFrom(select.sql, with: query.from) + " WHERE " + query.condition + " ORDER BY "
-            if let order = query.order {
-                return try decodeAll(sql + order + PostgreSQLQuery.window(request), columns: select.columns)
-            }
-            let rows = try decodeAll(sql + #"t0."Z_PK""#, columns: select.columns)
+        _ = try knownEntity(request.entityName)
+        if let statement = try translatedFetch(request) {
+            let rows = try packedRows(statement.sql, using: connection).map(StoreRow.init)
+            if statement.isOrdered { return rows }
             return try request.ordered(rows.map { PostgreSQLRowValues(row: $0, store: self) }).map(\.row)
         }
         var matches: [StoreRow] = []
@@ -80,15 +76,15 @@ extension PostgreSQLStore: PersistentStore {
         let known = references.filter { schema.entities[$0.entityName] != nil }
         for (entity, group) in Dictionary(grouping: known, by: \.entityName) {
             let layout = try schema.entity(named: entity)
-            let select = try selection(for: layout, alias: "t0")
+            let select = try selection(for: layout)
             for start in stride(from: 0, to: group.count, by: Self.fetchBatchSize) {
                 let keys = group[start..<min(start + Self.fetchBatchSize, group.count)].map(\.primaryKey)
                 let sql: SQL = """
-                    \(select.sql) WHERE t0."Z_PK" = ANY(\(Self.keyArray(keys))::bigint[]) \
+                    \(select) WHERE t0."Z_PK" = ANY(\(Self.keyArray(keys))::bigint[]) \
                     AND t0."Z_ENT" IN (\(Self.list(layout.hierarchyNumbers)))
                     """
-                for row in try decodeAll(sql, columns: select.columns, using: connection) {
-                    found[RowReference(entityName: entity, primaryKey: row.reference.primaryKey)] = row
+                for row in try packedRows(sql, using: connection) {
+                    found[RowReference(entityName: entity, primaryKey: row.reference.primaryKey)] = StoreRow(row)
                 }
             }
         }
@@ -131,18 +127,11 @@ extension PostgreSQLStore: PersistentStore {
     // MARK: - Non public
 
     /// The layout of a fetched entity, or the error a fetch of an unknown one throws.
-    private func knownEntity(_ name: String) throws -> EntityLayout {
+    func knownEntity(_ name: String) throws -> EntityLayout {
         guard let layout = schema.entities[name] else {
             throw TernError(.objectNotFound, "the model has no entity \(name); check the fetch request", entity: name)
         }
         return layout
-    }
-
-    /// A selection's statement reading from another `FROM` clause (the query's, with its joins).
-    private static func replacingFrom(_ select: SQL, with from: SQL) -> SQL {
-        let text = select.text
-        guard let range = text.range(of: " FROM ", options: .backwards) else { return select }
-        return SQL(unsafeSQL: String(text[..<range.lowerBound]) + " FROM ", arguments: select.arguments) + from
     }
 
     /// Calls `body` with each row of the request's entity that matches its predicate, in key

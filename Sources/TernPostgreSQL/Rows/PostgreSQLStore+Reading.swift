@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 package import TernCore
 import TernSQLite
 
@@ -20,94 +21,157 @@ extension PostgreSQLStore {
     ) throws -> [StoreRow] {
         precondition(limit > 0, "a batch holds at least one row")
         let layout = try schema.entity(named: entity)
-        let select = try selection(for: layout, alias: "t0")
         let numbers = includingSubentities ? layout.hierarchyNumbers : [layout.number]
         let sql: SQL = """
-            \(select.sql) WHERE t0."Z_ENT" IN (\(Self.list(numbers))) AND t0."Z_PK" > \(primaryKey) \
+            \(try selection(for: layout)) WHERE t0."Z_ENT" IN (\(Self.list(numbers))) AND t0."Z_PK" > \(primaryKey) \
             ORDER BY t0."Z_PK" LIMIT \(limit)
             """
-        return try decodeAll(sql, columns: select.columns)
+        return try packedRows(sql, using: connection).map(StoreRow.init)
     }
 
     // MARK: - Non public
 
-    /// The SELECT of every column of an entity's root table (alias `alias`), with the position of
-    /// each column.
-    nonisolated func selection(for layout: EntityLayout, alias: String) throws(SQLiteError) -> (sql: SQL, columns: [String: Int]) {
+    /// Every column of an entity's root table, `Z_PK`, `Z_ENT` and `Z_OPT` first: what
+    /// ``packedRows(_:using:alongside:)`` reads.
+    nonisolated func columnNames(of layout: EntityLayout) throws(SQLiteError) -> [String] {
         guard let table = schema.tables[layout.table] else {
             throw SQLiteError(.schemaMismatch, "The schema has no table \(layout.table).")
         }
-        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
-        var positions: [String: Int] = [:]
-        for (index, name) in names.enumerated() { positions[name] = index }
-        let list = SQL.joined(names.map { SQL(unsafeSQL: alias + ".") + .identifier($0) })
-        return ("SELECT \(list) FROM \(.identifier(layout.table)) AS \(SQL(unsafeSQL: alias))", positions)
+        return ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
     }
 
-    /// The rows a SELECT of ``selection(for:alias:)`` returns, with their to-many relationships.
-    func decodeAll(_ sql: SQL, columns: [String: Int]) throws -> [StoreRow] {
-        try decodeAll(sql, columns: columns, using: connection)
+    /// The columns of ``columnNames(of:)`` qualified with the alias `t0`, for a select list.
+    nonisolated func selectList(of layout: EntityLayout) throws(SQLiteError) -> [SQL] {
+        try columnNames(of: layout).map { "t0." + SQL.identifier($0) }
     }
 
-    /// The rows a SELECT of ``selection(for:alias:)`` returns through `connection` (the store's
-    /// own, or the one of synchronous reads), with their to-many relationships.
-    nonisolated func decodeAll(_ sql: SQL, columns: [String: Int], using connection: Connection) throws -> [StoreRow] {
-        var rows: [StoreRow] = []
-        try connection.forEachRow(sql) { values throws(PostgreSQLError) in rows.append(try decode(values, columns: columns)) }
-        try fillToMany(&rows, using: connection)
-        return rows
+    /// The SELECT of every column of an entity's root table, aliased `t0`.
+    nonisolated func selection(for layout: EntityLayout) throws(SQLiteError) -> SQL {
+        "SELECT \(SQL.joined(try selectList(of: layout))) FROM \(.identifier(layout.table)) AS t0"
     }
 
-    /// A row's attributes and to-one references from the values of a ``selection(for:alias:)``.
-    nonisolated func decode(_ values: [DatabaseValue], columns: [String: Int]) throws(PostgreSQLError) -> StoreRow {
-        let primaryKey = values[0].int64 ?? 0
+    /// The attribute keys of an entity's packed values: the model's attribute names, with any
+    /// the store's layout adds, sorted by name (the order a context keeps them in).
+    nonisolated func attributeKeys(of layout: EntityLayout) -> AttributeKeys {
+        var names = model.allAttributes(of: layout.name).map(\.name)
+        let missing = layout.attributes.map(\.name).filter { !names.contains($0) }
+        if !missing.isEmpty { names = (names + missing).sorted() }
+        return AttributeKeys(names: names)
+    }
+
+    /// The cached plan for reading every column of a concrete entity's rows.
+    ///
+    /// - Parameter number: The entity's number (`Z_ENT`).
+    /// - Throws: ``PostgreSQLError`` with code `schemaMismatch` for an unknown number.
+    nonisolated func rowPlan(number: Int) throws(PostgreSQLError) -> PostgreSQLRowPlan {
+        if let plan = rowPlans.withLock({ $0[number] }) { return plan }
         do {
-            let layout = try schema.entity(number: Int(values[1].int64 ?? 0))
-            var row = StoreRow(reference: RowReference(entityName: layout.name, primaryKey: primaryKey), version: values[2].int64 ?? 0)
-            for attribute in layout.attributes {
-                guard let index = columns[attribute.column] else { continue }
-                do {
-                    row.attributes[attribute.name] = try AttributeValue(postgreSQLValue: values[index], type: attribute.type)
-                } catch {
-                    throw PostgreSQLError(
-                        .invalidValue,
-                        "\(layout.name).\(attribute.name) of row \(primaryKey) holds a value a \(attribute.type.xcodeName) "
-                            + "attribute cannot read.")
-                }
-            }
-            for relationship in layout.toOneRelationships {
-                guard let index = columns[relationship.column], let key = values[index].int64 else { continue }
-                var destination = relationship.destination
-                if let entityColumn = relationship.entityColumn, let position = columns[entityColumn],
-                    let number = values[position].int64
-                {
-                    destination = try schema.entity(number: Int(number)).name
-                }
-                row.toOne[relationship.name] = RowReference(entityName: destination, primaryKey: key)
-            }
-            return row
-        } catch let error as PostgreSQLError {
-            throw error
+            let layout = try schema.entity(number: number)
+            var positions: [String: Int] = [:]
+            for (index, name) in try columnNames(of: layout).enumerated() { positions[name] = index }
+            let plan = PostgreSQLRowPlan(layout: layout, keys: attributeKeys(of: layout), positions: positions)
+            rowPlans.withLock { $0[number] = plan }
+            return plan
         } catch {
-            throw PostgreSQLError(.schemaMismatch, (error as? SQLiteError)?.message ?? "\(error)")
+            throw PostgreSQLError(.schemaMismatch, error.message)
         }
     }
 
-    /// Reads the to-many relationships of rows: one query per relationship and entity for the
+    /// The rows of a query that selects every column of a root table (``selectList(of:)``,
+    /// `Z_PK`, `Z_ENT` and `Z_OPT` first), each read with its entity's cached plan, with their
+    /// to-many relationships.
+    ///
+    /// - Parameters:
+    ///   - sql: The query.
+    ///   - connection: The store's connection, or the one of synchronous reads.
+    ///   - alongside: Called with each row's values after it is decoded, to read more columns.
+    nonisolated func packedRows(
+        _ sql: SQL, using connection: Connection,
+        alongside: ([DatabaseValue]) throws(PostgreSQLError) -> Void = { _ in }
+    ) throws -> [PackedRow] {
+        var rows: [PackedRow] = []
+        var plans: [PostgreSQLRowPlan] = []
+        var last: PostgreSQLRowPlan?
+        try connection.forEachRow(sql) { (values) throws(PostgreSQLError) in
+            let number = Int(values[1].int64 ?? 0)
+            let plan: PostgreSQLRowPlan
+            if let last, last.layout.number == number { plan = last } else { plan = try rowPlan(number: number) }
+            last = plan
+            rows.append(try decodePacked(values, plan: plan))
+            plans.append(plan)
+            try alongside(values)
+        }
+        try loadToMany(of: &rows, plans: plans, using: connection)
+        return rows
+    }
+
+    /// A row from selected values, read with a plan: `Z_PK`, `Z_ENT` and `Z_OPT` first; its
+    /// to-many relationships are left for ``loadToMany(of:plans:using:)``.
+    nonisolated func decodePacked(_ values: [DatabaseValue], plan: PostgreSQLRowPlan) throws(PostgreSQLError) -> PackedRow {
+        let primaryKey = values[0].int64 ?? 0
+        var attributes = [AttributeValue?](repeating: nil, count: plan.keys.names.count)
+        for attribute in plan.attributes {
+            attributes[attribute.slot] = try Self.decodeValue(values[attribute.position], attribute, entity: plan.layout.name, primaryKey: primaryKey)
+        }
+        var row = PackedRow(
+            reference: RowReference(entityName: plan.layout.name, primaryKey: primaryKey),
+            version: values[2].int64 ?? 0, attributes: PackedAttributes(keys: plan.keys, values: attributes))
+        for relationship in plan.toOne {
+            guard let key = values[relationship.position].int64 else { continue }
+            var destination = relationship.destination
+            if let position = relationship.entityPosition, let number = values[position].int64 {
+                destination = try rowPlan(number: Int(number)).layout.name
+            }
+            row.toOne[relationship.name] = RowReference(entityName: destination, primaryKey: key)
+        }
+        return row
+    }
+
+    /// The non-nil values of a plan's attributes read from selected values.
+    ///
+    /// - Parameters:
+    ///   - values: The selected values.
+    ///   - plan: Where each attribute's column is among them.
+    nonisolated func decodeAttributes(
+        _ values: [DatabaseValue], plan: PostgreSQLRowPlan
+    ) throws(PostgreSQLError) -> [String: AttributeValue] {
+        var attributes = [String: AttributeValue](minimumCapacity: plan.attributes.count)
+        for attribute in plan.attributes {
+            if let value = try Self.decodeValue(values[attribute.position], attribute, entity: plan.layout.name, primaryKey: nil) {
+                attributes[attribute.name] = value
+            }
+        }
+        return attributes
+    }
+
+    /// The value of one attribute, with an error naming the attribute and row (never the value).
+    private static func decodeValue(
+        _ value: DatabaseValue, _ attribute: PostgreSQLRowPlan.Attribute, entity: String, primaryKey: Int64?
+    ) throws(PostgreSQLError) -> AttributeValue? {
+        do {
+            return try AttributeValue(postgreSQLValue: value, type: attribute.type)
+        } catch {
+            throw PostgreSQLError(
+                .invalidValue,
+                "\(entity).\(attribute.name) of row \(primaryKey.map(String.init) ?? "?") holds a value a "
+                    + "\(attribute.type.xcodeName) attribute cannot read.")
+        }
+    }
+
+    /// Reads the to-many relationships of decoded rows: one query per relationship for the
     /// whole batch, not one per row.
-    nonisolated func fillToMany(_ rows: inout [StoreRow], using connection: Connection) throws {
-        let positions = Dictionary(grouping: rows.indices, by: { rows[$0].reference.entityName })
-        for (entity, indices) in positions {
-            let layout = try schema.entity(named: entity)
-            guard !layout.toManyRelationships.isEmpty else { continue }
-            var index: [Int64: Int] = [:]
-            for position in indices { index[rows[position].reference.primaryKey] = position }
-            let keys = Array(index.keys)
-            for relationship in layout.toManyRelationships {
-                let found = try references(of: relationship, from: keys, using: connection)
-                for (key, references) in found {
-                    if let position = index[key], !references.isEmpty { rows[position].toMany[relationship.name] = references }
-                }
+    nonisolated func loadToMany(
+        of rows: inout [PackedRow], plans: [PostgreSQLRowPlan], using connection: Connection
+    ) throws {
+        var groups: [ToManyMapping: [Int]] = [:]
+        for (index, plan) in plans.enumerated() {
+            for relationship in plan.layout.toManyRelationships { groups[relationship, default: []].append(index) }
+        }
+        for (relationship, indices) in groups {
+            let found = try references(of: relationship, from: indices.map { rows[$0].reference.primaryKey }, using: connection)
+            for index in indices {
+                // An absent key is an empty relationship.
+                if let references = found[rows[index].reference.primaryKey] { rows[index].toMany[relationship.name] = references }
             }
         }
     }
@@ -137,21 +201,77 @@ extension PostgreSQLStore {
                 """
         }
         var found: [Int64: [RowReference]] = [:]
-        var failure: (any Error)?
-        try connection.forEachRow(sql) { values in
-            do {
-                let entity = try schema.entity(number: Int(values[1].int64 ?? 0)).name
-                found[values[0].int64 ?? 0, default: []].append(RowReference(entityName: entity, primaryKey: values[2].int64 ?? 0))
-            } catch {
-                failure = error
-            }
+        var entity: (number: Int, name: String)?
+        try connection.forEachRow(sql) { (values) throws(PostgreSQLError) in
+            let number = Int(values[1].int64 ?? 0)
+            if entity?.number != number { entity = (number, try rowPlan(number: number).layout.name) }
+            found[values[0].int64 ?? 0, default: []].append(RowReference(entityName: entity?.name ?? "", primaryKey: values[2].int64 ?? 0))
         }
-        if let failure { throw failure }
         return found
     }
 
     /// Keys bound as one PostgreSQL array literal (`{1,2,3}`): one parameter for any number of keys.
     static func keyArray(_ keys: [Int64]) -> SQL {
         "\("{" + keys.map(String.init).joined(separator: ",") + "}")"
+    }
+}
+
+/// How to read the rows of one concrete entity from a ``PostgreSQLStore/selection(for:)``: the
+/// position and type of each column, worked out once per entity instead of once per row. A class,
+/// so that handing it to each row costs one reference count.
+final class PostgreSQLRowPlan: Sendable {
+    /// An attribute read from a column.
+    struct Attribute: Sendable {
+        /// The attribute's name.
+        let name: String
+        /// Its slot in the packed values.
+        let slot: Int
+        /// Its column's position in the selection.
+        let position: Int
+        /// Its type, which reads the stored value.
+        let type: AttributeType
+    }
+
+    /// A to-one relationship read from a foreign-key column.
+    struct ToOne: Sendable {
+        /// The relationship's name.
+        let name: String
+        /// The position of the destination's `Z_PK` column.
+        let position: Int
+        /// The position of the destination's `Z_ENT` column, when the destination has subentities.
+        let entityPosition: Int?
+        /// The destination entity, when no entity column says otherwise.
+        let destination: String
+    }
+
+    /// The concrete entity.
+    let layout: EntityLayout
+    /// The entity's attribute names in packed order.
+    let keys: AttributeKeys
+    /// The selected attributes.
+    let attributes: [Attribute]
+    /// The selected to-one relationships.
+    let toOne: [ToOne]
+
+    /// Works out the plan of a selection.
+    ///
+    /// - Parameters:
+    ///   - layout: The concrete entity.
+    ///   - keys: The entity's attribute names in packed order.
+    ///   - positions: The position of each selected column, by column name.
+    init(layout: EntityLayout, keys: AttributeKeys, positions: [String: Int]) {
+        self.layout = layout
+        self.keys = keys
+        self.attributes = layout.attributes.compactMap { attribute in
+            guard let position = positions[attribute.column], let slot = keys.position(of: attribute.name) else { return nil }
+            return Attribute(name: attribute.name, slot: slot, position: position, type: attribute.type)
+        }
+        self.toOne = layout.toOneRelationships.compactMap { relationship in
+            positions[relationship.column].map {
+                ToOne(
+                    name: relationship.name, position: $0, entityPosition: relationship.entityColumn.flatMap { positions[$0] },
+                    destination: relationship.destination)
+            }
+        }
     }
 }

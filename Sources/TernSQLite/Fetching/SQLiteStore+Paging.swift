@@ -33,9 +33,13 @@ extension SQLiteStore {
         if let page = try fetchPackedPage(request, after: position, size: size) {
             return StoreFetchPage(rows: page.rows.map(StoreRow.init), next: page.next)
         }
-        let wanted = Self.wanted(request, after: position, size: size)
         if PredicateSQL(request, schema: schema) == nil, request.sortDescriptors.isEmpty {
-            return try pageByKey(request, after: position, wanted: wanted)
+            return try request.pageByKey(
+                after: position, wanted: request.pageLimit(after: position, size: size), batchSize: Self.fetchBatchSize,
+                batch: { last in
+                    try rows(of: request.entityName, includingSubentities: request.includesSubentities, after: last, limit: Self.fetchBatchSize)
+                },
+                matches: { row in try request.predicate?.evaluate(with: RowValues(row: row, store: self)) ?? true })
         }
         var all = request
         all.offset = 0
@@ -51,19 +55,13 @@ extension SQLiteStore {
     ) throws -> PackedFetchPage? {
         precondition(size > 0, "a page holds at least one row")
         try checkEntity(of: request)
-        let wanted = Self.wanted(request, after: position, size: size)
+        let wanted = request.pageLimit(after: position, size: size)
         guard wanted > 0 else { return PackedFetchPage(rows: [], next: nil) }
         guard let query = PredicateSQL(request, schema: schema), let keys = query.sortKeys else { return nil }
         return try pageInSQL(request, query: query, keys: keys, after: position, wanted: wanted)
     }
 
     // MARK: - Non public
-
-    /// How many rows the page after `position` holds at most: the size, within the limit.
-    private static func wanted(_ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int) -> Int {
-        let delivered = position?.delivered ?? 0
-        return request.limit.map { min(size, max(0, $0 - delivered)) } ?? size
-    }
 
     /// A page read by one SQL statement, or nil when a position value cannot be bound.
     private func pageInSQL(
@@ -91,74 +89,22 @@ extension SQLiteStore {
             }
         }
         guard rows.count == wanted, let last = rows.last else { return PackedFetchPage(rows: rows, next: nil) }
-        return PackedFetchPage(rows: rows, next: Self.position(after: last.reference, position, count: rows.count, sortValues: lastValues))
-    }
-
-    /// A page of a request without sorts whose predicate runs in Swift: rows in key order after
-    /// the position's primary key, read a batch at a time.
-    private func pageByKey(
-        _ request: StoreFetchRequest, after position: StoreFetchPosition?, wanted: Int
-    ) throws -> StoreFetchPage {
-        var last = position?.reference.primaryKey ?? 0
-        var skip = position == nil ? request.offset : 0
-        var rows: [StoreRow] = []
-        scan: while true {
-            let batch = try self.rows(
-                of: request.entityName, includingSubentities: request.includesSubentities, after: last,
-                limit: Self.fetchBatchSize)
-            for row in batch {
-                last = row.reference.primaryKey
-                guard try request.predicate?.evaluate(with: RowValues(row: row, store: self)) ?? true else { continue }
-                if skip > 0 {
-                    skip -= 1
-                    continue
-                }
-                rows.append(row)
-                if rows.count == wanted { break scan }
-            }
-            if batch.count < Self.fetchBatchSize { return StoreFetchPage(rows: rows, next: nil) }
-        }
-        return Self.page(rows, wanted: wanted, after: position, sortValues: [])
-    }
-
-    /// The page of `rows`, with a next position when the page is full and the limit not reached.
-    private static func page(
-        _ rows: [StoreRow], wanted: Int, after position: StoreFetchPosition?, sortValues: [AttributeValue?]
-    ) -> StoreFetchPage {
-        guard rows.count == wanted, let last = rows.last else { return StoreFetchPage(rows: rows, next: nil) }
-        return StoreFetchPage(rows: rows, next: Self.position(after: last.reference, position, count: rows.count, sortValues: sortValues))
-    }
-
-    /// The position after a full page whose last row is `last`.
-    private static func position(
-        after last: RowReference, _ position: StoreFetchPosition?, count: Int, sortValues: [AttributeValue?]
-    ) -> StoreFetchPosition {
-        StoreFetchPosition(reference: last, sortValues: sortValues, delivered: (position?.delivered ?? 0) + count)
+        return PackedFetchPage(rows: rows, next: StoreFetchPosition(after: last.reference, position, count: rows.count, sortValues: lastValues))
     }
 
     /// The condition "comes after the position" in the order of `keys` then `Z_PK`, as SQLite
     /// sorts (`NULL` first in ascending order), or nil when a value cannot be bound.
     private static func condition(after position: StoreFetchPosition, keys: [PredicateSQL.SortKey]) -> SQL? {
         guard position.sortValues.count == keys.count else { return nil }
-        var alternatives: [SQL] = []
-        var ties: [SQL] = []
+        var terms: [SQL.KeysetTerm] = []
         for (key, value) in zip(keys, position.sortValues) {
-            var bound: DatabaseValue?
+            var bound: SQL?
             if let value {
                 guard let databaseValue = value.databaseValue(for: key.type) else { return nil }
-                bound = databaseValue
+                bound = "\(databaseValue)"
             }
-            let after: SQL
-            switch (key.ascending, bound) {
-            case (true, nil): after = "(" + key.column + " IS NOT NULL)"
-            case (true, let bound?): after = "(" + key.collated + " > \(bound))"
-            case (false, nil): after = "0"
-            case (false, let bound?): after = "(" + key.collated + " < \(bound) OR " + key.column + " IS NULL)"
-            }
-            alternatives.append(SQL.joined(ties + [after], separator: " AND "))
-            ties.append(bound.map { "(" + key.collated + " = \($0))" } ?? "(" + key.column + " IS NULL)")
+            terms.append(SQL.KeysetTerm(column: key.column, compared: key.collated, ascending: key.ascending, bound: bound))
         }
-        alternatives.append(SQL.joined(ties + ["t0.Z_PK > \(position.reference.primaryKey)"], separator: " AND "))
-        return "(" + SQL.joined(alternatives, separator: " OR ") + ")"
+        return SQL.keysetCondition(terms, primaryKeyColumn: "t0.Z_PK", after: position.reference.primaryKey)
     }
 }
