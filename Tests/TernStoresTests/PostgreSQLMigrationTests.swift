@@ -180,8 +180,9 @@ struct PostgreSQLMigrationTests {
     }
 
     @Test func aFailureInTheMiddleOfAnInPlaceTransactionLeavesTheOldStore() async throws {
-        // v2 adds a column and makes the names unique: the unique index, created after the table
-        // was altered, fails on the duplicate names and the whole transaction rolls back.
+        // v2 adds a column and makes the names unique: the duplicates, counted before the unique
+        // index is created, after the table was altered, refuse the step and the whole
+        // transaction rolls back.
         let model = try VersionedModel("Items") {
             ModelVersion("v1") { Entity("Item") { Attribute("name", .string) } }
             ModelVersion("v2") {
@@ -200,9 +201,10 @@ struct PostgreSQLMigrationTests {
         _ = try await PostgreSQLStore(url: url, model: v1).save(StoreChangeSet(inserted: rows))
         let before = try await Self.contents(of: try PostgreSQLStore(url: url, model: v1, readOnly: true))
         let metadata = try PostgreSQLStore.metadata(at: url)
-        await #expect(throws: PostgreSQLError.self) {
+        let error = await #expect(throws: MigrationError.self) {
             try await PostgreSQLMigrator().migrateStore(at: url, model: model)
         }
+        #expect(error?.code == .constraintViolated && error?.propertyName == "name")
         #expect(try PostgreSQLStore.metadata(at: url) == metadata)
         #expect(try await Self.contents(of: try PostgreSQLStore(url: url, model: v1, readOnly: true)) == before)
         // Without the duplicate, the same migration succeeds in place with the default filled.
@@ -345,6 +347,57 @@ struct PostgreSQLInPlaceChangeTests {
         #expect(books.map { $0.attributes["edition"] } == [.integer(1), .integer(1)])
         let playlists = try await store.fetch(StoreFetchRequest(entityName: "Playlist"))
         #expect(playlists.first?.toMany["songs"]?.map(\.primaryKey) == [1, 2])
+        try PostgreSQLStore.destroy(at: postgreSQL)
+    }
+
+    @Test func aNewUniquenessConstraintWithDuplicatesIsRefusedAsOnSQLite() async throws {
+        let model = try VersionedModel("Items") {
+            ModelVersion("v1") {
+                Entity("Item") {
+                    Attribute("name", .string)
+                    Attribute("size", .integer32)
+                }
+            }
+            ModelVersion("v2") {
+                Entity("Item") {
+                    Attribute("name", .string)
+                    Attribute("size", .integer32)
+                    Unique("name", "size")
+                }
+            }
+        }
+        // (a, 1) three times and (b, 2) twice clash; (a, 2) does not, nor rows without a name.
+        let values: [(String?, Int64)] = [("a", 1), ("a", 1), ("b", 2), ("a", 1), ("b", 2), ("a", 2), (nil, 1), (nil, 1)]
+        let rows = values.enumerated().map { index, value in
+            Self.row("Item", index + 1, ["size": .integer(value.1)].merging(value.0.map { ["name": .string($0)] } ?? [:]) { $1 })
+        }
+        let folder = try TemporaryDirectory()
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: rows, in: folder)
+        let options = MigrationOptions(strategy: .inPlace)
+        let onSQLite = await #expect(throws: MigrationError.self) {
+            try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        }
+        let before = try PostgreSQLStore.metadata(at: postgreSQL)
+        let v1 = try #require(model.version(named: "v1")).model
+        let contents = try await PostgreSQLMigrationTests.contents(of: try PostgreSQLStore(url: postgreSQL, model: v1, readOnly: true))
+        let onPostgreSQL = await #expect(throws: MigrationError.self) {
+            try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
+        }
+        #expect(onPostgreSQL?.code == .constraintViolated && onPostgreSQL?.entityName == "Item")
+        #expect(onPostgreSQL?.message.contains("(name, size) in v2, but 5 objects share 2 value(s)") == true)
+        #expect(onPostgreSQL?.message == onSQLite?.message)
+        #expect(try PostgreSQLStore.metadata(at: postgreSQL) == before)
+        #expect(try await PostgreSQLMigrationTests.contents(of: try PostgreSQLStore(url: postgreSQL, model: v1, readOnly: true)) == contents)
+        // Without the duplicates the step runs, and the constraint holds afterwards.
+        let duplicates = [2, 4, 5].map { RowReference(entityName: "Item", primaryKey: Int64($0)) }
+        _ = try await PostgreSQLStore(url: postgreSQL, model: v1).save(
+            StoreChangeSet(deleted: Dictionary(uniqueKeysWithValues: duplicates.map { ($0, Int64(1)) })))
+        _ = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
+        let v2 = try #require(model.version(named: "v2")).model
+        let store = try PostgreSQLStore(url: postgreSQL, model: v2)
+        let clash = Self.row("Item", 100, ["name": .string("a"), "size": .integer(1)])
+        let conflict = await #expect(throws: TernError.self) { _ = try await store.save(StoreChangeSet(inserted: [clash])) }
+        #expect(conflict?.code == .constraintConflict)
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernMigration
 import TernSQLite
 
 extension Connection {
@@ -18,11 +19,15 @@ extension Connection {
     ///
     /// - Parameters:
     ///   - plan: The plan (``TernSQLite/TableMigrationPlan``).
+    ///   - versionName: The destination version's name, for messages.
     ///   - checkpoint: Called between statements; throws to stop (the caller rolls back).
-    /// - Throws: ``PostgreSQLError`` when a statement fails, or what `checkpoint` throws.
+    /// - Throws: ``TernMigration/MigrationError`` with code `constraintViolated` when a new
+    ///   uniqueness constraint has duplicates (counted before its index is created, naming the
+    ///   entity, the properties and the counts); ``PostgreSQLError`` when a statement fails, or
+    ///   what `checkpoint` throws.
     /// - Complexity: O(*n* log *n*) in the rows of rebuilt tables; altered tables cost O(*n*) per
     ///   `UPDATE`, nothing for a renamed column or an added column without a default.
-    func apply(_ plan: TableMigrationPlan, checkpoint: () throws -> Void) throws {
+    func apply(_ plan: TableMigrationPlan, versionName: String, checkpoint: () throws -> Void) throws {
         let destination = plan.destination
         var wanted: [String: IndexDefinition] = [:]
         for table in destination.tables.values { for index in Self.indexes(of: table) { wanted[index.name] = index } }
@@ -75,7 +80,17 @@ extension Connection {
             SELECT i.relname::text FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid \
             WHERE i.relnamespace = CAST(current_schema() AS regnamespace)
             """).compactMap { $0.first?.string })
+        var checks: [String: UniquenessCheck] = [:]
+        for (name, check) in UniquenessCheck.checks(of: destination) { checks[Self.indexName(name)] = check }
         for (name, index) in wanted.sorted(by: { $0.key < $1.key }) where !existing.contains(name) {
+            if let check = checks[name] {
+                // Counted first, so that the refusal names the constraint and its duplicates
+                // (PostgreSQL's SUM of counts is numeric: cast back to bigint).
+                let row = try fetchOne("SELECT groups, CAST(objects AS bigint) FROM (" + check.countQuery + ") AS counted (groups, objects)")
+                if let failure = check.failure(groups: row?[0].int64 ?? 0, objects: row?[1].int64 ?? 0, version: versionName) {
+                    throw failure
+                }
+            }
             try executeScript(index.statement)
         }
         try execute(#"DELETE FROM "Z_PRIMARYKEY""#)

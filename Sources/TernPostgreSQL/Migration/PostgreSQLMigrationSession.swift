@@ -160,7 +160,7 @@ package final class PostgreSQLMigrationSession {
                 }
                 if !failures.isEmpty { throw RequiredValueCheck.refusal(failures, step: (step.from, step.to)) }
                 onStep(index, objects)
-                try connection.apply(plan, checkpoint: checkpoint)
+                try connection.apply(plan, versionName: step.to, checkpoint: checkpoint)
                 journal.entries.append(
                     MigrationJournal.Entry(
                         from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()))
