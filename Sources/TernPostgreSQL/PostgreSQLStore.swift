@@ -123,7 +123,8 @@ public actor PostgreSQLStore {
     }
 
     /// Drops the store's tables: `Z_PRIMARYKEY`, `Z_METADATA`, `Z_MODELCACHE` and the tables
-    /// of the entities and many-to-many relationships `Z_PRIMARYKEY` lists, nothing else; then
+    /// of the entities and many-to-many relationships `Z_PRIMARYKEY` lists, and the function of
+    /// its derived-count triggers, nothing else; then
     /// the schema named by the location, if it is left empty.
     ///
     /// - Parameter url: The store's connection string.
@@ -135,6 +136,7 @@ public actor PostgreSQLStore {
         guard !owned.isEmpty else { return }
         try connection.inTransaction {
             for table in owned { try connection.execute("DROP TABLE \(.identifier(table))") }
+            try connection.execute(#"DROP FUNCTION IF EXISTS "Z_DA_COUNT"()"#)
         }
         if let schema = location.schema, try connection.storeTables().isEmpty {
             // Other objects (views, sequences…) keep the schema: it is then left in place.

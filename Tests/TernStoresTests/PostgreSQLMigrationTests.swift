@@ -350,6 +350,52 @@ struct PostgreSQLInPlaceChangeTests {
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
 
+    /// The page counts of both stores' books, which must be equal; returned in key order.
+    static func pageCounts(sqlite: URL, postgreSQL: String, model: ManagedObjectModel) async throws -> [AttributeValue?] {
+        let request = StoreFetchRequest(entityName: "Book")
+        let fromSQLite = try await SQLiteStore(at: sqlite, model: model, configuration: .readOnly).fetch(request)
+        let fromPostgreSQL = try await PostgreSQLStore(url: postgreSQL, model: model, readOnly: true).fetch(request)
+        let counts = fromPostgreSQL.sorted { $0.reference < $1.reference }.map { $0.attributes["pageCount"] }
+        #expect(counts == fromSQLite.sorted { $0.reference < $1.reference }.map { $0.attributes["pageCount"] })
+        return counts
+    }
+
+    /// Derived counts are kept by the store as pages are added, moved and deleted, after an
+    /// in-place migration and after one built beside, as on SQLite (whose triggers keep them).
+    @Test(arguments: [MigrationStrategy.inPlace, .rebuild])
+    func derivedCountsStayCurrentAfterAMigrationAsOnSQLite(strategy: MigrationStrategy) async throws {
+        let model = try Self.songs()
+        let folder = try TemporaryDirectory()
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: Self.rows, in: folder)
+        let options = MigrationOptions(strategy: strategy)
+        try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        _ = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
+        let v2 = try #require(model.version(named: "v2")).model
+        #expect(try await Self.pageCounts(sqlite: sqlite, postgreSQL: postgreSQL, model: v2) == [.integer(2), .integer(0)])
+        let book = { (key: Int) in RowReference(entityName: "Book", primaryKey: Int64(key)) }
+        // Many new pages (COPY on PostgreSQL), a page moved to the other book, one deleted, and a
+        // book saved with a stale count: every count is the number of pages.
+        var added = (3..<(3 + PostgreSQLStore.copyThreshold)).map { Self.row("Page", $0, ["number": .integer(Int64($0))], toOne: ["book": book(2)]) }
+        added.append(Self.row("Page", 200, ["number": .integer(200)], toOne: ["book": book(1)]))
+        let stores: [any PersistentStore] = [try SQLiteStore(at: sqlite, model: v2), try PostgreSQLStore(url: postgreSQL, model: v2)]
+        for store in stores {
+            _ = try await store.save(StoreChangeSet(inserted: added))
+            var moved = try #require(try await store.rows(for: [RowReference(entityName: "Page", primaryKey: 2)]).first)
+            moved.toOne["book"] = book(2)
+            _ = try await store.save(StoreChangeSet(updated: [moved]))
+            let doomed = try #require(try await store.rows(for: [RowReference(entityName: "Page", primaryKey: 1)]).first)
+            _ = try await store.save(StoreChangeSet(deleted: [doomed.reference: doomed.version]))
+            var stale = try #require(try await store.rows(for: [book(1)]).first)
+            stale.attributes["pageCount"] = .integer(99)
+            stale.attributes["title"] = .string("A2")
+            _ = try await store.save(StoreChangeSet(updated: [stale]))
+        }
+        let pages = Int64(PostgreSQLStore.copyThreshold)
+        let counts = try await Self.pageCounts(sqlite: sqlite, postgreSQL: postgreSQL, model: v2)
+        #expect(counts == [.integer(1), .integer(pages + 1)], "\(counts)")
+        try PostgreSQLStore.destroy(at: postgreSQL)
+    }
+
     @Test func aNewUniquenessConstraintWithDuplicatesIsRefusedAsOnSQLite() async throws {
         let model = try VersionedModel("Items") {
             ModelVersion("v1") {

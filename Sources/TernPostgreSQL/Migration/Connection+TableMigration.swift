@@ -29,6 +29,7 @@ extension Connection {
     ///   `UPDATE`, nothing for a renamed column or an added column without a default.
     func apply(_ plan: TableMigrationPlan, versionName: String, checkpoint: () throws -> Void) throws {
         let destination = plan.destination
+        try dropDerivedCountTriggers()
         var wanted: [String: IndexDefinition] = [:]
         for table in destination.tables.values { for index in Self.indexes(of: table) { wanted[index.name] = index } }
         for join in destination.joinTables.values { wanted[Self.joinIndex(join).name] = Self.joinIndex(join) }
@@ -93,6 +94,7 @@ extension Connection {
             }
             try executeScript(index.statement)
         }
+        try installDerivedCountTriggers(for: destination)
         try execute(#"DELETE FROM "Z_PRIMARYKEY""#)
         try writePrimaryKeyRows(of: destination)
         for layout in destination.entities.values where layout.superNumber == 0 {

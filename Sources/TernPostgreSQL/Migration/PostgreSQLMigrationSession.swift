@@ -212,6 +212,15 @@ package final class PostgreSQLMigrationSession {
         precondition(isHoldingWriters, "holdWriters() opens the transaction replaceStore commits")
         do {
             for table in try ownedTables() { try connection.execute("DROP TABLE \(.identifier(table))") }
+            // The derived-count triggers of the new tables call the scratch schema's function: it moves with them.
+            try connection.execute("DROP FUNCTION IF EXISTS \(.identifier(schema)).\"Z_DA_COUNT\"()")
+            let function: SQL = """
+                SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace \
+                WHERE p.proname = 'Z_DA_COUNT' AND n.nspname = \(scratchSchema)
+                """
+            if try connection.fetchValue(function) != nil {
+                try connection.execute("ALTER FUNCTION \(.identifier(scratchSchema)).\"Z_DA_COUNT\"() SET SCHEMA \(.identifier(schema))")
+            }
             let moved = try connection.fetchAll("""
                 SELECT table_name::text FROM information_schema.tables WHERE table_schema = \(scratchSchema) \
                 AND table_type = 'BASE TABLE' ORDER BY 1

@@ -49,6 +49,7 @@ extension Connection {
             try execute("SELECT pg_advisory_xact_lock(CAST(\(Self.creationLockClass) AS integer), hashtext(current_schema()))")
             guard try !hasCoreDataLayout() else { return }
             for statement in Self.creationStatements(for: schema) { try executeScript(statement) }
+            try installDerivedCountTriggers(for: schema)
             try writePrimaryKeyRows(of: schema)
             let metadata = StoreMetadata(newStoreOf: StoreKind.postgreSQL, uuid: UUID().uuidString, model: model)
             try writeMetadata(metadata)

@@ -112,7 +112,7 @@ extension StoreSchema {
     }
 
     /// The relationship a derivation counts: `pages.@count` (Xcode) or `count:(pages)` (archives).
-    static func countedRelationship(_ expression: String?) -> String? {
+    package static func countedRelationship(_ expression: String?) -> String? {
         let text = expression?.filter { !$0.isWhitespace } ?? ""
         if text.hasSuffix(".@count") { return String(text.dropLast(".@count".count)) }
         if text.hasPrefix("count:("), text.hasSuffix(")") { return String(text.dropFirst("count:(".count).dropLast()) }
