@@ -44,7 +44,7 @@ public actor PostgreSQLStore {
     let synchronousReader = Mutex<Connection?>(nil)
     /// The plan for reading each concrete entity's rows, by entity number, made on first use:
     /// behind a lock because synchronous reads use them outside the actor.
-    let rowPlans = Mutex<[Int: PostgreSQLRowPlan]>([:])
+    let rowPlans = Mutex<[Int: RowPlan]>([:])
 
     /// Opens the store at a location, creating it for the model when the schema holds none yet.
     ///

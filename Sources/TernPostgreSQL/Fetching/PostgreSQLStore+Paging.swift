@@ -118,7 +118,7 @@ extension PostgreSQLStore: PackedRowReading {
             let columns = properties.compactMap { layout.attribute(named: $0)?.column }
             guard !columns.isEmpty else { return try fetchReferences(request).map { _ in [:] } }
             let positions = Dictionary(columns.enumerated().map { ($1, $0) }) { first, _ in first }
-            let plan = PostgreSQLRowPlan(layout: layout, keys: attributeKeys(of: layout), positions: positions)
+            let plan = RowPlan(layout: layout, keys: attributeKeys(of: layout), positions: positions, relationships: false)
             let list = SQL.joined(columns.map { "t0." + SQL.identifier($0) })
             let sql: SQL = "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY \(order)\(PostgreSQLQuery.window(request))"
             var dictionaries: [[String: AttributeValue]] = []

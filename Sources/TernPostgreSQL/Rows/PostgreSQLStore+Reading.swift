@@ -63,13 +63,13 @@ extension PostgreSQLStore {
     ///
     /// - Parameter number: The entity's number (`Z_ENT`).
     /// - Throws: ``PostgreSQLError`` with code `schemaMismatch` for an unknown number.
-    nonisolated func rowPlan(number: Int) throws(PostgreSQLError) -> PostgreSQLRowPlan {
+    nonisolated func rowPlan(number: Int) throws(PostgreSQLError) -> RowPlan {
         if let plan = rowPlans.withLock({ $0[number] }) { return plan }
         do {
             let layout = try schema.entity(number: number)
             var positions: [String: Int] = [:]
             for (index, name) in try columnNames(of: layout).enumerated() { positions[name] = index }
-            let plan = PostgreSQLRowPlan(layout: layout, keys: attributeKeys(of: layout), positions: positions)
+            let plan = RowPlan(layout: layout, keys: attributeKeys(of: layout), positions: positions)
             rowPlans.withLock { $0[number] = plan }
             return plan
         } catch {
@@ -90,11 +90,11 @@ extension PostgreSQLStore {
         alongside: ([DatabaseValue]) throws(PostgreSQLError) -> Void = { _ in }
     ) throws -> [PackedRow] {
         var rows: [PackedRow] = []
-        var plans: [PostgreSQLRowPlan] = []
-        var last: PostgreSQLRowPlan?
+        var plans: [RowPlan] = []
+        var last: RowPlan?
         try connection.forEachRow(sql) { (values) throws(PostgreSQLError) in
             let number = Int(values[1].int64 ?? 0)
-            let plan: PostgreSQLRowPlan
+            let plan: RowPlan
             if let last, last.layout.number == number { plan = last } else { plan = try rowPlan(number: number) }
             last = plan
             rows.append(try decodePacked(values, plan: plan))
@@ -107,7 +107,7 @@ extension PostgreSQLStore {
 
     /// A row from selected values, read with a plan: `Z_PK`, `Z_ENT` and `Z_OPT` first; its
     /// to-many relationships are left for ``loadToMany(of:plans:using:)``.
-    nonisolated func decodePacked(_ values: [DatabaseValue], plan: PostgreSQLRowPlan) throws(PostgreSQLError) -> PackedRow {
+    nonisolated func decodePacked(_ values: [DatabaseValue], plan: RowPlan) throws(PostgreSQLError) -> PackedRow {
         let primaryKey = values[0].int64 ?? 0
         var attributes = [AttributeValue?](repeating: nil, count: plan.keys.names.count)
         for attribute in plan.attributes {
@@ -133,7 +133,7 @@ extension PostgreSQLStore {
     ///   - values: The selected values.
     ///   - plan: Where each attribute's column is among them.
     nonisolated func decodeAttributes(
-        _ values: [DatabaseValue], plan: PostgreSQLRowPlan
+        _ values: [DatabaseValue], plan: RowPlan
     ) throws(PostgreSQLError) -> [String: AttributeValue] {
         var attributes = [String: AttributeValue](minimumCapacity: plan.attributes.count)
         for attribute in plan.attributes {
@@ -146,7 +146,7 @@ extension PostgreSQLStore {
 
     /// The value of one attribute, with an error naming the attribute and row (never the value).
     private static func decodeValue(
-        _ value: DatabaseValue, _ attribute: PostgreSQLRowPlan.Attribute, entity: String, primaryKey: Int64?
+        _ value: DatabaseValue, _ attribute: RowPlan.Attribute, entity: String, primaryKey: Int64?
     ) throws(PostgreSQLError) -> AttributeValue? {
         do {
             return try AttributeValue(postgreSQLValue: value, type: attribute.type)
@@ -161,11 +161,11 @@ extension PostgreSQLStore {
     /// Reads the to-many relationships of decoded rows: one query per relationship for the
     /// whole batch, not one per row.
     nonisolated func loadToMany(
-        of rows: inout [PackedRow], plans: [PostgreSQLRowPlan], using connection: Connection
+        of rows: inout [PackedRow], plans: [RowPlan], using connection: Connection
     ) throws {
         var groups: [ToManyMapping: [Int]] = [:]
         for (index, plan) in plans.enumerated() {
-            for relationship in plan.layout.toManyRelationships { groups[relationship, default: []].append(index) }
+            for relationship in plan.toMany { groups[relationship, default: []].append(index) }
         }
         for (relationship, indices) in groups {
             let found = try references(of: relationship, from: indices.map { rows[$0].reference.primaryKey }, using: connection)
@@ -213,65 +213,5 @@ extension PostgreSQLStore {
     /// Keys bound as one PostgreSQL array literal (`{1,2,3}`): one parameter for any number of keys.
     static func keyArray(_ keys: [Int64]) -> SQL {
         "\("{" + keys.map(String.init).joined(separator: ",") + "}")"
-    }
-}
-
-/// How to read the rows of one concrete entity from a ``PostgreSQLStore/selection(for:)``: the
-/// position and type of each column, worked out once per entity instead of once per row. A class,
-/// so that handing it to each row costs one reference count.
-final class PostgreSQLRowPlan: Sendable {
-    /// An attribute read from a column.
-    struct Attribute: Sendable {
-        /// The attribute's name.
-        let name: String
-        /// Its slot in the packed values.
-        let slot: Int
-        /// Its column's position in the selection.
-        let position: Int
-        /// Its type, which reads the stored value.
-        let type: AttributeType
-    }
-
-    /// A to-one relationship read from a foreign-key column.
-    struct ToOne: Sendable {
-        /// The relationship's name.
-        let name: String
-        /// The position of the destination's `Z_PK` column.
-        let position: Int
-        /// The position of the destination's `Z_ENT` column, when the destination has subentities.
-        let entityPosition: Int?
-        /// The destination entity, when no entity column says otherwise.
-        let destination: String
-    }
-
-    /// The concrete entity.
-    let layout: EntityLayout
-    /// The entity's attribute names in packed order.
-    let keys: AttributeKeys
-    /// The selected attributes.
-    let attributes: [Attribute]
-    /// The selected to-one relationships.
-    let toOne: [ToOne]
-
-    /// Works out the plan of a selection.
-    ///
-    /// - Parameters:
-    ///   - layout: The concrete entity.
-    ///   - keys: The entity's attribute names in packed order.
-    ///   - positions: The position of each selected column, by column name.
-    init(layout: EntityLayout, keys: AttributeKeys, positions: [String: Int]) {
-        self.layout = layout
-        self.keys = keys
-        self.attributes = layout.attributes.compactMap { attribute in
-            guard let position = positions[attribute.column], let slot = keys.position(of: attribute.name) else { return nil }
-            return Attribute(name: attribute.name, slot: slot, position: position, type: attribute.type)
-        }
-        self.toOne = layout.toOneRelationships.compactMap { relationship in
-            positions[relationship.column].map {
-                ToOne(
-                    name: relationship.name, position: $0, entityPosition: relationship.entityColumn.flatMap { positions[$0] },
-                    destination: relationship.destination)
-            }
-        }
     }
 }

@@ -1,49 +1,49 @@
-import TernCore
+package import TernCore
 
 /// How to read the rows of one concrete entity from a `SELECT`: the position and type of each
 /// selected column, worked out once per entity instead of once per row.
 ///
-/// Made by ``SQLiteStore/rowPlan(number:)`` for every column of the root table (cached), or by
+/// Made by ``SQLiteStore/rowPlan(number:)`` (and the PostgreSQL store's) for every column of the root table (cached), or by
 /// ``init(layout:keys:positions:relationships:)`` for a projection. A class, so that handing the plan
 /// to each row costs one reference count, not one per string and array inside.
-final class RowPlan: Sendable {
+package final class RowPlan: Sendable {
     /// An attribute read from a column.
-    struct Attribute: Sendable {
+    package struct Attribute: Sendable {
         /// The attribute's name, the key of the row's value.
-        let name: String
+        package let name: String
         /// The attribute's slot in the packed values (its position in ``RowPlan/keys``).
-        let slot: Int
+        package let slot: Int
         /// The column's position in the selection.
-        let position: Int
+        package let position: Int
         /// The attribute's type, which reads the stored value.
-        let type: AttributeType
+        package let type: AttributeType
         /// Whether the column may hold a reference to an external file.
-        let allowsExternalStorage: Bool
+        package let allowsExternalStorage: Bool
     }
 
     /// A to-one relationship read from a foreign-key column.
-    struct ToOne: Sendable {
+    package struct ToOne: Sendable {
         /// The relationship's name.
-        let name: String
+        package let name: String
         /// The position of the destination's `Z_PK` column.
-        let position: Int
+        package let position: Int
         /// The position of the destination's `Z_ENT` column, when the destination has subentities.
-        let entityPosition: Int?
+        package let entityPosition: Int?
         /// The destination entity, when no entity column says otherwise.
-        let destination: String
+        package let destination: String
     }
 
     /// The concrete entity.
-    let layout: EntityLayout
+    package let layout: EntityLayout
     /// The entity's attribute names, in the order of packed values: every attribute of the
     /// model's entity, transient ones included, sorted by name.
-    let keys: AttributeKeys
+    package let keys: AttributeKeys
     /// The selected attributes.
-    let attributes: [Attribute]
+    package let attributes: [Attribute]
     /// The selected to-one relationships.
-    let toOne: [ToOne]
+    package let toOne: [ToOne]
     /// The to-many relationships, read with one query each.
-    let toMany: [ToManyMapping]
+    package let toMany: [ToManyMapping]
 
     /// Works out the plan of a selection.
     ///
@@ -52,7 +52,7 @@ final class RowPlan: Sendable {
     ///   - keys: The entity's attribute names in packed order.
     ///   - positions: The position of each selected column, by column name.
     ///   - relationships: Whether relationships are read (false for attribute projections).
-    init(layout: EntityLayout, keys: AttributeKeys, positions: [String: Int], relationships: Bool = true) {
+    package init(layout: EntityLayout, keys: AttributeKeys, positions: [String: Int], relationships: Bool = true) {
         self.layout = layout
         self.keys = keys
         self.attributes = layout.attributes.compactMap { attribute in
