@@ -121,7 +121,7 @@ extension ObjectContext {
                    let page = try await packed.fetchPackedPage(request.storeRequest, after: position, size: size) {
                     position = page.next
                     guard !page.rows.isEmpty else { break }
-                    try deliverBatch(page.rows.map { state(of: $0, in: store.identifier) }, body)
+                    try deliverBatch(page.rows.lazy.map { self.state(of: $0, in: store.identifier) }, body)
                     continue
                 }
                 let page = try await store.fetchPage(request.storeRequest, after: position, size: size)
@@ -143,17 +143,7 @@ extension ObjectContext {
         objects.reserveCapacity(states.count)
         for state in states {
             // As `materialize`, without going through the row cache.
-            let object: ManagedObject
-            if let registered = graph.registeredObject(for: state.id) {
-                object = registered
-                if !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
-                    graph.fulfill(object, with: state)
-                }
-            } else {
-                object = graph.make(state.id)
-                graph.fulfill(object, with: state)
-            }
-            objects.append(object)
+            objects.append(graph.adopt(state))
         }
         try body(objects)
     }

@@ -17,10 +17,15 @@ final class ObjectGraph {
             self.object = object
             self.identity = ObjectIdentifier(object)
         }
+
+        /// The object; mutating so that `registered[id, default: …].resolve()` files the default.
+        mutating func resolve() -> ManagedObject { object }
     }
 
     let model: ManagedObjectModel
     weak var context: ObjectContext?
+    /// What the graph's objects hold to reach it.
+    let handle = GraphHandle()
     private var schemas: [String: EntitySchema] = [:]
     /// The schema ``schema(for:)`` returned last: rows of one entity come in runs.
     private var lastSchema: EntitySchema?
@@ -47,6 +52,11 @@ final class ObjectGraph {
 
     init(model: ManagedObjectModel) {
         self.model = model
+        handle.graph = self
+    }
+
+    deinit {
+        handle.graph = nil
     }
 
     // MARK: - Schemas and identity
@@ -84,10 +94,29 @@ final class ObjectGraph {
     }
 
     func make(_ id: ObjectID) -> ManagedObject {
+        let object = makeUnregistered(id)
+        registered[id] = RegisteredObject(object)
+        return object
+    }
+
+    /// A new object of an ID, not registered yet.
+    private func makeUnregistered(_ id: ObjectID) -> ManagedObject {
         let schema = schema(for: id.entityName)
         let type = objectClass(for: id.entityName)
-        let object = type.init(ObjectSeed(objectID: id, schema: schema, graph: self))
-        registered[id] = RegisteredObject(object)
+        return type.init(ObjectSeed(objectID: id, schema: schema, handle: handle))
+    }
+
+    /// The object for a state just read from the parent (store or parent context), without
+    /// going through the row cache: a new object is made and registered with one lookup of the
+    /// registry; a registered one is loaded or refreshed from the state unless it has changes.
+    func adopt(_ state: ObjectState) -> ManagedObject {
+        let id = canonical(state.id)
+        let count = registered.count
+        // The default is made, and filed, only when no object is registered under the ID.
+        let object = registered[id, default: RegisteredObject(makeUnregistered(id))].resolve()
+        if registered.count != count || !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
+            fulfill(object, with: state)
+        }
         return object
     }
 
@@ -278,4 +307,13 @@ final class ObjectGraph {
         for (temporary, permanent) in mapping where objectsAreKnown || isKnown(permanent) { aliases[temporary] = permanent }
         formerIDs = aliases
     }
+}
+
+/// What objects hold to reach their graph: cleared when the graph goes away, so that an object
+/// that outlives its context sees no graph, as through a weak reference, without the cost of a
+/// weak reference on every object made, read and freed.
+final class GraphHandle {
+    // Safe: the graph sets this to nil in its deinit, before its memory is freed, and the graph
+    // and its objects are only used in their context's isolation.
+    unowned(unsafe) var graph: ObjectGraph?
 }

@@ -2,7 +2,7 @@
 public struct ObjectSeed {
     let objectID: ObjectID
     let schema: EntitySchema
-    weak var graph: ObjectGraph?
+    let handle: GraphHandle
 }
 
 /// An object of an entity, living in one ``ObjectContext``: Core Data's `NSManagedObject`.
@@ -62,7 +62,10 @@ open class ManagedObject {
     public internal(set) var isInaccessible: Bool = false
 
     let schema: EntitySchema
-    weak var graph: ObjectGraph?
+    /// How the object reaches its context's graph (nil once the context is gone).
+    let graphHandle: GraphHandle
+    /// The object graph of the object's context, or nil once that context is gone.
+    var graph: ObjectGraph? { graphHandle.graph }
     /// The attribute values, one slot per attribute of the entity (``EntitySchema/attributeKeys``).
     var values: PackedAttributes
     var toOne: [String: ObjectID] = [:]
@@ -80,7 +83,7 @@ open class ManagedObject {
     public required init(_ seed: ObjectSeed) {
         self.objectID = seed.objectID
         self.schema = seed.schema
-        self.graph = seed.graph
+        self.graphHandle = seed.handle
         self.values = PackedAttributes(keys: seed.schema.attributeKeys)
     }
 

@@ -54,8 +54,11 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Parameter hasher: The hasher.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(primaryKey)
-        hasher.combine(temporaryIdentifier)
+        if let primaryKey {
+            hasher.combine(primaryKey)
+        } else if let temporaryIdentifier {
+            hasher.combine(temporaryIdentifier)
+        }
     }
 
     // MARK: - Describing

@@ -1,4 +1,5 @@
 internal import CSQLite
+import TernCore
 import Foundation
 
 /// A prepared statement, the one owner of its `sqlite3_stmt` handle (finalized in `deinit`).
@@ -227,6 +228,26 @@ extension Statement: ColumnValues {
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return sqlite3_column_int64(handle, column)
         case SQLITE_FLOAT: return Int64(exactly: sqlite3_column_double(handle, column))
+        default: return nil
+        }
+    }
+
+    /// Reads the common pairs without making a ``DatabaseValue`` first: the same values as
+    /// `AttributeValue(databaseValue:type:)` gives for them.
+    func commonAttributeValue(at position: Int, type: AttributeType) -> CommonColumnValue? {
+        let column = Int32(position)
+        switch (sqlite3_column_type(handle, column), type) {
+        case (SQLITE_NULL, _): return .null
+        case (SQLITE_INTEGER, .integer16), (SQLITE_INTEGER, .integer32), (SQLITE_INTEGER, .integer64):
+            return .value(.integer(sqlite3_column_int64(handle, column)))
+        case (SQLITE_INTEGER, .boolean): return .value(.bool(sqlite3_column_int64(handle, column) != 0))
+        case (SQLITE_FLOAT, .double), (SQLITE_FLOAT, .float): return .value(.double(sqlite3_column_double(handle, column)))
+        case (SQLITE_FLOAT, .date):
+            return .value(.date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(handle, column))))
+        case (SQLITE_TEXT, .string):
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard let bytes = sqlite3_column_text(handle, column) else { return .value(.string("")) }
+            return .value(.string(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)))
         default: return nil
         }
     }

@@ -78,6 +78,22 @@ protocol ColumnValues {
     func value(at position: Int) -> DatabaseValue
     /// The integer value of the column at a position, or nil when it is not an integer.
     func integer(at position: Int) -> Int64?
+    /// The value of the column at a position read straight as an attribute of a type, for the
+    /// common pairs of column and attribute type (NULL, integers, reals, dates, text); nil when
+    /// the general path (``value(at:)`` then `AttributeValue(databaseValue:type:)`) must read it.
+    func commonAttributeValue(at position: Int, type: AttributeType) -> CommonColumnValue?
+}
+
+/// A column read by ``ColumnValues/commonAttributeValue(at:type:)``.
+enum CommonColumnValue {
+    /// The column is NULL.
+    case null
+    /// The column's value.
+    case value(AttributeValue)
+}
+
+extension ColumnValues {
+    func commonAttributeValue(at position: Int, type: AttributeType) -> CommonColumnValue? { nil }
 }
 
 extension Array: ColumnValues where Element == DatabaseValue {

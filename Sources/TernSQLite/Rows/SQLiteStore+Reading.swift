@@ -190,6 +190,12 @@ extension SQLiteStore {
     private nonisolated func decodeValue(
         _ values: some ColumnValues, attribute: RowPlan.Attribute, plan: RowPlan, primaryKey: Int64?
     ) throws(SQLiteError) -> AttributeValue? {
+        // External references are blobs, which the common path never reads.
+        switch values.commonAttributeValue(at: attribute.position, type: attribute.type) {
+        case .null?: return nil
+        case .value(let value)?: return value
+        case nil: break
+        }
         var value = values.value(at: attribute.position)
         if attribute.allowsExternalStorage, case .blob(let bytes) = value {
             value = .blob(try externalData.resolve(bytes))
