@@ -18,6 +18,12 @@ final class ObjectGraph {
             self.identity = ObjectIdentifier(object)
         }
 
+        /// The entry of an object that `holder` keeps alive.
+        init(keeping object: ManagedObject, in holder: inout ManagedObject?) {
+            holder = object
+            self.init(object)
+        }
+
         /// The object; mutating so that `registered[id, default: …].resolve()` files the default.
         mutating func resolve() -> ManagedObject { object }
     }
@@ -111,10 +117,11 @@ final class ObjectGraph {
     /// registry; a registered one is loaded or refreshed from the state unless it has changes.
     func adopt(_ state: ObjectState) -> ManagedObject {
         let id = canonical(state.id)
-        let count = registered.count
-        // The default is made, and filed, only when no object is registered under the ID.
-        let object = registered[id, default: RegisteredObject(makeUnregistered(id))].resolve()
-        if registered.count != count || !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
+        // The default is made, and filed, only when no object is registered under the ID; `made`
+        // keeps it alive, since the registry does not.
+        var made: ManagedObject?
+        let object = registered[id, default: RegisteredObject(keeping: makeUnregistered(id), in: &made)].resolve()
+        if made != nil || !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
             fulfill(object, with: state)
         }
         return object
