@@ -121,7 +121,12 @@ final class ObjectGraph {
         // keeps it alive, since the registry does not.
         var made: ManagedObject?
         let object = registered[id, default: RegisteredObject(keeping: makeUnregistered(id), in: &made)].resolve()
-        if made != nil || !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
+        if made != nil {
+            // A new object: nothing pending, unchanged, not in `changed`; what `fulfill` does then.
+            object.snapshot = state
+            object.apply(state)
+            object.isLoaded = true
+        } else if !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
             fulfill(object, with: state)
         }
         return object

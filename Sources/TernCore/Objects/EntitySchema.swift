@@ -30,7 +30,7 @@ final class EntitySchema: Sendable {
         self.uniquenessConstraints = ([entity] + model.ancestors(of: entity.name)).flatMap { declaring in
             declaring.uniquenessConstraints.map { (entity: declaring.name, properties: $0) }
         }
-        let keys = AttributeKeys(names: attributes.map(\.name))
+        let keys = AttributeKeys.shared(names: attributes.map(\.name))
         self.attributeKeys = keys
         self.orderedAttributes = attributes
         self.transientPositions = attributes.indices.filter { attributes[$0].isTransient }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The attribute names of an entity in a fixed order, with the position of each: the keys that
 /// every ``PackedAttributes`` of the entity shares.
 ///
@@ -17,6 +19,24 @@ package final class AttributeKeys: Sendable {
         self.names = names
         self.positions = Dictionary(names.enumerated().map { ($0.element, $0.offset) }) { first, _ in first }
     }
+
+    /// The one instance of the keys of a list of names, shared by every store and context of the
+    /// process: rows a store packs then carry the very keys of the context's objects, so that
+    /// matching them is one identity check per row, not a comparison of every name.
+    ///
+    /// - Parameter names: Distinct attribute names, in order.
+    /// - Complexity: O(*a*) in the number of names; the instances made are kept for the process.
+    package static func shared(names: [String]) -> AttributeKeys {
+        sharedKeys.withLock { keys in
+            if let found = keys[names] { return found }
+            let made = AttributeKeys(names: names)
+            keys[names] = made
+            return made
+        }
+    }
+
+    /// The instances ``shared(names:)`` made, by names: one per entity attribute list used.
+    private static let sharedKeys = Mutex<[[String]: AttributeKeys]>([:])
 
     /// The keys of an entity's attributes, in the model's order.
     ///
