@@ -37,6 +37,11 @@ struct CompiledEntityMapping {
         }
     }
 
+    /// The source attributes stage 1 reads: the first name of each key path of the attribute mappings.
+    var sourceAttributes: Set<String> {
+        Set(attributes.flatMap { $0.expression.expression.sourceKeyPaths.map { String($0.prefix { $0 != "." }) } })
+    }
+
     /// Whether stage 2 has anything to set.
     var hasRelationships: Bool { !relationships.isEmpty }
 

@@ -36,6 +36,16 @@ public protocol EntityMigrationPolicy: Sendable {
     func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
         throws(MigrationError)
 
+    /// The source attributes stage 1 reads for an entity mapping, so that the engine reads only
+    /// their columns; nil, the default, when it may read any.
+    ///
+    /// Reading an attribute left out still works, one object at a time and more slowly. Key
+    /// paths through relationships need only the relationship's name here.
+    ///
+    /// - Parameter mapping: The entity mapping.
+    /// - Returns: Attribute names, or nil for every attribute.
+    func sourceAttributes(for mapping: EntityMapping) -> Set<String>?
+
     /// Stage 2: sets the relationships of one destination object that the mapping created.
     ///
     /// - Parameters:
@@ -63,6 +73,9 @@ extension EntityMigrationPolicy {
     ) throws(MigrationError) {
         try DefaultMigrationPolicy.createInstance(forSource: source, mapping: mapping, manager: manager)
     }
+
+    /// Every attribute: a policy that does not say may read any.
+    public func sourceAttributes(for mapping: EntityMapping) -> Set<String>? { nil }
 
     /// Sets each relationship from its relationship mapping, evaluated on the first source object.
     public func createRelationships(

@@ -47,12 +47,13 @@ public struct MappingRunner: Sendable {
                 policy is DefaultMigrationPolicy ? CompiledEntityMapping(mapping, destination: manager.destinationModel) : nil
             }
             for ((mapping, policy), compiled) in zip(staged, compiled) {
+                let attributes = Self.sourceAttributes(read: compiled?.sourceAttributes ?? policy.sourceAttributes(for: mapping), by: mapping)
                 if let compiled {
-                    try manager.forEachSourceInstance(of: mapping) { source throws(MigrationError) in
+                    try manager.forEachSourceInstance(of: mapping, readingAttributes: attributes) { source throws(MigrationError) in
                         try compiled.createInstance(forSource: source, manager: manager)
                     }
                 } else {
-                    try manager.forEachSourceInstance(of: mapping) { source throws(MigrationError) in
+                    try manager.forEachSourceInstance(of: mapping, readingAttributes: attributes) { source throws(MigrationError) in
                         try policy.createDestinationInstances(forSource: source, mapping: mapping, manager: manager)
                     }
                 }
@@ -75,6 +76,16 @@ public struct MappingRunner: Sendable {
     }
 
     // MARK: - Non public
+
+    /// What stage 1 of a mapping reads: the attributes its policy or expressions read and those
+    /// of its filter; nil (every attribute) when the policy does not say.
+    private static func sourceAttributes(read: Set<String>?, by mapping: EntityMapping) -> Set<String>? {
+        guard var attributes = read else { return nil }
+        if let filter = mapping.sourceFilter {
+            for keyPath in filter.keyPaths { attributes.insert(String(keyPath.prefix { $0 != "." })) }
+        }
+        return attributes
+    }
 
     /// Whether an entity mapping reads source objects.
     private static func createsObjects(_ mapping: EntityMapping) -> Bool {

@@ -45,6 +45,24 @@ public protocol MigrationManager: AnyObject {
         of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void
     ) throws(MigrationError)
 
+    /// Calls `body` for each source object that an entity mapping migrates, as
+    /// ``forEachSourceInstance(of:_:)`` does, knowing which attributes will be read.
+    ///
+    /// ``MappingRunner`` names the attributes that the mapping's value expressions, filter and
+    /// policy (``EntityMigrationPolicy/sourceAttributes(for:)``) read, so that an engine can
+    /// read fewer columns. Reading any other key path must still work, only more slowly. The
+    /// default ignores `attributes`.
+    ///
+    /// - Parameters:
+    ///   - mapping: The entity mapping.
+    ///   - attributes: The source attributes that will be read; nil when unknown (every one).
+    ///   - body: Called with each source object's handle.
+    /// - Throws: ``MigrationError`` from the engine or from `body`.
+    func forEachSourceInstance(
+        of mapping: EntityMapping, readingAttributes attributes: Set<String>?,
+        _ body: (RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError)
+
     /// The value at a key path of a source object, as `$source.keyPath` reads it.
     ///
     /// - Parameters:
@@ -129,6 +147,15 @@ public protocol MigrationManager: AnyObject {
 }
 
 extension MigrationManager {
+    /// Calls ``forEachSourceInstance(of:_:)``: an engine that reads whole objects needs no list
+    /// of attributes.
+    public func forEachSourceInstance(
+        of mapping: EntityMapping, readingAttributes attributes: Set<String>?,
+        _ body: (RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError) {
+        try forEachSourceInstance(of: mapping, body)
+    }
+
     /// The destination relationship a ``setDestinationRelationship(_:of:to:)`` call names, checked
     /// the way every engine checks it.
     ///

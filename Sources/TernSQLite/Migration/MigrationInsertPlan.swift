@@ -5,7 +5,8 @@ import TernCore
 /// bound values and the default values, worked out once per entity instead of once per row.
 ///
 /// ```swift
-/// let plan = try MigrationInsertPlan(layout: layout, model: model, connection: destination)
+/// let plan = try MigrationInsertPlan(
+///     layout: layout, model: model, connection: destination, lastKey: MigrationKeyCounter(0))
 /// var values = plan.defaults
 /// values[0] = .integer(key)
 /// values[plan.slots["title"]!] = .text("Soup")
@@ -23,6 +24,9 @@ final class MigrationInsertPlan {
     /// The defaults stored per row: binary values that may go to external files, and values that
     /// do not fit their column (storing them fails as any value that does not fit).
     let perRowDefaults: [(slot: Int, column: AttributeColumn, value: AttributeValue)]
+    /// The last primary key given in the entity's table, shared by the plans of every entity
+    /// stored in that table.
+    let lastKey: MigrationKeyCounter
     /// The prepared INSERT; finalized with the plan, before the connection closes (the engine
     /// that owns the plan lives inside the migration step that owns the connection).
     private let statement: Statement
@@ -34,8 +38,12 @@ final class MigrationInsertPlan {
     ///   - model: The destination model, for default values.
     ///   - connection: The destination connection.
     /// - Throws: ``SQLiteError`` when the INSERT cannot be prepared.
-    init(layout: EntityLayout, model: ManagedObjectModel, connection: Connection) throws(SQLiteError) {
+    ///   - lastKey: The last primary key given in the entity's table.
+    init(layout: EntityLayout, model: ManagedObjectModel, connection: Connection, lastKey: MigrationKeyCounter)
+        throws(SQLiteError)
+    {
         self.layout = layout
+        self.lastKey = lastKey
         var slots: [String: Int] = [:]
         var columns: [AttributeColumn?] = [nil, nil, nil]
         var defaults: [DatabaseValue] = [.integer(0), .integer(Int64(layout.number)), .integer(1)]
@@ -73,13 +81,38 @@ final class MigrationInsertPlan {
         return slots[attribute]
     }
 
+    /// The slot of a stored attribute, tried first at `guess`: mappings set the attributes of
+    /// each row in the same order, so the slot after the last one set is usually right.
+    ///
+    /// - Complexity: O(1) when the guess is right; as ``slot(of:)`` otherwise.
+    func slot(of attribute: String, guess: Int) -> Int? {
+        if guess < columns.count, let column = columns[guess], column.name == attribute { return guess }
+        return slot(of: attribute)
+    }
+
     /// Inserts one row.
     ///
     /// - Parameter values: One value per slot, starting with `Z_PK`, `Z_ENT` and `Z_OPT`.
     /// - Throws: ``SQLiteError`` with the SQL when the insert fails.
     func insert(_ values: [DatabaseValue]) throws(SQLiteError) {
-        try statement.bind(values)
+        precondition(values.count == columns.count, "one value per slot")
+        // Every placeholder is bound again, so the bindings need no clearing between rows.
         defer { statement.reset() }
+        for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
         while try statement.step() {}
+    }
+}
+
+/// The last primary key given in one destination table, shared by the insert plans of the
+/// entities stored there, so that giving a key hashes no table name.
+final class MigrationKeyCounter {
+    /// The last key given.
+    var value: Int64
+
+    /// Creates a counter.
+    ///
+    /// - Parameter value: The largest key the table holds.
+    init(_ value: Int64) {
+        self.value = value
     }
 }

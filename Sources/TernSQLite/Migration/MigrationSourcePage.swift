@@ -4,12 +4,13 @@ import TernCore
 /// One page of source rows of one entity, read with one keyset query into a flat buffer of
 /// column values: what the migration engine migrates between two queries.
 ///
-/// Values are decoded into attribute values only when a mapping reads them, one column at a
-/// time; a whole ``TernCore/StoreRow`` (with its to-many relationships) is made only for key
+/// The page selects only the columns of the attributes that mappings say they read (every
+/// column when they do not say). Values are decoded into attribute values only when a mapping
+/// reads them, one column at a time; a whole ``TernCore/StoreRow`` (with its to-many relationships) is made only for key
 /// paths that go through relationships.
 ///
 /// ```swift
-/// var page = MigrationSourcePage(plan: plan)
+/// var page = try MigrationSourcePage(entity: "Event", attributes: ["timeStamp"], in: store)
 /// try page.read(from: store, after: 0, limit: 1000)
 /// for index in page.indices { … page.value(ofAttribute: "timeStamp", at: index, in: store) … }
 /// ```
@@ -20,6 +21,8 @@ struct MigrationSourcePage {
     private let attributes: [String: RowPlan.Attribute]
     /// The number of columns per row.
     private let width: Int
+    /// The selected columns, for the page's query.
+    private let selection: SQL
     /// The primary key of each row, ascending.
     private(set) var keys: [Int64] = []
     /// The column values, row after row.
@@ -28,12 +31,38 @@ struct MigrationSourcePage {
     /// Creates an empty page for the rows of one concrete entity.
     ///
     /// - Parameters:
-    ///   - plan: The plan for reading every column of the entity's rows.
-    ///   - width: The number of columns the page's query selects.
-    init(plan: RowPlan, width: Int) {
+    ///   - plan: The plan for reading the selected columns; `Z_PK`, `Z_ENT` and `Z_OPT` come first.
+    ///   - columns: The columns the page's query selects, in the order of the plan's positions.
+    init(plan: RowPlan, columns: [String]) {
         self.plan = plan
-        self.width = width
+        self.width = columns.count
+        self.selection = SQL.joined(columns.map { SQL.identifier($0) })
         self.attributes = Dictionary(plan.attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Creates an empty page for the rows of one concrete entity that selects `Z_PK`, `Z_ENT`,
+    /// `Z_OPT` and the columns of the attributes named, or every column when `attributes` is nil.
+    ///
+    /// Attributes the page does not hold are still read, one row at a time, by ``row(at:in:)``.
+    ///
+    /// - Parameters:
+    ///   - entity: The concrete entity's name.
+    ///   - attributes: The names of the attributes mappings read; nil for every column.
+    ///   - store: The source store (on its executor).
+    /// - Throws: ``SQLiteError`` for an entity the store does not have.
+    init(entity: String, attributes: Set<String>?, in store: isolated SQLiteStore) throws(SQLiteError) {
+        let layout = try store.schema.entity(named: entity)
+        guard let attributes else {
+            self.init(plan: try store.rowPlan(number: layout.number), columns: try store.columnNames(of: layout))
+            return
+        }
+        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+        for attribute in layout.attributes where attributes.contains(attribute.name) && !columns.contains(attribute.column) {
+            columns.append(attribute.column)
+        }
+        let positions = Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let plan = RowPlan(layout: layout, keys: store.attributeKeys(of: layout), positions: positions, relationships: false)
+        self.init(plan: plan, columns: columns)
     }
 
     /// The entity's name.
@@ -57,7 +86,7 @@ struct MigrationSourcePage {
         values.removeAll(keepingCapacity: true)
         let layout = plan.layout
         let sql: SQL = """
-            \(try store.selection(for: layout)) WHERE Z_ENT = \(layout.number) AND Z_PK > \(key) \
+            SELECT \(selection) FROM \(.identifier(layout.table)) WHERE Z_ENT = \(layout.number) AND Z_PK > \(key) \
             ORDER BY Z_PK LIMIT \(limit)
             """
         let width = width

@@ -34,8 +34,8 @@ final class SQLiteMigrationEngine: MigrationManager {
     private let associations: MigrationAssociationTable
     /// The source object whose destination objects are being created, until it has one.
     private var unclaimedSource: RowReference?
-    /// The last primary key given per destination inheritance root.
-    private var lastKeys: [String: Int64] = [:]
+    /// The last primary key given per destination table (one per inheritance root).
+    private var lastKeys: [String: MigrationKeyCounter] = [:]
     /// The destination attributes found so far, by entity and name, with their table and column
     /// (nil for transient and derived ones): finding one walks the entity's ancestors.
     private var destinationAttributes: [String: [String: (AttributeDescription, table: String, AttributeColumn?)]] = [:]
@@ -55,6 +55,8 @@ final class SQLiteMigrationEngine: MigrationManager {
     private var pendingRow: (reference: RowReference, plan: MigrationInsertPlan)?
     /// The values of the pending row, one per slot of its plan; the buffer is reused row after row.
     private var pendingValues: [DatabaseValue] = []
+    /// The slot of the pending row most likely set next: the one after the last set.
+    private var nextSlot = 3
     /// The plan of the last entity inserted, found without hashing its name again.
     private var lastPlan: MigrationInsertPlan?
     /// The links dropped because their object's entity left the relationship's inheritance tree.
@@ -95,7 +97,7 @@ final class SQLiteMigrationEngine: MigrationManager {
         try Self.store {
             for (name, table) in schema.tables {
                 let largest = try destination.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(table.name))")?.int64
-                lastKeys[name] = largest ?? 0
+                lastKeys[name] = MigrationKeyCounter(largest ?? 0)
             }
         }
     }
@@ -105,15 +107,18 @@ final class SQLiteMigrationEngine: MigrationManager {
     func forEachSourceInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
         throws(MigrationError)
     {
+        try forEachSourceInstance(of: mapping, readingAttributes: nil, body)
+    }
+
+    func forEachSourceInstance(
+        of mapping: EntityMapping, readingAttributes attributes: Set<String>?,
+        _ body: (RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError) {
         guard let entity = mapping.sourceEntityName else { return }
         let store = source
         let limit = batchSize
         var current = try Self.store {
-            try store.assumeIsolated { store in
-                let layout = try store.schema.entity(named: entity)
-                return MigrationSourcePage(
-                    plan: try store.rowPlan(number: layout.number), width: try store.columnNames(of: layout).count)
-            }
+            try store.assumeIsolated { store in try MigrationSourcePage(entity: entity, attributes: attributes, in: store) }
         }
         defer { page = nil }
         var last: Int64 = 0
@@ -159,7 +164,11 @@ final class SQLiteMigrationEngine: MigrationManager {
         return try Self.store {
             try store.assumeIsolated { store in
                 let layout = try store.schema.entity(named: entity)
-                let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE Z_ENT = \(layout.number)"
+                var sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table))"
+                // A table of one entity is counted without reading its rows.
+                if store.schema.entities.values.contains(where: { $0.table == layout.table && $0.number != layout.number }) {
+                    sql.append(" WHERE Z_ENT = \(layout.number)")
+                }
                 return Int(try store.connection.fetchValue(sql)?.int64 ?? 0)
             }
         }
@@ -170,17 +179,20 @@ final class SQLiteMigrationEngine: MigrationManager {
     func insertDestinationInstance(ofEntity entity: String) throws(MigrationError) -> RowReference {
         let plan = try insertPlan(of: entity)
         try flush()
-        let table = plan.layout.table
-        var key = (lastKeys[table] ?? 0) + 1
+        var key = plan.lastKey.value + 1
         var version: Int64 = 1
-        if keepsKeys, let source = unclaimedSource, try !isTaken(source.primaryKey, in: table) {
+        if keepsKeys, let source = unclaimedSource, try !isTaken(source.primaryKey, in: plan.layout.table) {
             key = source.primaryKey
             version = try sourceVersion(source)
             unclaimedSource = nil
         }
-        lastKeys[table] = max(lastKeys[table] ?? 0, key)
-        pendingValues.removeAll(keepingCapacity: true)
-        pendingValues.append(contentsOf: plan.defaults)
+        plan.lastKey.value = max(plan.lastKey.value, key)
+        if pendingValues.count == plan.defaults.count {
+            for slot in plan.defaults.indices { pendingValues[slot] = plan.defaults[slot] }
+        } else {
+            pendingValues = plan.defaults
+        }
+        nextSlot = 3
         pendingValues[0] = .integer(key)
         pendingValues[2] = .integer(version)
         for (slot, column, value) in plan.perRowDefaults { pendingValues[slot] = try databaseValue(value, column) }
@@ -192,10 +204,12 @@ final class SQLiteMigrationEngine: MigrationManager {
     func setDestinationValue(_ value: AttributeValue?, forAttribute attribute: String, of destination: RowReference)
         throws(MigrationError)
     {
-        if let (reference, plan) = pendingRow, reference == destination, let slot = plan.slot(of: attribute),
+        if let (reference, plan) = pendingRow, reference.primaryKey == destination.primaryKey,
+            reference.entityName == destination.entityName, let slot = plan.slot(of: attribute, guess: nextSlot),
             let column = plan.columns[slot]
         {
             pendingValues[slot] = try storedValue(value, column, of: destination)
+            nextSlot = slot + 1
             return
         }
         let (_, table, attributeColumn) = try destinationAttribute(attribute, of: destination.entityName)
@@ -372,7 +386,11 @@ final class SQLiteMigrationEngine: MigrationManager {
             throw MigrationError(
                 .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of", entity: entity)
         }
-        let plan = try Self.store { try MigrationInsertPlan(layout: layout, model: destinationModel, connection: destination) }
+        let counter = lastKeys[layout.table] ?? MigrationKeyCounter(0)
+        lastKeys[layout.table] = counter
+        let plan = try Self.store {
+            try MigrationInsertPlan(layout: layout, model: destinationModel, connection: destination, lastKey: counter)
+        }
         insertPlans[entity] = plan
         lastPlan = plan
         return plan
