@@ -70,7 +70,7 @@ import Testing
         let url = try await itemStore(in: directory, model: model)
         let store = try SQLiteStore(at: url, model: model.versions[0].model, configuration: .readOnly)
         let values = try await store.isolated { store in
-            var page = try MigrationSourcePage(entity: "Item", attributes: ["count"], in: store)
+            let page = try MigrationSourcePage(entity: "Item", attributes: ["count"], in: store)
             try page.read(from: store, after: 2, limit: 3)
             return try page.indices.map { index in
                 (page.keys[index], try page.value(ofAttribute: "count", at: index, in: store),

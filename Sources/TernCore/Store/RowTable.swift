@@ -66,13 +66,7 @@ package struct RowTable: Sendable, Hashable {
     package func select(
         _ request: StoreFetchRequest, model: ManagedObjectModel, storeIdentifier: String
     ) throws -> [StoreRow] {
-        guard model.entity(named: request.entityName) != nil else {
-            throw TernError(
-                .objectNotFound, "the model has no entity \(request.entityName); check the fetch request",
-                entity: request.entityName)
-        }
-        var names = [request.entityName]
-        if request.includesSubentities { names += model.allSubentities(of: request.entityName).map(\.name) }
+        let names = try entityNames(of: request, model: model)
         var matches = names.flatMap { rows[$0]?.values.map { $0 } ?? [] }.sorted { $0.reference < $1.reference }
         func values(_ row: StoreRow) -> RowValues {
             RowValues(row: row, table: self, model: model, storeIdentifier: storeIdentifier)
@@ -112,9 +106,29 @@ package struct RowTable: Sendable, Hashable {
     package func count(
         _ request: StoreFetchRequest, model: ManagedObjectModel, storeIdentifier: String
     ) throws -> Int {
-        var unsorted = request
-        unsorted.sortDescriptors = []
-        return try select(unsorted, model: model, storeIdentifier: storeIdentifier).count
+        guard request.predicate == nil else {
+            var unsorted = request
+            unsorted.sortDescriptors = []
+            return try select(unsorted, model: model, storeIdentifier: storeIdentifier).count
+        }
+        // Without a predicate every row of the entities matches: counted without copying or sorting them.
+        let total = try entityNames(of: request, model: model).reduce(0) { $0 + (rows[$1]?.count ?? 0) }
+        let afterOffset = max(0, total - request.offset)
+        return request.limit.map { min($0, afterOffset) } ?? afterOffset
+    }
+
+    /// The entities a request reads: its entity, and its subentities when it includes them.
+    ///
+    /// - Throws: ``TernError/Code/objectNotFound`` when the model has no such entity.
+    private func entityNames(of request: StoreFetchRequest, model: ManagedObjectModel) throws -> [String] {
+        guard model.entity(named: request.entityName) != nil else {
+            throw TernError(
+                .objectNotFound, "the model has no entity \(request.entityName); check the fetch request",
+                entity: request.entityName)
+        }
+        var names = [request.entityName]
+        if request.includesSubentities { names += model.allSubentities(of: request.entityName).map(\.name) }
+        return names
     }
 
     // MARK: - Writing

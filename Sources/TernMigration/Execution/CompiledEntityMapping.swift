@@ -9,13 +9,16 @@ import TernCore
 ///
 /// ```swift
 /// let compiled = CompiledEntityMapping(mapping, destination: manager.destinationModel)
+/// let reader = SourceCursor(manager: manager)
 /// try manager.forEachSourceInstance(of: mapping) { source throws(MigrationError) in
-///     try compiled.createInstance(forSource: source, manager: manager)
+///     try compiled.createInstance(forSource: source, manager: manager, reader: reader)
 /// }
 /// ```
 struct CompiledEntityMapping {
     /// The entity mapping.
     let mapping: EntityMapping
+    /// The destination entity's name.
+    private let destinationEntity: String?
     /// The attribute mappings that run, by destination attribute name.
     private let attributes: [(name: String, expression: CompiledExpression)]
     /// The relationship mappings that run, by destination relationship name.
@@ -29,6 +32,7 @@ struct CompiledEntityMapping {
     /// - Complexity: O(*n*) in the size of its property mappings.
     init(_ mapping: EntityMapping, destination: ManagedObjectModel) {
         self.mapping = mapping
+        self.destinationEntity = mapping.destinationEntityName
         self.attributes = mapping.effectiveAttributeMappings(in: destination).compactMap { property in
             property.valueExpression.map { (property.name, CompiledExpression($0)) }
         }
@@ -50,11 +54,17 @@ struct CompiledEntityMapping {
     /// Stage 1: one destination object, its attributes from the attribute mappings, associated
     /// with the source object.
     ///
+    /// - Parameters:
+    ///   - source: The source object.
+    ///   - manager: The engine.
+    ///   - reader: `$source`, reused object after object; it is pointed at `source` here.
     /// - Throws: ``MigrationError`` naming the mapping and property when a value fails.
-    func createInstance(forSource source: RowReference, manager: any MigrationManager) throws(MigrationError) {
-        guard let entity = mapping.destinationEntityName else { return }
+    func createInstance(forSource source: RowReference, manager: any MigrationManager, reader: SourceCursor)
+        throws(MigrationError)
+    {
+        guard let entity = destinationEntity else { return }
         let destination = try manager.insertDestinationInstance(ofEntity: entity)
-        let reader: any ExpressionSource = manager.source(source)
+        reader.reference = source
         let environment = manager.environment
         for (name, expression) in attributes {
             do throws(MigrationError) {
@@ -94,5 +104,28 @@ struct CompiledEntityMapping {
                 throw error.located(mapping: mapping.name, property: name)
             }
         }
+    }
+}
+
+/// `$source` for one source object after another: a class, so that handing it to value
+/// expressions as `any ExpressionSource` boxes nothing per object.
+final class SourceCursor: ExpressionSource {
+    /// The engine that reads the object.
+    let manager: any MigrationManager
+    /// The object read.
+    var reference: RowReference
+
+    /// Creates a cursor on no object yet.
+    ///
+    /// - Parameter manager: The engine that reads source objects.
+    init(manager: any MigrationManager) {
+        self.manager = manager
+        self.reference = RowReference(entityName: "", primaryKey: 0)
+    }
+
+    /// Reads a key path of the current object through the engine; the empty path is the object itself.
+    func expressionValue(forKeyPath keyPath: [String]) throws(MigrationError) -> ExpressionValue {
+        guard !keyPath.isEmpty else { return .objects([reference]) }
+        return try manager.sourceValue(forKeyPath: keyPath, of: reference)
     }
 }

@@ -49,8 +49,9 @@ public struct MappingRunner: Sendable {
             for ((mapping, policy), compiled) in zip(staged, compiled) {
                 let attributes = Self.sourceAttributes(read: compiled?.sourceAttributes ?? policy.sourceAttributes(for: mapping), by: mapping)
                 if let compiled {
+                    let reader = SourceCursor(manager: manager)
                     try manager.forEachSourceInstance(of: mapping, readingAttributes: attributes) { source throws(MigrationError) in
-                        try compiled.createInstance(forSource: source, manager: manager)
+                        try compiled.createInstance(forSource: source, manager: manager, reader: reader)
                     }
                 } else {
                     try manager.forEachSourceInstance(of: mapping, readingAttributes: attributes) { source throws(MigrationError) in

@@ -2,7 +2,8 @@ import Foundation
 import TernCore
 
 /// One page of source rows of one entity, read with one keyset query into a flat buffer of
-/// column values: what the migration engine migrates between two queries.
+/// column values, reused from page to page: what the migration engine migrates between two
+/// queries. A class, so that the engine reaches it without copying it.
 ///
 /// The page selects only the columns of the attributes that mappings say they read (every
 /// column when they do not say). Values are decoded into attribute values only when a mapping
@@ -10,11 +11,13 @@ import TernCore
 /// paths that go through relationships.
 ///
 /// ```swift
-/// var page = try MigrationSourcePage(entity: "Event", attributes: ["timeStamp"], in: store)
+/// let page = try MigrationSourcePage(entity: "Event", attributes: ["timeStamp"], in: store)
 /// try page.read(from: store, after: 0, limit: 1000)
 /// for index in page.indices { … page.value(ofAttribute: "timeStamp", at: index, in: store) … }
 /// ```
-struct MigrationSourcePage {
+// Unchecked: the engine reads and fills a page only on the source store's executor (each use
+// inside `assumeIsolated`), one page per `forEachSourceInstance` call, never concurrently.
+final class MigrationSourcePage: @unchecked Sendable {
     /// How the entity's rows are read: columns, types, positions.
     let plan: RowPlan
     /// The attributes of the plan by name.
@@ -50,19 +53,23 @@ struct MigrationSourcePage {
     ///   - attributes: The names of the attributes mappings read; nil for every column.
     ///   - store: The source store (on its executor).
     /// - Throws: ``SQLiteError`` for an entity the store does not have.
-    init(entity: String, attributes: Set<String>?, in store: isolated SQLiteStore) throws(SQLiteError) {
+    convenience init(entity: String, attributes: Set<String>?, in store: isolated SQLiteStore) throws(SQLiteError) {
+        let (plan, columns) = try Self.selection(entity: entity, attributes: attributes, in: store)
+        self.init(plan: plan, columns: columns)
+    }
+
+    /// The plan and the selected columns of a page (see ``init(entity:attributes:in:)``).
+    static func selection(
+        entity: String, attributes: Set<String>?, in store: isolated SQLiteStore
+    ) throws(SQLiteError) -> (plan: RowPlan, columns: [String]) {
         let layout = try store.schema.entity(named: entity)
-        guard let attributes else {
-            self.init(plan: try store.rowPlan(number: layout.number), columns: try store.columnNames(of: layout))
-            return
-        }
+        guard let attributes else { return (try store.rowPlan(number: layout.number), try store.columnNames(of: layout)) }
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
         for attribute in layout.attributes where attributes.contains(attribute.name) && !columns.contains(attribute.column) {
             columns.append(attribute.column)
         }
         let positions = Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let plan = RowPlan(layout: layout, keys: store.attributeKeys(of: layout), positions: positions, relationships: false)
-        self.init(plan: plan, columns: columns)
+        return (RowPlan(layout: layout, keys: store.attributeKeys(of: layout), positions: positions, relationships: false), columns)
     }
 
     /// The entity's name.
@@ -81,7 +88,16 @@ struct MigrationSourcePage {
     ///   - limit: The most rows to read.
     /// - Throws: ``SQLiteError`` when the query fails.
     /// - Complexity: O(`limit` · log *n*); memory bounded by `limit` rows.
-    mutating func read(from store: isolated SQLiteStore, after key: Int64, limit: Int) throws(SQLiteError) {
+    func read(from store: isolated SQLiteStore, after key: Int64, limit: Int) throws(SQLiteError) {
+        // Filled as locals, moved back at the end: no access check per value, buffers reused.
+        var keys: [Int64] = []
+        var values: [DatabaseValue] = []
+        swap(&keys, &self.keys)
+        swap(&values, &self.values)
+        defer {
+            swap(&keys, &self.keys)
+            swap(&values, &self.values)
+        }
         keys.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)
         let layout = plan.layout

@@ -117,18 +117,18 @@ final class SQLiteMigrationEngine: MigrationManager {
         guard let entity = mapping.sourceEntityName else { return }
         let store = source
         let limit = batchSize
-        var current = try Self.store {
-            try store.assumeIsolated { store in try MigrationSourcePage(entity: entity, attributes: attributes, in: store) }
+        let (plan, columns) = try Self.store {
+            try store.assumeIsolated { store in try MigrationSourcePage.selection(entity: entity, attributes: attributes, in: store) }
         }
+        let current = MigrationSourcePage(plan: plan, columns: columns)
+        page = current
         defer { page = nil }
         var last: Int64 = 0
         while true {
             try Task.checkCancellationAsMigration()
-            page = nil  // keeps the buffers uniquely referenced while they are refilled
             try Self.store {
                 try store.assumeIsolated { store in try current.read(from: store, after: last, limit: limit) }
             }
-            page = current
             for index in current.indices {
                 pageIndex = index
                 decodedRow = nil
