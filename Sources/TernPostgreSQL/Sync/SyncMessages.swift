@@ -152,40 +152,51 @@ public struct SyncObjectState: Sendable, Hashable, Codable {
 }
 
 /// Where a pull stands: the server sequence number of the last object applied and, while a
-/// pull is paged, that object's identifier (objects come in `(sequence, identifier)` order).
+/// pull is paged, that object's identifier (objects come in `(sequence, identifier)` order) and
+/// the sequence number the pull started from.
 public struct SyncPullCursor: Sendable, Hashable, Codable, LosslessStringConvertible {
     /// The sequence number.
     public var sequence: Int64
     /// The last object applied at that sequence number, or nil when all of them were.
     public var object: UUID?
+    /// While a pull is paged, the sequence number it started from (0: a read of the whole
+    /// state); the server's purge check applies to it, not to the position inside the read.
+    /// Nil: ``sequence``.
+    public var start: Int64?
 
     /// Creates a cursor.
     ///
     /// - Parameters:
     ///   - sequence: The sequence number (0 for nothing pulled yet).
     ///   - object: The last object applied at that number, or nil for all of them.
-    public init(sequence: Int64, object: UUID? = nil) {
-        (self.sequence, self.object) = (sequence, object)
+    ///   - start: While paged, the sequence number the pull started from; nil: `sequence`.
+    public init(sequence: Int64, object: UUID? = nil, start: Int64? = nil) {
+        (self.sequence, self.object, self.start) = (sequence, object, start)
     }
 
-    /// Reads `<sequence>` or `<sequence>/<UUID>`.
+    /// Reads `<sequence>`, `<sequence>/<UUID>` or `<sequence>/<UUID>/<start>`.
     ///
     /// - Parameter description: The text.
     public init?(_ description: String) {
-        let parts = description.split(separator: "/", maxSplits: 1).map(String.init)
+        let parts = description.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         guard let first = parts.first, let sequence = Int64(first) else { return nil }
         self.sequence = sequence
-        if parts.count == 2 {
+        object = nil
+        start = nil
+        if parts.count >= 2 {
             guard let object = UUID(uuidString: parts[1]) else { return nil }
             self.object = object
-        } else {
-            object = nil
+        }
+        if parts.count == 3 {
+            guard let start = Int64(parts[2]) else { return nil }
+            self.start = start
         }
     }
 
-    /// `<sequence>` or `<sequence>/<UUID>`.
+    /// `<sequence>`, `<sequence>/<UUID>` or `<sequence>/<UUID>/<start>`.
     public var description: String {
-        object.map { "\(sequence)/\($0.uuidString)" } ?? String(sequence)
+        guard let object else { return String(sequence) }
+        return "\(sequence)/\(object.uuidString)" + (start.map { "/\($0)" } ?? "")
     }
 }
 

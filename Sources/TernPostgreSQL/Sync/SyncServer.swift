@@ -218,6 +218,7 @@ public actor SyncServer {
     /// get ``SyncPullBatch/needsResync`` from then on.
     ///
     /// - Parameter sequence: The last sequence number to purge; normally ``lowestPulledSequence()``.
+    ///   A number past the last transaction purges through the last transaction.
     /// - Returns: How many transactions and deleted objects went.
     /// - Throws: ``PostgreSQLError``; nothing is purged when it throws.
     /// - Complexity: O(*r*) for *r* rows removed.
@@ -225,6 +226,10 @@ public actor SyncServer {
         try connection.inTransaction {
             try connection.execute("LOCK TABLE tern_sync_transactions IN EXCLUSIVE MODE")
             let current = try purgedSequence()
+            // Never past the highest sequence number assigned: pulls end at the purge point at
+            // least, and later pushes must land after it.
+            let highest = try connection.fetchValue("SELECT COALESCE(MAX(seq), 0) FROM tern_sync_transactions")?.int64 ?? 0
+            let sequence = min(sequence, max(highest, current))
             guard sequence > current else { return (0, 0) }
             // Each device's highest edit number stays, so that a re-sent old push is still refused.
             try connection.execute("""
@@ -451,11 +456,17 @@ public actor SyncServer {
     /// Reads a pull page (inside the caller's snapshot).
     private func readBatch(after cursor: SyncPullCursor, limit: Int, excluding device: UUID?) throws -> SyncPullBatch {
         let sequence = cursor.sequence
-        let last = try connection.fetchValue("SELECT COALESCE(MAX(seq), 0) FROM tern_sync_transactions")?.int64 ?? 0
+        // The purge check applies to where the device stood when the pull began: a later page of
+        // a read of the whole state (start 0) may well sit below the purge point.
+        let start = cursor.object == nil ? sequence : cursor.start ?? sequence
         let purged = try purgedSequence()
+        // The purge may have removed the last transactions: a device that has everything stands
+        // at the purge point at least, or it would be told to resync again.
+        let last = max(
+            purged, try connection.fetchValue("SELECT COALESCE(MAX(seq), 0) FROM tern_sync_transactions")?.int64 ?? 0)
         var batch = SyncPullBatch(
             lastSequence: last, cursor: SyncPullCursor(sequence: last), isComplete: true, modelDigests: [:], aliases: [:],
-            objects: [], needsResync: sequence > 0 && sequence < purged)
+            objects: [], needsResync: start > 0 && start < purged)
         guard !batch.needsResync else { return batch }
         for row in try connection.fetchAll("""
             SELECT model_digest, MIN(seq) FROM tern_sync_transactions WHERE seq > \(sequence) GROUP BY model_digest
@@ -491,7 +502,7 @@ public actor SyncServer {
             lastRow = (seq, object)
         }
         if !batch.isComplete, let lastRow {
-            batch.cursor = SyncPullCursor(sequence: lastRow.seq, object: lastRow.object)
+            batch.cursor = SyncPullCursor(sequence: lastRow.seq, object: lastRow.object, start: start)
             batch.lastSequence = lastRow.seq
         }
         let upper = batch.isComplete ? last : batch.cursor.sequence
