@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import TernCore
 import TernMigration
-import TernPostgreSQL
+@testable import TernPostgreSQL
 import TernSQLite
 import TernStores
 import TernTestSupport
@@ -111,6 +111,63 @@ struct PostgreSQLMigrationTests {
         #expect(try await store.newPrimaryKeys(forEntity: "Recipe", count: 1) == [4])
         let again = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model)
         #expect(again.plan.isEmpty)
+        try PostgreSQLStore.destroy(at: postgreSQL)
+    }
+
+    /// The text of an added string default: quotes, backslashes (also before `x`, as in a byte
+    /// escape), a newline and characters outside ASCII.
+    static let awkwardText = "it's \\ a 'quoted' \\x41 \\' back\\slash\nünïcødé 🦆 ''"
+
+    @Test func addedAttributesOfEveryTypeAreFilledByTheirDefaultWithoutRewritingRowsAsOnSQLite() async throws {
+        let date = Date(timeIntervalSinceReferenceDate: 123_456.789)
+        let token = try #require(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F"))
+        let bytes = Data([0, 1, 0x5c, 0x27, 0x78, 0xff])
+        let defaults: [String: AttributeValue] = [
+            "priority": .integer(-3), "ratio": .double(0.1), "price": .decimal(Decimal(string: "12.25") ?? 0),
+            "motto": .string(Self.awkwardText), "active": .bool(true), "since": .date(date), "blob": .data(bytes),
+            "token": .uuid(token), "huge": .double(-.infinity),
+        ]
+        let model = try VersionedModel("Items") {
+            ModelVersion("v1") { Entity("Item") { Attribute("label", .string) } }
+            ModelVersion("v2") {
+                Entity("Item") {
+                    Attribute("label", .string)
+                    Attribute("priority", .integer64).default(.integer(-3))
+                    Attribute("ratio", .double).default(.double(0.1))
+                    Attribute("huge", .double).default(.double(-.infinity))
+                    Attribute("price", .decimal).default(.decimal(Decimal(string: "12.25") ?? 0))
+                    Attribute("motto", .string).default(.string(Self.awkwardText))
+                    Attribute("active", .boolean).default(.bool(true))
+                    Attribute("since", .date).default(.date(date))
+                    Attribute("blob", .binary).default(.data(bytes))
+                    Attribute("token", .uuid).default(.uuid(token))
+                }
+            }
+        }
+        let folder = try TemporaryDirectory()
+        let rows = (1...3).map { PostgreSQLInPlaceChangeTests.row("Item", $0, ["label": .string("item \($0)")]) }
+        let (sqlite, postgreSQL) = try await Self.stores(model, version: "v1", rows: rows, in: folder)
+        let connection = try TernPostgreSQL.Connection(try PostgreSQLLocation(postgreSQL))
+        let versions: SQL = #"SELECT "Z_PK", xmin::text FROM "ZITEM" ORDER BY 1"#
+        let before = try connection.fetchAll(versions)
+        let options = MigrationOptions(strategy: .inPlace)
+        try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        let report = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
+        #expect(report.inPlaceSteps == [0])
+        // The defaults were read from the catalog: no row was rewritten, and no column keeps one.
+        #expect(try connection.fetchAll(versions) == before)
+        let kept = try connection.fetchValue("""
+            SELECT COUNT(*) FROM information_schema.columns \
+            WHERE table_schema = current_schema() AND table_name = 'ZITEM' AND column_default IS NOT NULL
+            """)
+        #expect(kept?.int64 == 0)
+        let v2 = try #require(model.version(named: "v2")).model
+        try await Self.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: v2)
+        let migrated = try await PostgreSQLStore(url: postgreSQL, model: v2, readOnly: true).fetch(StoreFetchRequest(entityName: "Item"))
+        #expect(migrated.count == 3)
+        for row in migrated {
+            for (name, value) in defaults { #expect(row.attributes[name] == value, "\(name)") }
+        }
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
 

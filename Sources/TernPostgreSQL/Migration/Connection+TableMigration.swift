@@ -11,7 +11,8 @@ extension Connection {
     /// PostgreSQL's DDL is transactional, so the whole plan commits or rolls back as one. Indexes
     /// of tables that are rebuilt are renamed with their table out of the way; indexes of tables
     /// kept in place that the destination does not want as they are are dropped. Kept tables get
-    /// `DROP COLUMN`, `RENAME COLUMN`, `ADD COLUMN` (in the column's PostgreSQL type) and `UPDATE`s; rebuilt
+    /// `DROP COLUMN`, `RENAME COLUMN`, `ADD COLUMN` (in the column's PostgreSQL type; one constant filling
+    /// every row is its `DEFAULT`, dropped again, which writes no row) and `UPDATE`s; rebuilt
     /// tables are created anew and filled with `INSERT … SELECT` from the renamed source, which is
     /// dropped at the end; ordered many-to-many join tables get their positions with
     /// `ROW_NUMBER()`, new derived counts are counted. Missing indexes are created last, and `Z_PRIMARYKEY` is rewritten with
@@ -26,7 +27,7 @@ extension Connection {
     ///   entity, the properties and the counts); ``PostgreSQLError`` when a statement fails, or
     ///   what `checkpoint` throws.
     /// - Complexity: O(*n* log *n*) in the rows of rebuilt tables; altered tables cost O(*n*) per
-    ///   `UPDATE`, nothing for a renamed column or an added column without a default.
+    ///   `UPDATE`, nothing for a renamed column or an added column filled with one constant or none.
     func apply(_ plan: TableMigrationPlan, versionName: String, checkpoint: () throws -> Void) throws {
         let destination = plan.destination
         try dropDerivedCountTriggers()
@@ -133,6 +134,16 @@ extension Connection {
         }
         for (column, values) in alteration.addedColumns {
             let type = types[column.name] ?? "bigint"
+            if let fill = alteration.uniformFill(values), let literal = Self.literal(fill, type: attributeTypes[column.name]) {
+                // PostgreSQL 11+ keeps a constant default in the catalog and reads it for the rows
+                // already there, even once the default is dropped: no row is rewritten.
+                try execute("""
+                    ALTER TABLE \(table) ADD COLUMN \(.identifier(column.name)) \(SQL(unsafeSQL: type)) \
+                    DEFAULT \(SQL(unsafeSQL: literal))
+                    """)
+                try execute("ALTER TABLE \(table) ALTER COLUMN \(.identifier(column.name)) DROP DEFAULT")
+                continue
+            }
             try execute("ALTER TABLE \(table) ADD COLUMN \(.identifier(column.name)) \(SQL(unsafeSQL: type))")
             var numbersByValue: [DatabaseValue: [Int]] = [:]
             for (number, value) in values { numbersByValue[value, default: []].append(number) }
@@ -196,21 +207,60 @@ extension Connection {
     }
 
     /// A bound constant, cast to its column's PostgreSQL type. The plan holds values as the SQLite
-    /// store keeps them; UUIDs (16 bytes there) and decimals (reals there) are turned into the
-    /// text PostgreSQL's `uuid` and `numeric` read.
+    /// store keeps them (see ``converted(_:type:)``).
     static func constant(_ value: DatabaseValue, type: AttributeType?) -> SQL {
         guard value != .null else { return "NULL" }
-        var bound = value
+        let columnType = type.map(columnType(of:)) ?? "bigint"
+        return "CAST(\(converted(value, type: type)) AS \(SQL(unsafeSQL: columnType)))"
+    }
+
+    /// A constant as literal SQL text cast to its column's PostgreSQL type, for DDL, which cannot
+    /// bind values (an added column's `DEFAULT`); nil for NULL and for text with a NUL character.
+    ///
+    /// Integers and finite reals are written as numeric constants (Swift's shortest text that
+    /// reads back as the same double); infinities and NaN as the quoted words PostgreSQL reads;
+    /// text as an escape string (`E'…'`, each backslash and quote doubled), which reads the
+    /// same whatever `standard_conforming_strings` says; bytes as `E'\\x…'` cast to `bytea`.
+    /// Values go through the conversions of ``constant(_:type:)`` first (UUIDs and decimals).
+    static func literal(_ value: DatabaseValue, type: AttributeType?) -> String? {
+        let text: String
+        switch converted(value, type: type) {
+        case .null: return nil
+        case .integer(let number): text = String(number)
+        case .real(let number) where number.isFinite: text = "\(number)"
+        case .real(let number): text = "CAST('\(number.isNaN ? "NaN" : number < 0 ? "-Infinity" : "Infinity")' AS double precision)"
+        case .text(let string):
+            guard !string.unicodeScalars.contains("\0") else { return nil }
+            var escaped = ""
+            for character in string.unicodeScalars {
+                switch character {
+                case "\\": escaped += "\\\\"
+                case "'": escaped += "''"
+                default: escaped.unicodeScalars.append(character)
+                }
+            }
+            text = "E'" + escaped + "'"
+        case .blob(let bytes):
+            let digits = Array("0123456789abcdef")
+            var hex = ""
+            hex.reserveCapacity(bytes.count * 2)
+            for byte in bytes { hex.append(digits[Int(byte >> 4)]); hex.append(digits[Int(byte & 0x0f)]) }
+            text = "CAST(E'\\\\x" + hex + "' AS bytea)"
+        }
+        return "CAST(" + text + " AS " + (type.map(columnType(of:)) ?? "bigint") + ")"
+    }
+
+    /// A value as the SQLite store keeps it, turned into what PostgreSQL's column reads: UUIDs
+    /// (16 bytes there) and decimals (reals there) become the text `uuid` and `numeric` read.
+    private static func converted(_ value: DatabaseValue, type: AttributeType?) -> DatabaseValue {
         switch (type, value) {
         case (.uuid?, .blob(let bytes)) where bytes.count == 16:
             let tuple = bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }
-            bound = .text(UUID(uuid: tuple).uuidString)
-        case (.decimal?, .real(let number)): bound = .text(Decimal(string: String(number))?.description ?? String(number))
-        case (.decimal?, .integer(let number)): bound = .text(String(number))
-        default: break
+            return .text(UUID(uuid: tuple).uuidString)
+        case (.decimal?, .real(let number)): return .text(Decimal(string: String(number))?.description ?? String(number))
+        case (.decimal?, .integer(let number)): return .text(String(number))
+        default: return value
         }
-        let columnType = type.map(columnType(of:)) ?? "bigint"
-        return "CAST(\(bound) AS \(SQL(unsafeSQL: columnType)))"
     }
 
     /// A comma-separated list of bound integers.

@@ -137,15 +137,23 @@ package struct TableMigrationPlan: Sendable {
         ///
         /// - Parameter values: The added column's values per source entity number.
         package func fillsByDefault(_ values: [Int: DatabaseValue]) -> Bool {
-            guard !rowNumbers.isEmpty, Set(values.keys) == Set(rowNumbers), let first = values.first?.value else {
-                return false
+            switch uniformFill(values) {
+            case .integer?: true
+            case .text(let text)? where !text.unicodeScalars.contains("\0"): true
+            default: false
             }
-            switch first {
-            case .integer: break
-            case .text(let text) where !text.unicodeScalars.contains("\0"): break
-            default: return false
-            }
-            return values.values.allSatisfy { $0 == first }
+        }
+
+        /// The one value an added column gets in every row of the table, when every source
+        /// entity stored in it gets the same value and it is not NULL; nil otherwise.
+        ///
+        /// - Parameter values: The added column's values per source entity number.
+        /// - Complexity: O(*e*) in the entities stored in the table.
+        package func uniformFill(_ values: [Int: DatabaseValue]) -> DatabaseValue? {
+            guard !rowNumbers.isEmpty, Set(values.keys) == Set(rowNumbers), let first = values.first?.value,
+                first != .null, values.values.allSatisfy({ $0 == first })
+            else { return nil }
+            return first
         }
     }
 
