@@ -117,9 +117,8 @@ public struct PostgreSQLMigrator: Sendable {
             emit(.finished(report))
             return report
         }
-        report.objectsPerStep = try await rebuild(
-            plan, model: model, sourceModel: steps[0].from, mappings: mappings, session: session, options: options,
-            progress: progress, emit: emit)
+        report.objectsPerStep = try rebuild(
+            steps, session: session, journal: journal, options: options, progress: progress, emit: emit)
         emit(.replaced(reportURL))
         emit(.finished(report))
         return report
@@ -132,24 +131,14 @@ public struct PostgreSQLMigrator: Sendable {
     private func runInPlace(
         _ steps: [(step: MigrationPlan.Step, from: ManagedObjectModel, to: ManagedObjectModel)],
         session: PostgreSQLMigrationSession, journal: MigrationJournal, options: MigrationOptions, progress: Progress?,
-        emit: @Sendable (MigrationEvent) -> Void
+        emit: @escaping @Sendable (MigrationEvent) -> Void
     ) throws -> [Int]? {
-        var stepProgress: Progress?
-        func finishStep(_ index: Int) {
-            stepProgress?.completedUnitCount = stepProgress?.totalUnitCount ?? 0
-            emit(.stepFinished(index: index))
-        }
+        let events = StepEvents(steps: steps.map(\.step), progress: progress, emit: emit)
         do {
-            let counts = try session.runInPlace(steps, journal: journal, checkpoint: { try Self.checkCancellation() }) { index, counts in
-                if index > 0 { finishStep(index - 1) }
-                let step = steps[index].step
-                emit(.stepStarted(index: index, from: step.from, to: step.to, kind: step.kind))
-                for (mapping, objects) in counts { emit(.entityMappingStarted(step: index, mapping: mapping, objects: objects)) }
-                let child = Progress(totalUnitCount: Int64(counts.reduce(0) { $0 + $1.objects }))
-                progress?.addChild(child, withPendingUnitCount: 1)
-                stepProgress = child
+            let counts = try session.runInPlace(steps, journal: journal, checkpoint: { try Self.checkCancellation() }) {
+                events.start($0, counts: $1)
             }
-            finishStep(steps.count - 1)
+            events.finishLast()
             return counts
         } catch let unsupported as InPlaceUnsupported {
             guard options.strategy == .inPlace else { return nil }
@@ -160,55 +149,30 @@ public struct PostgreSQLMigrator: Sendable {
         }
     }
 
-    /// Builds the plan beside the store (through a SQLite staging file and a scratch schema) and
+    /// Builds the plan beside the store, table to table on the server in scratch schemas, and
     /// swaps it in; returns the number of objects each step read.
     private func rebuild(
-        _ plan: MigrationPlan, model: VersionedModel, sourceModel: ManagedObjectModel, mappings: [StepMapping],
-        session: PostgreSQLMigrationSession, options: MigrationOptions, progress: Progress?,
+        _ steps: [(step: MigrationPlan.Step, from: ManagedObjectModel, to: ManagedObjectModel)],
+        session: PostgreSQLMigrationSession, journal: MigrationJournal, options: MigrationOptions, progress: Progress?,
         emit: @escaping @Sendable (MigrationEvent) -> Void
-    ) async throws -> [Int] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tern-pg-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let staging = folder.appendingPathComponent("staging.sqlite")
+    ) throws -> [Int] {
+        let events = StepEvents(steps: steps.map(\.step), progress: progress, emit: emit)
         do {
             try session.holdWriters()
-            let source = try PostgreSQLStore(location: session.location, model: sourceModel, readOnly: true)
-            _ = try await StoreMigration.copy(
-                source, to: staging, kind: .sqlite, isReadOnly: true, batchSize: max(1, options.batchSize))
-            try Self.checkCancellation()
-            var stagingOptions = options
-            stagingOptions.destination = nil
-            let stepReport = try await StoreMigrator().migrateStore(
-                at: staging, model: model, to: plan.destination, mappings: mappings, options: stagingOptions,
-                progress: progress
-            ) { event in
-                switch event {
-                case .stepStarted, .entityMappingStarted, .stepFinished: emit(event)
-                default: break
-                }
+            let counts = try session.buildBeside(
+                steps, journal: journal, options: options, onStep: { events.start($0, counts: $1) }
+            ) { count throws(MigrationError) in
+                events.advance(by: count)
+                try Self.checkCancellation()
             }
+            events.finishLast()
             try Self.checkCancellation()
-            let migrated = try StoreFiles.open(
-                at: staging, kind: .sqlite, model: model.version(named: plan.destination)?.model, isReadOnly: true)
-            _ = try await StoreFiles.copy(migrated, toPostgreSQL: session.scratchURL, batchSize: max(1, options.batchSize))
-            try Self.checkCancellation()
-            try session.replaceStore(keys: try Self.largestKeys(of: staging))
-            return stepReport.objectsPerStep
+            try session.replaceStore(keys: [:])
+            return counts
         } catch {
             session.rollback()
             throw error
         }
-    }
-
-    /// Each entity's `Z_MAX` in a SQLite store, by name.
-    private static func largestKeys(of url: URL) throws -> [String: Int64] {
-        let connection = try Connection(path: url.path, configuration: .readOnly)
-        var keys: [String: Int64] = [:]
-        try connection.forEachRow("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") { row in
-            if let name = row[0].string { keys[name] = row[1].int64 ?? 0 }
-        }
-        return keys
     }
 
     /// Throws the migration's cancellation error when the current task is cancelled.
@@ -216,5 +180,43 @@ public struct PostgreSQLMigrator: Sendable {
         if Task.isCancelled {
             throw MigrationError(.cancelled, "The migration was cancelled; the store is unchanged")
         }
+    }
+}
+
+/// The events and progress of the steps of a PostgreSQL migration: each step's start with its
+/// object counts per entity mapping, its batches, and its end when the next starts or the last ends.
+private final class StepEvents {
+    private let steps: [MigrationPlan.Step]
+    private let progress: Progress?
+    private let emit: @Sendable (MigrationEvent) -> Void
+    private var current: (index: Int, progress: Progress)?
+
+    init(steps: [MigrationPlan.Step], progress: Progress?, emit: @escaping @Sendable (MigrationEvent) -> Void) {
+        (self.steps, self.progress, self.emit) = (steps, progress, emit)
+    }
+
+    /// A step starts, with the number of objects of each of its entity mappings.
+    func start(_ index: Int, counts: [(mapping: String, objects: Int)]) {
+        finishLast()
+        let step = steps[index]
+        emit(.stepStarted(index: index, from: step.from, to: step.to, kind: step.kind))
+        for (mapping, objects) in counts { emit(.entityMappingStarted(step: index, mapping: mapping, objects: objects)) }
+        let child = Progress(totalUnitCount: Int64(counts.reduce(0) { $0 + $1.objects }))
+        progress?.addChild(child, withPendingUnitCount: 1)
+        current = (index, child)
+    }
+
+    /// The current step has read `count` more objects.
+    func advance(by count: Int) {
+        guard let progress = current?.progress else { return }
+        progress.completedUnitCount = min(progress.totalUnitCount, progress.completedUnitCount + Int64(count))
+    }
+
+    /// The current step, if any, has ended.
+    func finishLast() {
+        guard let (index, progress) = current else { return }
+        progress.completedUnitCount = progress.totalUnitCount
+        emit(.stepFinished(index: index))
+        current = nil
     }
 }

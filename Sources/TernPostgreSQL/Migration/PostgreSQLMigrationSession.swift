@@ -18,7 +18,7 @@ package final class PostgreSQLMigrationSession {
     package let schema: String
     /// The connection holding the lock; closing it (its `deinit`) releases the lock and rolls
     /// back any open transaction, so no explicit unlock is needed.
-    private let connection: Connection
+    let connection: Connection
     /// Whether the writers' lock transaction is open.
     private var isHoldingWriters = false
 
@@ -77,17 +77,25 @@ package final class PostgreSQLMigrationSession {
     /// The connection string of a scratch schema beside the store's, for a plan built beside it.
     package var scratchURL: String { location.connectionString(schema: scratchSchema) }
 
-    /// The scratch schema's name.
+    /// The scratch schema's name: where the migrated store is built.
     package var scratchSchema: String { Connection.indexName(schema + "_tern_migrating") }
+
+    /// The second scratch schema of a plan built beside in several steps: steps write the two
+    /// scratch schemas in turn, each reading the one the step before wrote, the last writing
+    /// ``scratchSchema``.
+    var stepScratchSchema: String { Connection.indexName(schema + "_tern_migrating_step") }
 
     /// Drops the scratch schema an interrupted migration left; returns its name when there was one.
     ///
     /// - Throws: ``PostgreSQLError`` when the server refuses.
     package func removeLeftovers() throws -> String? {
-        let exists = try connection.fetchValue("SELECT 1 FROM pg_namespace WHERE nspname = \(scratchSchema)") != nil
-        guard exists else { return nil }
-        try connection.execute("DROP SCHEMA \(.identifier(scratchSchema)) CASCADE")
-        return "schema \(scratchSchema)"
+        var removed: [String] = []
+        for name in [scratchSchema, stepScratchSchema] {
+            guard try connection.fetchValue("SELECT 1 FROM pg_namespace WHERE nspname = \(name)") != nil else { continue }
+            try connection.execute("DROP SCHEMA \(.identifier(name)) CASCADE")
+            removed.append("schema \(name)")
+        }
+        return removed.isEmpty ? nil : removed.joined(separator: ", ")
     }
 
     // MARK: - In place
@@ -150,15 +158,7 @@ package final class PostgreSQLMigrationSession {
                         """)?.int64 ?? 0
                     objects.append((entityMapping.name, Int(count)))
                 }
-                // Attributes that become required without a default must have values (as on SQLite).
-                var failures: [MigrationError] = []
-                for check in RequiredValueCheck.checks(of: mappings[index], source: source, destination: to) {
-                    var query: SQL = "SELECT COUNT(*) FROM \(.identifier(check.table)) WHERE \"Z_ENT\" = \(Int64(check.entityNumber))"
-                    if let column = check.column { query = query + " AND \(.identifier(column)) IS NULL" }
-                    let missing = try connection.fetchValue(query)?.int64 ?? 0
-                    if missing > 0 { failures.append(check.failure(missing: missing, step: (step.from, step.to))) }
-                }
-                if !failures.isEmpty { throw RequiredValueCheck.refusal(failures, step: (step.from, step.to)) }
+                try connection.checkRequiredValues(of: mappings[index], source: source, destination: to, step: (step.from, step.to))
                 onStep(index, objects)
                 try connection.apply(plan, versionName: step.to, checkpoint: checkpoint)
                 journal.entries.append(
@@ -236,6 +236,7 @@ package final class PostgreSQLMigrationSession {
                     """)
             }
             try connection.execute("DROP SCHEMA \(.identifier(scratchSchema))")
+            try connection.execute("DROP SCHEMA IF EXISTS \(.identifier(stepScratchSchema)) CASCADE")
             try connection.execute("COMMIT")
             isHoldingWriters = false
         } catch {

@@ -79,24 +79,33 @@ extension Connection {
     ///
     /// - Complexity: O(*n*) in the number of tables, columns and indexes.
     static func creationStatements(for schema: StoreSchema) -> [String] {
+        creationStatements(for: schema, deferring: []).statements
+    }
+
+    /// ``creationStatements(for:)`` without the indexes named in `deferred` (shortened names),
+    /// which are handed back to be created once the rows are in.
+    ///
+    /// - Complexity: O(*n*) in the number of tables, columns and indexes.
+    static func creationStatements(
+        for schema: StoreSchema, deferring deferred: Set<String>
+    ) -> (statements: [String], deferred: [IndexDefinition]) {
+        var later: [IndexDefinition] = []
         var statements = [
             #"CREATE TABLE "Z_PRIMARYKEY" ("Z_ENT" bigint PRIMARY KEY, "Z_NAME" text, "Z_SUPER" bigint, "Z_MAX" bigint)"#,
             #"CREATE TABLE "Z_METADATA" ("Z_VERSION" bigint PRIMARY KEY, "Z_UUID" text, "Z_PLIST" bytea)"#,
             #"CREATE TABLE "Z_MODELCACHE" ("Z_CONTENT" bytea)"#,
         ]
         for table in schema.tables.values.sorted(by: { $0.name < $1.name }) {
-            statements += tableStatements(table, schema: schema)
+            statements.append(tableStatement(table, schema: schema))
+            for index in indexes(of: table) {
+                if deferred.contains(index.name) { later.append(index) } else { statements.append(index.statement) }
+            }
         }
         for join in schema.joinTables.values.sorted(by: { $0.name < $1.name }) {
             statements.append(joinTableStatement(join))
             statements.append(joinIndex(join).statement)
         }
-        return statements
-    }
-
-    /// The `CREATE TABLE` and `CREATE INDEX` statements of one root table.
-    static func tableStatements(_ table: TableLayout, schema: StoreSchema) -> [String] {
-        [tableStatement(table, schema: schema)] + indexes(of: table).map(\.statement)
+        return (statements, later)
     }
 
     /// The `CREATE TABLE` statement of one root table, in PostgreSQL's types.

@@ -1,0 +1,480 @@
+import Foundation
+import TernCore
+import TernMigration
+import TernSQLite
+
+/// The PostgreSQL store's migration engine: a ``TernMigration/MigrationManager`` that reads the
+/// tables of one schema and writes the destination model's tables in another schema of the same
+/// database, so that a mapped step streams table to table on the server with no local file.
+///
+/// Source rows are read a page at a time with keyset queries (`Z_PK > last ORDER BY Z_PK LIMIT
+/// batch`), through the source store's row plans. Destination rows gather in memory, their
+/// attribute values set in place, and are loaded with one `COPY` per table once a batch is full
+/// or before anything reads or updates the destination; relationships are written with bound
+/// `UPDATE`s and join-table `INSERT`s as on SQLite. Associations live in a table of the
+/// destination schema (``PostgreSQLAssociationTable``). Memory is bounded by the batch size.
+final class PostgreSQLMigrationEngine: MigrationManager {
+    let sourceModel: ManagedObjectModel
+    let destinationModel: ManagedObjectModel
+    let environment: ExpressionEnvironment
+    /// The source store: its layout and row plans (its reads go through ``reader``).
+    private let source: PostgreSQLStore
+    /// The connection reading the source schema.
+    private let reader: Connection
+    /// The connection writing the destination schema.
+    private let destination: Connection
+    /// The destination layout.
+    private let schema: StoreSchema
+    private let batchSize: Int
+    private let onBatch: (Int) throws(MigrationError) -> Void
+    /// Whether a source object's first destination object keeps its primary key and `Z_OPT`
+    /// when the key is free (inferred steps keep object IDs, as in place).
+    private let keepsKeys: Bool
+    /// The smallest `Z_MAX` of each destination root table.
+    private let carriedKeys: [String: Int64]
+    private let associations: PostgreSQLAssociationTable
+    /// The source object whose destination objects are being created, until it has one.
+    private var unclaimedSource: RowReference?
+    /// The largest primary key given per destination table.
+    private var lastKeys: [String: Int64] = [:]
+    /// How each destination entity's rows are written, made on first use.
+    private var insertPlans: [String: InsertPlan] = [:]
+    /// The destination rows not yet written, in creation order, and the position of each.
+    private var pending: [(plan: InsertPlan, values: [DatabaseValue])] = []
+    private var pendingPositions: [RowReference: Int] = [:]
+    /// The page of source rows being migrated, by primary key.
+    private var page: [Int64: StoreRow] = [:]
+    private var pageEntity = ""
+    /// Source rows read outside the page (a few, so that an object's property mappings read each once).
+    private var cachedRows: [RowReference: StoreRow] = [:]
+    /// A failure inside a non-throwing protocol method, thrown at the next throwing one.
+    private var pendingFailure: MigrationError?
+    /// The links dropped because their object's entity left the relationship's inheritance tree.
+    private(set) var droppedLinks = 0
+
+    /// How rows of one destination entity are written: the `COPY` columns, each attribute's slot
+    /// among them and the default values, worked out once per entity.
+    private final class InsertPlan {
+        let layout: EntityLayout
+        let columnNames: [String]
+        /// The column of each slot; the first three (`Z_PK`, `Z_ENT`, `Z_OPT`) have none.
+        let columns: [AttributeColumn?]
+        let slots: [String: Int]
+        /// A new row's values: key 0, the entity number, version 1 and each default that fits.
+        let defaults: [DatabaseValue]
+        /// Defaults that do not fit their column: storing them fails per row, as any such value.
+        let unfitDefaults: [(slot: Int, column: AttributeColumn, value: AttributeValue)]
+
+        init(layout: EntityLayout, model: ManagedObjectModel) {
+            self.layout = layout
+            var columns: [AttributeColumn?] = [nil, nil, nil]
+            var slots: [String: Int] = [:]
+            var defaults: [DatabaseValue] = [.integer(0), .integer(Int64(layout.number)), .integer(1)]
+            var unfit: [(slot: Int, column: AttributeColumn, value: AttributeValue)] = []
+            for column in layout.attributes {
+                slots[column.name] = columns.count
+                var stored = DatabaseValue.null
+                if let value = model.attribute(named: column.name, inEntity: layout.name)?.defaultValue {
+                    if let converted = value.postgreSQLValue(for: column.type) {
+                        stored = converted
+                    } else {
+                        unfit.append((columns.count, column, value))
+                    }
+                }
+                columns.append(column)
+                defaults.append(stored)
+            }
+            (self.columns, self.slots, self.defaults, unfitDefaults) = (columns, slots, defaults, unfit)
+            columnNames = ["Z_PK", "Z_ENT", "Z_OPT"] + layout.attributes.map(\.column)
+        }
+    }
+
+    /// Creates an engine; the destination schema holds the destination model's empty tables.
+    ///
+    /// - Parameters:
+    ///   - source: The source store, opened read-only.
+    ///   - reader: A connection to the source store's schema.
+    ///   - destination: A connection to the destination schema, in the step's transaction.
+    ///   - schema: The destination layout.
+    ///   - environment: The clock and UUID source of value expressions.
+    ///   - batchSize: How many source objects are read per query and rows written per `COPY`.
+    ///   - keepsKeys: Whether objects keep their source primary key and `Z_OPT` where free.
+    ///   - carriedKeys: The smallest `Z_MAX` of each destination root table.
+    ///   - onBatch: Called after each batch with its object count; throws to stop.
+    init(
+        source: PostgreSQLStore, reader: Connection, destination: Connection, schema: StoreSchema,
+        environment: ExpressionEnvironment, batchSize: Int, keepsKeys: Bool, carriedKeys: [String: Int64],
+        onBatch: @escaping (Int) throws(MigrationError) -> Void
+    ) throws(MigrationError) {
+        (self.source, self.reader, self.destination, self.schema) = (source, reader, destination, schema)
+        (sourceModel, destinationModel, self.environment) = (source.model, schema.model, environment)
+        (self.batchSize, self.keepsKeys, self.carriedKeys, self.onBatch) = (max(1, batchSize), keepsKeys, carriedKeys, onBatch)
+        associations = try Self.server { try PostgreSQLAssociationTable(connection: destination, flushLimit: batchSize) }
+    }
+
+    // MARK: - Reading the source
+
+    func forEachSourceInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
+        throws(MigrationError)
+    {
+        guard let entity = mapping.sourceEntityName else { return }
+        let (layout, select) = try Self.server {
+            let layout = try source.schema.entity(named: entity)
+            return (layout, try source.selection(for: layout))
+        }
+        defer { page = [:] }
+        var last: Int64 = 0
+        while true {
+            if Task.isCancelled { throw MigrationError(.cancelled, "The migration was cancelled; the store is unchanged") }
+            let rows = try Self.server {
+                try source.packedRows("""
+                    \(select) WHERE t0."Z_ENT" = \(layout.number) AND t0."Z_PK" > \(last) \
+                    ORDER BY t0."Z_PK" LIMIT \(batchSize)
+                    """, using: reader)
+            }
+            page = Dictionary(uniqueKeysWithValues: rows.map { ($0.reference.primaryKey, StoreRow($0)) })
+            pageEntity = entity
+            for row in rows {
+                let reference = RowReference(entityName: entity, primaryKey: row.reference.primaryKey)
+                guard try SourceRowReading.passesFilter(reference, of: mapping, manager: self) else { continue }
+                unclaimedSource = reference
+                defer { unclaimedSource = nil }
+                try body(reference)
+            }
+            try throwPending()
+            try onBatch(rows.count)
+            guard let next = rows.last?.reference.primaryKey, rows.count == batchSize else { return }
+            last = next
+        }
+    }
+
+    func sourceValue(forKeyPath keyPath: [String], of source: RowReference) throws(MigrationError) -> ExpressionValue {
+        try SourceRowReading.value(forKeyPath: keyPath, of: source, in: sourceModel) { reference throws(MigrationError) in
+            try sourceRow(reference)
+        }
+    }
+
+    /// The number of source objects of exactly an entity.
+    func sourceCount(of entity: String) throws(MigrationError) -> Int {
+        try Self.server {
+            let layout = try source.schema.entity(named: entity)
+            return Int(try reader.fetchValue("""
+                SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE "Z_ENT" = \(layout.number)
+                """)?.int64 ?? 0)
+        }
+    }
+
+    // MARK: - Writing the destination
+
+    func insertDestinationInstance(ofEntity entity: String) throws(MigrationError) -> RowReference {
+        let plan = try insertPlan(of: entity)
+        let table = plan.layout.table
+        var key = (lastKeys[table] ?? 0) + 1
+        var version: Int64 = 1
+        if keepsKeys, let source = unclaimedSource, try !isTaken(source.primaryKey, in: table) {
+            key = source.primaryKey
+            version = try sourceRow(source)?.version ?? 1
+            unclaimedSource = nil
+        }
+        lastKeys[table] = max(lastKeys[table] ?? 0, key)
+        if pending.count >= batchSize { try flush() }
+        var values = plan.defaults
+        values[0] = .integer(key)
+        values[2] = .integer(version)
+        let reference = RowReference(entityName: entity, primaryKey: key)
+        for (slot, column, value) in plan.unfitDefaults { values[slot] = try storedValue(value, column, of: reference) }
+        pendingPositions[reference] = pending.count
+        pending.append((plan, values))
+        return reference
+    }
+
+    func setDestinationValue(_ value: AttributeValue?, forAttribute attribute: String, of destination: RowReference)
+        throws(MigrationError)
+    {
+        if let position = pendingPositions[destination], let slot = pending[position].plan.slots[attribute],
+            let column = pending[position].plan.columns[slot]
+        {
+            pending[position].values[slot] = try storedValue(value, column, of: destination)
+            return
+        }
+        guard destinationModel.attribute(named: attribute, inEntity: destination.entityName) != nil,
+            let layout = try? schema.entity(named: destination.entityName)
+        else {
+            throw MigrationError(
+                .invalidMapping, "\(destination.entityName) has no attribute \(attribute)", entity: destination.entityName,
+                property: attribute)
+        }
+        guard let column = layout.attribute(named: attribute) else { return }  // transient
+        let stored = try storedValue(value, column, of: destination)
+        try flush()
+        try Self.server {
+            try self.destination.execute("""
+                UPDATE \(.identifier(layout.table)) SET \(.identifier(column.column)) = \(stored) \
+                WHERE "Z_PK" = \(destination.primaryKey)
+                """)
+        }
+    }
+
+    func setDestinationRelationship(_ relationship: String, of destination: RowReference, to objects: [RowReference])
+        throws(MigrationError)
+    {
+        let description = try destinationRelationship(relationship, of: destination, count: objects.count)
+        let held = self.objects(heldBy: description, among: objects)
+        droppedLinks += objects.count - held.count
+        try flush()
+        try Self.server {
+            let layout = try schema.entity(named: destination.entityName)
+            if let toOne = layout.toOne(named: relationship) {
+                try setToOne(toOne, of: destination, layout: layout, to: held.first)
+                // A to-one inverse has its own column; a to-many inverse is this same column.
+                if let inverseName = description.inverseName {
+                    for object in held {
+                        let objectLayout = try schema.entity(named: object.entityName)
+                        if let inverse = objectLayout.toOne(named: inverseName) {
+                            try setToOne(inverse, of: object, layout: objectLayout, to: destination)
+                        }
+                    }
+                }
+            } else if let toMany = layout.toMany(named: relationship) {
+                try setToMany(toMany, of: destination, layout: layout, to: held)
+            }
+        }
+    }
+
+    func forEachDestinationInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
+        throws(MigrationError)
+    {
+        try flush()
+        try Self.server {
+            try associations.forEachDestination(mapping: mapping.name, pageSize: batchSize) { references in
+                for reference in references {
+                    try body(reference)
+                    try throwPending()
+                }
+                cachedRows.removeAll(keepingCapacity: true)
+            }
+        }
+        try throwPending()
+    }
+
+    func validateDestinationInstances(of mapping: EntityMapping) throws(MigrationError) {
+        try flush()
+        guard let entity = mapping.destinationEntityName, let layout = try? schema.entity(named: entity) else { return }
+        var checks: [(property: String, column: String)] = []
+        for attribute in destinationModel.allAttributes(of: entity) where !attribute.isOptional && !attribute.isTransient {
+            if let column = layout.attribute(named: attribute.name) { checks.append((attribute.name, column.column)) }
+        }
+        for relationship in destinationModel.allRelationships(of: entity) where !relationship.isOptional {
+            if let column = layout.toOne(named: relationship.name) { checks.append((relationship.name, column.column)) }
+        }
+        var failures: [MigrationError] = []
+        try Self.server {
+            try associations.flush()
+            for check in checks {
+                try destination.forEachRow("""
+                    SELECT DISTINCT d."Z_PK" FROM "TERN_ASSOCIATION" AS a JOIN \(.identifier(layout.table)) AS d \
+                    ON \(PostgreSQLAssociationTable.joinCondition(mapping: mapping.name, entity: entity)) \
+                    WHERE d."Z_ENT" = \(layout.number) AND d.\(.identifier(check.column)) IS NULL ORDER BY 1 LIMIT 100
+                    """) { row in
+                    failures.append(
+                        MigrationError(
+                            .evaluationFailed, "\(entity) \(row[0].int64 ?? 0) \(check.property) is required but has no value",
+                            entity: entity, property: check.property))
+                }
+            }
+        }
+        guard failures.isEmpty else {
+            throw MigrationError(
+                .evaluationFailed, "\(failures.count) migrated object(s) are invalid in the destination model",
+                mapping: mapping.name, failures: failures)
+        }
+    }
+
+    // MARK: - Associations
+
+    func associate(source: RowReference, withDestination destination: RowReference, mapping: EntityMapping) {
+        do {
+            try associations.associate(source: source, withDestination: destination, mapping: mapping.name)
+        } catch {
+            pendingFailure = pendingFailure ?? Self.failure(error)
+        }
+    }
+
+    func destinationInstances(forMapping mappingName: String?, sourceInstances sources: [RowReference]) -> [RowReference] {
+        var result: [RowReference] = []
+        do {
+            for source in sources { result += try associations.destinations(of: source, mapping: mappingName) }
+        } catch {
+            pendingFailure = pendingFailure ?? Self.failure(error)
+        }
+        return result
+    }
+
+    func sourceInstances(forMapping mappingName: String, destinationInstance destination: RowReference) -> [RowReference] {
+        do {
+            return try associations.sources(of: destination, mapping: mappingName)
+        } catch {
+            pendingFailure = pendingFailure ?? Self.failure(error)
+            return []
+        }
+    }
+
+    // MARK: - Finishing
+
+    /// Writes what is pending, drops the association table and records each root's largest key
+    /// in `Z_PRIMARYKEY`.
+    func finish() throws(MigrationError) {
+        try flush()
+        try throwPending()
+        try Self.server {
+            try associations.drop()
+            for layout in schema.entities.values where layout.superNumber == 0 {
+                let largest = try destination.fetchValue("SELECT MAX(\"Z_PK\") FROM \(.identifier(layout.table))")?.int64 ?? 0
+                let carried = carriedKeys[layout.table] ?? 0
+                try destination.execute("""
+                    UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = \(max(largest, carried)) WHERE "Z_ENT" = \(layout.number)
+                    """)
+            }
+        }
+    }
+
+    // MARK: - Non public
+
+    /// Runs server work, turning its errors into migration errors (migration errors pass as they are).
+    static func server<Result>(_ body: () throws -> Result) throws(MigrationError) -> Result {
+        do {
+            return try body()
+        } catch let error as MigrationError {
+            throw error
+        } catch let error as PostgreSQLError {
+            throw failure(error)
+        } catch {
+            throw MigrationError(.storeFailure, "The store failed while migrating: \(error)")
+        }
+    }
+
+    /// A migration error for a server failure.
+    static func failure(_ error: PostgreSQLError) -> MigrationError {
+        MigrationError(.storeFailure, "The store failed while migrating: \(error)")
+    }
+
+    /// Writes the pending destination rows: one `COPY` per run of rows of one table.
+    private func flush() throws(MigrationError) {
+        guard !pending.isEmpty else { return }
+        let rows = pending
+        pending.removeAll(keepingCapacity: true)
+        pendingPositions.removeAll(keepingCapacity: true)
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let plan = rows[start].plan
+            var end = start + 1
+            while end < rows.endIndex, rows[end].plan === plan { end += 1 }
+            try Self.server {
+                try destination.copy(into: plan.layout.table, columns: plan.columnNames, rows: rows[start..<end].map(\.values))
+            }
+            start = end
+        }
+    }
+
+    /// The plan that writes rows of a destination entity, made on first use.
+    private func insertPlan(of entity: String) throws(MigrationError) -> InsertPlan {
+        if let plan = insertPlans[entity] { return plan }
+        guard destinationModel.entity(named: entity)?.isAbstract == false, let layout = try? schema.entity(named: entity) else {
+            throw MigrationError(
+                .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of", entity: entity)
+        }
+        let plan = InsertPlan(layout: layout, model: destinationModel)
+        insertPlans[entity] = plan
+        return plan
+    }
+
+    /// An attribute value converted to its column's type and stored form.
+    private func storedValue(_ value: AttributeValue?, _ column: AttributeColumn, of destination: RowReference)
+        throws(MigrationError) -> DatabaseValue
+    {
+        guard let value else { return .null }
+        do throws(MigrationError) {
+            guard let stored = try value.converted(to: column.type).postgreSQLValue(for: column.type) else {
+                throw MigrationError(
+                    .evaluationFailed, "The value does not fit a \(column.type.xcodeName) attribute", property: column.name)
+            }
+            return stored
+        } catch {
+            var located = error.located(mapping: nil, property: column.name)
+            located.entityName = located.entityName ?? destination.entityName
+            throw located
+        }
+    }
+
+    /// Whether a destination table already has a row with that key: never when the key is above
+    /// every key given so far in the table, otherwise asked of the server.
+    private func isTaken(_ key: Int64, in table: String) throws(MigrationError) -> Bool {
+        guard key <= lastKeys[table] ?? 0 else { return false }
+        try flush()
+        return try Self.server {
+            try destination.fetchValue("SELECT 1 FROM \(.identifier(table)) WHERE \"Z_PK\" = \(key)") != nil
+        }
+    }
+
+    private func throwPending() throws(MigrationError) {
+        if let pendingFailure { throw pendingFailure }
+    }
+
+    /// A source row: from the page when it is there, read alone otherwise (kept until the next page).
+    private func sourceRow(_ reference: RowReference) throws(MigrationError) -> StoreRow? {
+        if reference.entityName == pageEntity, let row = page[reference.primaryKey] { return row }
+        if let row = cachedRows[reference] { return row }
+        let row = try Self.server { try source.rows(for: [reference], using: reader).first }
+        if cachedRows.count >= batchSize { cachedRows.removeAll(keepingCapacity: true) }
+        cachedRows[reference] = row
+        return row
+    }
+
+    private func setToOne(_ column: ToOneColumn, of row: RowReference, layout: EntityLayout, to target: RowReference?) throws {
+        let key = target.map { DatabaseValue.integer($0.primaryKey) } ?? .null
+        var set: [SQL] = [SQL.identifier(column.column) + " = \(key)"]
+        if let entityColumn = column.entityColumn {
+            var number = DatabaseValue.null
+            if let target { number = .integer(Int64(try schema.entity(named: target.entityName).number)) }
+            set.append(SQL.identifier(entityColumn) + " = \(number)")
+        }
+        try destination.execute("UPDATE \(.identifier(layout.table)) SET \(SQL.joined(set)) WHERE \"Z_PK\" = \(row.primaryKey)")
+    }
+
+    private func setToMany(_ mapping: ToManyMapping, of row: RowReference, layout: EntityLayout, to objects: [RowReference]) throws {
+        switch mapping.storage {
+        case .inverseForeignKey(let table, let column, let orderColumn):
+            let target = try schema.entity(named: mapping.destination)
+            let entityColumn = target.toOneRelationships.first { $0.column == column }?.entityColumn
+            for (index, object) in objects.enumerated() {
+                var set = [SQL.identifier(column) + " = \(row.primaryKey)"]
+                if let entityColumn { set.append(SQL.identifier(entityColumn) + " = \(Int64(layout.number))") }
+                if let orderColumn { set.append(SQL.identifier(orderColumn) + " = \(Int64(index + 1) * 1024)") }
+                try destination.execute("UPDATE \(.identifier(table)) SET \(SQL.joined(set)) WHERE \"Z_PK\" = \(object.primaryKey)")
+            }
+        case .joinTable(let table, let sourceColumn, let targetColumn, let orderColumn):
+            // Rows the inverse side wrote keep its order column: only this side's rows that are
+            // gone are deleted, the others are inserted or get this side's position.
+            let (source, target) = (SQL.identifier(sourceColumn), SQL.identifier(targetColumn))
+            try destination.execute("""
+                DELETE FROM \(.identifier(table)) WHERE \(source) = \(row.primaryKey) \
+                AND \(target) <> ALL(\(PostgreSQLStore.keyArray(objects.map(\.primaryKey)))::bigint[])
+                """)
+            for (index, object) in objects.enumerated() {
+                if let orderColumn {
+                    let order = SQL.identifier(orderColumn)
+                    try destination.execute("""
+                        INSERT INTO \(.identifier(table)) (\(source), \(target), \(order)) \
+                        VALUES (\(row.primaryKey), \(object.primaryKey), \(Int64(index + 1) * 1024)) \
+                        ON CONFLICT (\(SQL.joined([source, target]))) DO UPDATE SET \(order) = excluded.\(order)
+                        """)
+                } else {
+                    try destination.execute("""
+                        INSERT INTO \(.identifier(table)) (\(source), \(target)) VALUES (\(row.primaryKey), \(object.primaryKey)) \
+                        ON CONFLICT DO NOTHING
+                        """)
+                }
+            }
+        }
+    }
+}
