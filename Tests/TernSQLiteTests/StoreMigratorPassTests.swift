@@ -9,61 +9,9 @@ import Testing
 
 /// Multi-pass migration in dependency order, and cancellation, on real SQLite stores.
 @Suite struct StoreMigratorPassTests {
-    /// A school: v1 keeps names in `name`, v2 in `fullName`/`title`; each entity is one pass.
-    static func school() throws -> VersionedModel {
-        try VersionedModel("School") {
-            SchoolVersions.version("v1", personName: "name", number: .integer32, courseName: "name")
-            SchoolVersions.version("v2", personName: "fullName", number: .integer64, courseName: "title")
-        }
-    }
-
-    static let passes = #"""
-        {"source": "v1", "destination": "v2", "passes": [
-          {"name": "People", "entityMappings": [{"name": "PersonToPerson", "kind": "transform", "source": "Person",
-            "destination": "Person", "attributes": {"fullName": "$source.name"}}]},
-          {"name": "Students", "entityMappings": [{"name": "StudentToStudent", "kind": "transform", "source": "Student",
-            "destination": "Student", "attributes": {"fullName": "upper($source.name)", "number": "$source.number"}}]},
-          {"name": "Courses", "entityMappings": [{"name": "CourseToCourse", "kind": "transform", "source": "Course",
-            "destination": "Course", "attributes": {"title": "$source.name"}}]},
-          {"name": "Classes", "entityMappings": [{"name": "ClassToClass", "kind": "transform", "source": "Class",
-            "destination": "Class", "attributes": {"room": "$source.room"},
-            "relationships": {"course": "destinationInstances(\"CourseToCourse\", $source.course)"}}]},
-          {"name": "Registrations", "entityMappings": [{"name": "RegistrationToRegistration", "kind": "transform",
-            "source": "Registration", "destination": "Registration", "attributes": {"grade": "$source.grade"},
-            "relationships": {"student": "destinationInstances(\"StudentToStudent\", $source.student)",
-                              "session": "destinationInstances(\"ClassToClass\", $source.session)"}}]}]}
-        """#.replacingOccurrences(of: "upper(", with: "uppercase(")
-
-    /// The school's v1 objects: a person, three students, a course, two classes, four registrations.
-    static func schoolRows() -> [StoreRow] {
-        func ref(_ entity: String, _ key: Int) -> RowReference { RowReference(entityName: entity, primaryKey: Int64(key)) }
-        var rows = [StoreRow(reference: ref("Person", 1), version: 1, attributes: ["name": .string("Ada Teacher")])]
-        for student in 2...4 {
-            rows.append(StoreRow(
-                reference: ref("Student", student), version: 1,
-                attributes: ["name": .string("student \(student)"), "number": .integer(Int64(100 + student))]))
-        }
-        rows.append(StoreRow(reference: ref("Course", 1), version: 1, attributes: ["name": .string("Algebra")]))
-        for session in 1...2 {
-            rows.append(StoreRow(
-                reference: ref("Class", session), version: 1, attributes: ["room": .string("R\(session)")],
-                toOne: ["course": ref("Course", 1)]))
-        }
-        for (index, (student, session)) in [(2, 1), (3, 1), (4, 2), (2, 2)].enumerated() {
-            rows.append(StoreRow(
-                reference: ref("Registration", index + 1), version: 1, attributes: ["grade": .integer(Int64(index + 10))],
-                toOne: ["student": ref("Student", student), "session": ref("Class", session)]))
-        }
-        // The store writes both sides of a relationship from the rows: give each to-many its objects.
-        let inverses = ["course": "classes", "student": "registrations", "session": "registrations"]
-        for row in rows {
-            for (name, target) in row.toOne {
-                guard let inverse = inverses[name], let index = rows.firstIndex(where: { $0.reference == target }) else { continue }
-                rows[index].toMany[inverse, default: []].append(row.reference)
-            }
-        }
-        return rows
-    }
+    static func school() throws -> VersionedModel { try SchoolVersions.model() }
+    static let passes = SchoolVersions.passes
+    static func schoolRows() -> [StoreRow] { SchoolVersions.rows() }
 
     @Test func runsFivePassesInDependencyOrderIntoOneDestination() async throws {
         let model = try Self.school()

@@ -9,7 +9,7 @@ import TernTestSupport
 import Testing
 
 /// Turns `minutes` (an integer) into text such as "25 min": the Swift policy of the v4 → v5 step.
-private struct MinutesAsText: EntityMigrationPolicy {
+struct MinutesAsText: EntityMigrationPolicy {
     func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
         throws(MigrationError)
     {
@@ -303,8 +303,8 @@ struct PostgreSQLMigrationTests {
 }
 
 /// The events of a migration, gathered from any thread.
-private final class EventLog: Sendable {
-    private let events = Mutex<[MigrationEvent]>([])
+final class EventLog: Sendable {
+    let events = Mutex<[MigrationEvent]>([])
 
     func append(_ event: MigrationEvent) { events.withLock { $0.append(event) } }
 
@@ -453,7 +453,8 @@ struct PostgreSQLInPlaceChangeTests {
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
 
-    @Test func aNewUniquenessConstraintWithDuplicatesIsRefusedAsOnSQLite() async throws {
+    @Test(arguments: [MigrationStrategy.inPlace, .rebuild])
+    func aNewUniquenessConstraintWithDuplicatesIsRefusedAsOnSQLite(strategy: MigrationStrategy) async throws {
         let model = try VersionedModel("Items") {
             ModelVersion("v1") {
                 Entity("Item") {
@@ -476,7 +477,7 @@ struct PostgreSQLInPlaceChangeTests {
         }
         let folder = try TemporaryDirectory()
         let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: rows, in: folder)
-        let options = MigrationOptions(strategy: .inPlace)
+        let options = MigrationOptions(strategy: strategy)
         let onSQLite = await #expect(throws: MigrationError.self) {
             try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
         }
@@ -504,7 +505,8 @@ struct PostgreSQLInPlaceChangeTests {
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
 
-    @Test func anAttributeThatBecomesRequiredWithEmptyValuesIsRefusedBeforeWriting() async throws {
+    @Test(arguments: [MigrationStrategy.inPlace, .rebuild])
+    func anAttributeThatBecomesRequiredWithEmptyValuesIsRefusedBeforeWriting(strategy: MigrationStrategy) async throws {
         let model = try VersionedModel("Items") {
             ModelVersion("v1") { Entity("Item") { Attribute("label", .string) } }
             ModelVersion("v2") { Entity("Item") { Attribute("label", .string).required() } }
@@ -514,7 +516,7 @@ struct PostgreSQLInPlaceChangeTests {
         let (_, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: rows, in: folder)
         let before = try PostgreSQLStore.metadata(at: postgreSQL)
         let error = await #expect(throws: MigrationError.self) {
-            try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model)
+            try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: MigrationOptions(strategy: strategy))
         }
         #expect(error?.code == .constraintViolated && error?.entityName == "Item" && error?.propertyName == "label")
         #expect(error?.message.contains("2 Item object(s) have no value") == true)

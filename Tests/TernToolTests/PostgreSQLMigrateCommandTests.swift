@@ -67,6 +67,22 @@ struct PostgreSQLMigrateCommandTests {
         for store in [url, into] { try PostgreSQLStore.destroy(at: store) }
     }
 
+    @Test func aMigrationBuiltBesideNeedsNoLocalFile() async throws {
+        let folder = try TemporaryDirectory()
+        let (url, file) = try await postgreSQLCopy(of: "SampleModel_V1.sqlite", in: folder)
+        // A temporary folder that cannot be made, even by root: its parent is a file.
+        let blocker = folder.path("not-a-folder")
+        try Data("x".utf8).write(to: blocker)
+        let result = try ToolRunner.runExecutable(
+            ["migrate", url, "--strategy", "rebuild"] + Self.migration, variables: ["TMPDIR": blocker.path + "/tmp"])
+        #expect(result.status == 0, "\(result.standardError)")
+        _ = await tern(["migrate", file.path] + Self.migration)
+        let expected = await tern(["export", file.path])
+        #expect(await tern(["export", url]) == expected)
+        #expect(expected.contains("LuxuryCar"))
+        try PostgreSQLStore.destroy(at: url)
+    }
+
     @Test func twoProcessesMigratingOneStoreMigrateItOnce() async throws {
         let folder = try TemporaryDirectory()
         let (url, _) = try await postgreSQLCopy(of: "SampleModel_V1.sqlite", in: folder)
