@@ -14,7 +14,7 @@ import TernSQLite
 /// try associations.associate(source: event, withDestination: stamp, mapping: "EventToStamp")
 /// try associations.destinations(of: event, mapping: "EventToStamp")   // [stamp]
 /// ```
-final class PostgreSQLAssociationTable {
+final class PostgreSQLAssociationTable: MigrationAssociationStorage {
     /// One association, numbered in the order it was made.
     private struct Association {
         var sequence: Int64

@@ -13,7 +13,7 @@ import TernSQLite
 /// or before anything reads or updates the destination; relationships are written with bound
 /// `UPDATE`s and join-table `INSERT`s as on SQLite. Associations live in a table of the
 /// destination schema (``PostgreSQLAssociationTable``). Memory is bounded by the batch size.
-final class PostgreSQLMigrationEngine: MigrationManager {
+final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
     let sourceModel: ManagedObjectModel
     let destinationModel: ManagedObjectModel
     let environment: ExpressionEnvironment
@@ -32,7 +32,7 @@ final class PostgreSQLMigrationEngine: MigrationManager {
     private let keepsKeys: Bool
     /// The smallest `Z_MAX` of each destination root table.
     private let carriedKeys: [String: Int64]
-    private let associations: PostgreSQLAssociationTable
+    let associations: PostgreSQLAssociationTable
     /// The source object whose destination objects are being created, until it has one.
     private var unclaimedSource: RowReference?
     /// The largest primary key given per destination table.
@@ -223,21 +223,9 @@ final class PostgreSQLMigrationEngine: MigrationManager {
         droppedLinks += objects.count - held.count
         try flush()
         try Self.server {
-            let layout = try schema.entity(named: destination.entityName)
-            if let toOne = layout.toOne(named: relationship) {
-                try setToOne(toOne, of: destination, layout: layout, to: held.first)
-                // A to-one inverse has its own column; a to-many inverse is this same column.
-                if let inverseName = description.inverseName {
-                    for object in held {
-                        let objectLayout = try schema.entity(named: object.entityName)
-                        if let inverse = objectLayout.toOne(named: inverseName) {
-                            try setToOne(inverse, of: object, layout: objectLayout, to: destination)
-                        }
-                    }
-                }
-            } else if let toMany = layout.toMany(named: relationship) {
-                try setToMany(toMany, of: destination, layout: layout, to: held)
-            }
+            let statements = try RelationshipWrites.statements(
+                setting: relationship, inverse: description.inverseName, of: destination, to: held, in: schema)
+            for statement in statements { try self.destination.execute(statement) }
         }
     }
 
@@ -259,64 +247,23 @@ final class PostgreSQLMigrationEngine: MigrationManager {
 
     func validateDestinationInstances(of mapping: EntityMapping) throws(MigrationError) {
         try flush()
-        guard let entity = mapping.destinationEntityName, let layout = try? schema.entity(named: entity) else { return }
-        var checks: [(property: String, column: String)] = []
-        for attribute in destinationModel.allAttributes(of: entity) where !attribute.isOptional && !attribute.isTransient {
-            if let column = layout.attribute(named: attribute.name) { checks.append((attribute.name, column.column)) }
-        }
-        for relationship in destinationModel.allRelationships(of: entity) where !relationship.isOptional {
-            if let column = layout.toOne(named: relationship.name) { checks.append((relationship.name, column.column)) }
-        }
-        var failures: [MigrationError] = []
         try Self.server {
             try associations.flush()
-            for check in checks {
-                try destination.forEachRow("""
+            try DestinationValidation.validate(mapping, schema: schema) { layout, column in
+                try destination.fetchAll("""
                     SELECT DISTINCT d."Z_PK" FROM "TERN_ASSOCIATION" AS a JOIN \(.identifier(layout.table)) AS d \
-                    ON \(PostgreSQLAssociationTable.joinCondition(mapping: mapping.name, entity: entity)) \
-                    WHERE d."Z_ENT" = \(layout.number) AND d.\(.identifier(check.column)) IS NULL ORDER BY 1 LIMIT 100
-                    """) { row in
-                    failures.append(
-                        MigrationError(
-                            .evaluationFailed, "\(entity) \(row[0].int64 ?? 0) \(check.property) is required but has no value",
-                            entity: entity, property: check.property))
-                }
+                    ON \(PostgreSQLAssociationTable.joinCondition(mapping: mapping.name, entity: layout.name)) \
+                    WHERE d."Z_ENT" = \(layout.number) AND d.\(.identifier(column)) IS NULL ORDER BY 1 LIMIT 100
+                    """).map { $0.first?.int64 ?? 0 }
             }
-        }
-        guard failures.isEmpty else {
-            throw MigrationError(
-                .evaluationFailed, "\(failures.count) migrated object(s) are invalid in the destination model",
-                mapping: mapping.name, failures: failures)
         }
     }
 
     // MARK: - Associations
 
-    func associate(source: RowReference, withDestination destination: RowReference, mapping: EntityMapping) {
-        do {
-            try associations.associate(source: source, withDestination: destination, mapping: mapping.name)
-        } catch {
-            pendingFailure = pendingFailure ?? Self.failure(error)
-        }
-    }
-
-    func destinationInstances(forMapping mappingName: String?, sourceInstances sources: [RowReference]) -> [RowReference] {
-        var result: [RowReference] = []
-        do {
-            for source in sources { result += try associations.destinations(of: source, mapping: mappingName) }
-        } catch {
-            pendingFailure = pendingFailure ?? Self.failure(error)
-        }
-        return result
-    }
-
-    func sourceInstances(forMapping mappingName: String, destinationInstance destination: RowReference) -> [RowReference] {
-        do {
-            return try associations.sources(of: destination, mapping: mappingName)
-        } catch {
-            pendingFailure = pendingFailure ?? Self.failure(error)
-            return []
-        }
+    func deferFailure(_ error: any Error) {
+        guard pendingFailure == nil else { return }
+        do { try Self.server { () throws -> Void in throw error } } catch { pendingFailure = error }
     }
 
     // MARK: - Finishing
@@ -428,53 +375,5 @@ final class PostgreSQLMigrationEngine: MigrationManager {
         if cachedRows.count >= batchSize { cachedRows.removeAll(keepingCapacity: true) }
         cachedRows[reference] = row
         return row
-    }
-
-    private func setToOne(_ column: ToOneColumn, of row: RowReference, layout: EntityLayout, to target: RowReference?) throws {
-        let key = target.map { DatabaseValue.integer($0.primaryKey) } ?? .null
-        var set: [SQL] = [SQL.identifier(column.column) + " = \(key)"]
-        if let entityColumn = column.entityColumn {
-            var number = DatabaseValue.null
-            if let target { number = .integer(Int64(try schema.entity(named: target.entityName).number)) }
-            set.append(SQL.identifier(entityColumn) + " = \(number)")
-        }
-        try destination.execute("UPDATE \(.identifier(layout.table)) SET \(SQL.joined(set)) WHERE \"Z_PK\" = \(row.primaryKey)")
-    }
-
-    private func setToMany(_ mapping: ToManyMapping, of row: RowReference, layout: EntityLayout, to objects: [RowReference]) throws {
-        switch mapping.storage {
-        case .inverseForeignKey(let table, let column, let orderColumn):
-            let target = try schema.entity(named: mapping.destination)
-            let entityColumn = target.toOneRelationships.first { $0.column == column }?.entityColumn
-            for (index, object) in objects.enumerated() {
-                var set = [SQL.identifier(column) + " = \(row.primaryKey)"]
-                if let entityColumn { set.append(SQL.identifier(entityColumn) + " = \(Int64(layout.number))") }
-                if let orderColumn { set.append(SQL.identifier(orderColumn) + " = \(Int64(index + 1) * 1024)") }
-                try destination.execute("UPDATE \(.identifier(table)) SET \(SQL.joined(set)) WHERE \"Z_PK\" = \(object.primaryKey)")
-            }
-        case .joinTable(let table, let sourceColumn, let targetColumn, let orderColumn):
-            // Rows the inverse side wrote keep its order column: only this side's rows that are
-            // gone are deleted, the others are inserted or get this side's position.
-            let (source, target) = (SQL.identifier(sourceColumn), SQL.identifier(targetColumn))
-            try destination.execute("""
-                DELETE FROM \(.identifier(table)) WHERE \(source) = \(row.primaryKey) \
-                AND \(target) <> ALL(\(PostgreSQLStore.keyArray(objects.map(\.primaryKey)))::bigint[])
-                """)
-            for (index, object) in objects.enumerated() {
-                if let orderColumn {
-                    let order = SQL.identifier(orderColumn)
-                    try destination.execute("""
-                        INSERT INTO \(.identifier(table)) (\(source), \(target), \(order)) \
-                        VALUES (\(row.primaryKey), \(object.primaryKey), \(Int64(index + 1) * 1024)) \
-                        ON CONFLICT (\(SQL.joined([source, target]))) DO UPDATE SET \(order) = excluded.\(order)
-                        """)
-                } else {
-                    try destination.execute("""
-                        INSERT INTO \(.identifier(table)) (\(source), \(target)) VALUES (\(row.primaryKey), \(object.primaryKey)) \
-                        ON CONFLICT DO NOTHING
-                        """)
-                }
-            }
-        }
     }
 }

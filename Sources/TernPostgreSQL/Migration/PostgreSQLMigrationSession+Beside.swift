@@ -70,7 +70,9 @@ extension PostgreSQLMigrationSession {
         var constraints: [String: UniquenessCheck] = [:]
         for (name, check) in UniquenessCheck.checks(of: layout) { constraints[Connection.indexName(name)] = check }
         if step.kind == .inferred, let mapping = step.mappings.first {
-            try reader.checkRequiredValues(of: mapping, source: store.schema, destination: destination.model, step: (step.from, step.to))
+            try RequiredValueCheck.requireValues(
+                of: mapping, source: store.schema, destination: destination.model, step: (step.from, step.to)
+            ) { try reader.fetchValue($0)?.int64 ?? 0 }
         }
         return try writer.inTransaction {
             try writer.execute("DROP SCHEMA \(.identifier(destination.schema)) CASCADE")
@@ -82,10 +84,14 @@ extension PostgreSQLMigrationSession {
             try writer.writeMetadata(metadata)
             try writer.writeModelCache(destination.model)
             let keepsKeys = step.kind == .inferred
+            var largest: [Int: Int64] = [:]
+            try reader.forEachRow(#"SELECT "Z_ENT", "Z_MAX" FROM "Z_PRIMARYKEY""#) { row in
+                largest[Int(row[0].int64 ?? 0)] = row[1].int64 ?? 0
+            }
             let engine = try PostgreSQLMigrationEngine(
                 source: store, reader: reader, destination: writer, schema: layout, environment: options.environment,
                 batchSize: options.batchSize, keepsKeys: keepsKeys,
-                carriedKeys: keepsKeys ? try Self.carriedKeys(of: step.mappings, from: store.schema, reader: reader, into: layout) : [:],
+                carriedKeys: keepsKeys ? store.schema.carriedKeys(of: step.mappings, largestKeys: largest, into: layout) : [:],
                 onBatch: onBatch)
             var counts: [(mapping: String, objects: Int)] = []
             for pass in step.mappings {
@@ -110,50 +116,5 @@ extension PostgreSQLMigrationSession {
             }
             return counts.reduce(0) { $0 + $1.objects }
         }
-    }
-
-    /// The largest key each destination root table's source roots ever gave (their `Z_MAX`), so
-    /// that keys of deleted objects are not given again after a step that keeps keys.
-    private static func carriedKeys(
-        of passes: [MappingModel], from source: StoreSchema, reader: Connection, into destination: StoreSchema
-    ) throws -> [String: Int64] {
-        var largest: [Int: Int64] = [:]
-        try reader.forEachRow(#"SELECT "Z_ENT", "Z_MAX" FROM "Z_PRIMARYKEY""#) { row in
-            largest[Int(row[0].int64 ?? 0)] = row[1].int64 ?? 0
-        }
-        var carried: [String: Int64] = [:]
-        for mapping in passes.flatMap(\.entityMappings) where mapping.kind == .copy || mapping.kind == .transform {
-            guard let from = mapping.sourceEntityName, let to = mapping.destinationEntityName,
-                let root = source.entities[from]?.rootName, let rootNumber = source.entities[root]?.number,
-                let table = destination.entities[to]?.table
-            else { continue }
-            carried[table] = max(carried[table] ?? 0, largest[rootNumber] ?? 0)
-        }
-        return carried
-    }
-}
-
-extension Connection {
-    /// Refuses an inferred step when attributes that become required without a default have
-    /// empty values in the connection's store (as on SQLite), before anything is written.
-    ///
-    /// - Parameters:
-    ///   - mapping: The step's inferred mapping.
-    ///   - source: The store's layout.
-    ///   - destination: The destination model.
-    ///   - step: The step's versions, for the message.
-    /// - Throws: ``TernMigration/MigrationError`` code `constraintViolated` naming each
-    ///   attribute and count; ``PostgreSQLError`` when a count fails.
-    func checkRequiredValues(
-        of mapping: MappingModel, source: StoreSchema, destination: ManagedObjectModel, step: (from: String, to: String)
-    ) throws {
-        var failures: [MigrationError] = []
-        for check in RequiredValueCheck.checks(of: mapping, source: source, destination: destination) {
-            var query: SQL = "SELECT COUNT(*) FROM \(.identifier(check.table)) WHERE \"Z_ENT\" = \(Int64(check.entityNumber))"
-            if let column = check.column { query = query + " AND \(.identifier(column)) IS NULL" }
-            let missing = try fetchValue(query)?.int64 ?? 0
-            if missing > 0 { failures.append(check.failure(missing: missing, step: step)) }
-        }
-        if !failures.isEmpty { throw RequiredValueCheck.refusal(failures, step: step) }
     }
 }

@@ -31,7 +31,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     /// The smallest `Z_MAX` of each destination root table.
     private let carriedKeys: [String: Int64]
     /// The associations, as runs in the destination file.
-    private let associations: MigrationAssociationTable
+    let associations: MigrationAssociationTable
     /// The source object whose destination objects are being created, until it has one.
     private var unclaimedSource: RowReference?
     /// The last primary key given per destination table (one per inheritance root).
@@ -49,7 +49,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     /// The whole row of the page last asked for by a key path through relationships.
     private var decodedRow: StoreRow?
     /// A failure inside a non-throwing protocol method, thrown at the next throwing one.
-    private var pendingFailure: MigrationError?
+    var pendingFailure: MigrationError?
     /// The last destination object created, not yet inserted: its attribute values gather here so
     /// that it is written with one INSERT instead of one UPDATE per attribute.
     private var pendingRow: (reference: RowReference, plan: MigrationInsertPlan)?
@@ -232,24 +232,11 @@ final class SQLiteMigrationEngine: MigrationManager {
         let description = try destinationRelationship(relationship, of: destination, count: objects.count)
         let held = self.objects(heldBy: description, among: objects)
         droppedLinks += objects.count - held.count
-        let objects = held
         try flush()
-        let layout = try Self.store { try schema.entity(named: destination.entityName) }
         try Self.store {
-            if let toOne = layout.toOne(named: relationship) {
-                try setToOne(toOne, of: destination, layout: layout, to: objects.first)
-                // A to-one inverse has its own column; a to-many inverse is this same column.
-                if let inverseName = description.inverseName {
-                    for object in objects {
-                        let objectLayout = try schema.entity(named: object.entityName)
-                        if let inverse = objectLayout.toOne(named: inverseName) {
-                            try setToOne(inverse, of: object, layout: objectLayout, to: destination)
-                        }
-                    }
-                }
-            } else if let toMany = layout.toMany(named: relationship) {
-                try setToMany(toMany, of: destination, layout: layout, to: objects)
-            }
+            let statements = try RelationshipWrites.statements(
+                setting: relationship, inverse: description.inverseName, of: destination, to: held, in: schema)
+            for statement in statements { try self.destination.execute(statement) }
         }
     }
 
@@ -269,64 +256,15 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     func validateDestinationInstances(of mapping: EntityMapping) throws(MigrationError) {
         try flush()
-        guard let entity = mapping.destinationEntityName, let layout = try? schema.entity(named: entity) else { return }
-        var failures: [MigrationError] = []
-        var checks: [(property: String, column: String)] = []
-        for attribute in destinationModel.allAttributes(of: entity) where !attribute.isOptional && !attribute.isTransient {
-            if let column = layout.attribute(named: attribute.name) { checks.append((attribute.name, column.column)) }
-        }
-        for relationship in destinationModel.allRelationships(of: entity) where !relationship.isOptional {
-            if let column = layout.toOne(named: relationship.name) { checks.append((relationship.name, column.column)) }
-        }
-        try Self.store { try associations.flush() }
-        for check in checks {
-            let keys = try Self.store {
+        try Self.store {
+            try associations.flush()
+            try DestinationValidation.validate(mapping, schema: schema) { layout, column in
                 try destination.fetchAll("""
                     SELECT DISTINCT d.Z_PK FROM TERN_ASSOCIATION AS a JOIN \(.identifier(layout.table)) AS d \
-                    ON \(MigrationAssociationTable.joinCondition(mapping: mapping.name, entity: entity)) \
-                    WHERE d.Z_ENT = \(layout.number) AND d.\(.identifier(check.column)) IS NULL ORDER BY d.Z_PK LIMIT 100
-                    """)
+                    ON \(MigrationAssociationTable.joinCondition(mapping: mapping.name, entity: layout.name)) \
+                    WHERE d.Z_ENT = \(layout.number) AND d.\(.identifier(column)) IS NULL ORDER BY d.Z_PK LIMIT 100
+                    """).map { $0.first?.int64 ?? 0 }
             }
-            for key in keys {
-                failures.append(
-                    MigrationError(
-                        .evaluationFailed, "\(entity) \(key.first?.int64 ?? 0) \(check.property) is required but has no value",
-                        entity: entity, property: check.property))
-            }
-        }
-        guard failures.isEmpty else {
-            throw MigrationError(
-                .evaluationFailed, "\(failures.count) migrated object(s) are invalid in the destination model",
-                mapping: mapping.name, failures: failures)
-        }
-    }
-
-    // MARK: - Associations
-
-    func associate(source: RowReference, withDestination destination: RowReference, mapping: EntityMapping) {
-        do {
-            try associations.associate(source: source, withDestination: destination, mapping: mapping.name)
-        } catch {
-            pendingFailure = pendingFailure ?? Self.failure(error)
-        }
-    }
-
-    func destinationInstances(forMapping mappingName: String?, sourceInstances sources: [RowReference]) -> [RowReference] {
-        var result: [RowReference] = []
-        do {
-            for source in sources { result += try associations.destinations(of: source, mapping: mappingName) }
-        } catch {
-            pendingFailure = pendingFailure ?? Self.failure(error)
-        }
-        return result
-    }
-
-    func sourceInstances(forMapping mappingName: String, destinationInstance destination: RowReference) -> [RowReference] {
-        do {
-            return try associations.sources(of: destination, mapping: mappingName)
-        } catch {
-            pendingFailure = pendingFailure ?? Self.failure(error)
-            return []
         }
     }
 
@@ -477,56 +415,6 @@ final class SQLiteMigrationEngine: MigrationManager {
         }
         guard column.allowsExternalStorage, case .blob(let bytes) = stored else { return stored }
         return .blob(try Self.store { try externalData.store(bytes) })
-    }
-
-    private func setToOne(_ column: ToOneColumn, of row: RowReference, layout: EntityLayout, to target: RowReference?)
-        throws(SQLiteError)
-    {
-        let key = target.map { DatabaseValue.integer($0.primaryKey) } ?? .null
-        var set: [SQL] = [SQL.identifier(column.column) + " = \(key)"]
-        if let entityColumn = column.entityColumn {
-            var number = DatabaseValue.null
-            if let target { number = .integer(Int64(try schema.entity(named: target.entityName).number)) }
-            set.append(SQL.identifier(entityColumn) + " = \(number)")
-        }
-        try destination.execute("UPDATE \(.identifier(layout.table)) SET \(SQL.joined(set)) WHERE Z_PK = \(row.primaryKey)")
-    }
-
-    private func setToMany(_ mapping: ToManyMapping, of row: RowReference, layout: EntityLayout, to objects: [RowReference])
-        throws(SQLiteError)
-    {
-        switch mapping.storage {
-        case .inverseForeignKey(let table, let column, let orderColumn):
-            let target = try schema.entity(named: mapping.destination)
-            let entityColumn = target.toOneRelationships.first { $0.column == column }?.entityColumn
-            for (index, object) in objects.enumerated() {
-                var set = [SQL.identifier(column) + " = \(row.primaryKey)"]
-                if let entityColumn { set.append(SQL.identifier(entityColumn) + " = \(layout.number)") }
-                if let orderColumn { set.append(SQL.identifier(orderColumn) + " = \(Int64(index + 1) * 1024)") }
-                try destination.execute("UPDATE \(.identifier(table)) SET \(SQL.joined(set)) WHERE Z_PK = \(object.primaryKey)")
-            }
-        case .joinTable(let table, let sourceColumn, let targetColumn, let orderColumn):
-            // Rows the inverse side wrote keep its order column: only this side's rows that are
-            // gone are deleted, the others are inserted or get this side's position.
-            let (source, target) = (SQL.identifier(sourceColumn), SQL.identifier(targetColumn))
-            var stale: SQL = "DELETE FROM \(.identifier(table)) WHERE \(source) = \(row.primaryKey)"
-            if !objects.isEmpty { stale = stale + " AND \(target) NOT IN (\(SQL.joined(objects.map { "\($0.primaryKey)" as SQL })))" }
-            try destination.execute(stale)
-            for (index, object) in objects.enumerated() {
-                if let orderColumn {
-                    let order = SQL.identifier(orderColumn)
-                    try destination.execute("""
-                        INSERT INTO \(.identifier(table)) (\(source), \(target), \(order)) \
-                        VALUES (\(row.primaryKey), \(object.primaryKey), \(Int64(index + 1) * 1024)) \
-                        ON CONFLICT DO UPDATE SET \(order) = excluded.\(order)
-                        """)
-                } else {
-                    try destination.execute("""
-                        INSERT OR IGNORE INTO \(.identifier(table)) (\(source), \(target)) VALUES (\(row.primaryKey), \(object.primaryKey))
-                        """)
-                }
-            }
-        }
     }
 }
 

@@ -26,14 +26,9 @@ extension Connection {
     func checkRequiredValues(
         of mapping: MappingModel, source: StoreSchema, destination: ManagedObjectModel, step: (from: String, to: String)
     ) throws {
-        var failures: [MigrationError] = []
-        for check in RequiredValueCheck.checks(of: mapping, source: source, destination: destination) {
-            var query: SQL = "SELECT COUNT(*) FROM \(.identifier(check.table)) WHERE Z_ENT = \(Int64(check.entityNumber))"
-            if let column = check.column { query = query + " AND \(.identifier(column)) IS NULL" }
-            let missing = try fetchValue(query)?.int64 ?? 0
-            if missing > 0 { failures.append(check.failure(missing: missing, step: step)) }
+        try RequiredValueCheck.requireValues(of: mapping, source: source, destination: destination, step: step) { query in
+            try fetchValue(query)?.int64 ?? 0
         }
-        if !failures.isEmpty { throw RequiredValueCheck.refusal(failures, step: step) }
     }
 
     /// Checks, before a uniqueness constraint's index is created, that no two objects share its

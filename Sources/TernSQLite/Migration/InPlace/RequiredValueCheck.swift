@@ -67,6 +67,35 @@ package struct RequiredValueCheck: Sendable, Hashable {
         return checks
     }
 
+    /// The query counting the objects without a value (one row, one column).
+    package var countQuery: SQL {
+        let query: SQL = "SELECT COUNT(*) FROM \(.identifier(table)) WHERE \"Z_ENT\" = \(Int64(entityNumber))"
+        guard let column else { return query }
+        return query + " AND \(.identifier(column)) IS NULL"
+    }
+
+    /// Runs every check of a step with a store's count, and refuses the step when objects lack values.
+    ///
+    /// - Parameters:
+    ///   - mapping: The step's inferred mapping.
+    ///   - source: The store's layout before the step.
+    ///   - destination: The destination model.
+    ///   - step: The step's source and destination version names, for the message.
+    ///   - count: Runs a ``countQuery`` on the store.
+    /// - Throws: ``refusal(_:step:)`` gathering each failure, or what `count` throws.
+    /// - Complexity: One `count` call per attribute that becomes required.
+    package static func requireValues(
+        of mapping: MappingModel, source: StoreSchema, destination: ManagedObjectModel, step: (from: String, to: String),
+        count: (SQL) throws -> Int64
+    ) throws {
+        var failures: [MigrationError] = []
+        for check in checks(of: mapping, source: source, destination: destination) {
+            let missing = try count(check.countQuery)
+            if missing > 0 { failures.append(check.failure(missing: missing, step: step)) }
+        }
+        if !failures.isEmpty { throw refusal(failures, step: step) }
+    }
+
     /// The error for objects found without a value.
     ///
     /// - Parameters:
