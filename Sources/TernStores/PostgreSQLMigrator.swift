@@ -19,13 +19,13 @@ public import TernSQLite
 ///   express it (``TernSQLite/TableMigrationPlan``, as on SQLite), the whole plan runs as DDL and
 ///   `UPDATE`/`INSERT … SELECT` in **one** transaction: PostgreSQL's DDL is transactional, so a
 ///   failure or a killed process leaves the old store.
-/// - **Built beside.** Otherwise (a mapping step, ``MigrationStrategy/rebuild``, a change the
-///   planner cannot express) writers are kept out (`LOCK TABLE … IN EXCLUSIVE MODE`; reads go on),
-///   the rows stream in keyset pages into a local SQLite staging file, the SQLite engine
-///   (``TernSQLite/StoreMigrator``) runs the steps there in batches, the result streams back with
-///   `COPY` into a scratch schema beside the store's, and one transaction drops the old tables and
-///   moves the new ones in. Until that commit the store is untouched; a failure drops the scratch
-///   schema, and a leftover one from a killed process is dropped by the next run.
+/// - **Built beside, on the server.** Otherwise (a mapping step, ``MigrationStrategy/rebuild``, a
+///   change the planner cannot express) writers are kept out (`LOCK TABLE … IN EXCLUSIVE MODE`;
+///   reads go on), each step streams table to table inside the database, in keyset pages of the
+///   batch size, into a scratch schema beside the store's (rows loaded with `COPY`, associations in
+///   a table there; no local file), and one transaction drops the old tables and moves the new
+///   ones in. Until that commit the store is untouched; a failure drops the scratch schemas, and
+///   leftover ones from a killed process are dropped by the next run.
 ///
 /// ```swift
 /// let report = try await PostgreSQLMigrator().migrateStore(
