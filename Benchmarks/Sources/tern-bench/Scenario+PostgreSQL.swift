@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernMigration
 import TernPostgreSQL
 import TernStores
 
@@ -63,6 +64,14 @@ struct PostgreSQLScenario: ScenarioImplementation {
             return try await TernSide(url: input.store, rows: input.rows, postgreSQL: input.location).run(.batchInsert)
         case .postgreSQLFetch:
             return try await TernSide(url: input.store, rows: input.rows, postgreSQL: input.location).run(.fetch)
+        case .postgreSQLMappedMigration:
+            let mapping = try StepMapping(jsonData: Data(MappedMigrationScenario.jsonMapping.utf8))
+            var watch = Stopwatch()
+            watch.start()
+            try await PostgreSQLMigrator().migrateStore(
+                at: input.location, model: MappedMigrationScenario.model(), mappings: [mapping])
+            watch.stop()
+            return watch.timing(checksum: 0)
         default:
             var watch = Stopwatch()
             watch.start()
@@ -87,6 +96,16 @@ struct PostgreSQLScenario: ScenarioImplementation {
                  #"SELECT "ZID", "ZNAME", "ZTIMESTAMP", "ZAMOUNT", "ZFLAG" FROM "ZEVENT""#])
             watch.stop()
             return watch.timing(checksum: try Self.checksum(ofSelection: output))
+        case .postgreSQLMappedMigration:
+            // The split by hand: both tables filled from the old one, which goes, in one transaction.
+            let date = #"to_char(TIMESTAMP '2001-01-01 00:00:00' + "ZTIMESTAMP" * INTERVAL '1 second', 'YYYY-MM-DD HH24:MI:SS')"#
+            var watch = Stopwatch()
+            watch.start()
+            try Self.runPSQL(input.location, ["-1", "-c", """
+                CREATE TABLE "ZPRINTEDEVENT" ("Z_PK" bigint PRIMARY KEY, "Z_ENT" bigint NOT NULL, "Z_OPT" bigint,                 "ZID" bigint, "ZPRINTEDDATE" text);                 CREATE TABLE "ZTIMESTAMPEVENT" ("Z_PK" bigint PRIMARY KEY, "Z_ENT" bigint NOT NULL, "Z_OPT" bigint,                 "ZID" bigint, "ZTIMESTAMP" double precision);                 INSERT INTO "ZPRINTEDEVENT" SELECT "Z_PK", 1, 1, "ZID", \(date) FROM "ZEVENT";                 INSERT INTO "ZTIMESTAMPEVENT" SELECT "Z_PK", 2, 1, "ZID", "ZTIMESTAMP" FROM "ZEVENT";                 DROP TABLE "ZEVENT";                 UPDATE "Z_PRIMARYKEY" SET "Z_NAME" = 'PrintedEvent' WHERE "Z_NAME" = 'Event';                 INSERT INTO "Z_PRIMARYKEY" SELECT 2, 'TimeStampEvent', 0, "Z_MAX" FROM "Z_PRIMARYKEY"
+                """])
+            watch.stop()
+            return watch.timing(checksum: 0)
         default:
             var watch = Stopwatch()
             watch.start()
@@ -108,6 +127,19 @@ struct PostgreSQLScenario: ScenarioImplementation {
                 """)
         case .postgreSQLFetch:
             return nil
+        case .postgreSQLMappedMigration:
+            // Year, month, day, hour, minute and second of the text, so that the format is compared too.
+            let parts = [(1, 4), (6, 2), (9, 2), (12, 2), (15, 2), (18, 2)].map {
+                "SUM(CAST(substr(\"ZPRINTEDDATE\", \($0.0), \($0.1)) AS bigint))"
+            }
+            return try Self.sum(input.location, """
+                SELECT COUNT(*), SUM("ZID"), SUM(length("ZPRINTEDDATE")), \(parts.joined(separator: ", ")) FROM "ZPRINTEDEVENT"
+                """)
+                &+ Self.sum(input.location, """
+                    SELECT COUNT(*), SUM("ZID"), SUM(CAST(trunc("ZTIMESTAMP") AS bigint)), \
+                    (SELECT COUNT(*) * 1000000 FROM information_schema.tables WHERE table_schema = current_schema() \
+                    AND table_name = 'ZEVENT') FROM "ZTIMESTAMPEVENT"
+                    """)
         default:
             return try Self.sum(input.location, """
                 SELECT COUNT(*), SUM("ZID"), SUM(length("ZTITLE")), SUM(CAST(trunc("ZTIMESTAMP") AS bigint)), SUM("ZAMOUNT"), \

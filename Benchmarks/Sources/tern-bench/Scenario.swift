@@ -39,6 +39,9 @@ enum Scenario: String, CaseIterable, Codable {
     case postgreSQLFetch = "pg-fetch"
     /// `inferred-migration` of a PostgreSQL store (DDL in one transaction), against the same DDL by hand.
     case postgreSQLInferredMigration = "pg-inferred-migration"
+    /// `mapped-migration-json` of a PostgreSQL store (table to table on the server), against
+    /// `CREATE TABLE` and `INSERT … SELECT` by hand in one transaction.
+    case postgreSQLMappedMigration = "pg-mapped-migration"
 
     /// What the parent prepares for each side of a scenario.
     enum Input: Equatable {
@@ -63,7 +66,7 @@ enum Scenario: String, CaseIterable, Codable {
         case .inferredMigration, .mappedMigrationJSON, .mappedMigrationSwift, .progressiveMigration,
              .exportJSON, .convertBinary, .replaceWAL: .filledCopy
         case .postgreSQLBatchInsert: .postgreSQL(filled: false)
-        case .postgreSQLFetch, .postgreSQLInferredMigration: .postgreSQL(filled: true)
+        case .postgreSQLFetch, .postgreSQLInferredMigration, .postgreSQLMappedMigration: .postgreSQL(filled: true)
         }
     }
 
@@ -79,7 +82,7 @@ enum Scenario: String, CaseIterable, Codable {
         case .mappedMigrationSwift: 1.5
         case .importTSV: 1.5
         case .count, .progressiveMigration, .exportJSON, .convertBinary, .replaceWAL, .postgreSQLBatchInsert,
-             .postgreSQLFetch, .postgreSQLInferredMigration: nil
+             .postgreSQLFetch, .postgreSQLInferredMigration, .postgreSQLMappedMigration: nil
         }
     }
 
@@ -114,7 +117,8 @@ enum Scenario: String, CaseIterable, Codable {
         case .mappedMigrationJSON, .mappedMigrationSwift: MappedMigrationScenario(scenario: self)
         case .importTSV, .exportJSON: RecordScenario(scenario: self)
         case .convertBinary, .replaceWAL: StoreCopyScenario(scenario: self)
-        case .postgreSQLBatchInsert, .postgreSQLFetch, .postgreSQLInferredMigration: PostgreSQLScenario(scenario: self)
+        case .postgreSQLBatchInsert, .postgreSQLFetch, .postgreSQLInferredMigration, .postgreSQLMappedMigration:
+            PostgreSQLScenario(scenario: self)
         }
     }
 

@@ -246,9 +246,9 @@ final class Connection {
         let buffer = UnsafeRawBufferPointer(start: bytes, count: length)
         switch type {
         case 20, 21, 23, 26:
-            return Int64(String(decoding: buffer, as: UTF8.self)).map(DatabaseValue.integer) ?? .null
+            return NumberText.int64(buffer).map(DatabaseValue.integer) ?? .null
         case 700, 701:
-            return Double(String(decoding: buffer, as: UTF8.self)).map(DatabaseValue.real) ?? .null
+            return NumberText.double(buffer).map(DatabaseValue.real) ?? .null
         case 16:
             return .integer(length > 0 && buffer[0] == UInt8(ascii: "t") ? 1 : 0)
         case 17:
