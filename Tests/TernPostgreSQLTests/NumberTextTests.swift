@@ -1,4 +1,5 @@
 import Foundation
+import TernSQLite
 import TernTestSupport
 import Testing
 
@@ -40,6 +41,39 @@ import Testing
             let expected = Double(text)
             let read = Self.double(text)
             #expect(read?.bitPattern == expected?.bitPattern || (read?.isNaN == true && expected?.isNaN == true), "\(text)")
+        }
+    }
+}
+
+/// COPY's text format written without a `String` per value gives what the escaping rules say.
+@Suite struct CopyTextTests {
+    static func copyText(_ value: DatabaseValue) -> String {
+        var buffer: [UInt8] = []
+        Connection.appendCopyText(value, to: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    @Test func integersRealsAndNullsAreWrittenAsTheirText() {
+        var generator = SplitMix64(state: 13)
+        for number in [0, -1, 1, .max, .min, 10_000_000_000_000_000] + (0..<1_000).map({ _ in Int64(bitPattern: generator.next()) >> (generator.next() % 64) }) {
+            #expect(Self.copyText(.integer(number)) == String(number))
+        }
+        for number in [0.1, -2.5, 1e300, -0.0, .nan, .infinity, -.infinity] {
+            let expected = number.isNaN ? "NaN" : number == .infinity ? "Infinity" : number == -.infinity ? "-Infinity" : "\(number)"
+            #expect(Self.copyText(.real(number)) == expected)
+        }
+        #expect(Self.copyText(.null) == "\\N")
+        #expect(Self.copyText(.blob(Data([0, 0xAB, 0x5C]))) == "\\\\x00ab5c")
+    }
+
+    @Test func textEscapesBackslashesAndLineBreaksAndTabsOnly() {
+        let special: [Character: String] = ["\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"]
+        var generator = SplitMix64(state: 14)
+        let alphabet = Array("ab\\\n\r\t 'é🦆\"")
+        for length in 0..<200 {
+            let text = String((0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+            let expected = text.unicodeScalars.map { scalar in special[Character(scalar)] ?? String(scalar) }.joined()
+            #expect(Self.copyText(.text(text)) == expected, "\(text.debugDescription)")
         }
     }
 }

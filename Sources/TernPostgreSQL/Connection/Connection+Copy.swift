@@ -61,34 +61,62 @@ extension Connection {
     /// How many bytes of COPY data are sent at a time.
     static let copyChunkSize = 1 << 20
 
-    /// Appends a value in COPY's text format.
+    /// Appends a value in COPY's text format: integers digit by digit, text in runs between the
+    /// bytes COPY escapes, without a `String` or an array per value.
     static func appendCopyText(_ value: DatabaseValue, to buffer: inout [UInt8]) {
         switch value {
         case .null:
-            buffer += [0x5C, 0x4E]  // \N
+            buffer.append(0x5C)  // \N
+            buffer.append(0x4E)
         case .integer(let number):
-            buffer += Array(String(number).utf8)
+            appendDigits(of: number, to: &buffer)
         case .real(let number):
-            let text = number.isNaN ? "NaN" : number == .infinity ? "Infinity" : number == -.infinity ? "-Infinity" : "\(number)"
-            buffer += Array(text.utf8)
+            if number.isNaN {
+                buffer.append(contentsOf: "NaN".utf8)
+            } else if number.isInfinite {
+                buffer.append(contentsOf: (number < 0 ? "-Infinity" : "Infinity").utf8)
+            } else {
+                buffer.append(contentsOf: number.description.utf8)
+            }
         case .text(let text):
-            for byte in text.utf8 {
-                switch byte {
-                case 0x5C: buffer += [0x5C, 0x5C]
-                case 0x0A: buffer += [0x5C, 0x6E]
-                case 0x0D: buffer += [0x5C, 0x72]
-                case 0x09: buffer += [0x5C, 0x74]
-                default: buffer.append(byte)
+            var text = text
+            text.withUTF8 { bytes in
+                var start = 0
+                for (index, byte) in bytes.enumerated() where byte == 0x5C || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                    buffer.append(0x5C)
+                    buffer.append(byte == 0x5C ? 0x5C : byte == 0x0A ? 0x6E : byte == 0x0D ? 0x72 : 0x74)
+                    start = index + 1
                 }
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
             }
         case .blob(let data):
             // bytea's hex input `\x…`, its backslash escaped for COPY.
-            buffer += [0x5C, 0x5C, 0x78]
-            let digits = Array("0123456789abcdef".utf8)
+            buffer.append(contentsOf: [0x5C, 0x5C, 0x78])
+            buffer.reserveCapacity(buffer.count + data.count * 2)
             for byte in data {
-                buffer.append(digits[Int(byte >> 4)])
-                buffer.append(digits[Int(byte & 0x0F)])
+                buffer.append(hexDigits[Int(byte >> 4)])
+                buffer.append(hexDigits[Int(byte & 0x0F)])
             }
+        }
+    }
+
+    /// The ASCII hex digits.
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends an integer's decimal digits (with a minus sign when negative).
+    private static func appendDigits(of number: Int64, to buffer: inout [UInt8]) {
+        if number < 0 { buffer.append(0x2D) }
+        // The magnitude as unsigned, so that Int64.min has one; at most 19 digits.
+        var magnitude = number.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var position = digits.count
+            repeat {
+                position -= 1
+                digits[position] = 0x30 + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[position...]))
         }
     }
 }
