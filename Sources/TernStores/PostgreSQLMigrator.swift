@@ -110,6 +110,7 @@ public struct PostgreSQLMigrator: Sendable {
             }
             steps.append((step, from, to))
         }
+        try session.checkEntityNumbers(model: steps[0].from)
         if options.strategy != .rebuild, let counts = try runInPlace(steps, session: session, journal: journal, options: options, progress: progress, emit: emit) {
             report.objectsPerStep = counts
             report.inPlaceSteps = Array(plan.steps.indices)

@@ -59,4 +59,32 @@ import Testing
         let verification = try await StoreVerifier.verify(storeAt: url, model: target)
         #expect(verification.problems.isEmpty, "\(verification.problems)")
     }
+
+    /// A store whose `Z_PRIMARYKEY` numbers no longer match its rows' `Z_ENT` (the hostile case
+    /// `primarykey-wrong-entity-numbers`): a rebuild used to copy none of its rows and report
+    /// success, and the in-place path relabelled them. Every path now refuses it untouched.
+    @Test(arguments: [MigrationStrategy.automatic, .inPlace, .rebuild])
+    func aStoreWithRowsNoEntityOwnsIsRefusedUntouched(strategy: MigrationStrategy) async throws {
+        let bundle = "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld"
+        let order = try #require(Self.orders[bundle])
+        let model = try XcodeModel.readVersionedModel(at: Fixtures.url(bundle), order: order)
+        let directory = try TemporaryDirectory()
+        let url = try directory.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite"))
+        do {
+            let connection = try SQLiteStore.openExisting(url, configuration: SQLiteConfiguration())
+            try connection.executeOnce("UPDATE Z_PRIMARYKEY SET Z_ENT = Z_ENT + 10")
+        }
+        let bytes = try Data(contentsOf: url)
+        let folder = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+
+        let options = MigrationOptions(strategy: strategy)
+        let error = try await #require(throws: MigrationError.self) {
+            try await StoreMigrator().migrateStore(at: url, model: model, to: "SampleModel3", options: options)
+        }
+        #expect(error.code == .storeFailure)
+        #expect(error.message.hasPrefix("Rows of ZCAR, ZPERSON have entity numbers"), "\(error)")
+        #expect(error.failures.contains { $0.message.hasPrefix("125 row(s) of ZCAR") }, "\(error.failures)")
+        #expect(try Data(contentsOf: url) == bytes)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == folder)
+    }
 }

@@ -121,6 +121,20 @@ import Testing
         #expect(problems.first?.entityName == "Book" && problems.first?.primaryKey == 3)
     }
 
+    @Test(arguments: [
+        // A subentity that claims to be a root, and a root that claims a parent (itself).
+        ("UPDATE Z_PRIMARYKEY SET Z_SUPER = 0 WHERE Z_NAME = 'Novel'", "Novel", "superentity Book"),
+        ("UPDATE Z_PRIMARYKEY SET Z_SUPER = Z_ENT WHERE Z_NAME = 'Author'", "Author", "0: it is a root entity"),
+    ])
+    func aSuperentityNumberTheModelDoesNotHaveIsReported(update: String, entity: String, expected: String) async throws {
+        let library = try Library()
+        try library.execute(update)
+        let problems = try await library.verify().problems
+        #expect(problems.map(\.kind) == [.entityHierarchy])
+        #expect(problems.first?.entityName == entity)
+        #expect(problems.first?.message.contains(expected) == true, "\(problems)")
+    }
+
     @Test func anUnknownEntityNumberIsReported() async throws {
         let library = try Library()
         try library.execute("UPDATE ZBOOK SET Z_ENT = 77 WHERE Z_PK = 3")

@@ -274,6 +274,37 @@ struct PostgreSQLMigrationTests {
         try PostgreSQLStore.destroy(at: url)
     }
 
+    /// A store whose `Z_PRIMARYKEY` numbers no longer match its rows' `Z_ENT`: refused untouched
+    /// by both strategies, as on SQLite (a rebuild used to copy none of its rows).
+    @Test(arguments: [MigrationStrategy.automatic, .rebuild])
+    func aStoreWithRowsNoEntityOwnsIsRefusedUntouchedAsOnSQLite(strategy: MigrationStrategy) async throws {
+        let model = try VersionedModel("Items") {
+            ModelVersion("v1") { Entity("Item") { Attribute("name", .string) } }
+            ModelVersion("v2") {
+                Entity("Item") {
+                    Attribute("name", .string)
+                    Attribute("count", .integer32).default(.integer(7))
+                }
+            }
+        }
+        let rows = ["a", "b", "c"].enumerated().map { index, name in
+            StoreRow(reference: RowReference(entityName: "Item", primaryKey: Int64(index + 1)), version: 1, attributes: ["name": .string(name)])
+        }
+        let url = try PostgreSQLTestServer.freshStoreURL(prefix: "stray_rows")
+        _ = try await PostgreSQLStore(url: url, model: model.versions[0].model).save(StoreChangeSet(inserted: rows))
+        try TernPostgreSQL.Connection(try PostgreSQLLocation(url)).execute(#"UPDATE "Z_PRIMARYKEY" SET "Z_ENT" = "Z_ENT" + 10"#)
+        let metadata = try PostgreSQLStore.metadata(at: url)
+        let error = await #expect(throws: MigrationError.self) {
+            try await PostgreSQLMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: strategy))
+        }
+        #expect(error?.code == .storeFailure)
+        #expect(error?.message.hasPrefix("3 row(s) of ZITEM have an entity number (Z_ENT)") == true, "\(String(describing: error))")
+        #expect(try PostgreSQLStore.metadata(at: url) == metadata)
+        let connection = try TernPostgreSQL.Connection(try PostgreSQLLocation(url))
+        #expect(try connection.fetchValue(#"SELECT COUNT(*) FROM "ZITEM" WHERE "Z_ENT" = 1"#)?.int64 == 3)
+        try PostgreSQLStore.destroy(at: url)
+    }
+
     @Test func aSecondMigratorWaitsForTheLockThenFailsNamingTheHolder() async throws {
         let model = try RecipeVersions.model()
         let url = try PostgreSQLTestServer.freshStoreURL(prefix: "locked")

@@ -131,7 +131,58 @@ import Testing
         if !exportSucceeded {
             #expect(!FileManager.default.fileExists(atPath: output.path), "\(file): a failed export left output")
         }
+        // Every case is damage `tern verify` must find: it exits 1, with its summary line first.
+        let verify = await ToolRunner.run(["verify", url.path])
+        #expect(verify.status == 1, "\(file): tern verify exited with \(verify.status): \(verify.standardOutput)")
+        #expect(verify.errorLines.first?.hasPrefix("error: ") == true, "\(file): \(verify.standardError)")
         #expect(try Data(contentsOf: url) == original, "\(file) was changed by tern")
+        try await Self.migrateGivesAClearErrorOrKeepsEveryRow(url, file, original: original)
+    }
+
+    /// The SampleModel bundle most hostile stores come from, and its versions' order.
+    static let sampleModel = (bundle: "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", order: "SampleModel,SampleModel2,SampleModel3")
+
+    /// The stores `tern migrate` must refuse even though it can read them.
+    static let migrateFailures: Set<String> = ["primarykey-wrong-entity-numbers.sqlite"]
+
+    /// The rows of each entity table (`Z` and a letter) of a SQLite file, or nil when it cannot be read.
+    static func entityRowCounts(_ url: URL) -> [String: Int64]? {
+        guard let connection = try? Connection(path: url.path, configuration: .readOnly),
+            let tables = try? connection.fetchAll(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z[A-Z]*'")
+        else { return nil }
+        var counts: [String: Int64] = [:]
+        for case .text(let table)? in tables.map(\.first) {
+            guard let count = try? connection.fetchValue("SELECT COUNT(*) FROM \(.identifier(table))")?.int64 else { return nil }
+            counts[table] = count
+        }
+        return counts
+    }
+
+    /// `tern migrate` to SampleModel3: a clear error with the store unchanged, or a migration
+    /// that keeps every row of every entity table the store had.
+    static func migrateGivesAClearErrorOrKeepsEveryRow(_ url: URL, _ file: String, original: Data) async throws {
+        let before = entityRowCounts(url)
+        let result = await ToolRunner.run([
+            "migrate", url.path, "--model", Fixtures.url(sampleModel.bundle).path, "--order", sampleModel.order,
+            "--to", "SampleModel3", "--quiet",
+        ])
+        let migrated = result.status == 0
+        if !migrated {
+            // One error line; the lines under it, if any, list the problems.
+            #expect(result.status == 1, "\(file): tern migrate exited with \(result.status)")
+            #expect(result.errorLines.first?.hasPrefix("error: ") == true, "\(file): \(result.standardError)")
+            #expect(result.errorLines.filter { $0.hasPrefix("error:") }.count == 1, "\(file): \(result.standardError)")
+        }
+        if migrateFailures.contains(file) { #expect(!migrated, "\(file): tern migrate accepted a damaged store") }
+        guard migrated else {
+            #expect(try Data(contentsOf: url) == original, "\(file) was changed by a failed tern migrate")
+            return
+        }
+        let after = entityRowCounts(url)
+        for (table, count) in before ?? [:] {
+            #expect(after?[table] == count, "\(file): \(table) had \(count) rows, \(after?[table] ?? -1) after tern migrate")
+        }
     }
 
     @Test func storeCorpusCoversEachKindOfDamage() {

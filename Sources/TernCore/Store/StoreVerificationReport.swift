@@ -26,6 +26,8 @@ public struct StoreProblem: Sendable, Hashable {
         public static let primaryKeyCounter = Kind("primaryKeyCounter")
         /// A row's entity number (`Z_ENT`) is not one of its table's concrete entities.
         public static let unknownEntity = Kind("unknownEntity")
+        /// An entity's row in `Z_PRIMARYKEY` names a superentity (`Z_SUPER`) other than the model's.
+        public static let entityHierarchy = Kind("entityHierarchy")
         /// A reference (a to-one column or a join-table row) points to an object that does not exist.
         public static let danglingReference = Kind("danglingReference")
         /// Two sides of a relationship and its inverse disagree.

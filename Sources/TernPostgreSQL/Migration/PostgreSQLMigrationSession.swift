@@ -98,6 +98,18 @@ package final class PostgreSQLMigrationSession {
         return removed.isEmpty ? nil : removed.joined(separator: ", ")
     }
 
+    /// Refuses, before anything is written, a store with rows no entity of its `Z_PRIMARYKEY` owns
+    /// (``TernSQLite/EntityNumberCheck``): a migration would leave them out or relabel them.
+    ///
+    /// - Parameter model: The model of the store's current version.
+    /// - Throws: ``TernMigration/MigrationError`` with code `storeFailure` naming each table with
+    ///   stray rows; ``PostgreSQLError`` when the server refuses.
+    /// - Complexity: One scan of each root table.
+    package func checkEntityNumbers(model: ManagedObjectModel) throws {
+        let layout = try connection.readSchema(model: model)
+        try EntityNumberCheck.requireNoStrayRows(in: layout) { try connection.fetchValue($0)?.int64 ?? 0 }
+    }
+
     // MARK: - In place
 
     /// Runs inferred steps on the store's tables, with DDL in one transaction, without loading

@@ -95,6 +95,7 @@ public struct StoreMigrator: Sendable {
             emit(.finished(report))
             return report
         }
+        try Self.checkEntityNumbers(of: url, version: plan.steps[0].from, in: model)
         progress?.totalUnitCount = Int64(plan.steps.count)
         if options.destination == nil, options.strategy != .rebuild,
             let counts = try runInPlaceIfPossible(
@@ -189,6 +190,16 @@ public struct StoreMigrator: Sendable {
                 "The migration cannot run in place: \(unsupported.reason); "
                     + "use the automatic or rebuild strategy to build it beside the store")
         }
+    }
+
+    /// Refuses, before anything is written, a store with rows no entity of its `Z_PRIMARYKEY` owns
+    /// (``EntityNumberCheck``): a migration would leave them out or relabel them.
+    private static func checkEntityNumbers(of url: URL, version: String, in model: VersionedModel) throws {
+        guard let sourceModel = model.version(named: version)?.model else {
+            throw MigrationError(.unknownVersion, "The model has no version \(version)")
+        }
+        let connection = try SQLiteStore.openExisting(url, configuration: .readOnly)
+        try connection.checkEntityNumbers(of: try connection.readSchema(model: sourceModel))
     }
 
     /// Runs one step from a store file into a new file; returns the number of source objects read.

@@ -72,6 +72,7 @@ package final class StoreChecker {
         let joinColumns = joinTableColumns()
         progress?.totalUnitCount = Int64(roots.count + entities.count + joinColumns.count + schema.entities.count)
         var objectCount = 0
+        checkEntityHierarchy()
         for table in roots {
             objectCount += try checkTable(table)
             progress?.completedUnitCount += 1
@@ -119,9 +120,7 @@ package final class StoreChecker {
                 message: "Z_MAX of \(root.name) is \(counter[0].int64 ?? 0), below the largest primary key \(largest) "
                     + "in \(table.name); new objects would reuse keys"))
         }
-        let concrete = root.hierarchyNumbers.filter { number in
-            schema.entityNames[number].flatMap { schema.entities[$0] }.map { !$0.isAbstract } ?? false
-        }
+        let concrete = schema.concreteNumbers(inHierarchyOf: root)
         let sql: SQL = "SELECT \"Z_PK\", \"Z_ENT\" FROM \(name) WHERE \"Z_ENT\" IS NULL OR \"Z_ENT\" NOT IN (\(Self.list(concrete)))"
         try forEach(sql) { row in
             let number = row[1].int64.map(String.init) ?? "NULL"
@@ -131,6 +130,24 @@ package final class StoreChecker {
                 message: "row \(row[0].int64 ?? 0) of \(table.name) has Z_ENT \(number), which is \(what) of this table"))
         }
         return count
+    }
+
+    /// Checks that each entity's `Z_PRIMARYKEY` row names its superentity (`Z_SUPER`) as the model
+    /// does: the superentity's number, or 0 for a root.
+    ///
+    /// - Complexity: O(*n*) in the number of entities.
+    func checkEntityHierarchy() {
+        for entity in schema.entities.values.sorted(by: { $0.name < $1.name }) {
+            let parent = model.parent(of: entity.name)
+            let expected = parent.flatMap { schema.entities[$0.name]?.number } ?? 0
+            guard entity.superNumber != expected else { continue }
+            let found = schema.entityNames[entity.superNumber].map { "\(entity.superNumber) (\($0))" } ?? "\(entity.superNumber)"
+            let wanted = parent.map { "\(expected), the number of its superentity \($0.name)" } ?? "0: it is a root entity"
+            add(StoreProblem(
+                .entityHierarchy, entityName: entity.name,
+                message: "Z_PRIMARYKEY gives \(entity.name) (Z_ENT \(entity.number)) the superentity number Z_SUPER \(found); "
+                    + "the model says \(wanted)"))
+        }
     }
 
     // MARK: - Objects of one entity

@@ -34,7 +34,7 @@ struct VerifyCommand: Command {
             --json prints {"ok": BOOL, "objects": INT, "truncated": BOOL, "skipped": [KIND], "problems": [{"kind":
             STRING, "entity": NAME|null, "primaryKey": INT|null, "property": NAME|null, "message":
             STRING}]} on stdout, also when problems are found (then the exit status is 1 and stderr
-            has only the error line). Kinds: integrity, primaryKeyCounter, unknownEntity,
+            has only the error line). Kinds: integrity, primaryKeyCounter, unknownEntity, entityHierarchy,
             danglingReference, inverseMismatch, missingValue, countOutOfRange,
             uniquenessViolation, missingExternalData.
 
