@@ -10,8 +10,9 @@ import Testing
 /// or the complete new one, with no committed row lost.
 ///
 /// Ordinary runs use small stores and a few kills per case; `TERN_CRASH_LONG=1` runs 200 kills
-/// per case on stores of 50,000 rows (see RELIABILITY.md). Container relocation is not covered
-/// yet: it needs a `tern-crash-helper` mode and a case here.
+/// per case on stores of 50,000 rows (see RELIABILITY.md). Container relocation and binary-store
+/// migration have their cases beside the container's tests (`ContainerCrashTests`,
+/// `AtomicContainerTests`), sync's in `SyncCrashTests`.
 @Suite(.serialized) struct CrashHarnessTests {
     /// The `tern` binary and `tern-crash-helper`, built beside the tests.
     static func executables() throws -> (tern: URL, helper: URL) {
