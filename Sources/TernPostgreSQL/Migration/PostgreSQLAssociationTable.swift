@@ -42,7 +42,7 @@ final class PostgreSQLAssociationTable: MigrationAssociationStorage {
         self.connection = connection
         self.flushLimit = max(1, flushLimit)
         try connection.executeScript("""
-            CREATE TABLE "TERN_ASSOCIATION" ("SEQ" bigint PRIMARY KEY, "MAPPING" text NOT NULL, "SENT" text NOT NULL, \
+            CREATE UNLOGGED TABLE "TERN_ASSOCIATION" ("SEQ" bigint PRIMARY KEY, "MAPPING" text NOT NULL, "SENT" text NOT NULL, \
             "SPK" bigint NOT NULL, "DENT" text NOT NULL, "DPK" bigint NOT NULL);
             CREATE INDEX "TERN_ASSOCIATION_S" ON "TERN_ASSOCIATION" ("SENT", "SPK");
             CREATE INDEX "TERN_ASSOCIATION_D" ON "TERN_ASSOCIATION" ("MAPPING", "DENT", "DPK")

@@ -12,7 +12,8 @@ import TernSQLite
 /// attribute values set in place, and are loaded with one `COPY` per table once a batch is full
 /// or before anything reads or updates the destination; relationships are written with bound
 /// `UPDATE`s and join-table `INSERT`s as on SQLite. Associations live in a table of the
-/// destination schema (``PostgreSQLAssociationTable``). Memory is bounded by the batch size.
+/// destination schema (``PostgreSQLAssociationTable``, unlogged: it never outlives the step). Memory is
+/// bounded by the batch size.
 final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
     let sourceModel: ManagedObjectModel
     let destinationModel: ManagedObjectModel
