@@ -135,6 +135,9 @@ struct PrintedEventPolicy: EntityMigrationPolicy {
     /// Only `id` and `timeStamp` are read, so only their columns are.
     func sourceAttributes(for mapping: EntityMapping) -> Set<String>? { ["id", "timeStamp"] }
 
+    /// Stage 1 reads only the source event and makes only a `PrintedEvent`: it may share the walk over `Event`.
+    func createsInstancesIndependently(for mapping: EntityMapping) -> Bool { true }
+
     func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
         throws(MigrationError)
     {
@@ -155,6 +158,9 @@ struct PrintedEventPolicy: EntityMigrationPolicy {
 struct TimeStampEventPolicy: EntityMigrationPolicy {
     /// Only `id` and `timeStamp` are read, so only their columns are.
     func sourceAttributes(for mapping: EntityMapping) -> Set<String>? { ["id", "timeStamp"] }
+
+    /// Stage 1 reads only the source event and makes only a `TimeStampEvent`: it may share the walk over `Event`.
+    func createsInstancesIndependently(for mapping: EntityMapping) -> Bool { true }
 
     func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
         throws(MigrationError)

@@ -46,6 +46,21 @@ public protocol EntityMigrationPolicy: Sendable {
     /// - Returns: Attribute names, or nil for every attribute.
     func sourceAttributes(for mapping: EntityMapping) -> Set<String>?
 
+    /// Whether stage 1 of an entity mapping is independent of every other mapping, so that
+    /// ``MappingRunner`` may run it in one walk over the source entity with other mappings of
+    /// that entity, those of later passes included; false, the default.
+    ///
+    /// Return true only when stage 1 reads nothing but the source object it is given (its
+    /// values and key paths), creates only objects of the mapping's destination entity and
+    /// associates them under this mapping; and when stages 2 and 3 look at other mappings'
+    /// objects only as the mapping's relationship mappings say (as the default stages do). The
+    /// runner then still keeps every mapping whose objects another mapping's relationships
+    /// name, or whose destination table another mapping writes, in its own pass.
+    ///
+    /// - Parameter mapping: The entity mapping.
+    /// - Returns: Whether stage 1 may share a walk over the source.
+    func createsInstancesIndependently(for mapping: EntityMapping) -> Bool
+
     /// Stage 2: sets the relationships of one destination object that the mapping created.
     ///
     /// - Parameters:
@@ -77,6 +92,9 @@ extension EntityMigrationPolicy {
     /// Every attribute: a policy that does not say may read any.
     public func sourceAttributes(for mapping: EntityMapping) -> Set<String>? { nil }
 
+    /// False: a policy that does not say may read or change anything in stage 1.
+    public func createsInstancesIndependently(for mapping: EntityMapping) -> Bool { false }
+
     /// Sets each relationship from its relationship mapping, evaluated on the first source object.
     public func createRelationships(
         forDestination destination: RowReference, mapping: EntityMapping, manager: any MigrationManager
@@ -94,6 +112,9 @@ extension EntityMigrationPolicy {
 public struct DefaultMigrationPolicy: EntityMigrationPolicy {
     /// Creates the default policy.
     public init() {}
+
+    /// True: the default stage 1 reads only the source object, through the attribute mappings.
+    public func createsInstancesIndependently(for mapping: EntityMapping) -> Bool { true }
 
     // MARK: - The default stages
 

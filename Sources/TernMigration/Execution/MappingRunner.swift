@@ -28,6 +28,11 @@ public struct MappingRunner: Sendable {
 
     /// Runs mapping models one after the other into the manager's destination.
     ///
+    /// Stage 1 of several entity mappings of one source entity runs in one walk over the source
+    /// when they are independent (see ``EntityMigrationPolicy/createsInstancesIndependently(for:)``),
+    /// even across passes: each source object is then read once for all of them. The result is
+    /// the same as running them apart.
+    ///
     /// - Parameters:
     ///   - passes: The mapping models, in order; each runs its entity mappings in the order of
     ///     ``MappingModel/ordering(in:)``.
@@ -37,63 +42,57 @@ public struct MappingRunner: Sendable {
     ///   mapping names a policy that is not registered.
     /// - Complexity: O(*n*) policy calls for *n* source objects.
     public func run(_ passes: [MappingModel], manager: any MigrationManager) throws(MigrationError) {
-        for pass in passes {
-            var staged: [(EntityMapping, any EntityMigrationPolicy)] = []
-            for mapping in pass.ordering(in: manager.destinationModel).entityMappings where Self.createsObjects(mapping) {
-                staged.append((mapping, try policies.policy(for: mapping)))
-            }
-            // The default policy's property mappings are compiled once per pass, not read per object.
-            let compiled = staged.map { mapping, policy in
-                policy is DefaultMigrationPolicy ? CompiledEntityMapping(mapping, destination: manager.destinationModel) : nil
-            }
-            for ((mapping, policy), compiled) in zip(staged, compiled) {
-                let attributes = Self.sourceAttributes(read: compiled?.sourceAttributes ?? policy.sourceAttributes(for: mapping), by: mapping)
-                if let compiled {
-                    let reader = SourceCursor(manager: manager)
-                    try manager.forEachSourceInstance(of: mapping, readingAttributes: attributes) { source throws(MigrationError) in
-                        try compiled.createInstance(forSource: source, manager: manager, reader: reader)
-                    }
-                } else {
-                    try manager.forEachSourceInstance(of: mapping, readingAttributes: attributes) { source throws(MigrationError) in
-                        try policy.createDestinationInstances(forSource: source, mapping: mapping, manager: manager)
-                    }
-                }
-            }
-            for ((mapping, policy), compiled) in zip(staged, compiled) {
-                if let compiled {
+        let plan = try MappingWalkPlan(passes, policies: policies, destination: manager.destinationModel)
+        for (staged, walks) in zip(plan.passes, plan.walks) {
+            for walk in walks { try Self.createInstances(walk, manager: manager) }
+            for member in staged {
+                if let compiled = member.compiled {
                     // Without relationship mappings the default stage 2 does nothing: skip the walk.
                     guard compiled.hasRelationships else { continue }
-                    try manager.forEachDestinationInstance(of: mapping) { destination throws(MigrationError) in
+                    try manager.forEachDestinationInstance(of: member.mapping) { destination throws(MigrationError) in
                         try compiled.setRelationships(of: destination, manager: manager)
                     }
                 } else {
+                    let (mapping, policy) = (member.mapping, member.policy)
                     try manager.forEachDestinationInstance(of: mapping) { destination throws(MigrationError) in
                         try policy.createRelationships(forDestination: destination, mapping: mapping, manager: manager)
                     }
                 }
             }
-            for (mapping, policy) in staged { try policy.endEntityMapping(mapping, manager: manager) }
+            for member in staged { try member.policy.endEntityMapping(member.mapping, manager: manager) }
         }
     }
 
     // MARK: - Non public
 
-    /// What stage 1 of a mapping reads: the attributes its policy or expressions read and those
-    /// of its filter; nil (every attribute) when the policy does not say.
-    private static func sourceAttributes(read: Set<String>?, by mapping: EntityMapping) -> Set<String>? {
-        guard var attributes = read else { return nil }
-        if let filter = mapping.sourceFilter {
-            for keyPath in filter.keyPaths { attributes.insert(String(keyPath.prefix { $0 != "." })) }
+    /// Stage 1 of the mappings of one walk over their source entity.
+    private static func createInstances(_ walk: [StagedMapping], manager: any MigrationManager) throws(MigrationError) {
+        let reader = SourceCursor(manager: manager)
+        func create(_ member: StagedMapping, _ source: RowReference) throws(MigrationError) {
+            if let compiled = member.compiled {
+                try compiled.createInstance(forSource: source, manager: manager, reader: reader)
+            } else {
+                try member.policy.createDestinationInstances(forSource: source, mapping: member.mapping, manager: manager)
+            }
         }
-        return attributes
-    }
-
-    /// Whether an entity mapping reads source objects.
-    private static func createsObjects(_ mapping: EntityMapping) -> Bool {
-        switch mapping.kind {
-        case .add, .remove: false
-        case .copy, .transform: true
-        case .custom: mapping.sourceEntityName != nil
+        if walk.count == 1, let member = walk.first {
+            try manager.forEachSourceInstance(of: member.mapping, readingAttributes: member.sourceAttributes) {
+                source throws(MigrationError) in
+                try create(member, source)
+            }
+            return
+        }
+        var attributes: Set<String>? = []
+        for member in walk {
+            guard let read = member.sourceAttributes else {
+                attributes = nil
+                break
+            }
+            attributes?.formUnion(read)
+        }
+        try manager.forEachSourceInstance(of: walk.map(\.mapping), readingAttributes: attributes) {
+            index, source throws(MigrationError) in
+            try create(walk[index], source)
         }
     }
 }

@@ -63,6 +63,27 @@ public protocol MigrationManager: AnyObject {
         _ body: (RowReference) throws(MigrationError) -> Void
     ) throws(MigrationError)
 
+    /// Calls `body` for the source objects of several entity mappings of one source entity in
+    /// one walk: for each source object, in primary-key order, once per mapping whose filter it
+    /// passes, in the order of `mappings`, with the mapping's index.
+    ///
+    /// ``MappingRunner`` asks for one walk only for mappings whose stage 1 is independent of the
+    /// others (see ``EntityMigrationPolicy/createsInstancesIndependently(for:)``), so an engine
+    /// may read each source row once for all of them. The default walks the mappings one after
+    /// the other with ``forEachSourceInstance(of:readingAttributes:_:)``, which gives the same
+    /// result for such mappings.
+    ///
+    /// - Parameters:
+    ///   - mappings: Entity mappings with the same source entity.
+    ///   - attributes: The source attributes that will be read; nil when unknown (every one).
+    ///   - body: Called with the index of a mapping in `mappings` and a source object's handle.
+    /// - Throws: ``MigrationError`` from the engine or from `body`.
+    /// - Complexity: O(*n* · *m*) `body` calls for *n* source objects and *m* mappings.
+    func forEachSourceInstance(
+        of mappings: [EntityMapping], readingAttributes attributes: Set<String>?,
+        _ body: (Int, RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError)
+
     /// The value at a key path of a source object, as `$source.keyPath` reads it.
     ///
     /// - Parameters:
@@ -154,6 +175,19 @@ extension MigrationManager {
         _ body: (RowReference) throws(MigrationError) -> Void
     ) throws(MigrationError) {
         try forEachSourceInstance(of: mapping, body)
+    }
+
+    /// Walks the mappings one after the other: an engine that reads whole objects gains nothing
+    /// from one walk.
+    public func forEachSourceInstance(
+        of mappings: [EntityMapping], readingAttributes attributes: Set<String>?,
+        _ body: (Int, RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError) {
+        for (index, mapping) in mappings.enumerated() {
+            try forEachSourceInstance(of: mapping, readingAttributes: attributes) { source throws(MigrationError) in
+                try body(index, source)
+            }
+        }
     }
 
     /// The destination relationship a ``setDestinationRelationship(_:of:to:)`` call names, checked

@@ -7,7 +7,8 @@ import TernCore
 /// under one mapping: source `SSTART + i` became destination `DSTART + i`. A mapping that makes
 /// one object per source object, read and created in key order, gives one run per
 /// ``runLimit`` objects (fewer where source keys have gaps), so the table stays small and
-/// memory holds only the run being extended. Any other pattern of associations still works,
+/// memory holds only the run being extended, one per mapping (mappings that share a walk over
+/// their source associate in turns). Any other pattern of associations still works,
 /// as runs of one. Runs never span more than ``runLimit`` keys, so that finding the runs that
 /// hold a key reads one short index range.
 ///
@@ -48,8 +49,8 @@ final class MigrationAssociationTable {
 
     /// The destination file's connection.
     private let connection: Connection
-    /// The run being extended, not yet written; always the newest.
-    private var open: Run?
+    /// The runs being extended, not yet written, at most one per mapping: each is its mapping's newest.
+    private var open: [Run] = []
     /// The largest destination key associated so far, by mapping and destination entity.
     private var largestDestination: [String: [String: Int64]] = [:]
 
@@ -75,27 +76,37 @@ final class MigrationAssociationTable {
     ///
     /// - Throws: ``SQLiteError`` when a finished run cannot be written.
     func associate(source: RowReference, withDestination destination: RowReference, mapping: String) throws(SQLiteError) {
-        if let run = open, run.count < Self.runLimit, run.mapping == mapping, run.sourceEntity == source.entityName,
-            run.destinationEntity == destination.entityName, source.primaryKey == run.sourceStart + run.count,
-            destination.primaryKey == run.destinationStart + run.count
-        {
-            open?.count += 1
-        } else {
-            try flush()
-            let largest = largestDestination[mapping]?[destination.entityName]
-            open = Run(
-                mapping: mapping, sourceEntity: source.entityName, sourceStart: source.primaryKey,
-                destinationEntity: destination.entityName, destinationStart: destination.primaryKey, count: 1,
-                isFresh: largest.map { destination.primaryKey > $0 } ?? true)
+        let slot = open.firstIndex { $0.mapping == mapping }
+        if let slot {
+            let run = open[slot]
+            if run.count < Self.runLimit, run.sourceEntity == source.entityName,
+                run.destinationEntity == destination.entityName, source.primaryKey == run.sourceStart + run.count,
+                destination.primaryKey == run.destinationStart + run.count
+            {
+                open[slot].count += 1
+                return
+            }
+            try write(run)
         }
+        let largest = largestDestination[mapping]?[destination.entityName]
+        let run = Run(
+            mapping: mapping, sourceEntity: source.entityName, sourceStart: source.primaryKey,
+            destinationEntity: destination.entityName, destinationStart: destination.primaryKey, count: 1,
+            isFresh: largest.map { destination.primaryKey > $0 } ?? true)
+        if let slot { open[slot] = run } else { open.append(run) }
     }
 
-    /// Writes the open run to the table.
+    /// Writes the open runs to the table, in the order they were opened.
     ///
-    /// - Throws: ``SQLiteError`` when it cannot be written.
+    /// - Throws: ``SQLiteError`` when one cannot be written.
     func flush() throws(SQLiteError) {
-        guard let run = open else { return }
-        open = nil
+        let runs = open
+        open = []
+        for run in runs { try write(run) }
+    }
+
+    /// Writes one run to the table.
+    private func write(_ run: Run) throws(SQLiteError) {
         let last = run.destinationStart + run.count - 1
         if last > largestDestination[run.mapping]?[run.destinationEntity] ?? .min {
             largestDestination[run.mapping, default: [:]][run.destinationEntity] = last
@@ -119,12 +130,17 @@ final class MigrationAssociationTable {
             SELECT DENT, DSTART + (\(key) - SSTART) FROM TERN_ASSOCIATION WHERE SENT = \(source.entityName) \
             AND SSTART BETWEEN \(key - Self.runLimit + 1) AND \(key) AND SSTART + COUNT > \(key)
             """
-        if let mapping { sql.append(" AND MAPPING = \(mapping)") }
+        if let mapping {
+            sql.append(" AND MAPPING = \(mapping)")
+        } else {
+            // Across mappings, the written runs alone give the order of association.
+            try flush()
+        }
         var result: [RowReference] = []
         try connection.forEachRow(sql + " ORDER BY rowid") { row in
             result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
         }
-        if let run = open, mapping == nil || run.mapping == mapping, let destination = run.destination(of: source) {
+        if let run = open.first(where: { $0.mapping == mapping }), let destination = run.destination(of: source) {
             result.append(destination)
         }
         return result
@@ -143,7 +159,9 @@ final class MigrationAssociationTable {
             """) { row in
             result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
         }
-        if let run = open, run.mapping == mapping, let source = run.source(of: destination) { result.append(source) }
+        if let run = open.first(where: { $0.mapping == mapping }), let source = run.source(of: destination) {
+            result.append(source)
+        }
         return result
     }
 
@@ -185,7 +203,7 @@ final class MigrationAssociationTable {
 
     /// Drops the table.
     func drop() throws(SQLiteError) {
-        open = nil
+        open = []
         try connection.executeOnce("DROP TABLE IF EXISTS TERN_ASSOCIATION")
     }
 

@@ -114,7 +114,26 @@ final class SQLiteMigrationEngine: MigrationManager {
         of mapping: EntityMapping, readingAttributes attributes: Set<String>?,
         _ body: (RowReference) throws(MigrationError) -> Void
     ) throws(MigrationError) {
-        guard let entity = mapping.sourceEntityName else { return }
+        try forEachSourceInstance(of: [mapping], readingAttributes: attributes) { _, source throws(MigrationError) in
+            try body(source)
+        }
+    }
+
+    /// Reads each page of source rows once for every mapping: a row's destination objects are
+    /// all made while it is in the page.
+    func forEachSourceInstance(
+        of mappings: [EntityMapping], readingAttributes attributes: Set<String>?,
+        _ body: (Int, RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError) {
+        guard let entity = mappings.first?.sourceEntityName else { return }
+        guard mappings.allSatisfy({ $0.sourceEntityName == entity }) else {
+            for (index, mapping) in mappings.enumerated() {
+                try forEachSourceInstance(of: [mapping], readingAttributes: attributes) { _, source throws(MigrationError) in
+                    try body(index, source)
+                }
+            }
+            return
+        }
         let store = source
         let limit = batchSize
         let (plan, columns) = try Self.store {
@@ -133,14 +152,18 @@ final class SQLiteMigrationEngine: MigrationManager {
                 pageIndex = index
                 decodedRow = nil
                 let reference = RowReference(entityName: entity, primaryKey: current.keys[index])
-                guard try SourceRowReading.passesFilter(reference, of: mapping, manager: self) else { continue }
-                unclaimedSource = reference
                 defer { unclaimedSource = nil }
-                try body(reference)
+                for (position, mapping) in mappings.enumerated() {
+                    guard try SourceRowReading.passesFilter(reference, of: mapping, manager: self) else { continue }
+                    // Each mapping's first destination object may keep the source key, as when run alone.
+                    unclaimedSource = reference
+                    try body(position, reference)
+                }
             }
             decodedRow = nil
             try throwPending()
-            try onBatch(current.keys.count)
+            // Progress counts a row once per mapping, as when the mappings run one after the other.
+            try onBatch(current.keys.count * mappings.count)
             guard let next = current.keys.last, current.keys.count == limit else { return }
             last = next
         }

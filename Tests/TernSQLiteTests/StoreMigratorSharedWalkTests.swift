@@ -1,0 +1,117 @@
+import Foundation
+import Synchronization
+import TernCore
+import TernFormats
+import TernMigration
+import TernTestSupport
+import Testing
+
+@testable import TernSQLite
+
+/// The stage-1 calls of a migration, as "mapping key", in the order they came.
+final class StageOneLog: Sendable {
+    private let calls = Mutex<[String]>([])
+
+    /// Records a call.
+    func record(_ call: String) { calls.withLock { $0.append(call) } }
+
+    /// The calls so far.
+    var entries: [String] { calls.withLock { $0 } }
+}
+
+/// A custom policy that does what the default one does and records its stage-1 calls; it says
+/// it is independent or not, as asked.
+struct RecordingPolicy: EntityMigrationPolicy {
+    let log: StageOneLog
+    let independent: Bool
+
+    func sourceAttributes(for mapping: EntityMapping) -> Set<String>? { ["timeStamp"] }
+
+    func createsInstancesIndependently(for mapping: EntityMapping) -> Bool { independent }
+
+    func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+        throws(MigrationError)
+    {
+        log.record("\(mapping.name) \(source.primaryKey)")
+        try DefaultMigrationPolicy.createInstance(forSource: source, mapping: mapping, manager: manager)
+    }
+}
+
+/// Stage 1 of independent mappings of one source entity, across passes, in one walk over the
+/// source: the seeds' Event split reads each event once for both destination objects.
+@Suite struct StoreMigratorSharedWalkTests {
+    let events: VersionedModel
+
+    init() throws {
+        events = try XcodeModel.readVersionedModel(at: MigrationFiles.eventModel)
+    }
+
+    /// 2,500 events (three source pages of 1,000), every seventh without a date, keys with gaps.
+    func eventStore(in directory: TemporaryDirectory) async throws -> URL {
+        let url = directory.path("Events.sqlite")
+        let rows = (1...2_500).map { (index: Int) -> StoreRow in
+            var attributes: [String: AttributeValue] = [:]
+            if index % 7 != 0 { attributes["timeStamp"] = .date(Date(timeIntervalSinceReferenceDate: Double(index) * 3_601.5)) }
+            return StoreRow(
+                reference: RowReference(entityName: "Event", primaryKey: Int64(index * 2)), version: 1, attributes: attributes)
+        }
+        try await MigrationStores.make(at: url, model: events.versions[0].model, rows: rows)
+        return url
+    }
+
+    /// The seeds' split with both entity mappings run by recording policies.
+    func recordedSplit(independent: Bool, log: StageOneLog) throws -> (StepMapping, MigrationOptions) {
+        var mapping = try StepMapping(contentsOf: MigrationFiles.eventSplit)
+        var options = MigrationOptions(batchSize: 1_000)
+        for pass in mapping.passes.indices {
+            for index in mapping.passes[pass].entityMappings.indices where mapping.passes[pass].entityMappings[index].kind == .transform {
+                mapping.passes[pass].entityMappings[index].kind = .custom
+                mapping.passes[pass].entityMappings[index].policyName = "Recording"
+            }
+        }
+        options.policies.register(RecordingPolicy(log: log, independent: independent), named: "Recording")
+        return (mapping, options)
+    }
+
+    /// Every destination row of the split, described with its key and values.
+    func migratedRows(at url: URL) async throws -> [String] {
+        let target = events.versions[1].model
+        var described: [String] = []
+        for entity in ["PrintedEvent", "TimeStampEvent"] {
+            for row in try await MigrationStores.rows(of: entity, at: url, model: target) {
+                let values = row.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                described.append("\(row.reference) v\(row.version) \(values.joined(separator: " "))")
+            }
+        }
+        return described
+    }
+
+    @Test func independentMappingsOfTwoPassesShareOneWalkWithTheSameResult() async throws {
+        let directory = try TemporaryDirectory()
+        let shared = try await eventStore(in: directory)
+        let apart = directory.path("Apart.sqlite")
+        try FileManager.default.copyItem(at: shared, to: apart)
+        let keys = (1...2_500).map { $0 * 2 }
+
+        let sharedLog = StageOneLog()
+        let (sharedMapping, sharedOptions) = try recordedSplit(independent: true, log: sharedLog)
+        let progress = Progress(totalUnitCount: 0)
+        let report = try await StoreMigrator().migrateStore(
+            at: shared, model: events, mappings: [sharedMapping], options: sharedOptions, progress: progress)
+        // One walk: each event gives its PrintedEvent, then its TimeStampEvent.
+        #expect(sharedLog.entries == keys.flatMap { ["EventToPrintedEvent \($0)", "EventToTimeStampEvent \($0)"] })
+        #expect(report.objectsPerStep == [5_000])
+        #expect(progress.completedUnitCount == progress.totalUnitCount && progress.totalUnitCount == 1)
+
+        let apartLog = StageOneLog()
+        let (apartMapping, apartOptions) = try recordedSplit(independent: false, log: apartLog)
+        try await StoreMigrator().migrateStore(at: apart, model: events, mappings: [apartMapping], options: apartOptions)
+        // Policies that do not say they are independent keep Core Data's order: one pass after the other.
+        #expect(apartLog.entries == keys.map { "EventToPrintedEvent \($0)" } + keys.map { "EventToTimeStampEvent \($0)" })
+
+        let sharedRows = try await migratedRows(at: shared)
+        #expect(sharedRows.count == 5_000)
+        #expect(sharedRows == (try await migratedRows(at: apart)))
+        #expect(sharedRows.first == ("PrintedEvent/p1 v1 printedDate=\(AttributeValue.string("2001-01-01 01:00:01"))"))
+    }
+}
