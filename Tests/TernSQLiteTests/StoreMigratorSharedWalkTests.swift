@@ -115,3 +115,28 @@ struct RecordingPolicy: EntityMigrationPolicy {
         #expect(sharedRows.first == ("PrintedEvent/p1 v1 printedDate=\(AttributeValue.string("2001-01-01 01:00:01"))"))
     }
 }
+
+/// The association table when mappings that share a walk associate in turns.
+@Suite struct MigrationAssociationTableTests {
+    @Test func interleavedMappingsKeepARunEachAndAnswerLookups() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try Connection(path: directory.path("A.sqlite").path, configuration: SQLiteConfiguration(journalMode: .delete))
+        let table = try MigrationAssociationTable(connection: connection)
+        func ref(_ entity: String, _ key: Int64) -> RowReference { RowReference(entityName: entity, primaryKey: key) }
+        for key in Int64(1)...200 {
+            try table.associate(source: ref("Event", key), withDestination: ref("Printed", key), mapping: "A")
+            try table.associate(source: ref("Event", key), withDestination: ref("Stamp", key + 1_000), mapping: "B")
+        }
+        // Before anything is written, lookups see the open runs.
+        #expect(try table.destinations(of: ref("Event", 200), mapping: "A") == [ref("Printed", 200)])
+        #expect(try table.sources(of: ref("Stamp", 1_200), mapping: "B") == [ref("Event", 200)])
+        try table.flush()
+        // Runs of 64 per mapping: 4 each, not one per association.
+        #expect(try connection.fetchValue("SELECT COUNT(*) FROM TERN_ASSOCIATION")?.int64 == 8)
+        #expect(try table.destinations(of: ref("Event", 7), mapping: nil) == [ref("Printed", 7), ref("Stamp", 1_007)])
+        #expect(try table.destinations(of: ref("Event", 130), mapping: "B") == [ref("Stamp", 1_130)])
+        var printed: [Int64] = []
+        try table.forEachDestination(mapping: "A", pageSize: 3) { printed.append($0.primaryKey) }
+        #expect(printed == Array(1...200))
+    }
+}
