@@ -2,7 +2,8 @@ import TernCore
 
 /// One entity mapping that reads source objects, as ``MappingRunner`` runs it: its policy, its
 /// compiled property mappings for the default policy, and what the walk planning needs to know.
-struct StagedMapping {
+/// A class, so that a walk reaches its mappings object after object without copying them.
+final class StagedMapping {
     /// The entity mapping.
     let mapping: EntityMapping
     /// Its policy.

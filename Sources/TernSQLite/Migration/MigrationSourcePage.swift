@@ -20,8 +20,15 @@ import TernCore
 final class MigrationSourcePage: @unchecked Sendable {
     /// How the entity's rows are read: columns, types, positions.
     let plan: RowPlan
-    /// The attributes of the plan by name.
-    private let attributes: [String: RowPlan.Attribute]
+    /// The position of each attribute of the plan by name, for plans of many attributes.
+    private let attributes: [String: Int]
+    /// The names of the plan's attributes, in plan order: found by comparing names.
+    private let names: [String]
+    /// The column position of each attribute among a row's values, in plan order.
+    private let positions: [Int]
+    /// The attribute after the one last looked up: mappings read a row's attributes in the same
+    /// order row after row, so it is usually the next one asked for.
+    private var guess = 0
     /// The number of columns per row.
     private let width: Int
     /// The selected columns, for the page's query.
@@ -40,7 +47,9 @@ final class MigrationSourcePage: @unchecked Sendable {
         self.plan = plan
         self.width = columns.count
         self.selection = SQL.joined(columns.map { SQL.identifier($0) })
-        self.attributes = Dictionary(plan.attributes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.attributes = Dictionary(plan.attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.names = plan.attributes.map(\.name)
+        self.positions = plan.attributes.map(\.position)
     }
 
     /// Creates an empty page for the rows of one concrete entity that selects `Z_PK`, `Z_ENT`,
@@ -143,14 +152,15 @@ final class MigrationSourcePage: @unchecked Sendable {
     ///   nil for NULL.
     /// - Throws: ``SQLiteError`` with code `invalidValue` when the column holds something the type cannot read.
     func value(ofAttribute name: String, at index: Int, in store: SQLiteStore) throws(SQLiteError) -> AttributeValue?? {
-        guard let attribute = attribute(named: name) else { return nil }
-        var value = values[index * width + attribute.position]
-        if attribute.allowsExternalStorage, case .blob(let bytes) = value {
+        guard let found = attributeIndex(named: name) else { return nil }
+        var value = values[index * width + positions[found]]
+        if case .blob(let bytes) = value, plan.attributes[found].allowsExternalStorage {
             value = .blob(try store.externalData.resolve(bytes))
         }
         do {
-            return .some(try AttributeValue(databaseValue: value, type: attribute.type))
+            return .some(try AttributeValue(databaseValue: value, type: plan.attributes[found].type))
         } catch {
+            let attribute = plan.attributes[found]
             throw SQLiteError(
                 .invalidValue,
                 "\(plan.layout.name).\(attribute.name) of row \(keys[index]) holds a value a "
@@ -158,10 +168,18 @@ final class MigrationSourcePage: @unchecked Sendable {
         }
     }
 
-    /// The plan's attribute of that name: a look through a short list, a hash of the name for long ones.
-    private func attribute(named name: String) -> RowPlan.Attribute? {
-        guard plan.attributes.count > 12 else { return plan.attributes.first { $0.name == name } }
-        return attributes[name]
+    /// The index in the plan of the attribute of that name: the guess first, then a look through
+    /// a short list, a hash of the name for long ones.
+    private func attributeIndex(named name: String) -> Int? {
+        let count = names.count
+        if guess < count, names[guess] == name {
+            let found = guess
+            guess = found + 1 == count ? 0 : found + 1
+            return found
+        }
+        let found = count > 12 ? attributes[name] : names.firstIndex(of: name)
+        if let found { guess = found + 1 == count ? 0 : found + 1 }
+        return found
     }
 
     /// The whole row at a position, with its relationships, read again from the store.

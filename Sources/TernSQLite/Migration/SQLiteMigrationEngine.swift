@@ -57,8 +57,9 @@ final class SQLiteMigrationEngine: MigrationManager {
     private var pendingValues: [DatabaseValue] = []
     /// The slot of the pending row most likely set next: the one after the last set.
     private var nextSlot = 3
-    /// The plan of the last entity inserted, found without hashing its name again.
-    private var lastPlan: MigrationInsertPlan?
+    /// The plans made so far, in the order made: a few entities are found by comparing names,
+    /// without hashing them (mappings that share a walk insert their entities in turns).
+    private var plansInOrder: [MigrationInsertPlan] = []
     /// The links dropped because their object's entity left the relationship's inheritance tree.
     private(set) var droppedLinks = 0
 
@@ -140,6 +141,7 @@ final class SQLiteMigrationEngine: MigrationManager {
             try store.assumeIsolated { store in try MigrationSourcePage.selection(entity: entity, attributes: attributes, in: store) }
         }
         let current = MigrationSourcePage(plan: plan, columns: columns)
+        let filtered = mappings.map { $0.sourceFilter != nil }
         page = current
         defer { page = nil }
         var last: Int64 = 0
@@ -153,8 +155,11 @@ final class SQLiteMigrationEngine: MigrationManager {
                 decodedRow = nil
                 let reference = RowReference(entityName: entity, primaryKey: current.keys[index])
                 defer { unclaimedSource = nil }
-                for (position, mapping) in mappings.enumerated() {
-                    guard try SourceRowReading.passesFilter(reference, of: mapping, manager: self) else { continue }
+                // By index: a mapping is not copied per row.
+                for position in mappings.indices {
+                    if filtered[position] {
+                        guard try SourceRowReading.passesFilter(reference, of: mappings[position], manager: self) else { continue }
+                    }
                     // Each mapping's first destination object may keep the source key, as when run alone.
                     unclaimedSource = reference
                     try body(position, reference)
@@ -338,9 +343,9 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     /// The plan that inserts rows of a destination entity, made on first use.
     private func insertPlan(of entity: String) throws(MigrationError) -> MigrationInsertPlan {
-        if let lastPlan, lastPlan.layout.name == entity { return lastPlan }
-        if let plan = insertPlans[entity] {
-            lastPlan = plan
+        if plansInOrder.count <= 8 {
+            for plan in plansInOrder where plan.layout.name == entity { return plan }
+        } else if let plan = insertPlans[entity] {
             return plan
         }
         guard destinationModel.entity(named: entity)?.isAbstract == false, let layout = try? schema.entity(named: entity) else {
@@ -353,7 +358,7 @@ final class SQLiteMigrationEngine: MigrationManager {
             try MigrationInsertPlan(layout: layout, model: destinationModel, connection: destination, lastKey: counter)
         }
         insertPlans[entity] = plan
-        lastPlan = plan
+        plansInOrder.append(plan)
         return plan
     }
 
