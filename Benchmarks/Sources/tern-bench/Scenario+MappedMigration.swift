@@ -5,7 +5,7 @@ import TernSQLite
 
 /// The seeds' Event split: each `Event` becomes a `PrintedEvent` (the date as text,
 /// `yyyy-MM-dd HH:mm:ss` in UTC) and a `TimeStampEvent` (the date as seconds, a Double), and
-/// `Event` goes. Run as a JSON mapping of two passes or with two Swift policies. The baseline
+/// `Event` goes. Run as a JSON mapping of two passes or with two Swift attribute policies. The baseline
 /// creates both tables, copies each row into them from one `SELECT`, and drops `ZEVENT`, in one
 /// transaction, timed with its close (the checkpoint), as Tern is with its fsync and swap.
 struct MappedMigrationScenario: ScenarioImplementation {
@@ -130,48 +130,29 @@ struct MappedMigrationScenario: ScenarioImplementation {
     }
 }
 
-/// Stage 1 of `EventToPrintedEvent` in Swift: the date as `yyyy-MM-dd HH:mm:ss` text.
-struct PrintedEventPolicy: EntityMigrationPolicy {
-    /// Only `id` and `timeStamp` are read, so only their columns are.
-    func sourceAttributes(for mapping: EntityMapping) -> Set<String>? { ["id", "timeStamp"] }
+/// Stage 1 of `EventToPrintedEvent` in Swift: the date as `yyyy-MM-dd HH:mm:ss` text, computed
+/// from the source values as an attribute policy (the engine hands it the values of its page and
+/// writes the result with its prepared `INSERT`).
+struct PrintedEventPolicy: AttributeMigrationPolicy {
+    let sourceAttributeNames = ["id", "timeStamp"]
+    let destinationAttributeNames = ["id", "printedDate"]
 
-    /// Stage 1 reads only the source event and makes only a `PrintedEvent`: it may share the walk over `Event`.
-    func createsInstancesIndependently(for mapping: EntityMapping) -> Bool { true }
-
-    func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
-        throws(MigrationError)
-    {
-        let event = try manager.insertDestinationInstance(ofEntity: "PrintedEvent")
-        if case .value(let id) = try manager.sourceValue(forKeyPath: ["id"], of: source) {
-            try manager.setDestinationValue(id, forAttribute: "id", of: event)
-        }
-        if case .value(.date(let date)?) = try manager.sourceValue(forKeyPath: ["timeStamp"], of: source) {
+    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+        destination[0] = source[0]
+        if case .date(let date)? = source[1] {
             var formatter = DateText()
-            let text = formatter.format(date.timeIntervalSinceReferenceDate) { String(decoding: $0, as: UTF8.self) }
-            try manager.setDestinationValue(.string(text), forAttribute: "printedDate", of: event)
+            destination[1] = .string(formatter.format(date.timeIntervalSinceReferenceDate) { String(decoding: $0, as: UTF8.self) })
         }
-        manager.associate(source: source, withDestination: event, mapping: mapping)
     }
 }
 
 /// Stage 1 of `EventToTimeStampEvent` in Swift: the date as seconds since 2001.
-struct TimeStampEventPolicy: EntityMigrationPolicy {
-    /// Only `id` and `timeStamp` are read, so only their columns are.
-    func sourceAttributes(for mapping: EntityMapping) -> Set<String>? { ["id", "timeStamp"] }
+struct TimeStampEventPolicy: AttributeMigrationPolicy {
+    let sourceAttributeNames = ["id", "timeStamp"]
+    let destinationAttributeNames = ["id", "timeStamp"]
 
-    /// Stage 1 reads only the source event and makes only a `TimeStampEvent`: it may share the walk over `Event`.
-    func createsInstancesIndependently(for mapping: EntityMapping) -> Bool { true }
-
-    func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
-        throws(MigrationError)
-    {
-        let event = try manager.insertDestinationInstance(ofEntity: "TimeStampEvent")
-        if case .value(let id) = try manager.sourceValue(forKeyPath: ["id"], of: source) {
-            try manager.setDestinationValue(id, forAttribute: "id", of: event)
-        }
-        if case .value(.date(let date)?) = try manager.sourceValue(forKeyPath: ["timeStamp"], of: source) {
-            try manager.setDestinationValue(.double(date.timeIntervalSinceReferenceDate), forAttribute: "timeStamp", of: event)
-        }
-        manager.associate(source: source, withDestination: event, mapping: mapping)
+    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+        destination[0] = source[0]
+        if case .date(let date)? = source[1] { destination[1] = .double(date.timeIntervalSinceReferenceDate) }
     }
 }

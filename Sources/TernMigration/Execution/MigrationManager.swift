@@ -93,6 +93,24 @@ public protocol MigrationManager: AnyObject {
     /// - Throws: ``MigrationError`` when the key path does not exist.
     func sourceValue(forKeyPath keyPath: [String], of source: RowReference) throws(MigrationError) -> ExpressionValue
 
+    /// Stage 1 of an ``AttributeMigrationPolicy`` for one source object: reads the policy's
+    /// source attributes, has it compute the destination values, creates one object of the
+    /// mapping's destination entity with them and associates it with the source.
+    ///
+    /// The default does it one call per value, through ``sourceValue(forKeyPath:of:)``,
+    /// ``insertDestinationInstance(ofEntity:)``, ``setDestinationValue(_:forAttribute:of:)`` and
+    /// ``associate(source:withDestination:mapping:)``; an engine may do it in one piece.
+    ///
+    /// - Parameters:
+    ///   - source: The source object.
+    ///   - mapping: The entity mapping.
+    ///   - policy: The policy.
+    /// - Returns: The destination object.
+    /// - Throws: ``MigrationError`` from the policy or the engine, naming the mapping.
+    func createDestinationInstance(
+        forSource source: RowReference, mapping: EntityMapping, policy: any AttributeMigrationPolicy
+    ) throws(MigrationError) -> RowReference
+
     // MARK: - Writing the destination
 
     /// Creates a destination object with its entity's default values.

@@ -152,13 +152,21 @@ final class MigrationSourcePage: @unchecked Sendable {
     ///   nil for NULL.
     /// - Throws: ``SQLiteError`` with code `invalidValue` when the column holds something the type cannot read.
     func value(ofAttribute name: String, at index: Int, in store: SQLiteStore) throws(SQLiteError) -> AttributeValue?? {
-        guard let found = attributeIndex(named: name) else { return nil }
+        guard let found = self.index(ofAttribute: name) else { return nil }
+        return .some(try value(atAttribute: found, row: index, in: store))
+    }
+
+    /// The value of the attribute at an index of the plan (see ``index(ofAttribute:)``) of the row
+    /// at a position, decoded as the store decodes it; nil for NULL.
+    ///
+    /// - Throws: ``SQLiteError`` with code `invalidValue` when the column holds something the type cannot read.
+    func value(atAttribute found: Int, row index: Int, in store: SQLiteStore) throws(SQLiteError) -> AttributeValue? {
         var value = values[index * width + positions[found]]
         if case .blob(let bytes) = value, plan.attributes[found].allowsExternalStorage {
             value = .blob(try store.externalData.resolve(bytes))
         }
         do {
-            return .some(try AttributeValue(databaseValue: value, type: plan.attributes[found].type))
+            return try AttributeValue(databaseValue: value, type: plan.attributes[found].type)
         } catch {
             let attribute = plan.attributes[found]
             throw SQLiteError(
@@ -168,9 +176,9 @@ final class MigrationSourcePage: @unchecked Sendable {
         }
     }
 
-    /// The index in the plan of the attribute of that name: the guess first, then a look through
-    /// a short list, a hash of the name for long ones.
-    private func attributeIndex(named name: String) -> Int? {
+    /// The index in the plan of the attribute of that name, nil when the page does not hold it:
+    /// the guess first, then a look through a short list, a hash of the name for long ones.
+    func index(ofAttribute name: String) -> Int? {
         let count = names.count
         if guess < count, names[guess] == name {
             let found = guess

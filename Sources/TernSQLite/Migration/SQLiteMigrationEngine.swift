@@ -60,6 +60,8 @@ final class SQLiteMigrationEngine: MigrationManager {
     /// The plans made so far, in the order made: a few entities are found by comparing names,
     /// without hashing them (mappings that share a walk insert their entities in turns).
     private var plansInOrder: [MigrationInsertPlan] = []
+    /// The routes of the attribute policies run so far, one per entity mapping.
+    private var attributeRoutes: [AttributeRoute] = []
     /// The links dropped because their object's entity left the relationship's inheritance tree.
     private(set) var droppedLinks = 0
 
@@ -296,6 +298,45 @@ final class SQLiteMigrationEngine: MigrationManager {
         }
     }
 
+    /// Stage 1 of an attribute policy without a call per value: the source values come from the
+    /// page by position, the destination values go to their slots of the pending row.
+    func createDestinationInstance(
+        forSource source: RowReference, mapping: EntityMapping, policy: any AttributeMigrationPolicy
+    ) throws(MigrationError) -> RowReference {
+        let route = try attributeRoute(for: mapping, policy: policy)
+        let store = self.source
+        if let page, let row = pageIndex(of: source, in: page) {
+            if route.page !== page {
+                route.page = page
+                route.pageAttributes = route.sourceNames.map { page.index(ofAttribute: $0) }
+            }
+            for position in route.sourceNames.indices {
+                if let attribute = route.pageAttributes[position] {
+                    route.sourceValues[position] = try Self.store { try page.value(atAttribute: attribute, row: row, in: store) }
+                } else {
+                    route.sourceValues[position] = try sourceAttribute(route.sourceNames[position], of: source, mapping: mapping)
+                }
+            }
+        } else {
+            for position in route.sourceNames.indices {
+                route.sourceValues[position] = try sourceAttribute(route.sourceNames[position], of: source, mapping: mapping)
+            }
+        }
+        for position in route.destinationValues.indices { route.destinationValues[position] = nil }
+        try policy.destinationValues(from: route.sourceValues, into: &route.destinationValues)
+        let destination = try insertDestinationInstance(ofEntity: route.plan.layout.name)
+        for (position, slot) in route.slots.enumerated() {
+            guard let slot, let column = route.plan.columns[slot] else { continue }
+            do throws(MigrationError) {
+                pendingValues[slot] = try storedValue(route.destinationValues[position], column, of: destination)
+            } catch {
+                throw error.located(mapping: mapping.name, property: column.name)
+            }
+        }
+        associate(source: source, withDestination: destination, mapping: mapping)
+        return destination
+    }
+
     // MARK: - Finishing
 
     /// Drops the association table and records each root's largest key in `Z_PRIMARYKEY`.
@@ -332,6 +373,40 @@ final class SQLiteMigrationEngine: MigrationManager {
         var failure = MigrationError(.storeFailure, "The store failed while migrating: \(error)")
         failure.path = error.path
         return failure
+    }
+
+    /// The value of a source attribute read through its key path, for an attribute policy.
+    private func sourceAttribute(_ name: String, of source: RowReference, mapping: EntityMapping)
+        throws(MigrationError) -> AttributeValue?
+    {
+        guard case .value(let value) = try sourceValue(forKeyPath: [name], of: source) else {
+            throw MigrationError(
+                .invalidMapping, "\(name) is not an attribute of \(source.entityName)", mapping: mapping.name,
+                entity: source.entityName, property: name)
+        }
+        return value
+    }
+
+    /// The route of an attribute policy's mapping, worked out on its first object.
+    private func attributeRoute(for mapping: EntityMapping, policy: any AttributeMigrationPolicy) throws(MigrationError)
+        -> AttributeRoute
+    {
+        for route in attributeRoutes where route.mapping == mapping.name { return route }
+        let entity = try AttributeMigrationRoute.destinationEntity(of: mapping)
+        let plan = try insertPlan(of: entity)
+        var slots: [Int?] = []
+        for name in policy.destinationAttributeNames {
+            do throws(MigrationError) {
+                // Unknown names fail here; transient and derived ones have no column and are skipped.
+                let (_, _, column) = try destinationAttribute(name, of: entity)
+                slots.append(column == nil ? nil : plan.slot(of: name))
+            } catch {
+                throw error.located(mapping: mapping.name, property: name)
+            }
+        }
+        let route = AttributeRoute(mapping: mapping.name, plan: plan, sourceNames: policy.sourceAttributeNames, slots: slots)
+        attributeRoutes.append(route)
+        return route
     }
 
     /// Inserts the pending destination row, if any.
@@ -452,5 +527,36 @@ extension MigrationError {
         var copy = self
         copy.entityName = copy.entityName ?? entity
         return copy
+    }
+}
+
+/// How an attribute policy's values travel for one entity mapping: where its source attributes
+/// are in the page, which slots of the INSERT its destination attributes fill, and the two
+/// value buffers, reused object after object.
+private final class AttributeRoute {
+    /// The entity mapping's name.
+    let mapping: String
+    /// The INSERT of the destination entity.
+    let plan: MigrationInsertPlan
+    /// The source attributes the policy reads, in its order.
+    let sourceNames: [String]
+    /// The slot of each destination attribute the policy sets; nil for one without a column.
+    let slots: [Int?]
+    /// The page the positions below are for.
+    var page: MigrationSourcePage?
+    /// The index of each source attribute in the page's plan; nil for one the page does not hold.
+    var pageAttributes: [Int?] = []
+    /// The source values of the current object.
+    var sourceValues: [AttributeValue?]
+    /// The destination values of the current object.
+    var destinationValues: [AttributeValue?]
+
+    init(mapping: String, plan: MigrationInsertPlan, sourceNames: [String], slots: [Int?]) {
+        self.mapping = mapping
+        self.plan = plan
+        self.sourceNames = sourceNames
+        self.slots = slots
+        self.sourceValues = Array(repeating: nil, count: sourceNames.count)
+        self.destinationValues = Array(repeating: nil, count: slots.count)
     }
 }
