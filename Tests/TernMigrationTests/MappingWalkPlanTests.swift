@@ -88,3 +88,49 @@ struct DeclaredPolicy: EntityMigrationPolicy {
         #expect(try walks(between, policies: policies) == [[["EventToPrintedEvent"], ["Opaque"]], [["EventToTimeStampEvent"]]])
     }
 }
+
+/// An attribute policy that upper-cases a name, run by the in-memory engine (one call per value).
+struct UppercasedNamePolicy: AttributeMigrationPolicy {
+    let sourceAttributeNames = ["name", "missing"]
+    let destinationAttributeNames = ["title"]
+
+    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+        if case .string(let name)? = source[0] { destination[0] = .string(name.uppercased()) }
+    }
+}
+
+@Suite struct AttributeMigrationPolicyDefaultTests {
+    @Test func theDefaultEngineRunsAnAttributePolicyValueByValue() throws {
+        let v1 = try ManagedObjectModel { Entity("Course") { Attribute("name", .string) } }
+        let v2 = try ManagedObjectModel {
+            Entity("Course") {
+                Attribute("title", .string)
+                Attribute("level", .integer16).default(.integer(3))
+            }
+        }
+        let rows = ["algebra", "logic"].enumerated().map { index, name in
+            StoreRow(reference: RowReference(entityName: "Course", primaryKey: Int64(index + 1)), version: 1, attributes: ["name": .string(name)])
+        }
+        let mapping = EntityMapping(kind: .custom, source: "Course", destination: "Course", policy: "Upper")
+        var policies = MigrationPolicyRegistry()
+        policies.register(UppercasedNamePolicy(), named: "Upper")
+        let manager = InMemoryMigrationManager(source: v1, rows: rows, destination: v2)
+        // "missing" is not an attribute of Course: the policy's source list is checked.
+        #expect(throws: MigrationError.self) {
+            try MappingRunner(policies: policies).run([MappingModel(name: "Courses", entityMappings: [mapping])], manager: manager)
+        }
+        struct Upper: AttributeMigrationPolicy {
+            let sourceAttributeNames = ["name"]
+            let destinationAttributeNames = ["title"]
+            func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+                try UppercasedNamePolicy().destinationValues(from: source + [nil], into: &destination)
+            }
+        }
+        policies.register(Upper(), named: "Upper")
+        let fresh = InMemoryMigrationManager(source: v1, rows: rows, destination: v2)
+        try MappingRunner(policies: policies).run([MappingModel(name: "Courses", entityMappings: [mapping])], manager: fresh)
+        #expect(fresh.destinationRows.map { $0.attributes["title"] } == [.string("ALGEBRA"), .string("LOGIC")])
+        #expect(fresh.destinationRows.map { $0.attributes["level"] } == [.integer(3), .integer(3)])
+        #expect(fresh.destinationInstances(forMapping: mapping.name, sourceInstances: [rows[1].reference]) == [fresh.destinationRows[1].reference])
+    }
+}

@@ -140,3 +140,104 @@ struct RecordingPolicy: EntityMigrationPolicy {
         #expect(printed == Array(1...200))
     }
 }
+
+/// The seeds' `EventToPrintedEvent` as an attribute policy: the date as `yyyy-MM-dd HH:mm:ss` in UTC.
+struct PrintedDatePolicy: AttributeMigrationPolicy {
+    let sourceAttributeNames = ["timeStamp"]
+    var destinationAttributeNames = ["printedDate"]
+
+    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+        guard case .date(let date)? = source[0] else { return }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        destination[0] = .string(formatter.string(from: date))
+    }
+}
+
+/// The seeds' `EventToTimeStampEvent` as an attribute policy; the seconds go through the
+/// attribute's type conversion (an integer stored in a Double attribute).
+struct WholeSecondsPolicy: AttributeMigrationPolicy {
+    let sourceAttributeNames = ["timeStamp"]
+    let destinationAttributeNames = ["timeStamp"]
+
+    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+        guard case .date(let date)? = source[0] else { return }
+        destination[0] = .integer(Int64(date.timeIntervalSinceReferenceDate.rounded(.down)))
+    }
+}
+
+/// Attribute policies on SQLite: the engine's one-piece stage 1 against the JSON mapping.
+@Suite struct AttributeMigrationPolicyTests {
+    let events: VersionedModel
+
+    init() throws {
+        events = try XcodeModel.readVersionedModel(at: MigrationFiles.eventModel)
+    }
+
+    /// The seeds' split with attribute policies, or with the JSON mapping's expressions.
+    func split(policies: Bool) throws -> (StepMapping, MigrationOptions) {
+        var mapping = try StepMapping(contentsOf: MigrationFiles.eventSplit)
+        var options = MigrationOptions(batchSize: 700)
+        if policies {
+            mapping.passes[0].entityMappings[0].kind = .custom
+            mapping.passes[0].entityMappings[0].policyName = "Printed"
+            mapping.passes[1].entityMappings[0].kind = .custom
+            mapping.passes[1].entityMappings[0].policyName = "Seconds"
+            options.policies.register(PrintedDatePolicy(), named: "Printed")
+            options.policies.register(WholeSecondsPolicy(), named: "Seconds")
+        } else {
+            mapping.passes[1].entityMappings[0].attributeMappings = [
+                PropertyMapping("timeStamp", try ValueExpression("timeInterval($source.timeStamp)"))
+            ]
+        }
+        return (mapping, options)
+    }
+
+    @Test func attributePoliciesGiveWhatTheJSONMappingGives() async throws {
+        let directory = try TemporaryDirectory()
+        let url = try await StoreMigratorSharedWalkTests().eventStore(in: directory)
+        let json = directory.path("JSON.sqlite")
+        try FileManager.default.copyItem(at: url, to: json)
+        let (policyMapping, policyOptions) = try split(policies: true)
+        try await StoreMigrator().migrateStore(at: url, model: events, mappings: [policyMapping], options: policyOptions)
+        let (jsonMapping, jsonOptions) = try split(policies: false)
+        try await StoreMigrator().migrateStore(at: json, model: events, mappings: [jsonMapping], options: jsonOptions)
+
+        let target = events.versions[1].model
+        let printed = try await MigrationStores.rows(of: "PrintedEvent", at: url, model: target)
+        #expect(printed.count == 2_500)
+        #expect(printed.map(\.attributes) == (try await MigrationStores.rows(of: "PrintedEvent", at: json, model: target)).map(\.attributes))
+        #expect(printed[6].attributes["printedDate"] == nil)  // the seventh event has no date
+        let stamps = try await MigrationStores.rows(of: "TimeStampEvent", at: url, model: target)
+        let jsonStamps = try await MigrationStores.rows(of: "TimeStampEvent", at: json, model: target)
+        #expect(stamps.count == 2_500)
+        // Whole seconds, converted to the Double attribute: 3,601.5 s after 2001 is stored as 3,601.
+        #expect(stamps[0].attributes["timeStamp"] == .double(3_601))
+        #expect(zip(stamps, jsonStamps).allSatisfy { stamp, json in
+            switch (stamp.attributes["timeStamp"], json.attributes["timeStamp"]) {
+            case (nil, nil): true
+            case (.double(let whole)?, .double(let exact)?): whole == exact.rounded(.down)
+            default: false
+            }
+        })
+    }
+
+    @Test func anUnknownDestinationAttributeNamesTheMappingAndProperty() async throws {
+        let directory = try TemporaryDirectory()
+        let url = try await StoreMigratorSharedWalkTests().eventStore(in: directory)
+        let (mapping, base) = try split(policies: true)
+        var options = base
+        var wrong = PrintedDatePolicy()
+        wrong.destinationAttributeNames = ["printedDay"]
+        options.policies.register(wrong, named: "Printed")
+        let before = try Data(contentsOf: url)
+        let error = await #expect(throws: MigrationError.self) {
+            try await StoreMigrator().migrateStore(at: url, model: events, mappings: [mapping], options: options)
+        }
+        #expect(error?.code == .invalidMapping)
+        #expect(error?.mappingName == "EventToPrintedEvent" && error?.propertyName == "printedDay")
+        #expect(try Data(contentsOf: url) == before)
+    }
+}
