@@ -217,15 +217,19 @@ final class SQLiteMigrationEngine: MigrationManager {
             unclaimedSource = nil
         }
         plan.lastKey.value = max(plan.lastKey.value, key)
-        if pendingValues.count == plan.defaults.count {
-            for slot in plan.defaults.indices { pendingValues[slot] = plan.defaults[slot] }
+        // Filled as a local, moved back at the end: no access check per value, buffer reused.
+        var values: [DatabaseValue] = []
+        swap(&values, &pendingValues)
+        defer { swap(&values, &pendingValues) }
+        if values.count == plan.defaults.count {
+            for slot in plan.defaults.indices { values[slot] = plan.defaults[slot] }
         } else {
-            pendingValues = plan.defaults
+            values = plan.defaults
         }
         nextSlot = 3
-        pendingValues[0] = .integer(key)
-        pendingValues[2] = .integer(version)
-        for (slot, column, value) in plan.perRowDefaults { pendingValues[slot] = try databaseValue(value, column) }
+        values[0] = .integer(key)
+        values[2] = .integer(version)
+        for (slot, column, value) in plan.perRowDefaults { values[slot] = try databaseValue(value, column) }
         let reference = RowReference(entityName: entity, primaryKey: key)
         pendingRow = (reference, plan)
         return reference
@@ -305,30 +309,44 @@ final class SQLiteMigrationEngine: MigrationManager {
     ) throws(MigrationError) -> RowReference {
         let route = try attributeRoute(for: mapping, policy: policy)
         let store = self.source
+        // The buffers are filled as locals and moved back at the end: no access check per value.
+        var sources: [AttributeValue?] = []
+        var results: [AttributeValue?] = []
+        swap(&sources, &route.sourceValues)
+        swap(&results, &route.destinationValues)
+        defer {
+            swap(&sources, &route.sourceValues)
+            swap(&results, &route.destinationValues)
+        }
         if let page, let row = pageIndex(of: source, in: page) {
             if route.page !== page {
                 route.page = page
                 route.pageAttributes = route.sourceNames.map { page.index(ofAttribute: $0) }
             }
-            for position in route.sourceNames.indices {
-                if let attribute = route.pageAttributes[position] {
-                    route.sourceValues[position] = try Self.store { try page.value(atAttribute: attribute, row: row, in: store) }
+            let attributes = route.pageAttributes
+            for position in sources.indices {
+                if let attribute = attributes[position] {
+                    sources[position] = try Self.store { try page.value(atAttribute: attribute, row: row, in: store) }
                 } else {
-                    route.sourceValues[position] = try sourceAttribute(route.sourceNames[position], of: source, mapping: mapping)
+                    sources[position] = try sourceAttribute(route.sourceNames[position], of: source, mapping: mapping)
                 }
             }
         } else {
-            for position in route.sourceNames.indices {
-                route.sourceValues[position] = try sourceAttribute(route.sourceNames[position], of: source, mapping: mapping)
+            for position in sources.indices {
+                sources[position] = try sourceAttribute(route.sourceNames[position], of: source, mapping: mapping)
             }
         }
-        for position in route.destinationValues.indices { route.destinationValues[position] = nil }
-        try policy.destinationValues(from: route.sourceValues, into: &route.destinationValues)
-        let destination = try insertDestinationInstance(ofEntity: route.plan.layout.name)
+        for position in results.indices { results[position] = nil }
+        try policy.destinationValues(from: sources, into: &results)
+        let plan = route.plan
+        let destination = try insertDestinationInstance(ofEntity: plan.layout.name)
+        var values: [DatabaseValue] = []
+        swap(&values, &pendingValues)
+        defer { swap(&values, &pendingValues) }
         for (position, slot) in route.slots.enumerated() {
-            guard let slot, let column = route.plan.columns[slot] else { continue }
+            guard let slot, let column = plan.columns[slot] else { continue }
             do throws(MigrationError) {
-                pendingValues[slot] = try storedValue(route.destinationValues[position], column, of: destination)
+                values[slot] = try storedValue(results[position], column, of: destination)
             } catch {
                 throw error.located(mapping: mapping.name, property: column.name)
             }
