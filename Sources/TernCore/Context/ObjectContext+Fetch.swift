@@ -121,7 +121,7 @@ extension ObjectContext {
                    let page = try await packed.fetchPackedPage(request.storeRequest, after: position, size: size) {
                     position = page.next
                     guard !page.rows.isEmpty else { break }
-                    try deliverBatch(page.rows.lazy.map { self.state(of: $0, in: store.identifier) }, body)
+                    try deliverBatch(page.rows.indices.lazy.map { self.state(of: page.rows[$0], in: store.identifier) }, body)
                     continue
                 }
                 let page = try await store.fetchPage(request.storeRequest, after: position, size: size)
@@ -139,6 +139,7 @@ extension ObjectContext {
     private func deliverBatch(
         _ states: some Collection<ObjectState>, _ body: ([ManagedObject]) throws -> Void
     ) throws {
+        let wasEmpty = graph.registered.isEmpty
         var objects: [ManagedObject] = []
         objects.reserveCapacity(states.count)
         for state in states {
@@ -146,6 +147,14 @@ extension ObjectContext {
             objects.append(graph.adopt(state))
         }
         try body(objects)
+        guard wasEmpty, graph.registered.count == objects.count else { return }
+        // The registry holds this batch's objects only. When nothing else holds them (`body`
+        // kept none, nor the array: then taking an element for writing copies the array and
+        // every object has two owners), they all go now: the registry is emptied in one go
+        // instead of one removal per object as each goes away.
+        for index in objects.indices where !isKnownUniquelyReferenced(&objects[index]) { return }
+        for object in objects { object.isUnregistered = true }
+        graph.registered.removeAll(keepingCapacity: true)
     }
 
     /// Whether unsaved changes of the context can change the request's result.
@@ -229,12 +238,18 @@ extension ObjectContext {
 
     /// The state of a row read from a store.
     func state(of row: StoreRow, in storeIdentifier: String) -> ObjectState {
-        ObjectState(row: row, storeIdentifier: storeIdentifier, keys: graph.schema(for: row.reference.entityName).attributeKeys)
+        let graph = self.graph
+        return ObjectState(row: row, keys: graph.schema(for: row.reference.entityName).attributeKeys) {
+            graph.objectID(of: $0, inStore: storeIdentifier)
+        }
     }
 
     /// The state of a packed row read from a store.
     func state(of row: PackedRow, in storeIdentifier: String) -> ObjectState {
-        ObjectState(packed: row, storeIdentifier: storeIdentifier, keys: graph.schema(for: row.reference.entityName).attributeKeys)
+        let graph = self.graph
+        return ObjectState(packed: row, keys: graph.schema(for: row.reference.entityName).attributeKeys) {
+            graph.objectID(of: $0, inStore: storeIdentifier)
+        }
     }
 
     /// Reads the states of objects by ID from the parent context or their stores.

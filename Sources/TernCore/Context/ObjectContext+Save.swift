@@ -196,8 +196,10 @@ extension ObjectContext {
                     entity: entityName)
             }
             let keys = try await store.newPrimaryKeys(forEntity: entityName, count: objects.count)
+            let space = ObjectIDSpace.shared(entityName: entityName, storeIdentifier: store.identifier)
+            mapping.reserveCapacity(mapping.count + objects.count)
             for (object, key) in zip(objects, keys) {
-                mapping[object.objectID] = ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: key)
+                mapping[object.objectID] = ObjectID(space: space, primaryKey: key)
             }
         }
         return mapping

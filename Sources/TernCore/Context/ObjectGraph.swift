@@ -35,7 +35,11 @@ final class ObjectGraph {
     private var schemas: [String: EntitySchema] = [:]
     /// The schema ``schema(for:)`` returned last: rows of one entity come in runs.
     private var lastSchema: EntitySchema?
-    var classes: [String: ManagedObject.Type] = [:] {
+    /// The ID space ``objectID(of:inStore:)`` used last.
+    private var lastSpace: ObjectIDSpace?
+    // Unchecked: read for every object made, changed only by `ObjectContext.register`, in the
+    // context's isolation; nothing reads it while it is being changed.
+    @exclusivity(unchecked) var classes: [String: ManagedObject.Type] = [:] {
         didSet { resolvedClasses = [:] }
     }
     /// The class of each entity, its own or an ancestor's, as found by ``objectClass(for:)``.
@@ -105,11 +109,22 @@ final class ObjectGraph {
         return object
     }
 
-    /// A new object of an ID, not registered yet.
-    private func makeUnregistered(_ id: ObjectID) -> ManagedObject {
+    /// A new object of an ID, not registered yet: loaded with `state` when given, else a fault.
+    private func makeUnregistered(_ id: ObjectID, state: ObjectState? = nil) -> ManagedObject {
         let schema = schema(for: id.entityName)
         let type = objectClass(for: id.entityName)
-        return type.init(ObjectSeed(objectID: id, schema: schema, handle: handle))
+        return type.init(ObjectSeed(objectID: id, schema: schema, handle: handle, state: state))
+    }
+
+    /// The permanent ID of a row of a store, through the space of the last row's entity and store
+    /// when it is the same (rows of one entity come in runs), without a lookup.
+    func objectID(of reference: RowReference, inStore storeIdentifier: String) -> ObjectID {
+        if let lastSpace, lastSpace.entityName == reference.entityName, lastSpace.storeIdentifier == storeIdentifier {
+            return ObjectID(space: lastSpace, primaryKey: reference.primaryKey)
+        }
+        let space = ObjectIDSpace.shared(entityName: reference.entityName, storeIdentifier: storeIdentifier)
+        lastSpace = space
+        return ObjectID(space: space, primaryKey: reference.primaryKey)
     }
 
     /// The object for a state just read from the parent (store or parent context), without
@@ -119,14 +134,11 @@ final class ObjectGraph {
         let id = canonical(state.id)
         // The default is made, and filed, only when no object is registered under the ID; `made`
         // keeps it alive, since the registry does not.
+        // A new object is made loaded with the state: nothing pending, unchanged, not in
+        // `changed`; what `fulfill` does then.
         var made: ManagedObject?
-        let object = registered[id, default: RegisteredObject(keeping: makeUnregistered(id), in: &made)].resolve()
-        if made != nil {
-            // A new object: nothing pending, unchanged, not in `changed`; what `fulfill` does then.
-            object.snapshot = state
-            object.apply(state)
-            object.isLoaded = true
-        } else if !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
+        let object = registered[id, default: RegisteredObject(keeping: makeUnregistered(id, state: state), in: &made)].resolve()
+        if made == nil, !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
             fulfill(object, with: state)
         }
         return object
@@ -151,7 +163,7 @@ final class ObjectGraph {
     func insert(_ entityName: String) -> ManagedObject {
         let schema = schema(for: entityName)
         precondition(!schema.entity.isAbstract, "\(entityName) is abstract: insert one of its subentities")
-        let object = make(ObjectID(temporaryFor: entityName, identifier: TemporaryIdentifiers.next()))
+        let object = make(ObjectID(space: schema.temporarySpace, temporary: TemporaryIdentifiers.next()))
         object.isLoaded = true
         object.isInserted = true
         object.values = schema.defaultValues
@@ -174,6 +186,7 @@ final class ObjectGraph {
     }
 
     func willChange(_ object: ManagedObject) {
+        object.keepSnapshot()
         // An inaccessible object's row is gone: there is nothing to save for it.
         guard !object.isInaccessible else { return }
         changed[object.objectID] = object

@@ -25,9 +25,18 @@ struct ObjectState: Hashable, Sendable {
     ///   - storeIdentifier: The identifier of the store it comes from.
     ///   - keys: The attribute keys of the row's entity.
     init(row: StoreRow, storeIdentifier: String, keys: AttributeKeys) {
-        func id(_ reference: RowReference) -> ObjectID {
-            ObjectID(entityName: reference.entityName, storeIdentifier: storeIdentifier, primaryKey: reference.primaryKey)
+        self.init(row: row, keys: keys) {
+            ObjectID(entityName: $0.entityName, storeIdentifier: storeIdentifier, primaryKey: $0.primaryKey)
         }
+    }
+
+    /// The state of a store row, its references turned into IDs by `id`.
+    ///
+    /// - Parameters:
+    ///   - row: The row.
+    ///   - keys: The attribute keys of the row's entity.
+    ///   - id: Makes the ID of a row of the store.
+    init(row: StoreRow, keys: AttributeKeys, id: (RowReference) -> ObjectID) {
         self.init(
             id: id(row.reference), version: row.version, attributes: PackedAttributes(keys: keys, dictionary: row.attributes),
             toOne: row.toOne.isEmpty ? [:] : row.toOne.mapValues(id),
@@ -74,12 +83,9 @@ extension ObjectState {
     ///
     /// - Parameters:
     ///   - row: The row.
-    ///   - storeIdentifier: The identifier of the store it comes from.
     ///   - keys: The attribute keys of the row's entity.
-    init(packed row: PackedRow, storeIdentifier: String, keys: AttributeKeys) {
-        func id(_ reference: RowReference) -> ObjectID {
-            ObjectID(entityName: reference.entityName, storeIdentifier: storeIdentifier, primaryKey: reference.primaryKey)
-        }
+    ///   - id: Makes the ID of a row of the store.
+    init(packed row: PackedRow, keys: AttributeKeys, id: (RowReference) -> ObjectID) {
         self.init(
             id: id(row.reference), version: row.version,
             attributes: row.attributes.keys.matches(keys) ? row.attributes : PackedAttributes(keys: keys, dictionary: row.attributes.dictionary),

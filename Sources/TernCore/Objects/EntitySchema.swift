@@ -19,6 +19,8 @@ final class EntitySchema: Sendable {
     let hasTransientRelationships: Bool
     /// The default values of a new object.
     let defaultValues: PackedAttributes
+    /// The space of the entity's temporary IDs.
+    let temporarySpace: ObjectIDSpace
 
     init(entity: EntityDescription, model: ManagedObjectModel) {
         self.entity = entity
@@ -35,6 +37,7 @@ final class EntitySchema: Sendable {
         self.orderedAttributes = attributes
         self.transientPositions = attributes.indices.filter { attributes[$0].isTransient }
         self.hasTransientRelationships = relationships.contains(where: \.isTransient)
+        self.temporarySpace = .shared(entityName: entity.name, storeIdentifier: nil)
         self.defaultValues = attributes.contains { $0.defaultValue != nil }
             ? PackedAttributes(keys: keys, values: attributes.map(\.defaultValue)) : PackedAttributes(keys: keys)
     }

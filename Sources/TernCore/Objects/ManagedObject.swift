@@ -3,6 +3,8 @@ public struct ObjectSeed {
     let objectID: ObjectID
     let schema: EntitySchema
     let handle: GraphHandle
+    /// The state just read for the object, which it starts loaded with; nil for a fault.
+    var state: ObjectState?
 }
 
 /// An object of an entity, living in one ``ObjectContext``: Core Data's `NSManagedObject`.
@@ -67,13 +69,41 @@ open class ManagedObject {
     /// The object graph of the object's context, or nil once that context is gone.
     var graph: ObjectGraph? { graphHandle.graph }
     /// The attribute values, one slot per attribute of the entity (``EntitySchema/attributeKeys``).
-    var values: PackedAttributes
-    var toOne: [String: ObjectID] = [:]
-    var toMany: [String: [ObjectID]] = [:]
+    // Unchecked: read on every attribute access, and objects are confined to their context's
+    // isolation; no access to `values` runs code that could reach the same object's values
+    // while a change to them is in progress (PackedAttributes calls nothing outside itself).
+    @exclusivity(unchecked) var values: PackedAttributes
+    var toOne: [String: ObjectID]
+    var toMany: [String: [ObjectID]]
     /// The state last read from or saved to the parent (store or parent context).
-    var snapshot: ObjectState?
+    ///
+    /// An object read and not changed since keeps no copy: its values are the snapshot
+    /// (``snapshotIsCurrent``), and ``ObjectGraph/willChange(_:)`` keeps a copy before the first
+    /// change. Code that changes values, to-one or to-many destinations without going through
+    /// `willChange` sets this first.
+    var snapshot: ObjectState? {
+        get {
+            guard snapshotIsCurrent else { return storedSnapshot }
+            return ObjectState(id: objectID, version: currentVersion, attributes: values, toOne: toOne, toMany: toMany)
+        }
+        set {
+            storedSnapshot = newValue
+            snapshotIsCurrent = false
+        }
+    }
+    /// The snapshot kept apart from the values, when ``snapshotIsCurrent`` is false.
+    private var storedSnapshot: ObjectState?
+    /// Whether the values, to-one and to-many destinations are exactly the state last read,
+    /// of version ``currentVersion``, so that no snapshot is kept apart.
+    private(set) var snapshotIsCurrent: Bool
+    /// The version of the state last read, when ``snapshotIsCurrent``.
+    private var currentVersion: Int64 = 0
     /// Whether the object's data is in memory; false for a fault.
-    var isLoaded = false
+    // Unchecked: a Bool read on every attribute access and only ever assigned whole, in the
+    // context's isolation.
+    @exclusivity(unchecked) var isLoaded: Bool
+    /// Whether the graph has already dropped the object's registry entry (a batch let go whole).
+    var isUnregistered = false
     /// Relationship changes made while the object was a fault, applied once it is loaded.
     var pendingOperations: [(ManagedObject) -> Void] = []
 
@@ -84,11 +114,31 @@ open class ManagedObject {
         self.objectID = seed.objectID
         self.schema = seed.schema
         self.graphHandle = seed.handle
-        self.values = PackedAttributes(keys: seed.schema.attributeKeys)
+        if let state = seed.state {
+            // A state read from the parent has no transient values to keep: take it whole.
+            self.values = state.attributes
+            self.toOne = state.toOne
+            self.toMany = state.toMany
+            self.currentVersion = state.version
+            self.snapshotIsCurrent = true
+            self.isLoaded = true
+        } else {
+            self.values = PackedAttributes(keys: seed.schema.attributeKeys)
+            self.toOne = [:]
+            self.toMany = [:]
+            self.snapshotIsCurrent = false
+            self.isLoaded = false
+        }
+    }
+
+    /// Keeps the snapshot apart from the values before they change (see ``snapshot``).
+    @inline(__always)
+    func keepSnapshot() {
+        if snapshotIsCurrent { snapshot = snapshot }
     }
 
     deinit {
-        graph?.unregister(self)
+        if !isUnregistered { graph?.unregister(self) }
     }
 
     // MARK: - State
@@ -139,7 +189,7 @@ open class ManagedObject {
     ///
     /// - Complexity: O(*p*) in the number of properties.
     public var changedKeys: Set<String> {
-        guard isLoaded else { return [] }
+        guard isLoaded, !snapshotIsCurrent else { return [] }
         let current = state
         let names = schema.attributes.keys.map { $0 } + schema.relationships.keys.map { $0 }
         return Set(names.filter { current.value(of: $0) != snapshot?.value(of: $0) })
@@ -232,6 +282,7 @@ open class ManagedObject {
             // The store cannot be read now: the change waits until the save loads the object.
             graph?.whenLoaded(objectID) { object in
                 guard object.values[name] != value else { return }
+                object.keepSnapshot()
                 object.graph?.willChange(object)
                 object.values[name] = value
             }
@@ -243,6 +294,7 @@ open class ManagedObject {
                 objectID: objectID, property: name)
         }
         guard values[name] != value else { return }
+        keepSnapshot()
         graph?.willChange(self)
         values[name] = value
     }
@@ -262,6 +314,7 @@ open class ManagedObject {
 
     /// Replaces the object's values with a state (keeping transient values).
     func apply(_ state: ObjectState) {
+        keepSnapshot()
         // Without transient values to keep, share the state's storage instead of copying it.
         if schema.transientPositions.isEmpty || values.isEmpty {
             values = state.attributes

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// The identity of an object: Core Data's `NSManagedObjectID`.
 ///
@@ -12,14 +13,24 @@ public import Foundation
 /// ObjectID(uriRepresentation: id.uriRepresentation) == id   // true
 /// ```
 public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    /// The entity and store of the ID, shared by every ID of that entity in that store.
+    // Safe: spaces are interned for the life of the process (`ObjectIDSpace.shared`), never
+    // freed, so the reference cannot dangle; not retaining it keeps IDs trivial values that are
+    // copied, hashed and compared without reference counting.
+    unowned(unsafe) let space: ObjectIDSpace
+    /// The primary key of a permanent ID; 0 for a temporary one.
+    let key: Int64
+    /// The random identifier of a temporary ID; all zero for a permanent one.
+    let random: uuid_t
+
     /// The name of the object's entity (its concrete entity, never an abstract parent).
-    public let entityName: String
+    public var entityName: String { space.entityName }
     /// The UUID of the store that holds the object, or nil while the ID is temporary.
-    public let storeIdentifier: String?
+    public var storeIdentifier: String? { space.storeIdentifier }
     /// The object's primary key in its store, or nil while the ID is temporary.
-    public let primaryKey: Int64?
+    public var primaryKey: Int64? { space.storeIdentifier == nil ? nil : key }
     /// The random identifier of a temporary ID, or nil for a permanent one.
-    public let temporaryIdentifier: UUID?
+    public var temporaryIdentifier: UUID? { space.storeIdentifier == nil ? UUID(uuid: random) : nil }
 
     /// Creates a permanent ID.
     ///
@@ -28,10 +39,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     ///   - storeIdentifier: The UUID of its store.
     ///   - primaryKey: Its primary key in that store.
     public init(entityName: String, storeIdentifier: String, primaryKey: Int64) {
-        self.entityName = entityName
-        self.storeIdentifier = storeIdentifier
-        self.primaryKey = primaryKey
-        self.temporaryIdentifier = nil
+        self.init(space: .shared(entityName: entityName, storeIdentifier: storeIdentifier), primaryKey: primaryKey)
     }
 
     /// Creates a temporary ID for a new object.
@@ -40,13 +48,39 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     ///   - entityName: The object's entity.
     ///   - identifier: The random part; a fresh UUID when omitted.
     public init(temporaryFor entityName: String, identifier: UUID = UUID()) {
-        self.entityName = entityName
-        self.storeIdentifier = nil
-        self.primaryKey = nil
-        self.temporaryIdentifier = identifier
+        self.init(space: .shared(entityName: entityName, storeIdentifier: nil), temporary: identifier)
     }
 
+    /// A permanent ID in a space found before (no lookup of the space).
+    ///
+    /// - Precondition: The space has a store identifier.
+    init(space: ObjectIDSpace, primaryKey: Int64) {
+        precondition(space.storeIdentifier != nil, "a permanent ID needs the space of a store")
+        self.space = space
+        self.key = primaryKey
+        self.random = ObjectID.noRandom
+    }
+
+    /// A temporary ID in a space found before (no lookup of the space).
+    ///
+    /// - Precondition: The space has no store identifier.
+    init(space: ObjectIDSpace, temporary identifier: UUID) {
+        precondition(space.storeIdentifier == nil, "a temporary ID needs a space without store")
+        self.space = space
+        self.key = 0
+        self.random = identifier.uuid
+    }
+
+    private static let noRandom: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
     // MARK: - Hashing
+
+    /// Whether two IDs name the same object: same entity, same store, same key or identifier.
+    ///
+    /// - Complexity: O(1): spaces are interned, so comparing them is comparing references.
+    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        lhs.space === rhs.space && lhs.key == rhs.key && lhs.randomWords == rhs.randomWords
+    }
 
     /// Hashes the primary key or the temporary identifier only: IDs are hashed on every object
     /// a context makes or forgets, and hashing the store's UUID and the entity name each time
@@ -54,10 +88,19 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     ///
     /// - Parameter hasher: The hasher.
     public func hash(into hasher: inout Hasher) {
-        if let primaryKey {
-            hasher.combine(primaryKey)
-        } else if let temporaryIdentifier {
-            hasher.combine(temporaryIdentifier)
+        if space.storeIdentifier != nil {
+            hasher.combine(key)
+        } else {
+            let (high, low) = randomWords
+            hasher.combine(high)
+            hasher.combine(low)
+        }
+    }
+
+    /// The random identifier as two words, for comparing and hashing.
+    private var randomWords: (UInt64, UInt64) {
+        withUnsafeBytes(of: random) { bytes in
+            (bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
         }
     }
 
@@ -114,4 +157,40 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
     /// The URI form of the ID.
     public var description: String { uriRepresentation.absoluteString }
+}
+
+/// The entity and store shared by object IDs: interned once per process, so that an ID holds
+/// one reference that it never retains (see ``ObjectID``).
+final class ObjectIDSpace: Sendable {
+    /// The entity's name.
+    let entityName: String
+    /// The store's UUID, or nil for the space of temporary IDs.
+    let storeIdentifier: String?
+
+    private init(entityName: String, storeIdentifier: String?) {
+        self.entityName = entityName
+        self.storeIdentifier = storeIdentifier
+    }
+
+    /// The one space of an entity in a store (or of its temporary IDs), made on first use and
+    /// kept for the life of the process.
+    ///
+    /// - Complexity: One lookup under a lock; callers on hot paths keep the space they got.
+    static func shared(entityName: String, storeIdentifier: String?) -> ObjectIDSpace {
+        let name = Name(entityName: entityName, storeIdentifier: storeIdentifier)
+        return spaces.withLock { spaces in
+            if let found = spaces[name] { return found }
+            let made = ObjectIDSpace(entityName: entityName, storeIdentifier: storeIdentifier)
+            spaces[name] = made
+            return made
+        }
+    }
+
+    private struct Name: Hashable {
+        let entityName: String
+        let storeIdentifier: String?
+    }
+
+    /// Every space made, never freed: one per entity and store the process has used.
+    private static let spaces = Mutex<[Name: ObjectIDSpace]>([:])
 }

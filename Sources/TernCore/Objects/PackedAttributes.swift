@@ -70,13 +70,16 @@ package final class AttributeKeys: Sendable {
 /// ``AttributeKeys``: what objects, their snapshots and the rows a context reads keep, instead of
 /// a dictionary per object.
 ///
-/// An empty ``values`` array stands for "every value nil", so a fault costs no allocation; a
-/// shorter array leaves the missing slots nil.
+/// An empty ``values`` slice stands for "every value nil", so a fault costs no allocation; a
+/// shorter slice leaves the missing slots nil.
+///
+/// The values are a slice, so that the rows of a page share one buffer (``init(keys:slice:)``):
+/// one allocation per page, not per row. Changing a value copies the object's own slots only.
 package struct PackedAttributes: Sendable {
     /// The entity's attribute names and their positions.
     package let keys: AttributeKeys
-    /// The values by position; missing slots are nil.
-    package var values: [AttributeValue?]
+    /// The values by position from ``ArraySlice/startIndex``; missing slots are nil.
+    package private(set) var values: ArraySlice<AttributeValue?>
 
     /// Attributes with every value nil.
     ///
@@ -94,7 +97,19 @@ package struct PackedAttributes: Sendable {
     package init(keys: AttributeKeys, values: [AttributeValue?]) {
         precondition(values.count <= keys.names.count, "more values than attributes")
         self.keys = keys
-        self.values = values
+        self.values = values[...]
+    }
+
+    /// Attributes whose values are part of a larger buffer, such as the values of a whole page
+    /// of rows: the attributes share the buffer until one of their values changes.
+    ///
+    /// - Parameters:
+    ///   - keys: The entity's keys.
+    ///   - slice: The values by position, at most one per key.
+    package init(keys: AttributeKeys, slice: ArraySlice<AttributeValue?>) {
+        precondition(slice.count <= keys.names.count, "more values than attributes")
+        self.keys = keys
+        self.values = slice
     }
 
     /// Attributes taken from a dictionary; names the keys do not list are left out.
@@ -107,7 +122,7 @@ package struct PackedAttributes: Sendable {
         self.keys = keys
         self.values = []
         guard !dictionary.isEmpty else { return }
-        values = keys.names.map { dictionary[$0] }
+        values = keys.names.map { dictionary[$0] }[...]
     }
 
     /// The value of an attribute by name: nil when it is nil or the entity has no such attribute.
@@ -125,13 +140,13 @@ package struct PackedAttributes: Sendable {
 
     /// The value at a position of the keys.
     package subscript(position position: Int) -> AttributeValue? {
-        get { position < values.count ? values[position] : nil }
+        @inline(__always) get { position < values.count ? values[values.startIndex + position] : nil }
         set {
             if position >= values.count {
                 guard newValue != nil else { return }
-                values += Array(repeating: nil, count: keys.names.count - values.count)
+                values += repeatElement(nil, count: keys.names.count - values.count)
             }
-            values[position] = newValue
+            values[values.startIndex + position] = newValue
         }
     }
 
@@ -152,8 +167,8 @@ package struct PackedAttributes: Sendable {
     /// The same values with the slots at `positions` set to nil.
     func clearing(_ positions: [Int]) -> PackedAttributes {
         var copy = self
-        for position in positions where position < copy.values.count && copy.values[position] != nil {
-            copy.values[position] = nil
+        for position in positions where copy[position: position] != nil {
+            copy[position: position] = nil
         }
         return copy
     }
@@ -163,7 +178,7 @@ extension PackedAttributes: Hashable {
     /// Whether both hold the same names with the same values (missing slots count as nil).
     package static func == (lhs: Self, rhs: Self) -> Bool {
         guard lhs.keys.matches(rhs.keys) else { return lhs.dictionary == rhs.dictionary }
-        if lhs.values.count == rhs.values.count { return lhs.values == rhs.values }
+        if lhs.values.count == rhs.values.count { return lhs.values.elementsEqual(rhs.values) }
         for position in 0..<max(lhs.values.count, rhs.values.count) where lhs[position: position] != rhs[position: position] {
             return false
         }

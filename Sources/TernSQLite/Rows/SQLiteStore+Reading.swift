@@ -135,15 +135,25 @@ extension SQLiteStore {
         var rows: [PackedRow] = []
         var plans: [RowPlan] = []
         var last: RowPlan?
+        // Every row's values go into one buffer, which the rows share as slices once it is full:
+        // one allocation per page instead of one per row.
+        var buffer: [AttributeValue?] = []
         try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
             let number = Int(statement.integer(at: 1) ?? 0)
             let found: RowPlan
             if let last, last.layout.number == number { found = last } else { found = try plan(number) }
             last = found
             let plan = found
-            rows.append(try decodePacked(statement, plan: plan))
+            rows.append(try decodePacked(statement, plan: plan, into: &buffer))
             plans.append(plan)
             try alongside(statement)
+        }
+        var start = buffer.startIndex
+        for index in rows.indices {
+            let keys = plans[index].keys
+            let end = start + keys.names.count
+            rows[index].attributes = PackedAttributes(keys: keys, slice: buffer[start..<end])
+            start = end
         }
         try loadToMany(of: &rows, plans: plans, using: connection)
         return rows
@@ -151,15 +161,22 @@ extension SQLiteStore {
 
     /// A row from selected values, read with a plan: `Z_PK`, `Z_ENT` and `Z_OPT` first; its
     /// to-many relationships are left for ``loadToMany(of:plans:using:)``.
-    nonisolated func decodePacked(_ values: some ColumnValues, plan: RowPlan) throws(SQLiteError) -> PackedRow {
+    ///
+    /// The attribute values are appended to `buffer`, one slot per key of the plan, and the row's
+    /// attributes are left empty: the caller makes them slices of the buffer once it is complete.
+    nonisolated func decodePacked(
+        _ values: some ColumnValues, plan: RowPlan, into buffer: inout [AttributeValue?]
+    ) throws(SQLiteError) -> PackedRow {
         let primaryKey = values.integer(at: 0) ?? 0
-        var attributes = [AttributeValue?](repeating: nil, count: plan.keys.names.count)
-        for attribute in plan.attributes {
-            attributes[attribute.slot] = try decodeValue(values, attribute: attribute, plan: plan, primaryKey: primaryKey)
+        let start = buffer.count
+        for _ in 0..<plan.keys.names.count { buffer.append(nil) }
+        for index in plan.attributes.indices {
+            buffer[start + plan.attributes[index].slot] = try decodeValue(
+                values, attribute: plan.attributes[index], plan: plan, primaryKey: primaryKey)
         }
         var row = PackedRow(
             reference: RowReference(entityName: plan.layout.name, primaryKey: primaryKey),
-            version: values.integer(at: 2) ?? 0, attributes: PackedAttributes(keys: plan.keys, values: attributes))
+            version: values.integer(at: 2) ?? 0, attributes: PackedAttributes(keys: plan.keys))
         for relationship in plan.toOne {
             guard let key = values.integer(at: relationship.position) else { continue }
             var destination = relationship.destination
