@@ -120,19 +120,27 @@ extension SQLiteStore {
     ///
     /// - Parameters:
     ///   - sql: The query.
+    ///   - expectedCount: How many rows the query gives at most, when known (its `LIMIT`): room
+    ///     is made for them at once instead of growing as rows come.
     ///   - alongside: Called with each row of the statement after it is decoded, to read more columns.
     func packedRows(
-        _ sql: SQL, alongside: (Statement) throws(SQLiteError) -> Void = { _ in }
+        _ sql: SQL, expectedCount: Int = 0, alongside: (Statement) throws(SQLiteError) -> Void = { _ in }
     ) throws(SQLiteError) -> [PackedRow] {
-        try packedRows(sql, using: connection, plan: { (number) throws(SQLiteError) in try rowPlan(number: number) }, alongside: alongside)
+        try packedRows(
+            sql, using: connection, plan: { (number) throws(SQLiteError) in try rowPlan(number: number) },
+            expectedCount: expectedCount, alongside: alongside)
     }
 
-    /// ``packedRows(_:alongside:)`` through a connection, with the plans `plan` gives by entity number.
+    /// ``packedRows(_:expectedCount:alongside:)`` through a connection, with the plans `plan`
+    /// gives by entity number.
     nonisolated func packedRows(
-        _ sql: SQL, using connection: Connection, plan: (Int) throws(SQLiteError) -> RowPlan,
+        _ sql: SQL, using connection: Connection, plan: (Int) throws(SQLiteError) -> RowPlan, expectedCount: Int = 0,
         alongside: (Statement) throws(SQLiteError) -> Void = { _ in }
     ) throws(SQLiteError) -> [PackedRow] {
+        // Room for at most 10,000 rows at once: a larger expected count grows as rows come.
+        let expectedCount = min(max(expectedCount, 0), 10_000)
         var rows: [PackedRow] = []
+        rows.reserveCapacity(expectedCount)
         var plans: [RowPlan] = []
         var last: RowPlan?
         // Every row's values go into one buffer, which the rows share as slices once it is full:
@@ -144,6 +152,7 @@ extension SQLiteStore {
             if let last, last.layout.number == number { found = last } else { found = try plan(number) }
             last = found
             let plan = found
+            if buffer.isEmpty { buffer.reserveCapacity(max(expectedCount, 1) * plan.keys.names.count) }
             rows.append(try decodePacked(statement, plan: plan, into: &buffer))
             plans.append(plan)
             try alongside(statement)
