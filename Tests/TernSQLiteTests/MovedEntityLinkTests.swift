@@ -10,68 +10,11 @@ import Testing
 /// longer hold its objects, so the links to them are dropped (join rows deleted, to-one keys
 /// cleared, counts and order updated) and the objects stay, in place and built beside alike.
 @Suite struct MovedEntityLinkTests {
-    /// v1: `Dog` and `Cat` are animals; v2: `Dog` leaves `Animal`, as a root of its own or under `Pet`.
-    static func zoo(dogUnderPet: Bool) throws -> VersionedModel {
-        try VersionedModel("Zoo") {
-            for (version, moved) in [("v1", false), ("v2", true)] {
-                ModelVersion(version) {
-                    Entity("Animal") {
-                        Attribute("name", .string)
-                        Relationship("zoos", to: "Zoo", inverse: "animals").toMany()
-                        Relationship("home", to: "Zoo", inverse: "residents")
-                        Relationship("fans", to: "Keeper", inverse: "favourite").toMany()
-                    }
-                    Entity("Cat", parent: "Animal") { Attribute("lives", .integer16) }
-                    Entity("Dog", parent: moved ? (dogUnderPet ? "Pet" : nil) : "Animal") {
-                        if moved && !dogUnderPet { Attribute("name", .string) }
-                        Attribute("bark", .string)
-                    }
-                    Entity("Pet") { Attribute("name", .string) }
-                    Entity("Keeper") {
-                        Attribute("name", .string)
-                        Relationship("favourite", to: "Animal", inverse: "fans")
-                    }
-                    Entity("Zoo") {
-                        Attribute("name", .string)
-                        Attribute("residentCount", .integer64).derived(from: "residents.@count")
-                        Relationship("animals", to: "Animal", inverse: "zoos").toMany()
-                        Relationship("residents", to: "Animal", inverse: "home").toMany(ordered: true)
-                    }
-                }
-            }
-        }
-    }
-
-    static func ref(_ entity: String, _ key: Int) -> RowReference { InPlaceEntityMoveTests.ref(entity, key) }
-
-    /// Dogs 3 and 4 are in both zoos' animals and residents, and a keeper's favourite.
-    static let rows: [StoreRow] = {
-        let animals: [(entity: String, key: Int, name: String, zoos: [Int], home: Int?, fans: [Int])] = [
-            ("Animal", 1, "gnu", [1], 1, []), ("Cat", 2, "tom", [1], 1, [2]), ("Dog", 3, "rex", [1, 2], 1, [1]),
-            ("Dog", 4, "fido", [1], 1, []), ("Cat", 5, "kit", [2], 2, []),
-        ]
-        var rows = animals.map { animal in
-            StoreRow(
-                reference: ref(animal.entity, animal.key), attributes: ["name": .string(animal.name)],
-                toOne: animal.home.map { ["home": ref("Zoo", $0)] } ?? [:],
-                toMany: ["zoos": animal.zoos.map { ref("Zoo", $0) }, "fans": animal.fans.map { ref("Keeper", $0) }])
-        }
-        let members = { (keys: [Int]) in keys.map { key in ref(animals.first { $0.key == key }?.entity ?? "", key) } }
-        rows += [
-            StoreRow(reference: ref("Zoo", 1), attributes: ["name": .string("north")],
-                     toMany: ["animals": members([1, 2, 3, 4]), "residents": members([3, 1, 4, 2])]),
-            StoreRow(reference: ref("Zoo", 2), attributes: ["name": .string("south")],
-                     toMany: ["animals": members([3, 5]), "residents": members([5])]),
-            StoreRow(reference: ref("Keeper", 1), attributes: ["name": .string("ann")], toOne: ["favourite": ref("Dog", 3)]),
-            StoreRow(reference: ref("Keeper", 2), attributes: ["name": .string("bo")], toOne: ["favourite": ref("Cat", 2)]),
-            StoreRow(reference: ref("Pet", 1), attributes: ["name": .string("goldie")]),
-        ]
-        return rows
-    }()
+    static let rows = ZooVersions.rows
 
     @Test(arguments: [false, true])
     func linksToObjectsThatLeaveTheTreeAreDroppedInPlaceAndBesideAlike(dogUnderPet: Bool) async throws {
-        let model = try Self.zoo(dogUnderPet: dogUnderPet)
+        let model = try ZooVersions.model(dogUnderPet: dogUnderPet)
         let v2 = try #require(model.version(named: "v2")?.model)
         let directory = try TemporaryDirectory()
         let (inPlace, rebuilt, report, _, graph) = try await InPlaceEntityMoveTests.migrateBothWays(
@@ -105,7 +48,7 @@ import Testing
     }
 
     @Test func aPlanForAnEmitterThatCannotDropLinksIsRefused() throws {
-        let model = try Self.zoo(dogUnderPet: false)
+        let model = try ZooVersions.model(dogUnderPet: false)
         let (from, to) = (model.versions[0].model, model.versions[1].model)
         let source = try StoreSchema(model: from, numbers: StoreSchema.assignedNumbers(for: from))
         let destination = try StoreSchema(model: to, numbers: StoreSchema.assignedNumbers(for: to))

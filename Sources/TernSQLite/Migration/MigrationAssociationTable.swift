@@ -31,6 +31,9 @@ final class MigrationAssociationTable {
         var count: Int64
         /// Whether no earlier run of the mapping holds any of its destination objects.
         var isFresh: Bool
+        /// When the run was opened, among every mapping's runs: the order of association across
+        /// mappings (runs of different mappings are written in another order when they share a walk).
+        var sequence: Int64
 
         func destination(of source: RowReference) -> RowReference? {
             guard source.entityName == sourceEntity, source.primaryKey >= sourceStart,
@@ -53,6 +56,8 @@ final class MigrationAssociationTable {
     private var open: [Run] = []
     /// The largest destination key associated so far, by mapping and destination entity.
     private var largestDestination: [String: [String: Int64]] = [:]
+    /// The number of runs opened so far.
+    private var openedRuns: Int64 = 0
 
     /// Creates the table in the destination file.
     ///
@@ -63,7 +68,7 @@ final class MigrationAssociationTable {
         try connection.executeOnce("""
             CREATE TABLE IF NOT EXISTS TERN_ASSOCIATION (MAPPING TEXT NOT NULL, SENT TEXT NOT NULL, \
             SSTART INTEGER NOT NULL, DENT TEXT NOT NULL, DSTART INTEGER NOT NULL, COUNT INTEGER NOT NULL, \
-            FRESH INTEGER NOT NULL)
+            FRESH INTEGER NOT NULL, SEQ INTEGER NOT NULL)
             """)
         try connection.executeOnce("CREATE INDEX IF NOT EXISTS TERN_ASSOCIATION_S ON TERN_ASSOCIATION (SENT, SSTART)")
         try connection.executeOnce(
@@ -92,7 +97,8 @@ final class MigrationAssociationTable {
         let run = Run(
             mapping: mapping, sourceEntity: source.entityName, sourceStart: source.primaryKey,
             destinationEntity: destination.entityName, destinationStart: destination.primaryKey, count: 1,
-            isFresh: largest.map { destination.primaryKey > $0 } ?? true)
+            isFresh: largest.map { destination.primaryKey > $0 } ?? true, sequence: openedRuns)
+        openedRuns += 1
         if let slot { open[slot] = run } else { open.append(run) }
     }
 
@@ -112,9 +118,9 @@ final class MigrationAssociationTable {
             largestDestination[run.mapping, default: [:]][run.destinationEntity] = last
         }
         try connection.execute("""
-            INSERT INTO TERN_ASSOCIATION (MAPPING, SENT, SSTART, DENT, DSTART, COUNT, FRESH) VALUES (\(run.mapping), \
+            INSERT INTO TERN_ASSOCIATION (MAPPING, SENT, SSTART, DENT, DSTART, COUNT, FRESH, SEQ) VALUES (\(run.mapping), \
             \(run.sourceEntity), \(run.sourceStart), \(run.destinationEntity), \(run.destinationStart), \(run.count), \
-            \(run.isFresh ? 1 : 0))
+            \(run.isFresh ? 1 : 0), \(run.sequence))
             """)
     }
 
@@ -133,11 +139,12 @@ final class MigrationAssociationTable {
         if let mapping {
             sql.append(" AND MAPPING = \(mapping)")
         } else {
-            // Across mappings, the written runs alone give the order of association.
+            // Across mappings, the written runs alone give the order of association, by when
+            // each run was opened (not when it was written).
             try flush()
         }
         var result: [RowReference] = []
-        try connection.forEachRow(sql + " ORDER BY rowid") { row in
+        try connection.forEachRow(sql + " ORDER BY SEQ") { row in
             result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
         }
         if let run = open.first(where: { $0.mapping == mapping }), let destination = run.destination(of: source) {
