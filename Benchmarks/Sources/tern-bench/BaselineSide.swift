@@ -31,6 +31,9 @@ struct BaselineSide {
         let entity = try database.prepare("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Event'")
         guard try entity.step() else { throw BenchFailure("the store has no Event entity") }
         let entityNumber = entity.int64(0)
+        // A statement left on a row keeps its read transaction open, which would hold back the
+        // write-ahead log's automatic checkpoints for the whole run (Tern's side has them).
+        entity.reset()
         let readMax = try database.prepare("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
         let writeMax = try database.prepare("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
         let insert = try database.prepare("""
