@@ -120,8 +120,7 @@ package final class StoreChecker {
                 message: "Z_MAX of \(root.name) is \(counter[0].int64 ?? 0), below the largest primary key \(largest) "
                     + "in \(table.name); new objects would reuse keys"))
         }
-        let concrete = schema.concreteNumbers(inHierarchyOf: root)
-        let sql: SQL = "SELECT \"Z_PK\", \"Z_ENT\" FROM \(name) WHERE \"Z_ENT\" IS NULL OR \"Z_ENT\" NOT IN (\(Self.list(concrete)))"
+        let sql: SQL = "SELECT \"Z_PK\", \"Z_ENT\" FROM \(name) WHERE \(schema.strayRows(of: root))"
         try forEach(sql) { row in
             let number = row[1].int64.map(String.init) ?? "NULL"
             let what = row[1].int64.flatMap { schema.entityNames[Int($0)] }.map { "abstract entity \($0)" } ?? "no entity"

@@ -31,14 +31,9 @@ package struct EntityNumberCheck: Sendable {
     package static func checks(of layout: StoreSchema) -> [EntityNumberCheck] {
         layout.tables.values.sorted { $0.name < $1.name }.compactMap { table in
             guard let root = layout.entities[table.rootEntity] else { return nil }
-            let numbers = layout.concreteNumbers(inHierarchyOf: root)
-            let condition: SQL =
-                numbers.isEmpty
-                ? "TRUE"
-                : "\"Z_ENT\" IS NULL OR \"Z_ENT\" NOT IN (\(SQL.joined(numbers.map { "\($0)" })))"
             return EntityNumberCheck(
                 table: table.name, rootEntity: root.name,
-                countQuery: "SELECT COUNT(*) FROM \(SQL.identifier(table.name)) WHERE \(condition)")
+                countQuery: "SELECT COUNT(*) FROM \(SQL.identifier(table.name)) WHERE \(layout.strayRows(of: root))")
         }
     }
 
@@ -89,15 +84,18 @@ extension EntityNumberCheck {
 }
 
 extension StoreSchema {
-    /// The numbers of the concrete (not abstract) entities in a root entity's hierarchy: the
-    /// `Z_ENT` values its table's rows may have.
+    /// The condition on a root table's rows whose entity number (`Z_ENT`) is NULL or none of the
+    /// concrete (not abstract) entities of the root's hierarchy has: rows no entity owns. Plain
+    /// SQL for SQLite and PostgreSQL (no empty `IN` list).
     ///
     /// - Parameter root: The root entity's layout.
-    /// - Returns: The numbers, in the hierarchy's order.
-    package func concreteNumbers(inHierarchyOf root: EntityLayout) -> [Int] {
-        root.hierarchyNumbers.filter { number in
+    /// - Returns: The condition, for a `WHERE` over the root's table.
+    package func strayRows(of root: EntityLayout) -> SQL {
+        let numbers = root.hierarchyNumbers.filter { number in
             entityNames[number].flatMap { entities[$0] }.map { !$0.isAbstract } ?? false
         }
+        guard !numbers.isEmpty else { return "TRUE" }
+        return "\"Z_ENT\" IS NULL OR \"Z_ENT\" NOT IN (\(SQL.joined(numbers.map { "\($0)" })))"
     }
 }
 
