@@ -167,5 +167,9 @@ enum MigrationFixtures {
                 "A custom mapping needs the name of its migration policy",
                 "A copy needs Event and TimeStampEvent to have the same attributes and relationships; use transform",
             ])
+        // A missing source entity is the source's fault: the problem names it, not the destination.
+        let ghost = wrongKinds.validationProblems(source: v1, destination: v2).first { $0.message.hasSuffix("Ghost") }
+        #expect(ghost?.entityName == "Ghost")
+        #expect(ghost?.description.hasPrefix("mapping ") == true && ghost?.description.contains("PrintedEvent") == false)
     }
 }

@@ -159,9 +159,9 @@ private struct MappingChecker {
         case (nil, true) where mapping.kind != .custom:
             problems.append(fail("A \(mapping.kind.rawValue) mapping needs a source entity"))
         case (let name?, _) where source.entity(named: name) == nil:
-            problems.append(fail("The source model has no entity \(name)"))
-        case (_?, false):
-            problems.append(fail("An add mapping has no source entity"))
+            problems.append(fail("The source model has no entity \(name)", entity: name))
+        case (let name?, false):
+            problems.append(fail("An add mapping has no source entity", entity: name))
         default: break
         }
         switch (mapping.destinationEntityName, needsDestination) {
@@ -204,8 +204,11 @@ private struct MappingChecker {
         return true
     }
 
-    private func fail(_ message: String, _ property: String? = nil) -> MigrationError {
-        MigrationError(.invalidMapping, message, mapping: mapping.name, entity: mapping.destinationEntityName, property: property)
+    /// A problem of the mapping, about the destination entity unless `entity` names another
+    /// (a source entity at fault).
+    private func fail(_ message: String, _ property: String? = nil, entity: String? = nil) -> MigrationError {
+        MigrationError(
+            .invalidMapping, message, mapping: mapping.name, entity: entity ?? mapping.destinationEntityName, property: property)
     }
 
     private func located(_ error: MigrationError, _ expression: ValueExpression, _ property: String) -> MigrationError {
