@@ -93,7 +93,7 @@ let package = Package(
 
         // MARK: Test support and tests
         .target(
-            name: "TernTestSupport", dependencies: ["TernCore", "CSQLite"],
+            name: "TernTestSupport", dependencies: ["TernCore", "TernMigration", "CSQLite"],
             path: "Sources/TernTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "TernCoreTests", dependencies: ["TernCore", "TernTestSupport"],

@@ -142,6 +142,28 @@ struct PostgreSQLMappedMigrationTests {
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
 
+    /// Associations of every shape (several destinations per source, a destination of several
+    /// sources, keys with gaps) as runs: each lookup direction, and stage 2 once per destination
+    /// in creation order, as on SQLite.
+    @Test(arguments: [1, 7, 1000])
+    func associationRunsOfEveryShapeGiveWhatSQLiteGives(batchSize: Int) async throws {
+        let model = try TwinVersions.model()
+        let folder = try TemporaryDirectory()
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: TwinVersions.rows, in: folder)
+        let (sqliteCalls, calls) = (TwinVersions.Calls(), TwinVersions.Calls())
+        var options = MigrationOptions(batchSize: batchSize)
+        options.policies.register(TwinVersions.TwinPolicy(calls: sqliteCalls), named: "Twins")
+        try await StoreMigrator().migrateStore(at: sqlite, model: model, mappings: [TwinVersions.mapping()], options: options)
+        options.policies.register(TwinVersions.TwinPolicy(calls: calls), named: "Twins")
+        try await PostgreSQLMigrator().migrateStore(
+            at: postgreSQL, model: model, mappings: [TwinVersions.mapping()], options: options)
+        try await PostgreSQLMigrationTests.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: model.versions[1].model)
+        #expect(calls.all == sqliteCalls.all)
+        #expect(calls.all.count == TwinVersions.keys.count * 2 && Set(calls.all).count == calls.all.count)
+        #expect(try Self.scratchSchemas(of: postgreSQL).isEmpty)
+        try PostgreSQLStore.destroy(at: postgreSQL)
+    }
+
     @Test func inferredStepsBuiltBesideKeepKeysInATableSharedBySubentitiesAsOnSQLite() async throws {
         let model = try VersionedModel("School") {
             SchoolVersions.version("v1", number: .integer32, courseName: "name")

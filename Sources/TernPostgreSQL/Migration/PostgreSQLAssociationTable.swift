@@ -2,12 +2,15 @@ import TernCore
 import TernSQLite
 
 /// The associations of a migration step on PostgreSQL (which destination objects each source
-/// object became under each entity mapping), kept in a table of the scratch schema the step
-/// writes, `TERN_ASSOCIATION`, so that memory does not grow with the store.
+/// object became under each entity mapping), kept as runs in a table of the scratch schema the
+/// step writes, `TERN_ASSOCIATION`, so that memory does not grow with the store.
 ///
-/// New associations gather in memory and are loaded with one `COPY` per ``flushLimit`` of them,
-/// or before a lookup needs them; lookups read the table through its indexes and then the ones
-/// not yet written, so each answer keeps the order associations were made in.
+/// Runs are ``AssociationRuns``' (the SQLite engine's too): `COUNT` consecutive source keys
+/// became `COUNT` consecutive destination keys, so a mapping that makes one object per source
+/// object in key order writes one row per 64 objects. Finished runs gather in memory and are
+/// loaded with one `COPY` per ``flushLimit`` of them, or before a lookup that needs them; lookups
+/// read the table through its indexes and then the runs not yet written, so each answer keeps
+/// the order associations were made in.
 ///
 /// ```swift
 /// let associations = try PostgreSQLAssociationTable(connection: writer, flushLimit: 1000)
@@ -15,37 +18,32 @@ import TernSQLite
 /// try associations.destinations(of: event, mapping: "EventToStamp")   // [stamp]
 /// ```
 final class PostgreSQLAssociationTable: MigrationAssociationStorage {
-    /// One association, numbered in the order it was made.
-    private struct Association {
-        var sequence: Int64
-        var mapping: String
-        var source: RowReference
-        var destination: RowReference
-    }
-
     /// The scratch schema's connection.
     private let connection: Connection
-    /// How many associations gather before they are written.
+    /// How many finished runs gather before they are written.
     private let flushLimit: Int
-    /// The associations not yet written, in order.
-    private var pending: [Association] = []
-    /// The number of the last association made.
-    private var sequence: Int64 = 0
+    /// The runs being extended.
+    private var runs = AssociationRuns()
+    /// The finished runs not yet written, in the order they finished.
+    private var finished: [AssociationRuns.Run] = []
+    /// How many runs were written: the `ORD` of the last one, their order in the table.
+    private var written: Int64 = 0
 
     /// Creates the table in the connection's schema.
     ///
     /// - Parameters:
     ///   - connection: The connection of the scratch schema the step writes.
-    ///   - flushLimit: How many associations gather before they are written.
+    ///   - flushLimit: How many finished runs gather before they are written.
     /// - Throws: ``PostgreSQLError`` when the table cannot be created.
     init(connection: Connection, flushLimit: Int) throws(PostgreSQLError) {
         self.connection = connection
         self.flushLimit = max(1, flushLimit)
         try connection.executeScript("""
-            CREATE UNLOGGED TABLE "TERN_ASSOCIATION" ("SEQ" bigint PRIMARY KEY, "MAPPING" text NOT NULL, "SENT" text NOT NULL, \
-            "SPK" bigint NOT NULL, "DENT" text NOT NULL, "DPK" bigint NOT NULL);
-            CREATE INDEX "TERN_ASSOCIATION_S" ON "TERN_ASSOCIATION" ("SENT", "SPK");
-            CREATE INDEX "TERN_ASSOCIATION_D" ON "TERN_ASSOCIATION" ("MAPPING", "DENT", "DPK")
+            CREATE UNLOGGED TABLE "TERN_ASSOCIATION" ("ORD" bigint PRIMARY KEY, "MAPPING" text NOT NULL, \
+            "SENT" text NOT NULL, "SSTART" bigint NOT NULL, "DENT" text NOT NULL, "DSTART" bigint NOT NULL, \
+            "COUNT" bigint NOT NULL, "FRESH" bigint NOT NULL, "SEQ" bigint NOT NULL);
+            CREATE INDEX "TERN_ASSOCIATION_S" ON "TERN_ASSOCIATION" ("SENT", "SSTART");
+            CREATE INDEX "TERN_ASSOCIATION_D" ON "TERN_ASSOCIATION" ("MAPPING", "DENT", "DSTART")
             """)
     }
 
@@ -53,27 +51,36 @@ final class PostgreSQLAssociationTable: MigrationAssociationStorage {
 
     /// Records that a source object became a destination object under a mapping.
     ///
-    /// - Throws: ``PostgreSQLError`` when gathered associations cannot be written.
+    /// - Throws: ``PostgreSQLError`` when gathered runs cannot be written.
     func associate(source: RowReference, withDestination destination: RowReference, mapping: String) throws(PostgreSQLError) {
-        if pending.count >= flushLimit { try flush() }
-        sequence += 1
-        pending.append(Association(sequence: sequence, mapping: mapping, source: source, destination: destination))
+        guard let run = runs.associate(source: source, withDestination: destination, mapping: mapping) else { return }
+        finished.append(run)
+        if finished.count >= flushLimit { try writeFinished() }
     }
 
-    /// Writes the gathered associations with one `COPY`.
+    /// Writes every run, the open ones too, with one `COPY`.
     ///
     /// - Throws: ``PostgreSQLError`` when they cannot be written.
     func flush() throws(PostgreSQLError) {
-        guard !pending.isEmpty else { return }
-        let rows = pending.map { association -> [DatabaseValue] in
-            [
-                .integer(association.sequence), .text(association.mapping), .text(association.source.entityName),
-                .integer(association.source.primaryKey), .text(association.destination.entityName),
-                .integer(association.destination.primaryKey),
+        finished += runs.finishAll()
+        try writeFinished()
+    }
+
+    /// Writes the finished runs with one `COPY`, numbered in the order they finished.
+    private func writeFinished() throws(PostgreSQLError) {
+        guard !finished.isEmpty else { return }
+        let rows = finished.map { run -> [DatabaseValue] in
+            written += 1
+            return [
+                .integer(written), .text(run.mapping), .text(run.sourceEntity), .integer(run.sourceStart),
+                .text(run.destinationEntity), .integer(run.destinationStart), .integer(run.count),
+                .integer(run.isFresh ? 1 : 0), .integer(run.sequence),
             ]
         }
-        pending.removeAll(keepingCapacity: true)
-        try connection.copy(into: "TERN_ASSOCIATION", columns: ["SEQ", "MAPPING", "SENT", "SPK", "DENT", "DPK"], rows: rows)
+        finished.removeAll(keepingCapacity: true)
+        try connection.copy(
+            into: "TERN_ASSOCIATION", columns: ["ORD", "MAPPING", "SENT", "SSTART", "DENT", "DSTART", "COUNT", "FRESH", "SEQ"],
+            rows: rows)
     }
 
     // MARK: - Looking up
@@ -81,56 +88,82 @@ final class PostgreSQLAssociationTable: MigrationAssociationStorage {
     /// The destination objects of a source object under a mapping (any mapping when nil), in the
     /// order they were associated.
     ///
-    /// - Complexity: One indexed query, plus the associations not yet written.
+    /// - Complexity: One indexed query, plus the runs not yet written.
     func destinations(of source: RowReference, mapping: String?) throws(PostgreSQLError) -> [RowReference] {
+        let key = source.primaryKey
         var sql: SQL = """
-            SELECT "DENT", "DPK" FROM "TERN_ASSOCIATION" WHERE "SENT" = \(source.entityName) AND "SPK" = \(source.primaryKey)
+            SELECT "DENT", "DSTART" + (\(key) - "SSTART") FROM "TERN_ASSOCIATION" WHERE "SENT" = \(source.entityName) \
+            AND "SSTART" BETWEEN \(key - AssociationRuns.runLimit + 1) AND \(key) AND "SSTART" + "COUNT" > \(key)
             """
-        if let mapping { sql.append(" AND \"MAPPING\" = \(mapping)") }
+        if let mapping {
+            sql.append(" AND \"MAPPING\" = \(mapping)")
+        } else {
+            // Across mappings, the written runs alone give the order of association, by when
+            // each run was opened (not when it finished).
+            try flush()
+        }
         var result: [RowReference] = []
         try connection.forEachRow(sql + " ORDER BY \"SEQ\"") { row in
             result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
         }
-        for association in pending where association.source == source && (mapping == nil || association.mapping == mapping) {
-            result.append(association.destination)
+        for run in finished where run.mapping == mapping {
+            if let destination = run.destination(of: source) { result.append(destination) }
         }
+        if let destination = runs.openDestination(of: source, mapping: mapping) { result.append(destination) }
         return result
     }
 
     /// The source objects of a destination object under a mapping, in the order they were associated.
     ///
-    /// - Complexity: One indexed query, plus the associations not yet written.
+    /// - Complexity: One indexed query, plus the runs not yet written.
     func sources(of destination: RowReference, mapping: String) throws(PostgreSQLError) -> [RowReference] {
+        let key = destination.primaryKey
         var result: [RowReference] = []
         try connection.forEachRow("""
-            SELECT "SENT", "SPK" FROM "TERN_ASSOCIATION" WHERE "MAPPING" = \(mapping) \
-            AND "DENT" = \(destination.entityName) AND "DPK" = \(destination.primaryKey) ORDER BY "SEQ"
+            SELECT "SENT", "SSTART" + (\(key) - "DSTART") FROM "TERN_ASSOCIATION" WHERE "MAPPING" = \(mapping) \
+            AND "DENT" = \(destination.entityName) AND "DSTART" BETWEEN \(key - AssociationRuns.runLimit + 1) AND \(key) \
+            AND "DSTART" + "COUNT" > \(key) ORDER BY "ORD"
             """) { row in
             result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
         }
-        for association in pending where association.mapping == mapping && association.destination == destination {
-            result.append(association.source)
+        for run in finished where run.mapping == mapping {
+            if let source = run.source(of: destination) { result.append(source) }
         }
+        if let source = runs.openSource(of: destination, mapping: mapping) { result.append(source) }
         return result
     }
 
     /// Calls `body` with each destination object a mapping's associations name, once, at its first
-    /// association, with the source objects it was made from; associations are read `pageSize`
-    /// at a time, so those `body` adds are seen too.
+    /// association, at most `pageSize` objects a call; runs are read `pageSize` at a time, so
+    /// associations `body` adds are seen too.
     ///
     /// - Throws: ``PostgreSQLError``, or what `body` throws.
-    /// - Complexity: O(*n*) in the number of associations; memory bounded by `pageSize`.
+    /// - Complexity: O(*n*) in the number of associations, plus one query per run that is not
+    ///   fresh (whose destinations an earlier run may hold); memory bounded by `pageSize` runs.
     func forEachDestination(mapping: String, pageSize: Int, _ body: ([RowReference]) throws -> Void) throws {
         var last: Int64 = 0
         let size = max(1, pageSize)
         while true {
             try flush()
             let page = try connection.fetchAll("""
-                SELECT a."SEQ", a."DENT", a."DPK" FROM "TERN_ASSOCIATION" AS a WHERE a."MAPPING" = \(mapping) \
-                AND a."SEQ" > \(last) AND NOT EXISTS (SELECT 1 FROM "TERN_ASSOCIATION" AS b WHERE b."MAPPING" = a."MAPPING" \
-                AND b."DENT" = a."DENT" AND b."DPK" = a."DPK" AND b."SEQ" < a."SEQ") ORDER BY a."SEQ" LIMIT \(size)
+                SELECT "ORD", "DENT", "DSTART", "COUNT", "FRESH" FROM "TERN_ASSOCIATION" WHERE "MAPPING" = \(mapping) \
+                AND "ORD" > \(last) ORDER BY "ORD" LIMIT \(size)
                 """)
-            try body(page.map { RowReference(entityName: $0[1].string ?? "", primaryKey: $0[2].int64 ?? 0) })
+            var batch: [RowReference] = []
+            for run in page {
+                let entity = run[1].string ?? ""
+                let start = run[2].int64 ?? 0
+                let keys = start..<(start + (run[3].int64 ?? 0))
+                let earlier = run[4].int64 == 1 ? [] : try earlierRuns(of: mapping, entity, overlapping: keys, before: run[0].int64 ?? 0)
+                for key in keys where !earlier.contains(where: { $0.contains(key) }) {
+                    batch.append(RowReference(entityName: entity, primaryKey: key))
+                    if batch.count == size {
+                        try body(batch)
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+            }
+            if !batch.isEmpty { try body(batch) }
             guard let next = page.last?[0].int64, page.count == size else { return }
             last = next
         }
@@ -139,14 +172,33 @@ final class PostgreSQLAssociationTable: MigrationAssociationStorage {
     /// The SQL condition that a destination table row (alias `d`) was made under a mapping, for
     /// a join with the table aliased `a`.
     static func joinCondition(mapping: String, entity: String) -> SQL {
-        "d.\"Z_PK\" = a.\"DPK\" AND a.\"MAPPING\" = \(mapping) AND a.\"DENT\" = \(entity)"
+        // The BETWEEN repeats the range in a form the index on (MAPPING, DENT, DSTART) bounds.
+        """
+        a."MAPPING" = \(mapping) AND a."DENT" = \(entity) \
+        AND a."DSTART" BETWEEN d."Z_PK" - \(AssociationRuns.runLimit - 1) AND d."Z_PK" AND d."Z_PK" < a."DSTART" + a."COUNT"
+        """
+    }
+
+    /// The destination keys that runs written before `order` hold among `keys`, as ranges.
+    private func earlierRuns(
+        of mapping: String, _ entity: String, overlapping keys: Range<Int64>, before order: Int64
+    ) throws(PostgreSQLError) -> [Range<Int64>] {
+        try connection.fetchAll("""
+            SELECT "DSTART", "COUNT" FROM "TERN_ASSOCIATION" WHERE "MAPPING" = \(mapping) AND "DENT" = \(entity) \
+            AND "DSTART" BETWEEN \(keys.lowerBound - AssociationRuns.runLimit + 1) AND \(keys.upperBound - 1) \
+            AND "DSTART" + "COUNT" > \(keys.lowerBound) AND "ORD" < \(order)
+            """).map { row in
+            let start = row[0].int64 ?? 0
+            return start..<(start + (row[1].int64 ?? 0))
+        }
     }
 
     // MARK: - Finishing
 
     /// Drops the table.
     func drop() throws(PostgreSQLError) {
-        pending.removeAll()
+        runs.removeAll()
+        finished.removeAll()
         try connection.execute(#"DROP TABLE IF EXISTS "TERN_ASSOCIATION""#)
     }
 }

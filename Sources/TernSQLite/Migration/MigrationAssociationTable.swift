@@ -19,45 +19,12 @@ import TernCore
 /// ```
 final class MigrationAssociationTable {
     /// The most keys one run covers.
-    static let runLimit: Int64 = 64
-
-    /// A run of associations.
-    private struct Run {
-        var mapping: String
-        var sourceEntity: String
-        var sourceStart: Int64
-        var destinationEntity: String
-        var destinationStart: Int64
-        var count: Int64
-        /// Whether no earlier run of the mapping holds any of its destination objects.
-        var isFresh: Bool
-        /// When the run was opened, among every mapping's runs: the order of association across
-        /// mappings (runs of different mappings are written in another order when they share a walk).
-        var sequence: Int64
-
-        func destination(of source: RowReference) -> RowReference? {
-            guard source.entityName == sourceEntity, source.primaryKey >= sourceStart,
-                source.primaryKey < sourceStart + count
-            else { return nil }
-            return RowReference(entityName: destinationEntity, primaryKey: destinationStart + source.primaryKey - sourceStart)
-        }
-
-        func source(of destination: RowReference) -> RowReference? {
-            guard destination.entityName == destinationEntity, destination.primaryKey >= destinationStart,
-                destination.primaryKey < destinationStart + count
-            else { return nil }
-            return RowReference(entityName: sourceEntity, primaryKey: sourceStart + destination.primaryKey - destinationStart)
-        }
-    }
+    static let runLimit = AssociationRuns.runLimit
 
     /// The destination file's connection.
     private let connection: Connection
-    /// The runs being extended, not yet written, at most one per mapping: each is its mapping's newest.
-    private var open: [Run] = []
-    /// The largest destination key associated so far, by mapping and destination entity.
-    private var largestDestination: [String: [String: Int64]] = [:]
-    /// The number of runs opened so far.
-    private var openedRuns: Int64 = 0
+    /// The runs being extended, not yet written.
+    private var runs = AssociationRuns()
 
     /// Creates the table in the destination file.
     ///
@@ -81,42 +48,20 @@ final class MigrationAssociationTable {
     ///
     /// - Throws: ``SQLiteError`` when a finished run cannot be written.
     func associate(source: RowReference, withDestination destination: RowReference, mapping: String) throws(SQLiteError) {
-        let slot = open.firstIndex { $0.mapping == mapping }
-        if let slot {
-            let run = open[slot]
-            if run.count < Self.runLimit, run.sourceEntity == source.entityName,
-                run.destinationEntity == destination.entityName, source.primaryKey == run.sourceStart + run.count,
-                destination.primaryKey == run.destinationStart + run.count
-            {
-                open[slot].count += 1
-                return
-            }
-            try write(run)
+        if let finished = runs.associate(source: source, withDestination: destination, mapping: mapping) {
+            try write(finished)
         }
-        let largest = largestDestination[mapping]?[destination.entityName]
-        let run = Run(
-            mapping: mapping, sourceEntity: source.entityName, sourceStart: source.primaryKey,
-            destinationEntity: destination.entityName, destinationStart: destination.primaryKey, count: 1,
-            isFresh: largest.map { destination.primaryKey > $0 } ?? true, sequence: openedRuns)
-        openedRuns += 1
-        if let slot { open[slot] = run } else { open.append(run) }
     }
 
     /// Writes the open runs to the table, in the order they were opened.
     ///
     /// - Throws: ``SQLiteError`` when one cannot be written.
     func flush() throws(SQLiteError) {
-        let runs = open
-        open = []
-        for run in runs { try write(run) }
+        for run in runs.finishAll() { try write(run) }
     }
 
     /// Writes one run to the table.
-    private func write(_ run: Run) throws(SQLiteError) {
-        let last = run.destinationStart + run.count - 1
-        if last > largestDestination[run.mapping]?[run.destinationEntity] ?? .min {
-            largestDestination[run.mapping, default: [:]][run.destinationEntity] = last
-        }
+    private func write(_ run: AssociationRuns.Run) throws(SQLiteError) {
         try connection.execute("""
             INSERT INTO TERN_ASSOCIATION (MAPPING, SENT, SSTART, DENT, DSTART, COUNT, FRESH, SEQ) VALUES (\(run.mapping), \
             \(run.sourceEntity), \(run.sourceStart), \(run.destinationEntity), \(run.destinationStart), \(run.count), \
@@ -147,9 +92,7 @@ final class MigrationAssociationTable {
         try connection.forEachRow(sql + " ORDER BY SEQ") { row in
             result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
         }
-        if let run = open.first(where: { $0.mapping == mapping }), let destination = run.destination(of: source) {
-            result.append(destination)
-        }
+        if let destination = runs.openDestination(of: source, mapping: mapping) { result.append(destination) }
         return result
     }
 
@@ -166,9 +109,7 @@ final class MigrationAssociationTable {
             """) { row in
             result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
         }
-        if let run = open.first(where: { $0.mapping == mapping }), let source = run.source(of: destination) {
-            result.append(source)
-        }
+        if let source = runs.openSource(of: destination, mapping: mapping) { result.append(source) }
         return result
     }
 
@@ -210,7 +151,7 @@ final class MigrationAssociationTable {
 
     /// Drops the table.
     func drop() throws(SQLiteError) {
-        open = []
+        runs.removeAll()
         try connection.executeOnce("DROP TABLE IF EXISTS TERN_ASSOCIATION")
     }
 
