@@ -8,7 +8,11 @@ public import TernCore
 /// order, and computes one list of values from the other. That lets an engine run it without a
 /// call per value: the SQLite engine hands it the values of its page of source rows and writes
 /// the result with one prepared `INSERT`. Destination attributes it does not list keep their
-/// default values; a listed one set to nil is cleared. Stage 1 is independent
+/// default values; a listed one set to nil is cleared. ``MappingRunner`` runs stage 1 through
+/// ``MigrationManager/createDestinationInstances(of:attributePolicies:readingAttributes:otherwise:)``,
+/// so the engine calls ``destinationValues(from:into:)`` directly (an implementation of
+/// ``EntityMigrationPolicy/createDestinationInstances(forSource:mapping:manager:)`` is not
+/// called: implement ``EntityMigrationPolicy`` for a stage 1 of your own). Stage 1 is independent
 /// (``EntityMigrationPolicy/createsInstancesIndependently(for:)``), so several such mappings of
 /// one source entity share one walk over it, even across passes. Stages 2 and 3 are the
 /// defaults unless the policy implements them.
@@ -85,7 +89,11 @@ extension MigrationManager {
         }
         let names = policy.destinationAttributeNames
         var computed = [AttributeValue?](repeating: nil, count: names.count)
-        try policy.destinationValues(from: values, into: &computed)
+        do throws(MigrationError) {
+            try policy.destinationValues(from: values, into: &computed)
+        } catch {
+            throw error.located(mapping: mapping.name, property: nil)
+        }
         let destination = try insertDestinationInstance(ofEntity: entity)
         for (name, value) in zip(names, computed) {
             do throws(MigrationError) {
@@ -96,6 +104,23 @@ extension MigrationManager {
         }
         associate(source: source, withDestination: destination, mapping: mapping)
         return destination
+    }
+}
+
+extension MigrationManager {
+    /// Stage 1 of a walk's mappings one object at a time: attribute policies through
+    /// ``createDestinationInstance(forSource:mapping:policy:)``, the other mappings through `body`.
+    public func createDestinationInstances(
+        of mappings: [EntityMapping], attributePolicies: [(any AttributeMigrationPolicy)?],
+        readingAttributes attributes: Set<String>?, otherwise body: (Int, RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError) {
+        try forEachSourceInstance(of: mappings, readingAttributes: attributes) { index, source throws(MigrationError) in
+            if let policy = attributePolicies[index] {
+                _ = try createDestinationInstance(forSource: source, mapping: mappings[index], policy: policy)
+            } else {
+                try body(index, source)
+            }
+        }
     }
 }
 

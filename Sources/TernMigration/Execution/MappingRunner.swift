@@ -75,7 +75,8 @@ public struct MappingRunner: Sendable {
                 try member.policy.createDestinationInstances(forSource: source, mapping: member.mapping, manager: manager)
             }
         }
-        if walk.count == 1, let member = walk.first {
+        let attributePolicies = walk.map(\.attributePolicy)
+        if walk.count == 1, let member = walk.first, member.attributePolicy == nil {
             try manager.forEachSourceInstance(of: member.mapping, readingAttributes: member.sourceAttributes) {
                 source throws(MigrationError) in
                 try create(member, source)
@@ -89,6 +90,15 @@ public struct MappingRunner: Sendable {
                 break
             }
             attributes?.formUnion(read)
+        }
+        if attributePolicies.contains(where: { $0 != nil }) {
+            // The engine runs the attribute policies itself, a page at a time where it can.
+            try manager.createDestinationInstances(
+                of: walk.map(\.mapping), attributePolicies: attributePolicies, readingAttributes: attributes
+            ) { index, source throws(MigrationError) in
+                try create(walk[index], source)
+            }
+            return
         }
         try manager.forEachSourceInstance(of: walk.map(\.mapping), readingAttributes: attributes) {
             index, source throws(MigrationError) in

@@ -10,6 +10,8 @@ final class StagedMapping {
     let policy: any EntityMigrationPolicy
     /// Its property mappings compiled, for the default policy; nil for a custom one.
     let compiled: CompiledEntityMapping?
+    /// Its policy as an attribute policy, whose stage 1 the engine runs; nil for any other.
+    let attributePolicy: (any AttributeMigrationPolicy)?
     /// The index of its pass.
     let pass: Int
     /// Whether stage 1 is independent of other mappings (``EntityMigrationPolicy/createsInstancesIndependently(for:)``).
@@ -33,6 +35,7 @@ final class StagedMapping {
         policy = try policies.policy(for: mapping)
         // The default policy's property mappings are compiled once, not read per object.
         compiled = policy is DefaultMigrationPolicy ? CompiledEntityMapping(mapping, destination: destination) : nil
+        attributePolicy = policy as? any AttributeMigrationPolicy
         isIndependent = mapping.destinationEntityName != nil && policy.createsInstancesIndependently(for: mapping)
         destinationRoot = mapping.destinationEntityName.map { destination.rootEntity(of: $0)?.name ?? $0 }
         var looked: Set<String>? = []

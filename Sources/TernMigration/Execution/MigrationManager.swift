@@ -111,6 +111,28 @@ public protocol MigrationManager: AnyObject {
         forSource source: RowReference, mapping: EntityMapping, policy: any AttributeMigrationPolicy
     ) throws(MigrationError) -> RowReference
 
+    /// Stage 1 of the entity mappings of one walk over their source entity, in the order of the
+    /// walk of several mappings (``forEachSourceInstance(of:readingAttributes:_:)``): the mappings
+    /// that have an ``AttributeMigrationPolicy`` are run by the engine, the others through `body`.
+    ///
+    /// For each source object and each mapping whose filter it passes, an attribute policy's
+    /// mapping gets one destination object, as ``createDestinationInstance(forSource:mapping:policy:)``
+    /// makes it; any other mapping gets a `body` call. The default does exactly that, one call per
+    /// object; an engine may run the attribute policies a page of source objects at a time,
+    /// without a call per object or per value.
+    ///
+    /// - Parameters:
+    ///   - mappings: Entity mappings with the same source entity.
+    ///   - attributePolicies: One entry per mapping: its attribute policy, or nil for `body`.
+    ///   - attributes: The source attributes that will be read; nil when unknown (every one).
+    ///   - body: Called with the index of a mapping without an attribute policy and a source object.
+    /// - Throws: ``MigrationError`` from a policy, the engine or `body`, naming the mapping.
+    /// - Complexity: O(*n* · *m*) policy or `body` calls for *n* source objects and *m* mappings.
+    func createDestinationInstances(
+        of mappings: [EntityMapping], attributePolicies: [(any AttributeMigrationPolicy)?],
+        readingAttributes attributes: Set<String>?, otherwise body: (Int, RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError)
+
     // MARK: - Writing the destination
 
     /// Creates a destination object with its entity's default values.

@@ -78,13 +78,25 @@ package struct AssociationRuns {
     package mutating func associate(
         source: RowReference, withDestination destination: RowReference, mapping: String
     ) -> Run? {
+        associate(
+            sourceEntity: source.entityName, sourceKey: source.primaryKey, destinationEntity: destination.entityName,
+            destinationKey: destination.primaryKey, mapping: mapping)
+    }
+
+    /// Records that a source object became a destination object under a mapping, by entity and
+    /// key (see ``associate(source:withDestination:mapping:)``).
+    ///
+    /// - Returns: The mapping's run that this association cannot extend, now finished; nil otherwise.
+    package mutating func associate(
+        sourceEntity: String, sourceKey: Int64, destinationEntity: String, destinationKey: Int64, mapping: String
+    ) -> Run? {
         let slot = open.firstIndex { $0.mapping == mapping }
         var finished: Run?
         if let slot {
             let run = open[slot]
-            if run.count < Self.runLimit, run.sourceEntity == source.entityName,
-                run.destinationEntity == destination.entityName, source.primaryKey == run.sourceStart + run.count,
-                destination.primaryKey == run.destinationStart + run.count
+            if run.count < Self.runLimit, sourceKey == run.sourceStart + run.count,
+                destinationKey == run.destinationStart + run.count, run.sourceEntity == sourceEntity,
+                run.destinationEntity == destinationEntity
             {
                 open[slot].count += 1
                 return nil
@@ -92,11 +104,11 @@ package struct AssociationRuns {
             finished = run
             noteFinished(run)
         }
-        let largest = largestDestination[mapping]?[destination.entityName]
+        let largest = largestDestination[mapping]?[destinationEntity]
         let run = Run(
-            mapping: mapping, sourceEntity: source.entityName, sourceStart: source.primaryKey,
-            destinationEntity: destination.entityName, destinationStart: destination.primaryKey, count: 1,
-            isFresh: largest.map { destination.primaryKey > $0 } ?? true, sequence: openedRuns)
+            mapping: mapping, sourceEntity: sourceEntity, sourceStart: sourceKey, destinationEntity: destinationEntity,
+            destinationStart: destinationKey, count: 1, isFresh: largest.map { destinationKey > $0 } ?? true,
+            sequence: openedRuns)
         openedRuns += 1
         if let slot { open[slot] = run } else { open.append(run) }
         return finished

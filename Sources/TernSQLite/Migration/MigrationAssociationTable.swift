@@ -53,6 +53,20 @@ final class MigrationAssociationTable {
         }
     }
 
+    /// Records that a source object became a destination object under a mapping, by entity and key.
+    ///
+    /// - Throws: ``SQLiteError`` when a finished run cannot be written.
+    func associate(
+        sourceEntity: String, sourceKey: Int64, destinationEntity: String, destinationKey: Int64, mapping: String
+    ) throws(SQLiteError) {
+        if let finished = runs.associate(
+            sourceEntity: sourceEntity, sourceKey: sourceKey, destinationEntity: destinationEntity,
+            destinationKey: destinationKey, mapping: mapping)
+        {
+            try write(finished)
+        }
+    }
+
     /// Writes the open runs to the table, in the order they were opened.
     ///
     /// - Throws: ``SQLiteError`` when one cannot be written.

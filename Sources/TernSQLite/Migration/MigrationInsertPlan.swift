@@ -1,3 +1,4 @@
+import Foundation
 import TernCore
 
 /// How the migration engine inserts rows of one destination entity: one prepared INSERT of
@@ -29,7 +30,7 @@ final class MigrationInsertPlan {
     let lastKey: MigrationKeyCounter
     /// The prepared INSERT; finalized with the plan, before the connection closes (the engine
     /// that owns the plan lives inside the migration step that owns the connection).
-    private let statement: Statement
+    fileprivate let statement: Statement
 
     /// Works out the plan of a concrete destination entity and prepares its INSERT.
     ///
@@ -100,6 +101,67 @@ final class MigrationInsertPlan {
         defer { statement.reset() }
         for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
         while try statement.step() {}
+    }
+}
+
+extension MigrationInsertPlan {
+    // MARK: - Binding a row in place
+
+    /// Binds the first three values of the next row and the default of every slot not skipped,
+    /// for a caller that binds the skipped slots itself and then calls ``insertBoundRow()``.
+    ///
+    /// - Parameters:
+    ///   - key: The row's primary key.
+    ///   - version: Its `Z_OPT`.
+    ///   - skipping: One flag per slot: true for a slot the caller binds.
+    /// - Throws: ``SQLiteError`` when a value cannot be bound.
+    func bindDefaults(key: Int64, version: Int64, skipping: [Bool]) throws(SQLiteError) {
+        try statement.bind(key, at: 1)
+        try statement.bind(Int64(layout.number), at: 2)
+        try statement.bind(version, at: 3)
+        for slot in 3..<defaults.count where !skipping[slot] { try statement.bind(defaults[slot], at: Int32(slot + 1)) }
+    }
+
+    /// Binds a column value to a slot of the next row.
+    ///
+    /// - Throws: ``SQLiteError`` when it cannot be bound.
+    func bind(_ value: DatabaseValue, at slot: Int) throws(SQLiteError) {
+        try statement.bind(value, at: Int32(slot + 1))
+    }
+
+    /// Binds an attribute value to a slot of the next row without converting it, when it has the
+    /// slot's attribute type and the column keeps it as is (strings, 64-bit integers, doubles,
+    /// dates, Booleans, nil); returns false, binding nothing, for any other value.
+    ///
+    /// - Throws: ``SQLiteError`` when it cannot be bound.
+    func bindDirectly(_ value: AttributeValue?, at slot: Int) throws(SQLiteError) -> Bool {
+        let index = Int32(slot + 1)
+        guard let value else {
+            try statement.bindNull(at: index)
+            return true
+        }
+        switch (value, columns[slot]?.type) {
+        case (.string(let text), .string?): try statement.bind(text: text, at: index)
+        case (.integer(let number), .integer64?): try statement.bind(number, at: index)
+        case (.double(let number), .double?): try statement.bind(number, at: index)
+        case (.date(let date), .date?): try statement.bind(date.timeIntervalSinceReferenceDate, at: index)
+        case (.bool(let flag), .boolean?): try statement.bind(Int64(flag ? 1 : 0), at: index)
+        default: return false
+        }
+        return true
+    }
+
+    /// Inserts the row bound since ``bindDefaults(key:version:skipping:)``.
+    ///
+    /// - Throws: ``SQLiteError`` with the SQL when the insert fails.
+    func insertBoundRow() throws(SQLiteError) {
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+
+    /// Forgets a row partly bound.
+    func discardRow() {
+        statement.reset()
     }
 }
 

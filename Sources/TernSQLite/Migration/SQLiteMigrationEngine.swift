@@ -16,7 +16,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     let destinationModel: ManagedObjectModel
     let environment: ExpressionEnvironment
     /// The source store; every use is on its executor (checked by `assumeIsolated`).
-    private let source: SQLiteStore
+    let source: SQLiteStore
     /// The destination file's connection.
     let destination: Connection
     /// The destination layout.
@@ -27,13 +27,13 @@ final class SQLiteMigrationEngine: MigrationManager {
     private let onBatch: (Int) throws(MigrationError) -> Void
     /// Whether a source object's first destination object keeps its primary key and `Z_OPT`
     /// when the key is free (inferred steps keep object IDs, as in place).
-    private let keepsKeys: Bool
+    let keepsKeys: Bool
     /// The smallest `Z_MAX` of each destination root table.
     private let carriedKeys: [String: Int64]
     /// The associations, as runs in the destination file.
     let associations: MigrationAssociationTable
     /// The source object whose destination objects are being created, until it has one.
-    private var unclaimedSource: RowReference?
+    var unclaimedSource: RowReference?
     /// The last primary key given per destination table (one per inheritance root).
     private var lastKeys: [String: MigrationKeyCounter] = [:]
     /// The destination attributes found so far, by entity and name, with their table and column
@@ -44,24 +44,24 @@ final class SQLiteMigrationEngine: MigrationManager {
     /// The last source row read outside the page, so that the property mappings of one object read it once.
     private var cachedRow: StoreRow?
     /// The page of source rows being migrated, and the position of the current one.
-    private var page: MigrationSourcePage?
-    private var pageIndex = 0
+    var page: MigrationSourcePage?
+    var pageIndex = 0
     /// The whole row of the page last asked for by a key path through relationships.
-    private var decodedRow: StoreRow?
+    var decodedRow: StoreRow?
     /// A failure inside a non-throwing protocol method, thrown at the next throwing one.
     var pendingFailure: MigrationError?
     /// The last destination object created, not yet inserted: its attribute values gather here so
     /// that it is written with one INSERT instead of one UPDATE per attribute.
-    private var pendingRow: (reference: RowReference, plan: MigrationInsertPlan)?
+    var pendingRow: (reference: RowReference, plan: MigrationInsertPlan)?
     /// The values of the pending row, one per slot of its plan; the buffer is reused row after row.
-    private var pendingValues: [DatabaseValue] = []
+    var pendingValues: [DatabaseValue] = []
     /// The slot of the pending row most likely set next: the one after the last set.
     private var nextSlot = 3
     /// The plans made so far, in the order made: a few entities are found by comparing names,
     /// without hashing them (mappings that share a walk insert their entities in turns).
     private var plansInOrder: [MigrationInsertPlan] = []
     /// The routes of the attribute policies run so far, one per entity mapping.
-    private var attributeRoutes: [AttributeRoute] = []
+    var attributeRoutes: [AttributeRoute] = []
     /// The links dropped because their object's entity left the relationship's inheritance tree.
     private(set) var droppedLinks = 0
 
@@ -128,10 +128,20 @@ final class SQLiteMigrationEngine: MigrationManager {
         of mappings: [EntityMapping], readingAttributes attributes: Set<String>?,
         _ body: (Int, RowReference) throws(MigrationError) -> Void
     ) throws(MigrationError) {
+        try walk(mappings, readingAttributes: attributes, routes: mappings.map { _ in nil }, body)
+    }
+
+    /// Walks the source pages for several mappings of one source entity: a mapping with a route
+    /// is an attribute policy's, run here row after row (``insertRow(_:row:of:)``); the others
+    /// get `body` calls.
+    func walk(
+        _ mappings: [EntityMapping], readingAttributes attributes: Set<String>?, routes: [AttributeRoute?],
+        _ body: (Int, RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError) {
         guard let entity = mappings.first?.sourceEntityName else { return }
         guard mappings.allSatisfy({ $0.sourceEntityName == entity }) else {
             for (index, mapping) in mappings.enumerated() {
-                try forEachSourceInstance(of: [mapping], readingAttributes: attributes) { _, source throws(MigrationError) in
+                try walk([mapping], readingAttributes: attributes, routes: [routes[index]]) { _, source throws(MigrationError) in
                     try body(index, source)
                 }
             }
@@ -143,6 +153,7 @@ final class SQLiteMigrationEngine: MigrationManager {
             try store.assumeIsolated { store in try MigrationSourcePage.selection(entity: entity, attributes: attributes, in: store) }
         }
         let current = MigrationSourcePage(plan: plan, columns: columns)
+        for route in routes { route?.locate(in: current) }
         let filtered = mappings.map { $0.sourceFilter != nil }
         page = current
         defer { page = nil }
@@ -155,13 +166,20 @@ final class SQLiteMigrationEngine: MigrationManager {
             for index in current.indices {
                 pageIndex = index
                 decodedRow = nil
-                let reference = RowReference(entityName: entity, primaryKey: current.keys[index])
                 defer { unclaimedSource = nil }
                 // By index: a mapping is not copied per row.
                 for position in mappings.indices {
                     if filtered[position] {
+                        let reference = RowReference(entityName: entity, primaryKey: current.keys[index])
                         guard try SourceRowReading.passesFilter(reference, of: mappings[position], manager: self) else { continue }
                     }
+                    if let route = routes[position] {
+                        // No handle per row unless keys are kept (the first object may keep the source key).
+                        if keepsKeys { unclaimedSource = RowReference(entityName: entity, primaryKey: current.keys[index]) }
+                        try insertRow(route, row: index, of: current)
+                        continue
+                    }
+                    let reference = RowReference(entityName: entity, primaryKey: current.keys[index])
                     // Each mapping's first destination object may keep the source key, as when run alone.
                     unclaimedSource = reference
                     try body(position, reference)
@@ -209,14 +227,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     func insertDestinationInstance(ofEntity entity: String) throws(MigrationError) -> RowReference {
         let plan = try insertPlan(of: entity)
         try flush()
-        var key = plan.lastKey.value + 1
-        var version: Int64 = 1
-        if keepsKeys, let source = unclaimedSource, try !isTaken(source.primaryKey, in: plan.layout.table) {
-            key = source.primaryKey
-            version = try sourceVersion(source)
-            unclaimedSource = nil
-        }
-        plan.lastKey.value = max(plan.lastKey.value, key)
+        let (key, version) = try newKey(in: plan)
         // Filled as a local, moved back at the end: no access check per value, buffer reused.
         var values: [DatabaseValue] = []
         swap(&values, &pendingValues)
@@ -242,13 +253,13 @@ final class SQLiteMigrationEngine: MigrationManager {
             reference.entityName == destination.entityName, let slot = plan.slot(of: attribute, guess: nextSlot),
             let column = plan.columns[slot]
         {
-            pendingValues[slot] = try storedValue(value, column, of: destination)
+            pendingValues[slot] = try storedValue(value, column, entity: destination.entityName)
             nextSlot = slot + 1
             return
         }
         let (_, table, attributeColumn) = try destinationAttribute(attribute, of: destination.entityName)
         guard let column = attributeColumn else { return }  // transient or derived
-        let stored = try storedValue(value, column, of: destination)
+        let stored = try storedValue(value, column, entity: destination.entityName)
         if pendingRow?.reference == destination {
             try flush()
         }
@@ -302,59 +313,6 @@ final class SQLiteMigrationEngine: MigrationManager {
         }
     }
 
-    /// Stage 1 of an attribute policy without a call per value: the source values come from the
-    /// page by position, the destination values go to their slots of the pending row.
-    func createDestinationInstance(
-        forSource source: RowReference, mapping: EntityMapping, policy: any AttributeMigrationPolicy
-    ) throws(MigrationError) -> RowReference {
-        let route = try attributeRoute(for: mapping, policy: policy)
-        let store = self.source
-        // The buffers are filled as locals and moved back at the end: no access check per value.
-        var sources: [AttributeValue?] = []
-        var results: [AttributeValue?] = []
-        swap(&sources, &route.sourceValues)
-        swap(&results, &route.destinationValues)
-        defer {
-            swap(&sources, &route.sourceValues)
-            swap(&results, &route.destinationValues)
-        }
-        if let page, let row = pageIndex(of: source, in: page) {
-            if route.page !== page {
-                route.page = page
-                route.pageAttributes = route.sourceNames.map { page.index(ofAttribute: $0) }
-            }
-            let attributes = route.pageAttributes
-            for position in sources.indices {
-                if let attribute = attributes[position] {
-                    sources[position] = try Self.store { try page.value(atAttribute: attribute, row: row, in: store) }
-                } else {
-                    sources[position] = try sourceAttribute(route.sourceNames[position], of: source, mapping: mapping)
-                }
-            }
-        } else {
-            for position in sources.indices {
-                sources[position] = try sourceAttribute(route.sourceNames[position], of: source, mapping: mapping)
-            }
-        }
-        for position in results.indices { results[position] = nil }
-        try policy.destinationValues(from: sources, into: &results)
-        let plan = route.plan
-        let destination = try insertDestinationInstance(ofEntity: plan.layout.name)
-        var values: [DatabaseValue] = []
-        swap(&values, &pendingValues)
-        defer { swap(&values, &pendingValues) }
-        for (position, slot) in route.slots.enumerated() {
-            guard let slot, let column = plan.columns[slot] else { continue }
-            do throws(MigrationError) {
-                values[slot] = try storedValue(results[position], column, of: destination)
-            } catch {
-                throw error.located(mapping: mapping.name, property: column.name)
-            }
-        }
-        associate(source: source, withDestination: destination, mapping: mapping)
-        return destination
-    }
-
     // MARK: - Finishing
 
     /// Drops the association table and records each root's largest key in `Z_PRIMARYKEY`.
@@ -386,6 +344,15 @@ final class SQLiteMigrationEngine: MigrationManager {
         }
     }
 
+    /// Runs SQLite work that throws only ``SQLiteError``, turning its error into a migration error.
+    static func sqlite<Result>(_ body: () throws(SQLiteError) -> Result) throws(MigrationError) -> Result {
+        do {
+            return try body()
+        } catch {
+            throw failure(error)
+        }
+    }
+
     /// A migration error for a SQLite failure.
     static func failure(_ error: SQLiteError) -> MigrationError {
         var failure = MigrationError(.storeFailure, "The store failed while migrating: \(error)")
@@ -393,49 +360,29 @@ final class SQLiteMigrationEngine: MigrationManager {
         return failure
     }
 
-    /// The value of a source attribute read through its key path, for an attribute policy.
-    private func sourceAttribute(_ name: String, of source: RowReference, mapping: EntityMapping)
-        throws(MigrationError) -> AttributeValue?
-    {
-        guard case .value(let value) = try sourceValue(forKeyPath: [name], of: source) else {
-            throw MigrationError(
-                .invalidMapping, "\(name) is not an attribute of \(source.entityName)", mapping: mapping.name,
-                entity: source.entityName, property: name)
+    /// The primary key and `Z_OPT` of a new row of a plan's entity: the unclaimed source object's
+    /// when keys are kept and its key is free, the next key of the table otherwise.
+    func newKey(in plan: MigrationInsertPlan) throws(MigrationError) -> (key: Int64, version: Int64) {
+        var key = plan.lastKey.value + 1
+        var version: Int64 = 1
+        if keepsKeys, let source = unclaimedSource, try !isTaken(source.primaryKey, in: plan.layout.table) {
+            key = source.primaryKey
+            version = try sourceVersion(source)
+            unclaimedSource = nil
         }
-        return value
-    }
-
-    /// The route of an attribute policy's mapping, worked out on its first object.
-    private func attributeRoute(for mapping: EntityMapping, policy: any AttributeMigrationPolicy) throws(MigrationError)
-        -> AttributeRoute
-    {
-        for route in attributeRoutes where route.mapping == mapping.name { return route }
-        let entity = try AttributeMigrationRoute.destinationEntity(of: mapping)
-        let plan = try insertPlan(of: entity)
-        var slots: [Int?] = []
-        for name in policy.destinationAttributeNames {
-            do throws(MigrationError) {
-                // Unknown names fail here; transient and derived ones have no column and are skipped.
-                let (_, _, column) = try destinationAttribute(name, of: entity)
-                slots.append(column == nil ? nil : plan.slot(of: name))
-            } catch {
-                throw error.located(mapping: mapping.name, property: name)
-            }
-        }
-        let route = AttributeRoute(mapping: mapping.name, plan: plan, sourceNames: policy.sourceAttributeNames, slots: slots)
-        attributeRoutes.append(route)
-        return route
+        plan.lastKey.value = max(plan.lastKey.value, key)
+        return (key, version)
     }
 
     /// Inserts the pending destination row, if any.
-    private func flush() throws(MigrationError) {
+    func flush() throws(MigrationError) {
         guard let (_, plan) = pendingRow else { return }
         pendingRow = nil
         try Self.store { try plan.insert(pendingValues) }
     }
 
     /// The plan that inserts rows of a destination entity, made on first use.
-    private func insertPlan(of entity: String) throws(MigrationError) -> MigrationInsertPlan {
+    func insertPlan(of entity: String) throws(MigrationError) -> MigrationInsertPlan {
         if plansInOrder.count <= 8 {
             for plan in plansInOrder where plan.layout.name == entity { return plan }
         } else if let plan = insertPlans[entity] {
@@ -456,30 +403,30 @@ final class SQLiteMigrationEngine: MigrationManager {
     }
 
     /// An attribute value converted to its column's type and stored form.
-    private func storedValue(_ value: AttributeValue?, _ column: AttributeColumn, of destination: RowReference)
+    func storedValue(_ value: AttributeValue?, _ column: AttributeColumn, entity: String)
         throws(MigrationError) -> DatabaseValue
     {
         guard let value else { return .null }
         do {
             return try databaseValue(try value.converted(to: column.type), column)
         } catch {
-            throw error.located(mapping: nil, property: column.name).withEntity(destination.entityName)
+            throw error.located(mapping: nil, property: column.name).withEntity(entity)
         }
     }
 
     /// Whether a destination table already has a row with that key.
-    private func isTaken(_ key: Int64, in table: String) throws(MigrationError) -> Bool {
+    func isTaken(_ key: Int64, in table: String) throws(MigrationError) -> Bool {
         try Self.store {
             try destination.fetchValue("SELECT 1 FROM \(.identifier(table)) WHERE Z_PK = \(key)") != nil
         }
     }
 
-    private func throwPending() throws(MigrationError) {
+    func throwPending() throws(MigrationError) {
         if let pendingFailure { throw pendingFailure }
     }
 
     /// The position of a source object in the page: the current row, or another one of the page.
-    private func pageIndex(of reference: RowReference, in page: MigrationSourcePage) -> Int? {
+    func pageIndex(of reference: RowReference, in page: MigrationSourcePage) -> Int? {
         if page.keys.indices.contains(pageIndex), page.keys[pageIndex] == reference.primaryKey,
             reference.entityName == page.entityName
         {
@@ -489,7 +436,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     }
 
     /// The `Z_OPT` of a source object.
-    private func sourceVersion(_ reference: RowReference) throws(MigrationError) -> Int64 {
+    func sourceVersion(_ reference: RowReference) throws(MigrationError) -> Int64 {
         if let page, let index = pageIndex(of: reference, in: page) { return page.version(at: index) }
         return try sourceRow(reference)?.version ?? 1
     }
@@ -515,7 +462,7 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     /// The column value of an attribute value, external data written to its file.
     /// A destination attribute, its table and its column, looked up once per entity and name.
-    private func destinationAttribute(
+    func destinationAttribute(
         _ attribute: String, of entity: String
     ) throws(MigrationError) -> (AttributeDescription, table: String, AttributeColumn?) {
         if let known = destinationAttributes[entity]?[attribute] { return known }
@@ -529,7 +476,7 @@ final class SQLiteMigrationEngine: MigrationManager {
         return found
     }
 
-    private func databaseValue(_ value: AttributeValue, _ column: AttributeColumn) throws(MigrationError) -> DatabaseValue {
+    func databaseValue(_ value: AttributeValue, _ column: AttributeColumn) throws(MigrationError) -> DatabaseValue {
         guard let stored = value.databaseValue(for: column.type) else {
             throw MigrationError(
                 .evaluationFailed, "The value does not fit a \(column.type.xcodeName) attribute", property: column.name)
@@ -545,36 +492,5 @@ extension MigrationError {
         var copy = self
         copy.entityName = copy.entityName ?? entity
         return copy
-    }
-}
-
-/// How an attribute policy's values travel for one entity mapping: where its source attributes
-/// are in the page, which slots of the INSERT its destination attributes fill, and the two
-/// value buffers, reused object after object.
-private final class AttributeRoute {
-    /// The entity mapping's name.
-    let mapping: String
-    /// The INSERT of the destination entity.
-    let plan: MigrationInsertPlan
-    /// The source attributes the policy reads, in its order.
-    let sourceNames: [String]
-    /// The slot of each destination attribute the policy sets; nil for one without a column.
-    let slots: [Int?]
-    /// The page the positions below are for.
-    var page: MigrationSourcePage?
-    /// The index of each source attribute in the page's plan; nil for one the page does not hold.
-    var pageAttributes: [Int?] = []
-    /// The source values of the current object.
-    var sourceValues: [AttributeValue?]
-    /// The destination values of the current object.
-    var destinationValues: [AttributeValue?]
-
-    init(mapping: String, plan: MigrationInsertPlan, sourceNames: [String], slots: [Int?]) {
-        self.mapping = mapping
-        self.plan = plan
-        self.sourceNames = sourceNames
-        self.slots = slots
-        self.sourceValues = Array(repeating: nil, count: sourceNames.count)
-        self.destinationValues = Array(repeating: nil, count: slots.count)
     }
 }

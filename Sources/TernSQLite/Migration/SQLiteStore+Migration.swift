@@ -58,10 +58,13 @@ extension SQLiteStore {
         }
         var total = 0
         var counts: [(String, Int)] = []
+        // Each source entity counted once, however many mappings read it.
+        var entityCounts: [String: Int] = [:]
         for pass in job.passes {
             for mapping in pass.ordering(in: model).entityMappings where mapping.kind != .add && mapping.kind != .remove {
                 guard let entity = mapping.sourceEntityName else { continue }
-                let count = try engine.sourceCount(of: entity)
+                let count = try entityCounts[entity] ?? engine.sourceCount(of: entity)
+                entityCounts[entity] = count
                 counts.append((mapping.name, count))
                 total += count
             }
