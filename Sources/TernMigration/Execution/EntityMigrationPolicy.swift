@@ -158,6 +158,8 @@ public struct DefaultMigrationPolicy: EntityMigrationPolicy {
     public static func setRelationships(
         of destination: RowReference, mapping: EntityMapping, manager: any MigrationManager
     ) throws(MigrationError) {
+        // Most mappings have no relationship mapping: nothing to look up per object.
+        guard mapping.kind == .copy || !mapping.relationshipMappings.isEmpty else { return }
         let properties = mapping.effectiveRelationshipMappings(in: manager.destinationModel)
         guard !properties.isEmpty,
             let source = manager.sourceInstances(forMapping: mapping.name, destinationInstance: destination).first
