@@ -20,6 +20,8 @@ final class MigrationInsertPlan {
     let slots: [String: Int]
     /// The column of each slot; the first three (`Z_PK`, `Z_ENT`, `Z_OPT`) have none.
     let columns: [AttributeColumn?]
+    /// The attribute type of each slot; nil for the first three.
+    let types: [AttributeType?]
     /// The values of a new row: the entity number, version 1 and each default value; the key is 0.
     let defaults: [DatabaseValue]
     /// The defaults stored per row: binary values that may go to external files, and values that
@@ -64,6 +66,7 @@ final class MigrationInsertPlan {
         }
         self.slots = slots
         self.columns = columns
+        self.types = columns.map { $0?.type }
         self.defaults = defaults
         self.perRowDefaults = perRowDefaults
         let names = ["Z_PK", "Z_ENT", "Z_OPT"].map(SQL.quoted) + layout.attributes.map { SQL.quoted($0.column) }
@@ -98,7 +101,7 @@ final class MigrationInsertPlan {
     func insert(_ values: [DatabaseValue]) throws(SQLiteError) {
         precondition(values.count == columns.count, "one value per slot")
         // Every placeholder is bound again, so the bindings need no clearing between rows.
-        defer { statement.reset() }
+        defer { statement.resetKeepingBindings() }
         for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
         while try statement.step() {}
     }
@@ -140,7 +143,7 @@ extension MigrationInsertPlan {
             try statement.bindNull(at: index)
             return true
         }
-        switch (value, columns[slot]?.type) {
+        switch (value, types[slot]) {
         case (.string(let text), .string?): try statement.bind(text: text, at: index)
         case (.integer(let number), .integer64?): try statement.bind(number, at: index)
         case (.double(let number), .double?): try statement.bind(number, at: index)
@@ -155,7 +158,8 @@ extension MigrationInsertPlan {
     ///
     /// - Throws: ``SQLiteError`` with the SQL when the insert fails.
     func insertBoundRow() throws(SQLiteError) {
-        defer { statement.reset() }
+        // Every placeholder is bound again for the next row, so the bindings need no clearing.
+        defer { statement.resetKeepingBindings() }
         while try statement.step() {}
     }
 

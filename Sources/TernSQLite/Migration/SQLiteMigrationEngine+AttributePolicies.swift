@@ -84,18 +84,21 @@ extension SQLiteMigrationEngine {
         try flush()
         let (key, version) = try newKey(in: plan)
         try Self.sqlite { () throws(SQLiteError) in try plan.bindDefaults(key: key, version: version, skipping: route.isSet) }
-        for (slot, column, value) in plan.perRowDefaults where !route.isSet[slot] {
-            let stored = try databaseValue(value, column)
-            try Self.sqlite { () throws(SQLiteError) in try plan.bind(stored, at: slot) }
+        if !plan.perRowDefaults.isEmpty {
+            for (slot, column, value) in plan.perRowDefaults where !route.isSet[slot] {
+                let stored = try databaseValue(value, column)
+                try Self.sqlite { () throws(SQLiteError) in try plan.bind(stored, at: slot) }
+            }
         }
-        for (position, slot) in route.slots.enumerated() {
-            guard let slot, let column = plan.columns[slot] else { continue }
+        for position in results.indices {
+            guard let slot = route.slots[position] else { continue }
             let value = results[position]
+            // Values of their column's type go straight to SQLite; the others are converted.
+            if try Self.sqlite({ () throws(SQLiteError) in try plan.bindDirectly(value, at: slot) }) { continue }
+            guard let column = plan.columns[slot] else { continue }
             do throws(MigrationError) {
-                if try !Self.sqlite({ () throws(SQLiteError) in try plan.bindDirectly(value, at: slot) }) {
-                    let stored = try storedValue(value, column, entity: plan.layout.name)
-                    try Self.sqlite { () throws(SQLiteError) in try plan.bind(stored, at: slot) }
-                }
+                let stored = try storedValue(value, column, entity: plan.layout.name)
+                try Self.sqlite { () throws(SQLiteError) in try plan.bind(stored, at: slot) }
             } catch {
                 plan.discardRow()
                 throw error.located(mapping: route.mapping.name, property: column.name)
