@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TernCore
 import TernFormats
 import TernMigration
@@ -247,16 +246,9 @@ import Testing
         #expect(batched.propertyName == (failure == .wrongType ? "amount" : nil))
     }
 
-    /// Records the order of stage-1 calls of the policies below.
-    final class CallLog: Sendable {
-        private let calls = Mutex<[String]>([])
-        func record(_ call: String) { calls.withLock { $0.append(call) } }
-        var entries: [String] { calls.withLock { $0 } }
-    }
-
     /// A seeds' split policy that records each object it computes.
     struct RecordingSplitPolicy: AttributeMigrationPolicy {
-        let log: CallLog
+        let log: StageOneLog
         let name: String
         let sourceAttributeNames = ["timeStamp"]
         let destinationAttributeNames: [String]
@@ -277,7 +269,7 @@ import Testing
         mapping.passes[0].entityMappings[0].policyName = "Printed"
         mapping.passes[1].entityMappings[0].kind = .custom
         mapping.passes[1].entityMappings[0].policyName = "Stamped"
-        let log = CallLog()
+        let log = StageOneLog()
         var options = MigrationOptions(batchSize: 1_000)
         options.policies.register(RecordingSplitPolicy(log: log, name: "printed", destinationAttributeNames: ["printedDate"]), named: "Printed")
         options.policies.register(RecordingSplitPolicy(log: log, name: "stamped", destinationAttributeNames: ["timeStamp"]), named: "Stamped")
