@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TernCore
 import TernFormats
 import TernMigration
@@ -7,35 +6,6 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-
-/// The stage-1 calls of a migration, as "mapping key", in the order they came.
-final class StageOneLog: Sendable {
-    private let calls = Mutex<[String]>([])
-
-    /// Records a call.
-    func record(_ call: String) { calls.withLock { $0.append(call) } }
-
-    /// The calls so far.
-    var entries: [String] { calls.withLock { $0 } }
-}
-
-/// A custom policy that does what the default one does and records its stage-1 calls; it says
-/// it is independent or not, as asked.
-struct RecordingPolicy: EntityMigrationPolicy {
-    let log: StageOneLog
-    let independent: Bool
-
-    func sourceAttributes(for mapping: EntityMapping) -> Set<String>? { ["timeStamp"] }
-
-    func createsInstancesIndependently(for mapping: EntityMapping) -> Bool { independent }
-
-    func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
-        throws(MigrationError)
-    {
-        log.record("\(mapping.name) \(source.primaryKey)")
-        try DefaultMigrationPolicy.createInstance(forSource: source, mapping: mapping, manager: manager)
-    }
-}
 
 /// Stage 1 of independent mappings of one source entity, across passes, in one walk over the
 /// source: the seeds' Event split reads each event once for both destination objects.

@@ -164,6 +164,51 @@ struct PostgreSQLMappedMigrationTests {
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
 
+    /// Independent mappings of one source entity, in two passes, share one walk over the source
+    /// table on the server (each event is read once for both destination objects), as on SQLite.
+    @Test func independentMappingsOfTwoPassesShareOneWalkAsOnSQLite() async throws {
+        let model = try VersionedModel("Events") {
+            ModelVersion("Event") { Entity("Event") { Attribute("timeStamp", .date) } }
+            ModelVersion("Event 2") {
+                Entity("PrintedEvent") { Attribute("printedDate", .string) }
+                Entity("TimeStampEvent") { Attribute("timeStamp", .double) }
+            }
+        }
+        // Keys with gaps, every seventh event without a date, three pages of ten.
+        let rows = (1...25).map { (index: Int) -> StoreRow in
+            var attributes: [String: AttributeValue] = [:]
+            if index % 7 != 0 { attributes["timeStamp"] = .date(Date(timeIntervalSinceReferenceDate: Double(index) * 3_601.5)) }
+            return StoreRow(
+                reference: RowReference(entityName: "Event", primaryKey: Int64(index * 2)), version: 1, attributes: attributes)
+        }
+        let folder = try TemporaryDirectory()
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "Event", rows: rows, in: folder)
+        let mapping = try StepMapping(jsonData: Data(#"""
+            {"source": "Event", "destination": "Event 2", "passes": [
+              {"name": "One", "entityMappings": [{"name": "EventToPrintedEvent", "kind": "custom", "source": "Event",
+                "destination": "PrintedEvent", "policy": "Recording",
+                "attributes": {"printedDate": "formatDate($source.timeStamp, \"yyyy-MM-dd HH:mm:ss\")"}}]},
+              {"name": "Two", "entityMappings": [{"name": "EventToTimeStampEvent", "kind": "custom", "source": "Event",
+                "destination": "TimeStampEvent", "policy": "Recording",
+                "attributes": {"timeStamp": "timeInterval($source.timeStamp)"}},
+                {"kind": "remove", "source": "Event"}]}]}
+            """#.utf8))
+        let (sqliteLog, log) = (StageOneLog(), StageOneLog())
+        var options = MigrationOptions(batchSize: 10)
+        options.policies.register(RecordingPolicy(log: sqliteLog, independent: true), named: "Recording")
+        try await StoreMigrator().migrateStore(at: sqlite, model: model, mappings: [mapping], options: options)
+        options.policies.register(RecordingPolicy(log: log, independent: true), named: "Recording")
+        let report = try await PostgreSQLMigrator().migrateStore(
+            at: postgreSQL, model: model, mappings: [mapping], options: options)
+        // One walk: each event gives its PrintedEvent, then its TimeStampEvent.
+        let keys = rows.map(\.reference.primaryKey)
+        #expect(log.entries == keys.flatMap { ["EventToPrintedEvent \($0)", "EventToTimeStampEvent \($0)"] })
+        #expect(log.entries == sqliteLog.entries)
+        #expect(report.objectsPerStep == [50])
+        try await PostgreSQLMigrationTests.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: model.versions[1].model)
+        try PostgreSQLStore.destroy(at: postgreSQL)
+    }
+
     @Test func inferredStepsBuiltBesideKeepKeysInATableSharedBySubentitiesAsOnSQLite() async throws {
         let model = try VersionedModel("School") {
             SchoolVersions.version("v1", number: .integer32, courseName: "name")

@@ -8,7 +8,8 @@ import TernSQLite
 /// database, so that a mapped step streams table to table on the server with no local file.
 ///
 /// Source rows are read a page at a time with keyset queries (`Z_PK > last ORDER BY Z_PK LIMIT
-/// batch`), through the source store's row plans. Destination rows gather in memory, their
+/// batch`), through the source store's row plans, once for all the independent mappings of a
+/// source entity (``MappingRunner``'s shared walks). Destination rows gather in memory, their
 /// attribute values set in place, and are loaded with one `COPY` per table once a batch is full
 /// or before anything reads or updates the destination; relationships are written with bound
 /// `UPDATE`s and join-table `INSERT`s as on SQLite. Associations live in a table of the
@@ -118,7 +119,24 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
     func forEachSourceInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
         throws(MigrationError)
     {
-        guard let entity = mapping.sourceEntityName else { return }
+        try forEachSourceInstance(of: [mapping], readingAttributes: nil) { _, source throws(MigrationError) in try body(source) }
+    }
+
+    /// One walk over the source entity for several independent mappings: each page of source
+    /// rows is read once, and each row is handed to every mapping whose filter it passes.
+    func forEachSourceInstance(
+        of mappings: [EntityMapping], readingAttributes attributes: Set<String>?,
+        _ body: (Int, RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError) {
+        guard let entity = mappings.first?.sourceEntityName else { return }
+        guard mappings.allSatisfy({ $0.sourceEntityName == entity }) else {
+            for (index, mapping) in mappings.enumerated() {
+                try forEachSourceInstance(of: [mapping], readingAttributes: attributes) { _, source throws(MigrationError) in
+                    try body(index, source)
+                }
+            }
+            return
+        }
         let (layout, select) = try Self.server {
             let layout = try source.schema.entity(named: entity)
             return (layout, try source.selection(for: layout))
@@ -137,13 +155,17 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
             pageEntity = entity
             for row in rows {
                 let reference = RowReference(entityName: entity, primaryKey: row.reference.primaryKey)
-                guard try SourceRowReading.passesFilter(reference, of: mapping, manager: self) else { continue }
-                unclaimedSource = reference
                 defer { unclaimedSource = nil }
-                try body(reference)
+                for position in mappings.indices {
+                    guard try SourceRowReading.passesFilter(reference, of: mappings[position], manager: self) else { continue }
+                    // Each mapping's first destination object may keep the source key, as when run alone.
+                    unclaimedSource = reference
+                    try body(position, reference)
+                }
             }
             try throwPending()
-            try onBatch(rows.count)
+            // Progress counts a row once per mapping, as when the mappings run one after the other.
+            try onBatch(rows.count * mappings.count)
             guard let next = rows.last?.reference.primaryKey, rows.count == batchSize else { return }
             last = next
         }
