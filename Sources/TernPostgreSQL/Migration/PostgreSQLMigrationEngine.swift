@@ -328,21 +328,24 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
         MigrationError(.storeFailure, "The store failed while migrating: \(error)")
     }
 
-    /// Writes the pending destination rows: one `COPY` per run of rows of one table.
+    /// Writes the pending destination rows: one `COPY` per table, each in creation order.
     private func flush() throws(MigrationError) {
         guard !pending.isEmpty else { return }
         let rows = pending
         pending.removeAll(keepingCapacity: true)
         pendingPositions.removeAll(keepingCapacity: true)
-        var start = rows.startIndex
-        while start < rows.endIndex {
-            let plan = rows[start].plan
-            var end = start + 1
-            while end < rows.endIndex, rows[end].plan === plan { end += 1 }
-            try Self.server {
-                try destination.copy(into: plan.layout.table, columns: plan.columnNames, rows: rows[start..<end].map(\.values))
+        // One COPY per table, its rows in creation order: mappings that share a walk create rows
+        // of several tables in turns.
+        var tables: [(plan: InsertPlan, rows: [[DatabaseValue]])] = []
+        for row in rows {
+            if let index = tables.firstIndex(where: { $0.plan === row.plan }) {
+                tables[index].rows.append(row.values)
+            } else {
+                tables.append((row.plan, [row.values]))
             }
-            start = end
+        }
+        for table in tables {
+            try Self.server { try destination.copy(into: table.plan.layout.table, columns: table.plan.columnNames, rows: table.rows) }
         }
     }
 
