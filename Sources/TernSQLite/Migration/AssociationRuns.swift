@@ -93,14 +93,16 @@ package struct AssociationRuns {
         let slot = open.firstIndex { $0.mapping == mapping }
         var finished: Run?
         if let slot {
-            let run = open[slot]
-            if run.count < Self.runLimit, sourceKey == run.sourceStart + run.count,
-                destinationKey == run.destinationStart + run.count, run.sourceEntity == sourceEntity,
-                run.destinationEntity == destinationEntity
+            // Compared in place: copying the run would retain and release its three names per object.
+            let count = open[slot].count
+            if count < Self.runLimit, sourceKey == open[slot].sourceStart + count,
+                destinationKey == open[slot].destinationStart + count, open[slot].sourceEntity == sourceEntity,
+                open[slot].destinationEntity == destinationEntity
             {
-                open[slot].count += 1
+                open[slot].count = count + 1
                 return nil
             }
+            let run = open[slot]
             finished = run
             noteFinished(run)
         }

@@ -26,6 +26,8 @@ final class MigrationSourcePage: @unchecked Sendable {
     private let names: [String]
     /// The column position of each attribute among a row's values, in plan order.
     private let positions: [Int]
+    /// The type of each attribute, in plan order (read per value without copying the attribute).
+    private let types: [AttributeType]
     /// The attribute after the one last looked up: mappings read a row's attributes in the same
     /// order row after row, so it is usually the next one asked for.
     private var guess = 0
@@ -50,6 +52,7 @@ final class MigrationSourcePage: @unchecked Sendable {
         self.attributes = Dictionary(plan.attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.names = plan.attributes.map(\.name)
         self.positions = plan.attributes.map(\.position)
+        self.types = plan.attributes.map(\.type)
     }
 
     /// Creates an empty page for the rows of one concrete entity that selects `Z_PK`, `Z_ENT`,
@@ -166,7 +169,7 @@ final class MigrationSourcePage: @unchecked Sendable {
             value = .blob(try store.externalData.resolve(bytes))
         }
         do {
-            return try AttributeValue(databaseValue: value, type: plan.attributes[found].type)
+            return try AttributeValue(databaseValue: value, type: types[found])
         } catch {
             let attribute = plan.attributes[found]
             throw SQLiteError(
