@@ -77,11 +77,13 @@ extension ObjectContext {
         return total
     }
 
-    /// Walks the objects matching a request batch by batch, keeping only one batch in memory.
+    /// Walks the objects matching a request batch by batch, keeping at most two batches in memory.
     ///
     /// Each batch is one page read from the store (``PersistentStore/fetchPage(_:after:size:)``):
     /// its rows are turned into objects, handed to `body` and let go, so memory is bounded by the
-    /// batch size, not by the number of matches. Unsaved changes are not seen: objects with
+    /// batch size, not by the number of matches. With the SQLite store, the next page is read
+    /// while `body` handles the current one; what `body` throws still ends the walk with that
+    /// error, and a failed read is reported after `body` returns. Unsaved changes are not seen: objects with
     /// unsaved changes are handed over with those changes, but what matches is what was saved.
     ///
     /// Pages follow each other by keyset pagination: a batch holds the objects that come after
@@ -116,41 +118,120 @@ extension ObjectContext {
         }
         for store in coordinator.affectedStores(forEntity: request.entityName) {
             var position: StoreFetchPosition?
-            repeat {
-                if let packed = store as? any PackedRowReading,
-                   let page = try await packed.fetchPackedPage(request.storeRequest, after: position, size: size) {
-                    position = page.next
-                    guard !page.rows.isEmpty else { break }
-                    try deliverBatch(page.rows.indices.lazy.map { self.state(of: page.rows[$0], in: store.identifier) }, body)
-                    continue
-                }
+            if let packed = store as? any PackedRowReading {
+                guard let end = try await forEachPackedBatch(of: request.storeRequest, in: packed, size: size, body) else { continue }
+                position = end
+            }
+            // The store's general path, or where the packed one stopped.
+            while true {
                 let page = try await store.fetchPage(request.storeRequest, after: position, size: size)
                 position = page.next
                 guard !page.rows.isEmpty else { break }
-                try deliverBatch(page.rows.map { state(of: $0, in: store.identifier) }, body)
-            } while position != nil
+                try deliverBatch(page.rows.lazy.map { self.state(of: $0, in: store.identifier) }, body)
+                if position == nil { break }
+            }
         }
     }
 
     // MARK: - Non public
 
-    /// Makes the objects of a batch of states and hands them to `body`; the objects `body` lets
-    /// go leave the registry as they go away.
-    private func deliverBatch(
-        _ states: some Collection<ObjectState>, _ body: ([ManagedObject]) throws -> Void
-    ) throws {
-        let wasEmpty = graph.registered.isEmpty
-        var objects: [ManagedObject] = []
-        objects.reserveCapacity(states.count)
-        for state in states {
-            // As `materialize`, without going through the row cache.
-            objects.append(graph.adopt(state))
+    /// Walks a store's matches in packed pages, reading each page while `body` handles the
+    /// previous one.
+    ///
+    /// - Returns: nil when every page was read; else where to go on with the store's general
+    ///   path (the store declined a packed page).
+    private func forEachPackedBatch(
+        of request: StoreFetchRequest, in store: any PackedRowReading, size: Int, _ body: ([ManagedObject]) throws -> Void
+    ) async throws -> StoreFetchPosition?? {
+        guard var page = try await store.fetchPackedPage(request, after: nil, size: size) else { return .some(nil) }
+        while !page.rows.isEmpty {
+            guard let position = page.next else {
+                try deliverBatch(packed: page.rows, in: store.identifier, body)
+                return nil
+            }
+            // The next page is read on the store's executor meanwhile, one page ahead at most. A
+            // detached task, so that the read starts at once: a child task would start on this
+            // context's executor, busy until the batch is handed over.
+            let ahead = Task.detached(priority: Task.currentPriority) {
+                try await store.fetchPackedPage(request, after: position, size: size)
+            }
+            do {
+                try deliverBatch(packed: page.rows, in: store.identifier, body)
+            } catch {
+                // As when the pages are read one after the other, `body`'s error wins; the read is
+                // cancelled and awaited, so that nothing of the walk outlives it.
+                ahead.cancel()
+                _ = try? await ahead.value
+                throw error
+            }
+            let next = try await withTaskCancellationHandler {
+                try await ahead.value
+            } onCancel: {
+                ahead.cancel()
+            }
+            guard let next else { return .some(position) }
+            page = next
         }
+        return nil
+    }
+
+    /// Makes the objects of a batch of packed store rows and hands them to `body`.
+    private func deliverBatch(
+        packed rows: [PackedRow], in storeIdentifier: String, _ body: ([ManagedObject]) throws -> Void
+    ) throws {
+        let graph = self.graph
+        guard graph.canDeferFiling else {
+            try deliverBatch(rows, body) { row, _ in graph.adopt(self.state(of: row, in: storeIdentifier)) }
+            return
+        }
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(rows.count)
+        // By index: each row is read in place (the page may be shared with the read that
+        // returned it), never copied whole.
+        for index in rows.indices { objects.append(graph.pendingObject(for: rows, at: index, inStore: storeIdentifier)) }
+        graph.deferFiling(objects)
+        defer { endBatch(&objects, wasEmpty: true) }
         try body(objects)
-        guard wasEmpty, graph.registered.count == objects.count else { return }
+    }
+
+    /// Makes the objects of a batch of states and hands them to `body`.
+    private func deliverBatch(_ states: some Collection<ObjectState>, _ body: ([ManagedObject]) throws -> Void) throws {
+        let graph = self.graph
+        try deliverBatch(states, body) { state, lazily in lazily ? graph.pendingObject(for: state) : graph.adopt(state) }
+    }
+
+    /// Makes the objects of a batch of rows with `make` and hands them to `body`; the objects
+    /// `body` lets go leave the registry as they go away.
+    ///
+    /// When the registry is empty, the objects are made without filing them (`make`'s second
+    /// argument is true): the graph files them only if something looks the registry up or
+    /// changes an object during `body`. When nothing did, only those still alive afterwards are
+    /// filed, so a batch nobody kept never reaches the registry.
+    private func deliverBatch<Rows: Collection>(
+        _ rows: Rows, _ body: ([ManagedObject]) throws -> Void, make: (Rows.Element, Bool) -> ManagedObject
+    ) throws {
+        let lazily = graph.canDeferFiling
+        var objects: [ManagedObject] = []
+        objects.reserveCapacity(rows.count)
+        for row in rows { objects.append(make(row, lazily)) }
+        if lazily { graph.deferFiling(objects) }
+        defer { endBatch(&objects, wasEmpty: lazily) }
+        try body(objects)
+    }
+
+    /// Files the objects of a batch that stay alive, or drops the batch from the registry when
+    /// nothing holds its objects any more.
+    private func endBatch(_ objects: inout [ManagedObject], wasEmpty: Bool) {
+        guard wasEmpty else { return }
+        // Taking an element for writing copies the array when `body` kept it: then every object
+        // has two owners and counts as kept.
+        if graph.takePendingBatch() {
+            for index in objects.indices where !isKnownUniquelyReferenced(&objects[index]) { graph.file(objects[index]) }
+            return
+        }
+        guard graph.registered.count == objects.count else { return }
         // The registry holds this batch's objects only. When nothing else holds them (`body`
-        // kept none, nor the array: then taking an element for writing copies the array and
-        // every object has two owners), they all go now: the registry is emptied in one go
+        // kept none, nor the array), they all go now: the registry is emptied in one go
         // instead of one removal per object as each goes away.
         for index in objects.indices where !isKnownUniquelyReferenced(&objects[index]) { return }
         for object in objects { object.isUnregistered = true }

@@ -45,7 +45,26 @@ final class ObjectGraph {
     /// The class of each entity, its own or an ancestor's, as found by ``objectClass(for:)``.
     private var resolvedClasses: [String: ManagedObject.Type] = [:]
     /// Every live object, not kept alive: unchanged objects go away when nothing else holds them.
-    var registered: [ObjectID: RegisteredObject] = [:]
+    ///
+    /// The one way to the registry: it files the pending batch first (``deferFiling(_:)``), so
+    /// that whoever looks an object up or changes the registry finds every live object, and a
+    /// row read again gives the same instance.
+    var registered: [ObjectID: RegisteredObject] {
+        _read {
+            fileBatch()
+            yield filed
+        }
+        _modify {
+            fileBatch()
+            yield &filed
+        }
+    }
+    /// The registry's entries; only ``registered`` and the batch methods touch it.
+    private var filed: [ObjectID: RegisteredObject] = [:]
+    /// The objects of the batch being delivered, made while the registry was empty and not
+    /// filed yet: filed at the first access to ``registered`` or change of an object, else
+    /// dropped without ever being hashed when nobody kept them (``takePendingBatch()``).
+    private var pendingBatch: [ManagedObject] = []
     /// Objects that must stay alive until saved: inserted, updated, deleted, or with pending work.
     var changed: [ObjectID: ManagedObject] = [:]
     /// States read from the parent, from which objects are made without another read.
@@ -113,7 +132,85 @@ final class ObjectGraph {
     private func makeUnregistered(_ id: ObjectID, state: ObjectState? = nil) -> ManagedObject {
         let schema = schema(for: id.entityName)
         let type = objectClass(for: id.entityName)
+        guard let state else { return type.init(ObjectSeed(fault: id, schema: schema, handle: handle)) }
         return type.init(ObjectSeed(objectID: id, schema: schema, handle: handle, state: state))
+    }
+
+    // MARK: - Batches filed on demand
+
+    /// Whether the objects of a batch can be made without filing them: nothing is registered, so
+    /// no object of the batch's rows exists yet.
+    var canDeferFiling: Bool { filed.isEmpty && pendingBatch.isEmpty }
+
+    /// A new object for a state just read, loaded with it and not filed: for a batch while
+    /// ``canDeferFiling``, handed to ``deferFiling(_:)`` with the others.
+    func pendingObject(for state: ObjectState) -> ManagedObject {
+        let object = makeUnregistered(canonical(state.id), state: state)
+        object.isUnregistered = true
+        return object
+    }
+
+    /// A new object for a packed row just read from a store, loaded with it and not filed,
+    /// without an ``ObjectState`` in between: as ``pendingObject(for:)``.
+    ///
+    /// The row is read in place, field by field, never copied whole.
+    func pendingObject(for rows: [PackedRow], at index: Int, inStore storeIdentifier: String) -> ManagedObject {
+        let id = objectID(of: rows[index].reference, inStore: storeIdentifier)
+        let schema = schema(for: id.entityName)
+        let keys = schema.attributeKeys
+        func destination(_ reference: RowReference) -> ObjectID { objectID(of: reference, inStore: storeIdentifier) }
+        let state = ObjectState(
+            id: id, version: rows[index].version,
+            attributes: rows[index].attributes.keys.matches(keys)
+                ? rows[index].attributes : PackedAttributes(keys: keys, dictionary: rows[index].attributes.dictionary),
+            toOne: rows[index].toOne.isEmpty ? Self.noToOne : rows[index].toOne.mapValues(destination),
+            toMany: rows[index].toMany.isEmpty ? Self.noToMany : rows[index].toMany.mapValues { $0.map(destination) })
+        let object = objectClass(for: id.entityName).init(ObjectSeed(objectID: id, schema: schema, handle: handle, state: state))
+        object.isUnregistered = true
+        return object
+    }
+
+    /// No to-one destinations, made once: an empty dictionary literal costs a call per use.
+    private static let noToOne: [String: ObjectID] = [:]
+    /// No to-many destinations, made once.
+    private static let noToMany: [String: [ObjectID]] = [:]
+
+    /// Keeps a batch's new objects aside instead of filing them: they are filed at the first
+    /// access to the registry.
+    ///
+    /// - Precondition: ``canDeferFiling``; the caller keeps the objects alive until it calls
+    ///   ``takePendingBatch()``.
+    func deferFiling(_ objects: [ManagedObject]) {
+        precondition(canDeferFiling, "a batch is filed on demand only while the registry is empty")
+        pendingBatch = objects
+    }
+
+    /// Ends the pending batch: true when it was never filed (nobody looked the registry up nor
+    /// changed an object meanwhile); its objects are then unregistered, and the caller files the
+    /// ones that stay alive with ``file(_:)``.
+    func takePendingBatch() -> Bool {
+        guard !pendingBatch.isEmpty else { return false }
+        pendingBatch = []
+        return true
+    }
+
+    /// Files an object of an ended pending batch that stays alive.
+    func file(_ object: ManagedObject) {
+        object.isUnregistered = false
+        filed[object.objectID] = RegisteredObject(object)
+    }
+
+    /// Files the pending batch, if any.
+    @inline(__always)
+    private func fileBatch() {
+        if !pendingBatch.isEmpty { filePendingBatch() }
+    }
+
+    private func filePendingBatch() {
+        let batch = pendingBatch
+        pendingBatch = []
+        filed.reserveCapacity(filed.count + batch.count)
+        for object in batch { file(object) }
     }
 
     /// The permanent ID of a row of a store, through the space of the last row's entity and store
@@ -186,6 +283,8 @@ final class ObjectGraph {
     }
 
     func willChange(_ object: ManagedObject) {
+        // A changed object is registered, as every object `changed` keeps.
+        fileBatch()
         object.keepSnapshot()
         // An inaccessible object's row is gone: there is nothing to save for it.
         guard !object.isInaccessible else { return }

@@ -3,8 +3,30 @@ public struct ObjectSeed {
     let objectID: ObjectID
     let schema: EntitySchema
     let handle: GraphHandle
-    /// The state just read for the object, which it starts loaded with; nil for a fault.
-    var state: ObjectState?
+    /// Whether the object starts loaded with ``state``, just read; false for a fault.
+    let isLoaded: Bool
+    /// The state read for the object, which has no transient values to keep; no values for a
+    /// fault.
+    let state: ObjectState
+
+    /// The seed of an object loaded with a state just read from the parent (store or parent
+    /// context).
+    init(objectID: ObjectID, schema: EntitySchema, handle: GraphHandle, state: ObjectState) {
+        self.objectID = objectID
+        self.schema = schema
+        self.handle = handle
+        self.isLoaded = true
+        self.state = state
+    }
+
+    /// The seed of a fault.
+    init(fault objectID: ObjectID, schema: EntitySchema, handle: GraphHandle) {
+        self.objectID = objectID
+        self.schema = schema
+        self.handle = handle
+        self.isLoaded = false
+        self.state = ObjectState(id: objectID, attributes: PackedAttributes(keys: schema.attributeKeys))
+    }
 }
 
 /// An object of an entity, living in one ``ObjectContext``: Core Data's `NSManagedObject`.
@@ -114,21 +136,13 @@ open class ManagedObject {
         self.objectID = seed.objectID
         self.schema = seed.schema
         self.graphHandle = seed.handle
-        if let state = seed.state {
-            // A state read from the parent has no transient values to keep: take it whole.
-            self.values = state.attributes
-            self.toOne = state.toOne
-            self.toMany = state.toMany
-            self.currentVersion = state.version
-            self.snapshotIsCurrent = true
-            self.isLoaded = true
-        } else {
-            self.values = PackedAttributes(keys: seed.schema.attributeKeys)
-            self.toOne = [:]
-            self.toMany = [:]
-            self.snapshotIsCurrent = false
-            self.isLoaded = false
-        }
+        self.values = seed.state.attributes
+        self.toOne = seed.state.toOne
+        self.toMany = seed.state.toMany
+        self.currentVersion = seed.state.version
+        // A loaded object starts with its values as the state read: they are its snapshot.
+        self.snapshotIsCurrent = seed.isLoaded
+        self.isLoaded = seed.isLoaded
     }
 
     /// Keeps the snapshot apart from the values before they change (see ``snapshot``).

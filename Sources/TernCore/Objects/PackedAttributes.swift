@@ -11,6 +11,10 @@ package final class AttributeKeys: Sendable {
     package let names: [String]
     /// The position of each name in ``names``.
     private let positions: [String: Int]
+    /// The two words of each name in ``names``, which ``position(of:)`` compares first: a name
+    /// given as a literal is usually stored exactly as the model's (short names are stored
+    /// inline), and equal words mean equal strings.
+    private let words: [NameWords]
 
     /// Creates the keys of a list of names.
     ///
@@ -18,6 +22,7 @@ package final class AttributeKeys: Sendable {
     package init(names: [String]) {
         self.names = names
         self.positions = Dictionary(names.enumerated().map { ($0.element, $0.offset) }) { first, _ in first }
+        self.words = names.map(NameWords.init)
     }
 
     /// The one instance of the keys of a list of names, shared by every store and context of the
@@ -53,7 +58,13 @@ package final class AttributeKeys: Sendable {
     package func position(of name: String) -> Int? {
         // Comparing a few short names costs less than hashing one.
         guard names.count <= Self.scannedCount else { return positions[name] }
-        for index in names.indices where names[index] == name { return index }
+        let wanted = NameWords(name)
+        if wanted.isComparable {
+            for index in words.indices where words[index] == wanted { return index }
+        }
+        // Names of another length are skipped without a string comparison.
+        let length = name.utf8.count
+        for index in names.indices where names[index].utf8.count == length && names[index] == name { return index }
         return nil
     }
 
@@ -63,6 +74,26 @@ package final class AttributeKeys: Sendable {
     /// Whether two sets of keys list the same names in the same order.
     func matches(_ other: AttributeKeys) -> Bool {
         self === other || names == other.names
+    }
+}
+
+/// The two machine words a `String` is made of: equal words are equal strings (the same
+/// inline characters, or the same storage); different words may still be equal strings.
+private struct NameWords: Equatable {
+    let first: UInt64
+    let second: UInt64
+    /// Whether the words stand for the string (64-bit platforms); else no words are compared.
+    let isComparable: Bool
+
+    init(_ name: String) {
+        #if _pointerBitWidth(_64)
+        // Safe: a 64-bit String is two words; their bits are copied, never used as a reference,
+        // and the names compared with are kept alive by the keys.
+        (first, second) = unsafeBitCast(name, to: (UInt64, UInt64).self)
+        isComparable = true
+        #else
+        (first, second, isComparable) = (0, 0, false)
+        #endif
     }
 }
 

@@ -224,10 +224,12 @@ extension SQLiteError {
 extension Statement: ColumnValues {
     /// The integer value of a column of the current row, or nil when it holds no integer.
     func integer(at position: Int) -> Int64? {
-        let column = Int32(position)
-        switch sqlite3_column_type(handle, column) {
-        case SQLITE_INTEGER: return sqlite3_column_int64(handle, column)
-        case SQLITE_FLOAT: return Int64(exactly: sqlite3_column_double(handle, column))
+        // The column's value is looked up once and then read: half the lookups of a
+        // `sqlite3_column_type` followed by a `sqlite3_column_int64`.
+        guard let value = sqlite3_column_value(handle, Int32(position)) else { return nil }
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return sqlite3_value_int64(value)
+        case SQLITE_FLOAT: return Int64(exactly: sqlite3_value_double(value))
         default: return nil
         }
     }
@@ -235,18 +237,20 @@ extension Statement: ColumnValues {
     /// Reads the common pairs without making a ``DatabaseValue`` first: the same values as
     /// `AttributeValue(databaseValue:type:)` gives for them.
     func commonAttributeValue(at position: Int, type: AttributeType) -> CommonColumnValue? {
-        let column = Int32(position)
-        switch (sqlite3_column_type(handle, column), type) {
+        guard let value = sqlite3_column_value(handle, Int32(position)) else { return nil }
+        switch (sqlite3_value_type(value), type) {
         case (SQLITE_NULL, _): return .null
         case (SQLITE_INTEGER, .integer16), (SQLITE_INTEGER, .integer32), (SQLITE_INTEGER, .integer64):
-            return .value(.integer(sqlite3_column_int64(handle, column)))
-        case (SQLITE_INTEGER, .boolean): return .value(.bool(sqlite3_column_int64(handle, column) != 0))
-        case (SQLITE_FLOAT, .double), (SQLITE_FLOAT, .float): return .value(.double(sqlite3_column_double(handle, column)))
+            return .value(.integer(sqlite3_value_int64(value)))
+        case (SQLITE_INTEGER, .boolean): return .value(.bool(sqlite3_value_int64(value) != 0))
+        case (SQLITE_FLOAT, .double), (SQLITE_FLOAT, .float): return .value(.double(sqlite3_value_double(value)))
         case (SQLITE_FLOAT, .date):
-            return .value(.date(Date(timeIntervalSinceReferenceDate: sqlite3_column_double(handle, column))))
+            return .value(.date(Date(timeIntervalSinceReferenceDate: sqlite3_value_double(value))))
         case (SQLITE_TEXT, .string):
-            let count = Int(sqlite3_column_bytes(handle, column))
-            guard let bytes = sqlite3_column_text(handle, column) else { return .value(.string("")) }
+            // Text first, then its length, as SQLite advises; no text (out of memory) takes the
+            // general path.
+            guard let bytes = sqlite3_value_text(value) else { return nil }
+            let count = Int(sqlite3_value_bytes(value))
             return .value(.string(String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)))
         default: return nil
         }

@@ -40,6 +40,24 @@ package final class RowPlan: Sendable {
     package let keys: AttributeKeys
     /// The selected attributes.
     package let attributes: [Attribute]
+    /// The selected attributes' columns in the order of their slots, for filling packed values
+    /// in order.
+    package let columns: [Column]
+
+    /// Where a selected attribute's value is read from and where it goes: what decoding a row
+    /// touches, without a reference-counted field.
+    package struct Column: Sendable {
+        /// The attribute's index in ``RowPlan/attributes``.
+        package let attribute: Int
+        /// The attribute's slot in the packed values.
+        package let slot: Int
+        /// The column's position in the selection.
+        package let position: Int
+        /// The attribute's type, which reads the stored value.
+        package let type: AttributeType
+        /// Whether the column may hold a reference to an external file.
+        package let allowsExternalStorage: Bool
+    }
     /// The selected to-one relationships.
     package let toOne: [ToOne]
     /// The to-many relationships, read with one query each.
@@ -61,6 +79,11 @@ package final class RowPlan: Sendable {
                 name: attribute.name, slot: slot, position: position, type: attribute.type,
                 allowsExternalStorage: attribute.allowsExternalStorage)
         }
+        self.columns = attributes.enumerated().map { index, attribute in
+            Column(
+                attribute: index, slot: attribute.slot, position: attribute.position, type: attribute.type,
+                allowsExternalStorage: attribute.allowsExternalStorage)
+        }.sorted { $0.slot < $1.slot }
         self.toOne = !relationships ? [] : layout.toOneRelationships.compactMap { relationship in
             positions[relationship.column].map {
                 ToOne(

@@ -139,62 +139,93 @@ extension SQLiteStore {
     ) throws(SQLiteError) -> [PackedRow] {
         // Room for at most 10,000 rows at once: a larger expected count grows as rows come.
         let expectedCount = min(max(expectedCount, 0), 10_000)
-        var rows: [PackedRow] = []
-        rows.reserveCapacity(expectedCount)
-        var plans: [RowPlan] = []
-        var last: RowPlan?
-        // Every row's values go into one buffer, which the rows share as slices once it is full:
-        // one allocation per page instead of one per row.
+        // The rows are made once the statement is done: while it steps, each row leaves its key
+        // and version, its values in one buffer for every row (one allocation per page instead
+        // of one per row, shared by the rows as slices), and its to-one destinations if any.
+        var heads: [(primaryKey: Int64, version: Int64)] = []
+        heads.reserveCapacity(expectedCount)
         var buffer: [AttributeValue?] = []
+        var toOne: [Int: [String: RowReference]] = [:]
+        // Where each run of rows of one entity starts, with its plan.
+        var runs: [(start: Int, plan: RowPlan)] = []
+        var last: RowPlan?
         try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
             let number = Int(statement.integer(at: 1) ?? 0)
             let found: RowPlan
-            if let last, last.layout.number == number { found = last } else { found = try plan(number) }
-            last = found
-            let plan = found
-            if buffer.isEmpty { buffer.reserveCapacity(max(expectedCount, 1) * plan.keys.names.count) }
-            rows.append(try decodePacked(statement, plan: plan, into: &buffer))
-            plans.append(plan)
+            if let last, last.layout.number == number {
+                found = last
+            } else {
+                found = try plan(number)
+                last = found
+                runs.append((heads.count, found))
+                if buffer.isEmpty { buffer.reserveCapacity(max(expectedCount, 1) * found.keys.names.count) }
+            }
+            let primaryKey = statement.integer(at: 0) ?? 0
+            heads.append((primaryKey, statement.integer(at: 2) ?? 0))
+            try decodePacked(statement, plan: found, primaryKey: primaryKey, into: &buffer)
+            if !found.toOne.isEmpty {
+                let destinations = try decodeToOne(statement, plan: found)
+                if !destinations.isEmpty { toOne[heads.count - 1] = destinations }
+            }
             try alongside(statement)
         }
+        // To-many relationships are read afterwards, with the plan of each row.
+        let readsToMany = runs.contains { !$0.plan.toMany.isEmpty }
+        var rows: [PackedRow] = []
+        rows.reserveCapacity(heads.count)
+        var plans: [RowPlan] = []
         var start = buffer.startIndex
-        for index in rows.indices {
-            let keys = plans[index].keys
-            let end = start + keys.names.count
-            rows[index].attributes = PackedAttributes(keys: keys, slice: buffer[start..<end])
-            start = end
+        for (run, (first, plan)) in runs.enumerated() {
+            let end = run + 1 < runs.count ? runs[run + 1].start : heads.count
+            let width = plan.keys.names.count
+            let name = plan.layout.name
+            for index in first..<end {
+                rows.append(PackedRow(
+                    reference: RowReference(entityName: name, primaryKey: heads[index].primaryKey),
+                    version: heads[index].version,
+                    attributes: PackedAttributes(keys: plan.keys, slice: buffer[start..<start + width]),
+                    toOne: toOne.isEmpty ? [:] : toOne[index] ?? [:]))
+                start += width
+            }
+            if readsToMany { plans += repeatElement(plan, count: end - first) }
         }
-        try loadToMany(of: &rows, plans: plans, using: connection)
+        if readsToMany { try loadToMany(of: &rows, plans: plans, using: connection) }
         return rows
     }
 
-    /// A row from selected values, read with a plan: `Z_PK`, `Z_ENT` and `Z_OPT` first; its
-    /// to-many relationships are left for ``loadToMany(of:plans:using:)``.
-    ///
-    /// The attribute values are appended to `buffer`, one slot per key of the plan, and the row's
-    /// attributes are left empty: the caller makes them slices of the buffer once it is complete.
+    /// Appends the attribute values of a row read with a plan to `buffer`, one slot per key of
+    /// the plan.
     nonisolated func decodePacked(
-        _ values: some ColumnValues, plan: RowPlan, into buffer: inout [AttributeValue?]
-    ) throws(SQLiteError) -> PackedRow {
-        let primaryKey = values.integer(at: 0) ?? 0
-        let start = buffer.count
-        for _ in 0..<plan.keys.names.count { buffer.append(nil) }
-        for index in plan.attributes.indices {
-            buffer[start + plan.attributes[index].slot] = try decodeValue(
-                values, attribute: plan.attributes[index], plan: plan, primaryKey: primaryKey)
+        _ values: some ColumnValues, plan: RowPlan, primaryKey: Int64, into buffer: inout [AttributeValue?]
+    ) throws(SQLiteError) {
+        // Slot after slot, those no column fills left nil: every slot is written once.
+        var slot = 0
+        for column in plan.columns {
+            while slot < column.slot {
+                buffer.append(nil)
+                slot += 1
+            }
+            buffer.append(try decodeValue(values, column: column, plan: plan, primaryKey: primaryKey))
+            slot += 1
         }
-        var row = PackedRow(
-            reference: RowReference(entityName: plan.layout.name, primaryKey: primaryKey),
-            version: values.integer(at: 2) ?? 0, attributes: PackedAttributes(keys: plan.keys))
+        while slot < plan.keys.names.count {
+            buffer.append(nil)
+            slot += 1
+        }
+    }
+
+    /// The non-nil to-one destinations of a row read with a plan, by relationship name.
+    nonisolated func decodeToOne(_ values: some ColumnValues, plan: RowPlan) throws(SQLiteError) -> [String: RowReference] {
+        var destinations: [String: RowReference] = [:]
         for relationship in plan.toOne {
             guard let key = values.integer(at: relationship.position) else { continue }
             var destination = relationship.destination
             if let position = relationship.entityPosition, let number = values.integer(at: position) {
                 destination = try schema.entity(number: Int(number)).name
             }
-            row.toOne[relationship.name] = RowReference(entityName: destination, primaryKey: key)
+            destinations[relationship.name] = RowReference(entityName: destination, primaryKey: key)
         }
-        return row
+        return destinations
     }
 
     /// The non-nil attribute values of a plan read from selected values.
@@ -204,9 +235,9 @@ extension SQLiteStore {
         _ values: some ColumnValues, plan: RowPlan, primaryKey: Int64?
     ) throws(SQLiteError) -> [String: AttributeValue] {
         var attributes = [String: AttributeValue](minimumCapacity: plan.attributes.count)
-        for attribute in plan.attributes {
-            if let decoded = try decodeValue(values, attribute: attribute, plan: plan, primaryKey: primaryKey) {
-                attributes[attribute.name] = decoded
+        for column in plan.columns {
+            if let decoded = try decodeValue(values, column: column, plan: plan, primaryKey: primaryKey) {
+                attributes[plan.attributes[column.attribute].name] = decoded
             }
         }
         return attributes
@@ -214,25 +245,25 @@ extension SQLiteStore {
 
     /// The value of one attribute read from selected values.
     private nonisolated func decodeValue(
-        _ values: some ColumnValues, attribute: RowPlan.Attribute, plan: RowPlan, primaryKey: Int64?
+        _ values: some ColumnValues, column: RowPlan.Column, plan: RowPlan, primaryKey: Int64?
     ) throws(SQLiteError) -> AttributeValue? {
         // External references are blobs, which the common path never reads.
-        switch values.commonAttributeValue(at: attribute.position, type: attribute.type) {
+        switch values.commonAttributeValue(at: column.position, type: column.type) {
         case .null?: return nil
         case .value(let value)?: return value
         case nil: break
         }
-        var value = values.value(at: attribute.position)
-        if attribute.allowsExternalStorage, case .blob(let bytes) = value {
+        var value = values.value(at: column.position)
+        if column.allowsExternalStorage, case .blob(let bytes) = value {
             value = .blob(try externalData.resolve(bytes))
         }
         do {
-            return try AttributeValue(databaseValue: value, type: attribute.type)
+            return try AttributeValue(databaseValue: value, type: column.type)
         } catch {
             throw SQLiteError(
                 .invalidValue,
-                "\(plan.layout.name).\(attribute.name) of row \(primaryKey.map(String.init) ?? "?") holds a value a "
-                    + "\(attribute.type.xcodeName) attribute cannot read.", path: url.path)
+                "\(plan.layout.name).\(plan.attributes[column.attribute].name) of row \(primaryKey.map(String.init) ?? "?") holds a value a "
+                    + "\(column.type.xcodeName) attribute cannot read.", path: url.path)
         }
     }
 

@@ -110,6 +110,73 @@ extension StoreConformance {
         }
     }
 
+    /// A batched walk keeps identity: an object kept by `body` (also when `body` throws), looked
+    /// up in the context or changed is the one a later fetch gives; objects nobody kept go.
+    func batchedIterationKeepsIdentity() async throws {
+        let (coordinator, _) = try await makeCoordinator()
+        try await insertPagingRows(coordinator)
+        var walked = FetchRequest(entityName: "Person")
+        walked.fetchBatchSize = 7
+        let request = walked
+        struct Stop: Error {}
+        let findings = try await ObjectContext(coordinator: coordinator).perform { context in
+            var kept: [ManagedObject] = []
+            var lookedUp: [ObjectID: ObjectIdentifier] = [:]
+            var changed: ObjectID?
+            var counts: [Int] = []
+            var batches = 0
+            try await context.forEachBatch(of: request) { batch in
+                batches += 1
+                switch batches {
+                case 1: kept += batch.prefix(2)
+                case 2:
+                    // Looking an object up files the whole batch: the same instances come back.
+                    for object in batch where context.registeredObject(for: object.objectID) === object {
+                        lookedUp[object.objectID] = ObjectIdentifier(object)
+                    }
+                    counts.append(context.registeredObjectCount)
+                case 3:
+                    batch[1][attribute: "nickname"] = .string("changed")
+                    changed = batch[1].objectID
+                default: break
+                }
+            }
+            let afterWalk = context.registeredObjectCount
+            let again = try await context.fetch(request)
+            let byID = Dictionary(uniqueKeysWithValues: again.map { ($0.objectID, $0) })
+            let changedObject = try #require(changed.flatMap { byID[$0] })
+            return (
+                keptSame: kept.allSatisfy { byID[$0.objectID] === $0 },
+                lookedUp: lookedUp.count, countInBatch: counts,
+                afterWalk: afterWalk, changedValue: changedObject[attribute: "nickname"],
+                changedIsUpdated: context.updatedObjectIDs == [changedObject.objectID], total: again.count)
+        }
+        // An object kept by a `body` that throws stays the context's instance of its row.
+        let thrownSame = try await ObjectContext(coordinator: coordinator).perform { context in
+            var thrown: ManagedObject?
+            do {
+                try await context.forEachBatch(of: request) { batch in
+                    thrown = batch[3]
+                    throw Stop()
+                }
+            } catch is Stop {}
+            let object = try #require(thrown)
+            let count = context.registeredObjectCount
+            let again = try await context.fetch(request)
+            return count == 1 && again.contains { $0 === object }
+        }
+        #expect(thrownSame)
+        #expect(findings.keptSame)
+        #expect(findings.lookedUp == 7)
+        // The two kept objects and the batch being walked.
+        #expect(findings.countInBatch == [9])
+        // The kept ones and the changed one are left; the others went with their batches.
+        #expect(findings.afterWalk == 3)
+        #expect(findings.changedValue == .string("changed"))
+        #expect(findings.changedIsUpdated)
+        #expect(findings.total == 30)
+    }
+
     // MARK: - Non public
 
     /// 30 people (ages 0 to 145 by 5, every third without a nickname, nicknames repeating in

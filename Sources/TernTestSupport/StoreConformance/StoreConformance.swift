@@ -88,6 +88,9 @@ public struct StoreConformance: Sendable {
         case pagingSeesChangesBetweenPages
         /// A context's batched iteration hands every object once, in order, in batches.
         case batchedIteration
+        /// Objects of a batch that are kept, looked up or changed stay the context's only
+        /// instances of their rows; the others go.
+        case batchedIterationKeepsIdentity
         /// Reading or writing a property of a fault loads it at once.
         case faultsFireOnAccess
         /// A fault whose row was deleted elsewhere becomes inaccessible instead of failing.
@@ -140,6 +143,7 @@ public struct StoreConformance: Sendable {
         case .pagingMatchesFetch: try await pagingMatchesFetch()
         case .pagingSeesChangesBetweenPages: try await pagingSeesChangesBetweenPages()
         case .batchedIteration: try await batchedIteration()
+        case .batchedIterationKeepsIdentity: try await batchedIterationKeepsIdentity()
         case .faultsFireOnAccess: try await faultsFireOnAccess()
         case .faultsOfDeletedRowsBecomeInaccessible: try await faultsOfDeletedRowsBecomeInaccessible()
         case .childContextFaultsSeeTheParentsChanges: try await childContextFaultsSeeTheParentsChanges()
