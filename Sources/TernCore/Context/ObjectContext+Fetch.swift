@@ -144,9 +144,13 @@ extension ObjectContext {
         of request: StoreFetchRequest, in store: any PackedRowReading, size: Int, _ body: ([ManagedObject]) throws -> Void
     ) async throws -> StoreFetchPosition?? {
         guard var page = try await store.fetchPackedPage(request, after: nil, size: size) else { return .some(nil) }
+        // The batch before the current one: let go only once this batch's objects are made, so
+        // that its memory is reused for them rather than handed back to the system and taken
+        // again for each batch.
+        var previous: [ManagedObject] = []
         while !page.rows.isEmpty {
             guard let position = page.next else {
-                try deliverBatch(packed: page.rows, in: store.identifier, body)
+                try deliverBatch(packed: page.rows, in: store.identifier, after: &previous, body)
                 return nil
             }
             // The next page is read on the store's executor meanwhile, one page ahead at most. A
@@ -156,7 +160,7 @@ extension ObjectContext {
                 try await store.fetchPackedPage(request, after: position, size: size)
             }
             do {
-                try deliverBatch(packed: page.rows, in: store.identifier, body)
+                try deliverBatch(packed: page.rows, in: store.identifier, after: &previous, body)
             } catch {
                 // As when the pages are read one after the other, `body`'s error wins; the read is
                 // cancelled and awaited, so that nothing of the walk outlives it.
@@ -176,8 +180,12 @@ extension ObjectContext {
     }
 
     /// Makes the objects of a batch of packed store rows and hands them to `body`.
+    ///
+    /// `previous` holds the batch before, let go once this batch's objects are made; afterwards
+    /// it holds this batch.
     private func deliverBatch(
-        packed rows: [PackedRow], in storeIdentifier: String, _ body: ([ManagedObject]) throws -> Void
+        packed rows: [PackedRow], in storeIdentifier: String, after previous: inout [ManagedObject],
+        _ body: ([ManagedObject]) throws -> Void
     ) throws {
         let graph = self.graph
         guard graph.canDeferFiling else {
@@ -189,8 +197,12 @@ extension ObjectContext {
         // By index: each row is read in place (the page may be shared with the read that
         // returned it), never copied whole.
         for index in rows.indices { objects.append(graph.pendingObject(for: rows, at: index, inStore: storeIdentifier)) }
+        previous = []
         graph.deferFiling(objects)
-        defer { endBatch(&objects, wasEmpty: true) }
+        defer {
+            endBatch(&objects, wasEmpty: true)
+            previous = objects
+        }
         try body(objects)
     }
 
