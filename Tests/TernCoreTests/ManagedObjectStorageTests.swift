@@ -103,8 +103,8 @@ import TernCore
     }
 
     @Test func packedAttributesCompareAsDictionaries() {
-        let forward = AttributeKeys(names: ["a", "b", "c"])
-        let backward = AttributeKeys(names: ["c", "b", "a"])
+        let forward = AttributeKeys.shared(names: ["a", "b", "c"])
+        let backward = AttributeKeys.shared(names: ["c", "b", "a"])
         let short = PackedAttributes(keys: forward, values: [.integer(1)])
         let long = PackedAttributes(keys: forward, values: [.integer(1), nil, nil])
         let reordered = PackedAttributes(keys: backward, values: [nil, nil, .integer(1)])

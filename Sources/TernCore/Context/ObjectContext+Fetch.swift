@@ -106,7 +106,8 @@ extension ObjectContext {
     ///   - request: What to fetch; ``FetchRequest/fetchBatchSize`` sets the batch size.
     ///   - body: Called once per non-empty batch, in order.
     /// - Throws: When a store cannot be read, or what `body` throws.
-    /// - Complexity: One store read per batch; memory proportional to the batch size.
+    /// - Complexity: One store read per batch, or per several batches smaller than about 4,096
+    ///   rows; memory proportional to the larger of the batch size and that page.
     public func forEachBatch(of request: FetchRequest, _ body: ([ManagedObject]) throws -> Void) async throws {
         let size = request.fetchBatchSize > 0 ? request.fetchBatchSize : 100
         if let parent {
@@ -136,31 +137,36 @@ extension ObjectContext {
     // MARK: - Non public
 
     /// Walks a store's matches in packed pages, reading each page while `body` handles the
-    /// previous one.
+    /// batches of the previous one.
+    ///
+    /// Small batches share a page of about ``packedPageRows`` rows: each page read costs a trip
+    /// to the store's executor and back, which would otherwise weigh as much as reading a
+    /// thousand rows.
     ///
     /// - Returns: nil when every page was read; else where to go on with the store's general
     ///   path (the store declined a packed page).
     private func forEachPackedBatch(
         of request: StoreFetchRequest, in store: any PackedRowReading, size: Int, _ body: ([ManagedObject]) throws -> Void
     ) async throws -> StoreFetchPosition?? {
-        guard var page = try await store.fetchPackedPage(request, after: nil, size: size) else { return .some(nil) }
+        let pageSize = size * max(1, Self.packedPageRows / size)
+        guard var page = try await store.fetchPackedPage(request, after: nil, size: pageSize) else { return .some(nil) }
         // The batch before the current one: let go only once this batch's objects are made, so
         // that its memory is reused for them rather than handed back to the system and taken
         // again for each batch.
         var previous: [ManagedObject] = []
         while !page.rows.isEmpty {
             guard let position = page.next else {
-                try deliverBatch(packed: page.rows, in: store.identifier, after: &previous, body)
+                try deliverBatches(of: page.rows, size: size, in: store.identifier, after: &previous, body)
                 return nil
             }
             // The next page is read on the store's executor meanwhile, one page ahead at most. A
             // detached task, so that the read starts at once: a child task would start on this
-            // context's executor, busy until the batch is handed over.
+            // context's executor, busy until the batches are handed over.
             let ahead = Task.detached(priority: Task.currentPriority) {
-                try await store.fetchPackedPage(request, after: position, size: size)
+                try await store.fetchPackedPage(request, after: position, size: pageSize)
             }
             do {
-                try deliverBatch(packed: page.rows, in: store.identifier, after: &previous, body)
+                try deliverBatches(of: page.rows, size: size, in: store.identifier, after: &previous, body)
             } catch {
                 // As when the pages are read one after the other, `body`'s error wins; the read is
                 // cancelled and awaited, so that nothing of the walk outlives it.
@@ -179,24 +185,41 @@ extension ObjectContext {
         return nil
     }
 
-    /// Makes the objects of a batch of packed store rows and hands them to `body`.
+    /// About how many rows a packed page holds when batches are smaller: whole batches, at
+    /// least one.
+    static let packedPageRows = 4_096
+
+    /// Hands the rows of a packed page to `body` in batches of `size`.
+    private func deliverBatches(
+        of rows: [PackedRow], size: Int, in storeIdentifier: String, after previous: inout [ManagedObject],
+        _ body: ([ManagedObject]) throws -> Void
+    ) throws {
+        for start in stride(from: rows.startIndex, to: rows.endIndex, by: size) {
+            let batch = start..<min(start + size, rows.endIndex)
+            try deliverBatch(packed: rows, batch, in: storeIdentifier, after: &previous, body)
+        }
+    }
+
+    /// Makes the objects of a batch of packed store rows, `rows[batch]`, and hands them to
+    /// `body`.
     ///
     /// `previous` holds the batch before, let go once this batch's objects are made; afterwards
     /// it holds this batch.
     private func deliverBatch(
-        packed rows: [PackedRow], in storeIdentifier: String, after previous: inout [ManagedObject],
+        packed rows: [PackedRow], _ batch: Range<Int>, in storeIdentifier: String, after previous: inout [ManagedObject],
         _ body: ([ManagedObject]) throws -> Void
     ) throws {
         let graph = self.graph
         guard graph.canDeferFiling else {
-            try deliverBatch(rows, body) { row, _ in graph.adopt(self.state(of: row, in: storeIdentifier)) }
+            previous = []
+            try deliverBatch(rows[batch], body) { row, _ in graph.adopt(self.state(of: row, in: storeIdentifier)) }
             return
         }
         var objects: [ManagedObject] = []
-        objects.reserveCapacity(rows.count)
+        objects.reserveCapacity(batch.count)
         // By index: each row is read in place (the page may be shared with the read that
         // returned it), never copied whole.
-        for index in rows.indices { objects.append(graph.pendingObject(for: rows, at: index, inStore: storeIdentifier)) }
+        for index in batch { objects.append(graph.pendingObject(for: rows, at: index, inStore: storeIdentifier)) }
         previous = []
         graph.deferFiling(objects)
         defer {

@@ -158,22 +158,27 @@ final class ObjectGraph {
         let id = objectID(of: rows[index].reference, inStore: storeIdentifier)
         let schema = schema(for: id.entityName)
         let keys = schema.attributeKeys
+        let type = objectClass(for: id.entityName)
+        if type == ManagedObject.self, rows[index].toOne.isEmpty, rows[index].toMany.isEmpty,
+            rows[index].attributes.keys === keys
+        {
+            // The common case, without the state and seed in between and their copies.
+            let object = ManagedObject(
+                readID: id, schema: schema, handle: handle, values: rows[index].attributes, version: rows[index].version)
+            object.isUnregistered = true
+            return object
+        }
         func destination(_ reference: RowReference) -> ObjectID { objectID(of: reference, inStore: storeIdentifier) }
         let state = ObjectState(
             id: id, version: rows[index].version,
             attributes: rows[index].attributes.keys.matches(keys)
                 ? rows[index].attributes : PackedAttributes(keys: keys, dictionary: rows[index].attributes.dictionary),
-            toOne: rows[index].toOne.isEmpty ? Self.noToOne : rows[index].toOne.mapValues(destination),
-            toMany: rows[index].toMany.isEmpty ? Self.noToMany : rows[index].toMany.mapValues { $0.map(destination) })
-        let object = objectClass(for: id.entityName).init(ObjectSeed(objectID: id, schema: schema, handle: handle, state: state))
+            toOne: rows[index].toOne.isEmpty ? ManagedObject.noToOne : rows[index].toOne.mapValues(destination),
+            toMany: rows[index].toMany.isEmpty ? ManagedObject.noToMany : rows[index].toMany.mapValues { $0.map(destination) })
+        let object = type.init(ObjectSeed(objectID: id, schema: schema, handle: handle, state: state))
         object.isUnregistered = true
         return object
     }
-
-    /// No to-one destinations, made once: an empty dictionary literal costs a call per use.
-    private static let noToOne: [String: ObjectID] = [:]
-    /// No to-many destinations, made once.
-    private static let noToMany: [String: [ObjectID]] = [:]
 
     /// Keeps a batch's new objects aside instead of filing them: they are filed at the first
     /// access to the registry.

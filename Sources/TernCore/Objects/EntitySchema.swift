@@ -11,6 +11,8 @@ final class EntitySchema: Sendable {
     let uniquenessConstraints: [(entity: String, properties: [String])]
     /// The attribute names in the order of the objects' packed values.
     let attributeKeys: AttributeKeys
+    /// ``attributeKeys``, reached without counting a reference: see ``position(of:)``.
+    private let unmanagedKeys: Unmanaged<AttributeKeys>
     /// The attributes in the order of ``attributeKeys``.
     let orderedAttributes: [AttributeDescription]
     /// The positions of the transient attributes in ``attributeKeys``.
@@ -34,6 +36,7 @@ final class EntitySchema: Sendable {
         }
         let keys = AttributeKeys.shared(names: attributes.map(\.name))
         self.attributeKeys = keys
+        self.unmanagedKeys = Unmanaged.passUnretained(keys)
         self.orderedAttributes = attributes
         self.transientPositions = attributes.indices.filter { attributes[$0].isTransient }
         self.hasTransientRelationships = relationships.contains(where: \.isTransient)
@@ -43,6 +46,17 @@ final class EntitySchema: Sendable {
     }
 
     var name: String { entity.name }
+
+    /// The position of an attribute in ``attributeKeys``, or nil when the entity has none of
+    /// that name: what every read of an attribute by name asks.
+    ///
+    /// - Complexity: O(1) on average.
+    @inline(__always) func position(of name: String) -> Int? {
+        // Without retaining the keys (this schema holds them, and `AttributeKeys.shared(names:)`
+        // keeps them for the process): they are shared with every store and context, so
+        // counting references to them from several threads at once would make each read contend.
+        unmanagedKeys._withUnsafeGuaranteedRef { $0.position(of: name) }
+    }
 
     /// The names of the stored (non-transient) properties.
     var storedPropertyNames: [String] {

@@ -145,6 +145,28 @@ open class ManagedObject {
         self.isLoaded = seed.isLoaded
     }
 
+    /// Creates a plain object loaded with values just read, with no to-one nor to-many
+    /// destinations: what ``init(_:)`` does with such a seed, without the seed's copies.
+    ///
+    /// Only for ``ManagedObject`` itself: subclasses are made through ``init(_:)``, which they
+    /// may override.
+    init(readID objectID: ObjectID, schema: EntitySchema, handle: GraphHandle, values: PackedAttributes, version: Int64) {
+        self.objectID = objectID
+        self.schema = schema
+        self.graphHandle = handle
+        self.values = values
+        self.toOne = Self.noToOne
+        self.toMany = Self.noToMany
+        self.currentVersion = version
+        self.snapshotIsCurrent = true
+        self.isLoaded = true
+    }
+
+    /// No to-one destinations, made once: an empty dictionary literal costs a call per use.
+    static let noToOne: [String: ObjectID] = [:]
+    /// No to-many destinations, made once.
+    static let noToMany: [String: [ObjectID]] = [:]
+
     /// Keeps the snapshot apart from the values before they change (see ``snapshot``).
     @inline(__always)
     func keepSnapshot() {
@@ -231,7 +253,7 @@ open class ManagedObject {
     ///   its type.
     public subscript(attribute name: String) -> AttributeValue? {
         get {
-            guard let position = schema.attributeKeys.position(of: name) else {
+            guard let position = schema.position(of: name) else {
                 preconditionFailure("\(schema.name) has no attribute \(name)")
             }
             if !isLoaded { loadForAccess() }

@@ -16,10 +16,11 @@ package final class AttributeKeys: Sendable {
     /// inline), and equal words mean equal strings.
     private let words: [NameWords]
 
-    /// Creates the keys of a list of names.
+    /// Creates the keys of a list of names: only ``shared(names:)`` does, so that every instance
+    /// lives as long as the process.
     ///
     /// - Parameter names: Distinct attribute names, in order.
-    package init(names: [String]) {
+    private init(names: [String]) {
         self.names = names
         self.positions = Dictionary(names.enumerated().map { ($0.element, $0.offset) }) { first, _ in first }
         self.words = names.map(NameWords.init)
@@ -28,6 +29,11 @@ package final class AttributeKeys: Sendable {
     /// The one instance of the keys of a list of names, shared by every store and context of the
     /// process: rows a store packs then carry the very keys of the context's objects, so that
     /// matching them is one identity check per row, not a comparison of every name.
+    ///
+    /// The instances are never freed, so values that name their keys hold them without counting
+    /// references (``PackedAttributes/keys``): a store's thread packing rows and a context's
+    /// thread reading objects would otherwise both write the one reference count of the keys,
+    /// for every row.
     ///
     /// - Parameter names: Distinct attribute names, in order.
     /// - Complexity: O(*a*) in the number of names; the instances made are kept for the process.
@@ -42,15 +48,6 @@ package final class AttributeKeys: Sendable {
 
     /// The instances ``shared(names:)`` made, by names: one per entity attribute list used.
     private static let sharedKeys = Mutex<[[String]: AttributeKeys]>([:])
-
-    /// The keys of an entity's attributes, in the model's order.
-    ///
-    /// - Parameters:
-    ///   - entityName: An entity of the model.
-    ///   - model: The model.
-    package convenience init(entityName: String, model: ManagedObjectModel) {
-        self.init(names: model.allAttributes(of: entityName).map(\.name))
-    }
 
     /// The position of an attribute, or nil when the entity has no attribute of that name.
     ///
@@ -108,7 +105,10 @@ private struct NameWords: Equatable {
 /// one allocation per page, not per row. Changing a value copies the object's own slots only.
 package struct PackedAttributes: Sendable {
     /// The entity's attribute names and their positions.
-    package let keys: AttributeKeys
+    // Unowned(unsafe): keys are made by `AttributeKeys.shared(names:)` alone, which keeps every
+    // instance for the process, so the reference never dangles; not counting it spares two
+    // threads writing one reference count for every row (see `AttributeKeys.shared(names:)`).
+    package unowned(unsafe) let keys: AttributeKeys
     /// The values by position from ``ArraySlice/startIndex``; missing slots are nil.
     package private(set) var values: ArraySlice<AttributeValue?>
 

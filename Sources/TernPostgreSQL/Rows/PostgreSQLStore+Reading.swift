@@ -56,7 +56,7 @@ extension PostgreSQLStore {
         var names = model.allAttributes(of: layout.name).map(\.name)
         let missing = layout.attributes.map(\.name).filter { !names.contains($0) }
         if !missing.isEmpty { names = (names + missing).sorted() }
-        return AttributeKeys(names: names)
+        return AttributeKeys.shared(names: names)
     }
 
     /// The cached plan for reading every column of a concrete entity's rows.

@@ -179,11 +179,12 @@ extension SQLiteStore {
             let end = run + 1 < runs.count ? runs[run + 1].start : heads.count
             let width = plan.keys.names.count
             let name = plan.layout.name
+            let keys = plan.keys
             for index in first..<end {
                 rows.append(PackedRow(
                     reference: RowReference(entityName: name, primaryKey: heads[index].primaryKey),
                     version: heads[index].version,
-                    attributes: PackedAttributes(keys: plan.keys, slice: buffer[start..<start + width]),
+                    attributes: PackedAttributes(keys: keys, slice: buffer[start..<start + width]),
                     toOne: toOne.isEmpty ? [:] : toOne[index] ?? [:]))
                 start += width
             }

@@ -1,0 +1,83 @@
+import Foundation
+import TernTestSupport
+import Testing
+
+@testable import TernCore
+@testable import TernSQLite
+
+/// A context's batched walk over a SQLite store with more rows than one packed page holds:
+/// small batches share a page, and the next page is read while the body runs.
+@Suite struct BatchedWalkTests {
+    /// More rows than two pages of small batches hold (``ObjectContext/packedPageRows``).
+    static let rowCount = 2 * ObjectContext.packedPageRows + 809
+
+    /// A store of ``rowCount`` events with ids 0, 1, 2…, and a context over it.
+    func filled(in tmp: TemporaryDirectory) async throws -> ObjectContext {
+        let (context, _) = try await StreamedInsertTests().context(at: tmp.path("Events.sqlite"))
+        var rows = RowBatch(columns: ["id", "name"], reservingCapacity: Self.rowCount)
+        for index in 0..<Self.rowCount { rows.append(row: [.integer(Int64(index)), .string("Event \(index)")]) }
+        _ = try await context.batchInsert(entityName: "Event", rows: rows)
+        return context
+    }
+
+    @Test(arguments: [1, 1_000, 3_000, ObjectContext.packedPageRows + 1])
+    func batchesOfEveryPageComeInOrderAndOfTheRequestedSize(size: Int) async throws {
+        let tmp = try TemporaryDirectory()
+        let context = try await filled(in: tmp)
+        var request = FetchRequest(entityName: "Event", sortDescriptors: [FetchSort(key: "id")])
+        request.fetchBatchSize = size
+        let walked = request
+        let (ids, names, sizes) = try await context.perform { context in
+            var ids: [Int64] = []
+            var names: [String] = []
+            var sizes: [Int] = []
+            try await context.forEachBatch(of: walked) { batch in
+                sizes.append(batch.count)
+                for event in batch {
+                    ids.append(event["id"] ?? -1)
+                    names.append(event["name"] ?? "")
+                }
+            }
+            return (ids, names, sizes)
+        }
+        // Compared as a whole, not printed whole when they differ.
+        #expect(ids.elementsEqual(0..<Int64(Self.rowCount)))
+        #expect(names.elementsEqual((0..<Self.rowCount).lazy.map { "Event \($0)" }))
+        #expect(sizes.dropLast().allSatisfy { $0 == size })
+        #expect(sizes.reduce(0, +) == Self.rowCount && (sizes.last ?? 0) > 0)
+    }
+
+    @Test func anErrorOfTheBodyOnALaterPageIsTheOneThrownAndEndsTheWalk() async throws {
+        struct Stop: Error {}
+        let tmp = try TemporaryDirectory()
+        let context = try await filled(in: tmp)
+        var request = FetchRequest(entityName: "Event", sortDescriptors: [FetchSort(key: "id")])
+        request.fetchBatchSize = 1_000
+        let walked = request
+        // Batch 6 is on the second page (pages hold 4 batches of 1,000), while the third is read.
+        let stopAt = ObjectContext.packedPageRows / 1_000 + 2
+        let (calls, firstIDs, keptIsTheContexts, count) = try await context.perform { context in
+            var calls = 0
+            var firstIDs: [Int64] = []
+            var kept: ManagedObject?
+            do {
+                try await context.forEachBatch(of: walked) { batch in
+                    calls += 1
+                    firstIDs.append(batch.first?["id"] ?? -1)
+                    if calls == stopAt {
+                        kept = batch.last
+                        throw Stop()
+                    }
+                }
+                Issue.record("the walk went on after the body threw")
+            } catch is Stop {}
+            // The context is left usable, and the object the body kept is its instance of the row.
+            let keptIsTheContexts = kept.map { context.registeredObject(for: $0.objectID) === $0 } ?? false
+            return (calls, firstIDs, keptIsTheContexts, try await context.count(for: FetchRequest(entityName: "Event")))
+        }
+        #expect(calls == stopAt)
+        #expect(firstIDs == (0..<Int64(stopAt)).map { $0 * 1_000 })
+        #expect(keptIsTheContexts)
+        #expect(count == Self.rowCount)
+    }
+}
