@@ -32,34 +32,39 @@ final class SQLiteMigrationEngine: MigrationManager {
     private let carriedKeys: [String: Int64]
     /// The associations, as runs in the destination file.
     let associations: MigrationAssociationTable
+    // The stored properties read or written for every row are `@exclusivity(unchecked)`: the
+    // engine is used from one migration task at a time (never shared across threads), and none of
+    // its methods reaches a property while a change to that same property is in progress, so the
+    // runtime's dynamic exclusivity check (a lookup per access, for every row) finds nothing.
+
     /// The source object whose destination objects are being created, until it has one.
-    var unclaimedSource: RowReference?
+    @exclusivity(unchecked) var unclaimedSource: RowReference?
     /// The last primary key given per destination table (one per inheritance root).
-    private var lastKeys: [String: MigrationKeyCounter] = [:]
+    @exclusivity(unchecked) private var lastKeys: [String: MigrationKeyCounter] = [:]
     /// The destination attributes found so far, by entity and name, with their table and column
     /// (nil for transient and derived ones): finding one walks the entity's ancestors.
     private var destinationAttributes: [String: [String: (AttributeDescription, table: String, AttributeColumn?)]] = [:]
     /// The INSERT of each destination entity, made on first use.
-    private var insertPlans: [String: MigrationInsertPlan] = [:]
+    @exclusivity(unchecked) private var insertPlans: [String: MigrationInsertPlan] = [:]
     /// The last source row read outside the page, so that the property mappings of one object read it once.
-    private var cachedRow: StoreRow?
+    @exclusivity(unchecked) private var cachedRow: StoreRow?
     /// The page of source rows being migrated, and the position of the current one.
-    var page: MigrationSourcePage?
-    var pageIndex = 0
+    @exclusivity(unchecked) var page: MigrationSourcePage?
+    @exclusivity(unchecked) var pageIndex = 0
     /// The whole row of the page last asked for by a key path through relationships.
-    var decodedRow: StoreRow?
+    @exclusivity(unchecked) var decodedRow: StoreRow?
     /// A failure inside a non-throwing protocol method, thrown at the next throwing one.
     var pendingFailure: MigrationError?
     /// The last destination object created, not yet inserted: its attribute values gather here so
     /// that it is written with one INSERT instead of one UPDATE per attribute.
-    var pendingRow: (reference: RowReference, plan: MigrationInsertPlan)?
+    @exclusivity(unchecked) var pendingRow: (reference: RowReference, plan: MigrationInsertPlan)?
     /// The values of the pending row, one per slot of its plan; the buffer is reused row after row.
-    var pendingValues: [DatabaseValue] = []
+    @exclusivity(unchecked) var pendingValues: [DatabaseValue] = []
     /// The slot of the pending row most likely set next: the one after the last set.
-    private var nextSlot = 3
+    @exclusivity(unchecked) private var nextSlot = 3
     /// The plans made so far, in the order made: a few entities are found by comparing names,
     /// without hashing them (mappings that share a walk insert their entities in turns).
-    private var plansInOrder: [MigrationInsertPlan] = []
+    @exclusivity(unchecked) private var plansInOrder: [MigrationInsertPlan] = []
     /// The routes of the attribute policies run so far, one per entity mapping.
     var attributeRoutes: [AttributeRoute] = []
     /// The links dropped because their object's entity left the relationship's inheritance tree.
