@@ -80,4 +80,33 @@ import Testing
         #expect(keptIsTheContexts)
         #expect(count == Self.rowCount)
     }
+
+    @Test(arguments: [1_000, ObjectContext.packedPageRows + 1])
+    func cancellingTheWalkingTaskStopsItBeforeTheNextBatch(size: Int) async throws {
+        let tmp = try TemporaryDirectory()
+        let context = try await filled(in: tmp)
+        var request = FetchRequest(entityName: "Event", sortDescriptors: [FetchSort(key: "id")])
+        request.fetchBatchSize = size
+        let walked = request
+        // The next batch is on the same page (1,000) or on the page read ahead (4,097).
+        let walk = Task {
+            try await context.perform { context in
+                var calls = 0
+                do {
+                    try await context.forEachBatch(of: walked) { _ in
+                        calls += 1
+                        withUnsafeCurrentTask { $0?.cancel() }
+                    }
+                    return (calls, false)
+                } catch is CancellationError {
+                    return (calls, true)
+                }
+            }
+        }
+        let (calls, cancelled) = try await walk.value
+        #expect(cancelled)
+        #expect(calls == 1)
+        // The context is left usable.
+        #expect(try await context.count(for: FetchRequest(entityName: "Event")) == Self.rowCount)
+    }
 }

@@ -105,7 +105,8 @@ extension ObjectContext {
     /// - Parameters:
     ///   - request: What to fetch; ``FetchRequest/fetchBatchSize`` sets the batch size.
     ///   - body: Called once per non-empty batch, in order.
-    /// - Throws: When a store cannot be read, or what `body` throws.
+    /// - Throws: When a store cannot be read, what `body` throws, or `CancellationError` when the
+    ///   task is cancelled (checked before each batch).
     /// - Complexity: One store read per batch, or per several batches smaller than about 4,096
     ///   rows; memory proportional to the larger of the batch size and that page.
     public func forEachBatch(of request: FetchRequest, _ body: ([ManagedObject]) throws -> Void) async throws {
@@ -113,6 +114,7 @@ extension ObjectContext {
         if let parent {
             let states = try await parent.statesForChild(request.storeRequest)
             for start in stride(from: 0, to: states.count, by: size) {
+                try Task.checkCancellation()
                 try deliverBatch(states[start..<min(start + size, states.count)], body)
             }
             return
@@ -128,6 +130,7 @@ extension ObjectContext {
                 let page = try await store.fetchPage(request.storeRequest, after: position, size: size)
                 position = page.next
                 guard !page.rows.isEmpty else { break }
+                try Task.checkCancellation()
                 try deliverBatch(page.rows.lazy.map { self.state(of: $0, in: store.identifier) }, body)
                 if position == nil { break }
             }
@@ -195,6 +198,7 @@ extension ObjectContext {
         _ body: ([ManagedObject]) throws -> Void
     ) throws {
         for start in stride(from: rows.startIndex, to: rows.endIndex, by: size) {
+            try Task.checkCancellation()
             let batch = start..<min(start + size, rows.endIndex)
             try deliverBatch(packed: rows, batch, in: storeIdentifier, after: &previous, body)
         }
