@@ -11,12 +11,23 @@ import Testing
     /// More rows than two pages of small batches hold (``ObjectContext/packedPageRows``).
     static let rowCount = 2 * ObjectContext.packedPageRows + 809
 
+    /// The date of event `index`: on a whole second for even indexes (SQLite stores it as an
+    /// integer in the `TIMESTAMP` column), with a fraction for odd ones (stored as a real).
+    static func when(_ index: Int) -> Date {
+        Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(index) * 60 + (index % 2 == 0 ? 0 : 0.25))
+    }
+
     /// A store of ``rowCount`` events with ids 0, 1, 2…, and a context over it.
     func filled(in tmp: TemporaryDirectory) async throws -> ObjectContext {
         let (context, _) = try await StreamedInsertTests().context(at: tmp.path("Events.sqlite"))
-        var rows = RowBatch(columns: ["id", "name"], reservingCapacity: Self.rowCount)
-        for index in 0..<Self.rowCount { rows.append(row: [.integer(Int64(index)), .string("Event \(index)")]) }
+        var rows = RowBatch(columns: ["id", "name", "when"], reservingCapacity: Self.rowCount)
+        for index in 0..<Self.rowCount {
+            rows.append(row: [.integer(Int64(index)), .string("Event \(index)"), .date(Self.when(index))])
+        }
         _ = try await context.batchInsert(entityName: "Event", rows: rows)
+        let connection = try Connection(path: tmp.path("Events.sqlite").path, configuration: .readOnly)
+        let integral = try connection.fetchValue("SELECT COUNT(*) FROM ZEVENT WHERE typeof(ZWHEN) = 'integer'")
+        #expect(integral?.int64 == Int64((Self.rowCount + 1) / 2))
         return context
     }
 
@@ -31,13 +42,17 @@ import Testing
             var ids: [Int64] = []
             var names: [String] = []
             var sizes: [Int] = []
+            var wrongDates = 0
             try await context.forEachBatch(of: walked) { batch in
                 sizes.append(batch.count)
                 for event in batch {
-                    ids.append(event["id"] ?? -1)
+                    let id: Int64 = event["id"] ?? -1
+                    ids.append(id)
                     names.append(event["name"] ?? "")
+                    if event[attribute: "when"] != .date(Self.when(Int(id))) { wrongDates += 1 }
                 }
             }
+            #expect(wrongDates == 0)
             return (ids, names, sizes)
         }
         // Compared as a whole, not printed whole when they differ.

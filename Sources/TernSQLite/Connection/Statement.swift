@@ -246,6 +246,12 @@ extension Statement: ColumnValues {
         case (SQLITE_FLOAT, .double), (SQLITE_FLOAT, .float): return .value(.double(sqlite3_value_double(value)))
         case (SQLITE_FLOAT, .date):
             return .value(.date(Date(timeIntervalSinceReferenceDate: sqlite3_value_double(value))))
+        // A whole number in a column of numeric affinity (Core Data's TIMESTAMP and FLOAT columns)
+        // is stored as an integer: a date on a whole second, a double such as 3.0.
+        case (SQLITE_INTEGER, .double), (SQLITE_INTEGER, .float):
+            return .value(.double(Double(sqlite3_value_int64(value))))
+        case (SQLITE_INTEGER, .date):
+            return .value(.date(Date(timeIntervalSinceReferenceDate: Double(sqlite3_value_int64(value)))))
         case (SQLITE_TEXT, .string):
             // Text first, then its length, as SQLite advises; no text (out of memory) takes the
             // general path.
