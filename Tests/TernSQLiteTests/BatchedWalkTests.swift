@@ -17,6 +17,13 @@ import Testing
         Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(index) * 60 + (index % 2 == 0 ? 0 : 0.25))
     }
 
+    /// Every event in id order, in batches of `batchSize`.
+    static func walk(batchSize: Int) -> FetchRequest {
+        var request = FetchRequest(entityName: "Event", sortDescriptors: [FetchSort(key: "id")])
+        request.fetchBatchSize = batchSize
+        return request
+    }
+
     /// A store of ``rowCount`` events with ids 0, 1, 2…, and a context over it.
     func filled(in tmp: TemporaryDirectory) async throws -> ObjectContext {
         let (context, _) = try await StreamedInsertTests().context(at: tmp.path("Events.sqlite"))
@@ -35,9 +42,7 @@ import Testing
     func batchesOfEveryPageComeInOrderAndOfTheRequestedSize(size: Int) async throws {
         let tmp = try TemporaryDirectory()
         let context = try await filled(in: tmp)
-        var request = FetchRequest(entityName: "Event", sortDescriptors: [FetchSort(key: "id")])
-        request.fetchBatchSize = size
-        let walked = request
+        let walked = Self.walk(batchSize: size)
         let (ids, names, sizes) = try await context.perform { context in
             var ids: [Int64] = []
             var names: [String] = []
@@ -66,9 +71,7 @@ import Testing
         struct Stop: Error {}
         let tmp = try TemporaryDirectory()
         let context = try await filled(in: tmp)
-        var request = FetchRequest(entityName: "Event", sortDescriptors: [FetchSort(key: "id")])
-        request.fetchBatchSize = 1_000
-        let walked = request
+        let walked = Self.walk(batchSize: 1_000)
         // Batch 6 is on the second page (pages hold 4 batches of 1,000), while the third is read.
         let stopAt = ObjectContext.packedPageRows / 1_000 + 2
         let (calls, firstIDs, keptIsTheContexts, count) = try await context.perform { context in
@@ -100,9 +103,7 @@ import Testing
     func cancellingTheWalkingTaskStopsItBeforeTheNextBatch(size: Int) async throws {
         let tmp = try TemporaryDirectory()
         let context = try await filled(in: tmp)
-        var request = FetchRequest(entityName: "Event", sortDescriptors: [FetchSort(key: "id")])
-        request.fetchBatchSize = size
-        let walked = request
+        let walked = Self.walk(batchSize: size)
         // The next batch is on the same page (1,000) or on the page read ahead (4,097).
         let walk = Task {
             try await context.perform { context in
