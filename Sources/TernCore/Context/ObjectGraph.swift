@@ -160,7 +160,7 @@ final class ObjectGraph {
         let keys = schema.attributeKeys
         let type = objectClass(for: id.entityName)
         if type == ManagedObject.self, rows[index].toOne.isEmpty, rows[index].toMany.isEmpty,
-            rows[index].attributes.keys === keys
+            rows[index].attributes.keys.matches(keys)
         {
             // The common case, without the state and seed in between and their copies.
             let object = ManagedObject(

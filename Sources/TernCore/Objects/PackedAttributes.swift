@@ -68,9 +68,10 @@ package final class AttributeKeys: Sendable {
     /// Up to how many names ``position(of:)`` compares names one by one instead of hashing.
     private static let scannedCount = 8
 
-    /// Whether two sets of keys list the same names in the same order.
+    /// Whether two sets of keys list the same names in the same order: the same instance, since
+    /// ``shared(names:)`` makes one per list of names.
     func matches(_ other: AttributeKeys) -> Bool {
-        self === other || names == other.names
+        self === other
     }
 }
 
