@@ -132,14 +132,32 @@ extension XMLElementTree {
         var body = data[...]
         let leading = body.prefix { [0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         // A declaration is `<?xml` and white space: `<?xml?>` is a processing instruction
-        // without data, the very thing FoundationXML crashes on.
+        // without data, the very thing FoundationXML crashes on. Its pseudo-attributes (version,
+        // encoding, standalone) hold only the bytes `isDeclarationByte` allows; anything else,
+        // such as a `<` before the first `?>`, is a broken declaration whose `?>` may close a
+        // later processing instruction.
         let declaration = body.dropFirst(leading.count)
         if declaration.starts(with: Data("<?xml".utf8)),
             let next = declaration.dropFirst(5).first, [0x20, 0x09, 0x0A, 0x0D].contains(next),
-            let end = body.range(of: Data("?>".utf8)) {
+            let end = declaration.range(of: Data("?>".utf8)),
+            declaration[declaration.startIndex + 5..<end.lowerBound].allSatisfy(isDeclarationByte)
+        {
             body = body[end.upperBound...]
         }
         return body.range(of: opening) != nil
+    }
+
+    /// Whether a byte may appear inside an XML declaration: letters, digits, white space, `=`,
+    /// quotes, `.`, `_` and `-`.
+    private static func isDeclarationByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "="), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "."),
+            UInt8(ascii: "_"), UInt8(ascii: "-"):
+            true
+        default: false
+        }
     }
 
     /// Collects elements into a tree while the parser reads.
