@@ -46,7 +46,13 @@ final class Connection {
         try execute("SET client_encoding TO 'UTF8'")
         try execute("SET client_min_messages TO warning")
         if let schema = location.schema {
-            try execute("CREATE SCHEMA IF NOT EXISTS \(.identifier(schema))")
+            do {
+                try execute("CREATE SCHEMA IF NOT EXISTS \(.identifier(schema))")
+            } catch where error.sqlState == "23505" || error.sqlState == "42P06" {
+                // Another connection created the schema meanwhile: `IF NOT EXISTS` looks before
+                // it waits on that connection's insert into the catalog, so it can still fail
+                // with a unique violation (or "schema already exists"). The schema is there now.
+            }
             try execute("SELECT set_config('search_path', \(SQL.quoted(schema)), false)")
         }
     }
