@@ -28,6 +28,32 @@ extension XcodeModel {
     ///   ``TernError/Code/invalidModel`` when `order` names unknown versions, repeats or omits some.
     /// - Complexity: O(*n*) in the total size of the version files.
     public static func readVersionedModel(at url: URL, order: [String]? = nil) throws(TernError) -> VersionedModel {
+        var warnings: [ModelReadingWarning] = []
+        return try readVersionedModel(at: url, order: order, warnings: &warnings)
+    }
+
+    /// Reads every version of a model, collecting what was read leniently.
+    ///
+    /// The same as ``readVersionedModel(at:order:)``, and every warning of the read (a value
+    /// read as `momc` reads it, for example) is appended to `warnings`, with the version it
+    /// concerns.
+    ///
+    /// ```swift
+    /// var warnings: [ModelReadingWarning] = []
+    /// let recipes = try XcodeModel.readVersionedModel(at: bundle, warnings: &warnings)
+    /// warnings.forEach { print("warning: \($0)") }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: An `.xcdatamodeld` bundle, an `.xcdatamodel` folder, or a `contents` file.
+    ///   - order: The version names, oldest first, or nil for the natural order.
+    ///   - warnings: Receives the read's warnings, in the order they were found.
+    /// - Returns: The versioned model, named after the bundle.
+    /// - Throws: As ``readVersionedModel(at:order:)``.
+    /// - Complexity: O(*n*) in the total size of the version files.
+    public static func readVersionedModel(
+        at url: URL, order: [String]? = nil, warnings: inout [ModelReadingWarning]
+    ) throws(TernError) -> VersionedModel {
         let kind = itemKind(at: url)
         guard kind.exists else {
             throw TernError(.unreadableModelFile, "no model exists at this path", path: url.path)
@@ -40,7 +66,7 @@ extension XcodeModel {
         guard isBundle else {
             let folder = kind.isDirectory ? url : url.deletingLastPathComponent()
             let name = folder.deletingPathExtension().lastPathComponent
-            let version = ModelVersion(name: name, model: try readModel(contentsOf: url))
+            let version = ModelVersion(name: name, model: try readModel(contentsOf: url, warnings: &warnings))
             let ordered = try arrange([version], current: name, order: order, path: url.path)
             return VersionedModel(name: name, versions: ordered, current: name)
         }
@@ -51,7 +77,13 @@ extension XcodeModel {
         var versions: [ModelVersion] = []
         for folder in versionFolders {
             let name = folder.deletingPathExtension().lastPathComponent
-            versions.append(ModelVersion(name: name, model: try readModel(contentsOf: folder)))
+            var versionWarnings: [ModelReadingWarning] = []
+            versions.append(ModelVersion(name: name, model: try readModel(contentsOf: folder, warnings: &versionWarnings)))
+            warnings += versionWarnings.map { warning in
+                var warning = warning
+                warning.versionName = warning.versionName ?? name
+                return warning
+            }
         }
         let current = try currentVersionName(ofBundle: url, versions: versions.map(\.name))
         let ordered = try arrange(versions, current: current, order: order, path: url.path)

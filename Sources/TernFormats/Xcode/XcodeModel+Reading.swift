@@ -22,8 +22,23 @@ extension XcodeModel {
     ///   type. Errors carry the file's path and the entity and property involved.
     /// - Complexity: O(*n*) in the size of the file.
     public static func readModel(contentsOf url: URL) throws(TernError) -> ManagedObjectModel {
+        var warnings: [ModelReadingWarning] = []
+        return try readModel(contentsOf: url, warnings: &warnings)
+    }
+
+    /// Reads one model version, collecting what was read leniently.
+    ///
+    /// - Parameters:
+    ///   - url: An `.xcdatamodel` folder, or a `contents` file.
+    ///   - warnings: Receives the read's warnings, in the order they were found.
+    /// - Returns: The model.
+    /// - Throws: As ``readModel(contentsOf:)``.
+    /// - Complexity: O(*n*) in the size of the file.
+    public static func readModel(
+        contentsOf url: URL, warnings: inout [ModelReadingWarning]
+    ) throws(TernError) -> ManagedObjectModel {
         let contentsURL = try contentsFile(of: url)
-        return try model(fromContents: readData(at: contentsURL), path: contentsURL.path)
+        return try model(fromContents: readData(at: contentsURL), path: contentsURL.path, warnings: &warnings)
     }
 
     /// Decodes the `contents` XML of a model version.
@@ -41,8 +56,26 @@ extension XcodeModel {
     ///   values that do not fit their attribute.
     /// - Complexity: O(*n*) in the size of the XML.
     public static func model(fromContents data: Data, path: String? = nil) throws(TernError) -> ManagedObjectModel {
+        var warnings: [ModelReadingWarning] = []
+        return try model(fromContents: data, path: path, warnings: &warnings)
+    }
+
+    /// Decodes the `contents` XML of a model version, collecting what was read leniently.
+    ///
+    /// - Parameters:
+    ///   - data: The XML.
+    ///   - path: The file the XML comes from, for error messages and warnings.
+    ///   - warnings: Receives the read's warnings, in the order they were found.
+    /// - Returns: The model.
+    /// - Throws: As ``model(fromContents:path:)``.
+    /// - Complexity: O(*n*) in the size of the XML.
+    public static func model(
+        fromContents data: Data, path: String? = nil, warnings: inout [ModelReadingWarning]
+    ) throws(TernError) -> ManagedObjectModel {
         let root = try XMLElementTree.parse(data, path: path ?? "contents")
-        return try ContentsDecoder(path: path).model(from: root)
+        let log = ModelWarningLog()
+        defer { warnings += log.warnings }
+        return try ContentsDecoder(path: path, log: log).model(from: root)
     }
 
     // MARK: - Non public
@@ -74,6 +107,8 @@ extension XcodeModel {
 struct ContentsDecoder {
     /// The file being read, for error messages.
     var path: String?
+    /// Where warnings go.
+    var log = ModelWarningLog()
 
     // MARK: - Model
 
