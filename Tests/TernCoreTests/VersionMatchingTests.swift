@@ -60,4 +60,42 @@ import TernCore
         #expect(bundle.version(matching: metadata(model))?.name == "b")
         #expect(bundle.closestVersion(to: metadata(model)).version.name == "b")
     }
+
+    /// Three versions with the same schema: "a" and "c" carry the identifiers "1" and "3",
+    /// "b" carries none.
+    private var sameSchemaBundle: VersionedModel {
+        var a = FixtureModels.testModel
+        a.versionIdentifiers = ["1"]
+        var b = FixtureModels.testModel
+        b.versionIdentifiers = []
+        var c = FixtureModels.testModel
+        c.versionIdentifiers = ["3"]
+        return VersionedModel(
+            name: "Same",
+            versions: [ModelVersion(name: "a", model: a), ModelVersion(name: "b", model: b), ModelVersion(name: "c", model: c)])
+    }
+
+    @Test func versionIdentifiersChooseAmongIdenticalHashes() {
+        let bundle = sameSchemaBundle
+        for (identifiers, expected) in [(["1"], "a"), ([], "b"), (["3"], "c")] {
+            var store = metadata(FixtureModels.testModel)
+            store.versionIdentifiers = identifiers
+            #expect(bundle.versions(matching: store).map(\.name) == [expected])
+            #expect(bundle.version(matching: store)?.name == expected)
+        }
+    }
+
+    @Test func identifiersNoVersionHasLeaveEveryCandidate() {
+        var store = metadata(FixtureModels.testModel)
+        store.versionIdentifiers = ["2"]
+        #expect(sameSchemaBundle.versions(matching: store).map(\.name) == ["a", "b", "c"])
+        #expect(sameSchemaBundle.version(matching: store)?.name == "c")
+    }
+
+    @Test func identifiersDoNotOverrideHashes() {
+        var store = metadata(FixtureModels.sampleModel3V1)
+        store.versionIdentifiers = ["1"]
+        #expect(sameSchemaBundle.versions(matching: store).isEmpty)
+        #expect(sameSchemaBundle.version(matching: store) == nil)
+    }
 }

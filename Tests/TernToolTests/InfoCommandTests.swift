@@ -1,4 +1,6 @@
 import Foundation
+import TernCore
+import TernFormats
 import TernTestSupport
 import Testing
 
@@ -75,5 +77,53 @@ import Testing
         let result = await ToolRunner.run(["info", "x.sqlite", "--version", "v1"])
         #expect(result.status == 2)
         #expect(result.errorLines.first == "error: --version and --order need --model; give the model too")
+    }
+
+    /// A bundle of SampleModel (identifier "1", which wrote SampleModel_V1.sqlite) and copies of
+    /// it under other names with the given version identifiers: the same entity hashes.
+    func sameSchemaBundle(copies: [(name: String, identifier: String)], in tmp: TemporaryDirectory) throws -> URL {
+        let sample = try XcodeModel.readVersionedModel(at: Fixtures.sampleModel)
+        let first = try #require(sample.version(named: "SampleModel"))
+        #expect(first.model.versionIdentifiers == ["1"])
+        let copies = copies.map { copy in
+            var model = first.model
+            model.versionIdentifiers = [copy.identifier]
+            return ModelVersion(name: copy.name, model: model)
+        }
+        let bundle = tmp.url.appendingPathComponent("Same.xcdatamodeld")
+        try XcodeModel.write(VersionedModel(name: "Same", versions: [first] + copies), to: bundle)
+        return bundle
+    }
+
+    @Test func versionIdentifiersTellIdenticalVersionsApart() async throws {
+        let tmp = try TemporaryDirectory()
+        let bundle = try sameSchemaBundle(copies: [("SampleModel 1b", "1b")], in: tmp)
+        let document = try await infoJSON(
+            "CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite", ["--model", bundle.path])
+        #expect(document["matchingVersion"] as? String == "SampleModel")
+        #expect(document["matchingVersions"] as? [String] == ["SampleModel"])
+    }
+
+    @Test func versionsNoIdentifierTellsApartAreAllNamed() async throws {
+        let tmp = try TemporaryDirectory()
+        let bundle = try sameSchemaBundle(copies: [("SampleModel again", "1")], in: tmp)
+        let document = try await infoJSON(
+            "CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite", ["--model", bundle.path])
+        #expect(document["matchingVersion"] is NSNull)
+        #expect(document["matchingVersions"] as? [String] == ["SampleModel", "SampleModel again"])
+
+        let copy = try tmp.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite"))
+        let text = await ToolRunner.run(["info", copy.path, "--model", bundle.path])
+        #expect(text.status == 0)
+        #expect(
+            text.standardOutput.contains(
+                "written by model version: one of SampleModel, SampleModel again (their entity hashes are identical"))
+    }
+
+    @Test func storeNoVersionWroteListsNoCandidates() async throws {
+        let document = try await infoJSON(
+            "CoreDataStack/TestModel.sqlite", ["--model", Fixtures.sampleModel.path])
+        #expect(document["matchingVersion"] is NSNull)
+        #expect(document["matchingVersions"] as? [String] == [])
     }
 }

@@ -17,6 +17,8 @@ extension VersionedModel {
     ///
     /// When several versions have the same hashes (a version that changed nothing stored), the
     /// newest of them is returned, so that a migration starting there skips the empty steps.
+    /// To tell such versions apart by the store's version identifiers, or to name all of them,
+    /// use ``versions(matching:)``.
     ///
     /// - Parameter hashes: Entity version hashes by entity name, as a store records them.
     /// - Returns: The matching version, or nil when none matches.
@@ -25,13 +27,42 @@ extension VersionedModel {
         versions.last { $0.model.entityVersionHashes == hashes }
     }
 
-    /// The version that wrote a store, found by the entity hashes in its metadata.
+    /// The version that wrote a store: the newest of ``versions(matching:)``.
+    ///
+    /// Versions with the same entity hashes store objects the same way, so a store opens, and
+    /// migrates, the same from any of them. Where the answer is shown to a person, name every
+    /// candidate of ``versions(matching:)`` rather than this one.
     ///
     /// - Parameter metadata: The store's metadata.
     /// - Returns: The matching version, or nil when none matches.
     /// - Complexity: O(*v* · *h*) for *v* versions whose hashes cost *h* to compute.
     public func version(matching metadata: StoreMetadata) -> ModelVersion? {
-        version(matchingHashes: metadata.versionHashes)
+        versions(matching: metadata).last
+    }
+
+    /// Every version that may have written a store, oldest first.
+    ///
+    /// These are the versions whose entity hashes equal the store's (`NSStoreModelVersionHashes`).
+    /// When several do (a version added for a change that stores nothing differently), the
+    /// store's version identifiers (`NSStoreModelVersionIdentifiers`, which Core Data copies from
+    /// the model's `userDefinedModelVersionIdentifier`) choose among them: the versions whose
+    /// identifiers are the store's are kept, if any are. More than one result means the store
+    /// cannot tell which of them wrote it; migrating from any of them is the same.
+    ///
+    /// ```swift
+    /// let candidates = recipes.versions(matching: metadata)
+    /// if candidates.count > 1 { print("written by one of \(candidates.map(\.name))") }
+    /// ```
+    ///
+    /// - Parameter metadata: The store's metadata.
+    /// - Returns: The candidates in migration order; empty when no version matches.
+    /// - Complexity: O(*v* · *h*) for *v* versions whose hashes cost *h* to compute.
+    public func versions(matching metadata: StoreMetadata) -> [ModelVersion] {
+        let candidates = versions.filter { $0.model.entityVersionHashes == metadata.versionHashes }
+        guard candidates.count > 1 else { return candidates }
+        let recorded = Set(metadata.versionIdentifiers)
+        let identified = candidates.filter { Set($0.model.versionIdentifiers) == recorded }
+        return identified.isEmpty ? candidates : identified
     }
 
     // MARK: - Nearest match

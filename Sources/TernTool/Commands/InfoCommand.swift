@@ -21,9 +21,14 @@ struct InfoCommand: Command {
             included. The store is opened read-only.
 
             --json prints {"type": "sqlite", "uuid": STRING, "hashes": {ENTITY: BASE64},
-            "metadata": {KEY: VALUE}, "matchingVersion": NAME|null, "needsMigration": BOOL|null,
-            "counts": {ENTITY: INT}}; metadata keys are Core Data's (NSStoreModelVersionHashes…),
-            data is base64 and dates are ISO 8601.
+            "metadata": {KEY: VALUE}, "matchingVersion": NAME|null, "matchingVersions": [NAME],
+            "needsMigration": BOOL|null, "counts": {ENTITY: INT}}; metadata keys are Core Data's
+            (NSStoreModelVersionHashes…), data is base64 and dates are ISO 8601.
+
+            Versions with identical entity hashes are told apart by the store's version identifiers
+            (NSStoreModelVersionIdentifiers). When they still cannot be, every candidate is named:
+            matchingVersions lists them all and matchingVersion is null. Migrating from any of them
+            is the same.
             """,
         arguments: [store, model, ModelSelection.version, ModelSelection.order, .json],
         examples: [
@@ -51,12 +56,12 @@ struct InfoCommand: Command {
         let kind = try store.kind()
         let metadata = try store.metadata()
         let counts = try await store.objectCounts()
-        var matching: String?
+        var matching: [String] = []
         var needsMigration: Bool?
         var target: String?
         if let selection {
             let model = try selection.read(in: context.environment)
-            matching = model.version(matching: metadata)?.name
+            matching = model.versions(matching: metadata).map(\.name)
             needsMigration = !model.currentVersion.model.isCompatible(with: metadata)
             target = model.currentVersionName
         }
@@ -66,7 +71,8 @@ struct InfoCommand: Command {
                 "uuid": .string(metadata.uuid),
                 "hashes": .object(metadata.versionHashes.mapValues { .string($0.base64EncodedString()) }),
                 "metadata": Self.metadataDocument(metadata),
-                "matchingVersion": .string(matching),
+                "matchingVersion": matching.count == 1 ? .string(matching[0]) : .null,
+                "matchingVersions": .array(matching.map(JSONValue.string)),
                 "needsMigration": needsMigration.map(JSONValue.bool) ?? .null,
                 "counts": .object(counts.mapValues { .integer(Int64($0)) }),
             ])
@@ -79,7 +85,7 @@ struct InfoCommand: Command {
             context.print("version identifiers: \(metadata.versionIdentifiers.joined(separator: ", "))")
         }
         if let target, let needsMigration {
-            context.print("written by model version: \(matching ?? "none of the model's versions")")
+            context.print("written by model version: \(Self.describe(matching))")
             context.print("needs migration to \(target): \(needsMigration ? "yes" : "no")")
         }
         context.print("entities:")
@@ -93,6 +99,17 @@ struct InfoCommand: Command {
     }
 
     // MARK: - Rendering
+
+    /// The versions that may have written the store, as a person reads them.
+    static func describe(_ candidates: [String]) -> String {
+        switch candidates.count {
+        case 0: "none of the model's versions"
+        case 1: candidates[0]
+        default:
+            "one of \(candidates.joined(separator: ", ")) (their entity hashes are identical and the store's "
+                + "version identifiers do not tell them apart; migrating from any of them is the same)"
+        }
+    }
 
     /// The store's metadata as JSON, under Core Data's key names.
     static func metadataDocument(_ metadata: StoreMetadata) -> JSONValue {
