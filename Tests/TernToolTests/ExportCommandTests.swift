@@ -60,8 +60,10 @@ import Testing
         let id = try #require(person["id"] as? String)
         #expect(UUID(uuidString: id)?.uuidString == id)
         let updatedAt = try #require(person["updatedAt"] as? String)
-        #expect(updatedAt.hasSuffix("Z") && updatedAt.count == "2021-04-07T15:52:49.638Z".count)
-        #expect(try Date(updatedAt, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) > Date(timeIntervalSince1970: 0))
+        // The fraction has at least three digits, and as many more as the stored double needs.
+        #expect(updatedAt.hasSuffix("Z") && updatedAt.count >= "2021-04-07T15:52:49.638Z".count)
+        let parsed = try Date(updatedAt, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
+        #expect(parsed > Date(timeIntervalSince1970: 0))
     }
 
     @Test func theStoresModelCacheAndTheXcodeModelGiveTheSameExport() async throws {
@@ -156,14 +158,7 @@ import Testing
     }
 
     @Test func recordsAreWrittenAsTheEncoderWritesThem() throws {
-        // Dates: the format style's text, milliseconds truncated toward the past, in every era.
-        var generator = SplitMix64(state: 9)
-        var intervals: [Double] = [0, 0.0005, -0.0005, -1.0005, 737_057_647.288, 86_399.9996, -63_200_000_000, 260_000_000_000]
-        for _ in 0..<2_000 { intervals.append(Double(Int64(bitPattern: generator.next()) % 4_000_000_000_000) / 1_000) }
-        for interval in intervals {
-            let date = Date(timeIntervalSinceReferenceDate: interval)
-            #expect(ISO8601Text.string(from: date) == date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        }
+        // Dates: see ExactValueRoundTripTests (the shortest text that reads back exactly).
         // Records: every value kind, every control character, keys in the encoder's order.
         var controls = ""
         for code in 0..<0x20 { controls.unicodeScalars.append(Unicode.Scalar(UInt8(code))) }

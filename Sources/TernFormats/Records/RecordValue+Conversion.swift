@@ -47,8 +47,12 @@ extension RecordValue {
     }
 
     /// A date from ISO 8601 text, or from a number of seconds since 2001-01-01 00:00:00 UTC.
+    ///
+    /// ISO 8601 text with any number of fractional digits reads back exactly what
+    /// ``ISO8601Text/string(from:)`` wrote; other ISO 8601 forms go through Foundation's parser.
     static func date(from text: String) -> Date? {
         if let seconds = Double(text) { return Date(timeIntervalSinceReferenceDate: seconds) }
+        if let date = ISO8601Text.date(from: text) { return date }
         if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text) { return date }
         return try? Date.ISO8601FormatStyle().parse(text)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernFormats
 
 /// How `tern export` writes records, and how each value is spelled (see `docs/Export.md`).
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import TernFormats
 
 /// A JSON value built by a command for `--json` output.
 ///
@@ -29,7 +30,8 @@ enum JSONValue: Sendable, Hashable {
         value.map(JSONValue.string) ?? .null
     }
 
-    /// A date as an ISO 8601 UTC string with milliseconds: `2011-05-09T11:30:53.000Z`.
+    /// A date as an ISO 8601 UTC string that reads back exactly: `2011-05-09T11:30:53.000Z`, with
+    /// more fractional digits when the date needs them.
     static func date(_ date: Date) -> JSONValue {
         .string(ISO8601Text.string(from: date))
     }
