@@ -4,7 +4,7 @@ import TernTestSupport
 
 /// Reads single blobs out of a copy of a fixture store with the SQLite C API (tests only).
 struct FixtureStoreReader {
-    /// The store's `Z_MODELCACHE.Z_CONTENT` and `Z_METADATA.Z_PLIST`.
+    /// The store's `Z_MODELCACHE.Z_CONTENT` (empty when it has none) and `Z_METADATA.Z_PLIST`.
     struct Blobs {
         var modelCache: Data
         var metadata: Data
@@ -21,7 +21,8 @@ struct FixtureStoreReader {
             }
         }
         return Blobs(
-            modelCache: try blob("SELECT Z_CONTENT FROM Z_MODELCACHE", in: store),
+            // Stores of frameworks before 637 have no model cache: empty then.
+            modelCache: (try? blob("SELECT Z_CONTENT FROM Z_MODELCACHE", in: store)) ?? Data(),
             metadata: try blob("SELECT Z_PLIST FROM Z_METADATA", in: store))
     }
 
