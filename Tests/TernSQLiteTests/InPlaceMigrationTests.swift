@@ -160,6 +160,26 @@ struct StoreContents: Equatable, CustomStringConvertible {
         try await Self.compare(store, model: try RecipeVersions.model(), to: to)
     }
 
+    /// Stores Core Data wrote before framework 637 have no Z_MODELCACHE table; migrating one
+    /// (in place or rebuilt beside) gives it one, holding the destination model.
+    @Test(arguments: [MigrationStrategy.inPlace, .rebuild])
+    func aStoreWithoutAModelCacheMigratesAndGetsOne(strategy: MigrationStrategy) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try await Self.recipeStore("v1", in: directory)
+        do {
+            let connection = try Connection(path: store.path, configuration: SQLiteConfiguration())
+            try connection.execute("DROP TABLE Z_MODELCACHE")
+        }
+        let recipes = try RecipeVersions.model()
+        let report = try await StoreMigrator().migrateStore(
+            at: store, model: recipes, to: "v2", options: MigrationOptions(strategy: strategy))
+        #expect(report.plan.destination == "v2")
+        let connection = try Connection(path: store.path, configuration: .readOnly)
+        let cache = try #require(try connection.fetchValue("SELECT Z_CONTENT FROM Z_MODELCACHE")?.data)
+        let destination = try #require(recipes.version(named: "v2")?.model)
+        #expect(try ModelCache.decode(cache).entityVersionHashes == destination.entityVersionHashes)
+    }
+
     @Test func aStoreWithHistoryKeepsItOnAsARebuildDoes() async throws {
         let directory = try TemporaryDirectory()
         let recipes = try RecipeVersions.model()

@@ -128,6 +128,8 @@ extension StoreMigrator {
             try connection.continueHistory(after: token, for: toModel)
         }
         try connection.writeMetadata(metadata)
+        // Stores written before Core Data kept a model cache (framework 637) have no table for it.
+        try connection.execute("CREATE TABLE IF NOT EXISTS Z_MODELCACHE (Z_CONTENT BLOB)")
         try connection.execute("DELETE FROM Z_MODELCACHE")
         if let cache = SQLiteStore.encodedModelCache(toModel) {
             try connection.execute("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (\(cache))")
