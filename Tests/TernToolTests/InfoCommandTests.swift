@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernFormats
+import TernSQLite
 import TernTestSupport
 import Testing
 
@@ -125,5 +126,71 @@ import Testing
             "CoreDataStack/TestModel.sqlite", ["--model", Fixtures.sampleModel.path])
         #expect(document["matchingVersion"] is NSNull)
         #expect(document["matchingVersions"] as? [String] == [])
+    }
+
+    /// A store whose `Z_PRIMARYKEY` still names an entity by the name it had before a rename
+    /// (Cook, renamed from Chef), its table named either way, and a model that renamed it.
+    @Test(arguments: [false, true])
+    func renamedEntityIsCountedUnderTheModelsName(tableKeepsTheOldName: Bool) async throws {
+        var model = try ManagedObjectModel {
+            Entity("Cook") { Attribute("name", .string) }
+            Entity("Dish") { Attribute("title", .string) }
+        }
+        model.entities[0].renamingIdentifier = "Chef"
+        let tmp = try TemporaryDirectory()
+        let bundle = tmp.path("Kitchen.xcdatamodeld")
+        try XcodeModel.write(VersionedModel(name: "Kitchen", versions: [ModelVersion(name: "Kitchen", model: model)]), to: bundle)
+        let url = tmp.path("Kitchen.sqlite")
+        do {
+            let store = try SQLiteStore(at: url, model: model)
+            let keys = try await store.newPrimaryKeys(forEntity: "Cook", count: 3)
+            _ = try await store.save(StoreChangeSet(inserted: keys.map {
+                StoreRow(reference: RowReference(entityName: "Cook", primaryKey: $0), attributes: ["name": .string("c\($0)")])
+            }))
+        }
+        do {
+            let connection = try Connection(path: url.path, configuration: SQLiteConfiguration())
+            try connection.execute("UPDATE Z_PRIMARYKEY SET Z_NAME = 'Chef' WHERE Z_NAME = 'Cook'")
+            if tableKeepsTheOldName { try connection.execute("ALTER TABLE ZCOOK RENAME TO ZCHEF") }
+        }
+        let result = await ToolRunner.run(["info", url.path, "--model", bundle.path, "--json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(document["counts"] as? [String: Int] == ["Cook": 3, "Dish": 0])
+        #expect(document["matchingVersion"] as? String == "Kitchen")
+        let text = await ToolRunner.run(["info", url.path, "--model", bundle.path])
+        #expect(text.standardOutput.contains("  Cook  "))
+        #expect(!text.standardOutput.contains("Chef"))
+        #expect(!text.standardOutput.contains("(no hash)"))
+    }
+
+    /// Core Data reads a root entity without subentities with no `Z_ENT` term: a row whose
+    /// `Z_ENT` disagrees is still one of its objects.
+    @Test func rowsOfAnUnsharedTableAreAllItsEntitysObjects() async throws {
+        let model = try ManagedObjectModel {
+            Entity("Cook") { Attribute("name", .string) }
+            Entity("Dish") { Attribute("title", .string) }
+        }
+        let tmp = try TemporaryDirectory()
+        let url = tmp.path("Kitchen.sqlite")
+        do {
+            let store = try SQLiteStore(at: url, model: model)
+            let keys = try await store.newPrimaryKeys(forEntity: "Dish", count: 4)
+            _ = try await store.save(StoreChangeSet(inserted: keys.map {
+                StoreRow(reference: RowReference(entityName: "Dish", primaryKey: $0), attributes: ["title": .string("d\($0)")])
+            }))
+        }
+        do {
+            let connection = try Connection(path: url.path, configuration: SQLiteConfiguration())
+            try connection.execute("UPDATE ZDISH SET Z_ENT = 1 WHERE Z_PK = 2")
+        }
+        let document = try await infoJSON(atPath: url)
+        #expect(document["counts"] as? [String: Int] == ["Cook": 0, "Dish": 4])
+    }
+
+    func infoJSON(atPath url: URL) async throws -> [String: Any] {
+        let result = await ToolRunner.run(["info", url.path, "--json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
     }
 }

@@ -18,7 +18,9 @@ struct InfoCommand: Command {
             With --model, also finds the model version whose entity hashes match the store's (the
             version that wrote it) and says whether the store needs a migration to the model's
             current version (--version picks another). Counts are per entity, subentities not
-            included. The store is opened read-only.
+            included, under the model's entity names when a model is given (an entity renamed
+            through its renaming identifier is counted under its new name). The store is opened
+            read-only.
 
             --json prints {"type": "sqlite", "uuid": STRING, "hashes": {ENTITY: BASE64},
             "metadata": {KEY: VALUE}, "matchingVersion": NAME|null, "matchingVersions": [NAME],
@@ -55,16 +57,19 @@ struct InfoCommand: Command {
         let store = StoreFile(storePath, environment: context.environment)
         let kind = try store.kind()
         let metadata = try store.metadata()
-        let counts = try await store.objectCounts()
         var matching: [String] = []
         var needsMigration: Bool?
         var target: String?
+        var namingModel: ManagedObjectModel?
         if let selection {
             let model = try selection.read(in: context.environment)
-            matching = model.versions(matching: metadata).map(\.name)
+            let candidates = model.versions(matching: metadata)
+            matching = candidates.map(\.name)
             needsMigration = !model.currentVersion.model.isCompatible(with: metadata)
             target = model.currentVersionName
+            namingModel = (candidates.last ?? model.currentVersion).model
         }
+        let counts = try await store.objectCounts(model: namingModel)
         if json {
             context.printJSON([
                 "type": .string(kind.rawValue),

@@ -88,11 +88,15 @@ struct StoreFile {
     /// The number of objects of each entity, subentities not included, from the store's own tables.
     ///
     /// Every entity the store knows (`Z_PRIMARYKEY`) is listed, with zero when it has no objects;
-    /// Core Data's history entities (numbered from 16000) are left out.
+    /// Core Data's history entities (numbered from 16000) are left out. With a model, an entity
+    /// the store still records under the name it had before a rename (its renaming identifier) is
+    /// listed under the model's name. The rows of a root entity without subentities are all its
+    /// objects, whatever their `Z_ENT` says, as Core Data reads them.
     ///
+    /// - Parameter model: The model to name the entities by, if one is given.
     /// - Throws: ``CommandFailure`` when the store cannot be read.
     /// - Complexity: One grouped count per inheritance root.
-    func objectCounts() async throws(CommandFailure) -> [String: Int] {
+    func objectCounts(model: ManagedObjectModel? = nil) async throws(CommandFailure) -> [String: Int] {
         if try kind() != .sqlite { return try await atomicObjectCounts() }
         do {
             let connection = try Connection(path: url.path, configuration: .readOnly)
@@ -100,15 +104,22 @@ struct StoreFile {
             var parents: [Int64: Int64] = [:]
             try connection.forEachRow("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") { row in
                 guard let number = row[0].int64, number < 16000, let name = row[1].string else { return }
-                names[number] = name
+                names[number] = Self.modelName(of: name, in: model)
                 parents[number] = row[2].int64 ?? 0
             }
             // A damaged Z_PRIMARYKEY may name an entity twice: count it once.
             var counts = Dictionary(names.values.map { ($0, 0) }, uniquingKeysWith: { first, _ in first })
             let tables = Set(
                 try connection.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].string })
-            for (number, name) in names where (parents[number] ?? 0) == 0 && tables.contains("Z" + name.uppercased()) {
-                let table = SQL.identifier("Z" + name.uppercased())
+            let withSubentities = Set(parents.values)
+            for (number, name) in names where (parents[number] ?? 0) == 0 {
+                let candidates = Set(["Z" + name.uppercased()] + (model?.entity(named: name)?.renamingIdentifier.map { ["Z" + $0.uppercased()] } ?? []))
+                guard let found = candidates.sorted().first(where: tables.contains) else { continue }
+                let table = SQL.identifier(found)
+                if !withSubentities.contains(number) {
+                    counts[name] = Int(try connection.fetchValue("SELECT COUNT(*) FROM \(table)")?.int64 ?? 0)
+                    continue
+                }
                 try connection.forEachRow("SELECT Z_ENT, COUNT(*) FROM \(table) GROUP BY Z_ENT") { row in
                     guard let entity = row[0].int64.flatMap({ names[$0] }), let count = row[1].int64 else { return }
                     counts[entity] = Int(count)
@@ -118,6 +129,15 @@ struct StoreFile {
         } catch {
             throw CommandFailure("cannot count the objects in \(path): \(Self.message(of: error))")
         }
+    }
+
+    /// The model's name for an entity a store records: its own name, or the name of the model's
+    /// entity whose renaming identifier it is.
+    private static func modelName(of name: String, in model: ManagedObjectModel?) -> String {
+        guard let model, model.entity(named: name) == nil,
+            let renamed = model.entities.first(where: { $0.renamingIdentifier == name })
+        else { return name }
+        return renamed.name
     }
 
     /// The number of objects of each entity of a binary or XML store, read with the model it records.
