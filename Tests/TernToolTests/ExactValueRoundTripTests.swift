@@ -108,6 +108,11 @@ import Testing
             }
             _ = try await store.save(StoreChangeSet(inserted: rows))
         }
+        // Core Data writes NSDecimalNumber.notANumber as the text NaN in a DECIMAL column.
+        do {
+            let connection = try Connection(path: source.path, configuration: SQLiteConfiguration())
+            try connection.execute("UPDATE ZREADING SET ZAMOUNT = 'NaN' WHERE Z_PK IN (2, 5)")
+        }
         let file = tmp.path("readings.\(format)")
         var export = ["export", source.path, "--model", modelURL.path, "-o", file.path, "--quiet", "--format", format]
         if format == "tsv" { export += ["--entity", "Reading"] }
@@ -122,6 +127,7 @@ import Testing
         #expect(imported.status == 0, "\(imported.standardError)")
         #expect(try Self.storedValues(source) == Self.storedValues(destination))
         #expect(try Self.storedValues(destination).count == intervals.count)
+        #expect(try Self.storedValues(destination).filter { $0.hasSuffix("|tNaN") }.count == 2)
     }
 
     /// Every row's stored columns as text that keeps the bits: reals as their bit patterns.

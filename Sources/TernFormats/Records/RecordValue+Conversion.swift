@@ -4,7 +4,7 @@ public import TernCore
 extension RecordValue {
     /// Converts the value to an attribute's type.
     ///
-    /// Text forms: integers and doubles in decimal; decimals as digits; Booleans `true`/`false`,
+    /// Text forms: integers and doubles in decimal; decimals as digits (or `NaN`, not a number); Booleans `true`/`false`,
     /// `YES`/`NO`, `1`/`0` (any case); dates ISO 8601 (fractional seconds optional) or seconds since
     /// 2001-01-01 as a number; binary data base64; UUIDs canonical; URIs absolute. ``null`` (an
     /// empty field) is nil.
@@ -27,6 +27,8 @@ extension RecordValue {
         case .integer32: converted = Int32(text).map { .integer(Int64($0)) }
         case .integer64: converted = Int64(text).map { .integer($0) }
         case .double, .float: converted = Double(text).map { .double($0) }
+        case .decimal where text.caseInsensitiveCompare("NaN") == .orderedSame:
+            converted = .decimal(.nan)
         case .decimal:
             let isNumber = !text.isEmpty && text.allSatisfy { "0123456789.-+eE".contains($0) }
             converted = isNumber ? Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) } : nil

@@ -3,7 +3,8 @@ import TernCore
 
 extension AttributeValue {
     /// The value as Core Data's SQLite store keeps it: dates as seconds since 2001, UUIDs as 16
-    /// bytes, Booleans as 0/1, decimals as reals, URIs as their absolute string.
+    /// bytes, Booleans as 0/1, decimals as reals (not-a-number as the text `NaN`, as Core Data
+    /// writes `NSDecimalNumber.notANumber`), URIs as their absolute string.
     ///
     /// - Parameter type: The attribute's type.
     /// - Returns: The column value, or nil when the value does not fit the type.
@@ -13,6 +14,8 @@ extension AttributeValue {
             return .integer(number)
         case (.bool(let flag), .boolean): return .integer(flag ? 1 : 0)
         case (.double(let number), .double), (.double(let number), .float): return .real(number)
+        case (.decimal(let number), .decimal) where number.isNaN:
+            return .text(Self.decimalNotANumberText)
         case (.decimal(let number), .decimal):
             // Parsing the exact decimal text rounds correctly, so a real read as a decimal writes
             // back as the same real (NSDecimalNumber.doubleValue can miss by one unit in the last place).
@@ -25,6 +28,9 @@ extension AttributeValue {
         default: return nil
         }
     }
+
+    /// The text Core Data stores for a decimal that is not a number.
+    static let decimalNotANumberText = "NaN"
 
     /// Reads a column value stored by Core Data for an attribute type.
     ///
@@ -41,8 +47,14 @@ extension AttributeValue {
         case .integer16, .integer32, .integer64: converted = value.int64.map { .integer($0) }
         case .boolean: converted = value.int64.map { .bool($0 != 0) }
         case .double, .float: converted = value.double.map { .double($0) }
-        // Through the shortest text of the double, so that 10.11 reads back as 10.11.
-        case .decimal: converted = value.double.flatMap { Decimal(string: String($0)) }.map { .decimal($0) }
+        // Through the shortest text of the double, so that 10.11 reads back as 10.11. Core Data
+        // writes NSDecimalNumber.notANumber as the text NaN.
+        case .decimal:
+            if let text = value.string, text.caseInsensitiveCompare(Self.decimalNotANumberText) == .orderedSame {
+                converted = .decimal(.nan)
+            } else {
+                converted = value.double.flatMap { Decimal(string: String($0)) }.map { .decimal($0) }
+            }
         case .string: converted = value.string.map { .string($0) }
         case .date: converted = value.double.map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
         case .binary, .transformable: converted = value.data.map { .data($0) }
