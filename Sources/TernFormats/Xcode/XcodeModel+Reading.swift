@@ -118,7 +118,7 @@ extension XcodeModel {
         if itemKind(at: elements).exists { return .elements(elements) }
         throw TernError(
             .unreadableModelFile,
-            "\(url.lastPathComponent) has neither a `contents` file nor an Xcode 3 `elements` file, "
+            "\(url.lastPathComponent) has no `contents` file (nor an Xcode 3 `elements` file), "
                 + "so it is not an Xcode model version",
             path: url.path)
     }
