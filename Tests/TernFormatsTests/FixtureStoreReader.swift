@@ -26,6 +26,12 @@ struct FixtureStoreReader {
             metadata: try blob("SELECT Z_PLIST FROM Z_METADATA", in: store))
     }
 
+    /// The metadata dictionary of a fixture store (old stores have no model cache), read from a copy.
+    static func metadata(ofStoreAt store: URL) throws -> [String: Any] {
+        let folder = try TemporaryDirectory()
+        return try metadata(blob("SELECT Z_PLIST FROM Z_METADATA", in: folder.copy(store)))
+    }
+
     /// The store's metadata dictionary.
     static func metadata(_ plist: Data) throws -> [String: Any] {
         let value = try PropertyListSerialization.propertyList(from: plist, options: [], format: nil)

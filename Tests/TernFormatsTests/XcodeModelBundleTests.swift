@@ -115,19 +115,63 @@ import Testing
         #expect(error?.message.contains("Gone.xcdatamodel") == true)
     }
 
-    @Test func legacyVersionFolderIsRefused() throws {
+    @Test func anUnreadableVersionIsLeftOutWithAWarning() throws {
         let tmp = try TemporaryDirectory()
         let bundle = try Self.makeBundle(in: tmp, versions: ["New"], currentVersion: nil)
         let legacy = bundle.appendingPathComponent("Old Recipes.xcdatamodel")
         try FileManager.default.createDirectory(at: legacy, withIntermediateDirectories: true)
         try Data("bplist00".utf8).write(to: legacy.appendingPathComponent("elements"))
         try Data().write(to: legacy.appendingPathComponent("layout"))
+        var warnings: [ModelReadingWarning] = []
+        let versioned = try XcodeModel.readVersionedModel(at: bundle, warnings: &warnings)
+        #expect(versioned.versions.map(\.name) == ["New"])
+        #expect(versioned.currentVersionName == "New")
+        let warning = try #require(warnings.first)
+        #expect(warnings.count == 1)
+        #expect(warning.code == .unreadableVersion && warning.versionName == "Old Recipes")
+        #expect(warning.message.contains("cannot be read") && warning.message.contains("Xcode 3"))
+        #expect(warning.path == legacy.appendingPathComponent("elements").path)
+        #expect(throws: TernError.self) { try XcodeModel.readModel(contentsOf: legacy) }
+        // An order may still name the unreadable version.
+        #expect(try XcodeModel.readVersionedModel(at: bundle, order: ["Old Recipes", "New"]).versions.count == 1)
+    }
+
+    @Test func anUnreadableCurrentVersionFallsBackToTheNewestReadable() throws {
+        let tmp = try TemporaryDirectory()
+        let bundle = try Self.makeBundle(
+            in: tmp, versions: ["V1", "V2", "V3"],
+            currentVersion: Self.plist("<dict><key>_XCCurrentVersionName</key><string>V2.xcdatamodel</string></dict>"))
+        try Data("<model".utf8).write(to: bundle.appendingPathComponent("V2.xcdatamodel/contents"))
+        var warnings: [ModelReadingWarning] = []
+        let versioned = try XcodeModel.readVersionedModel(at: bundle, warnings: &warnings)
+        #expect(versioned.versions.map(\.name) == ["V1", "V3"])
+        #expect(versioned.currentVersionName == "V3")
+        #expect(warnings.map(\.code) == [.unreadableVersion])
+        #expect(warnings.first?.versionName == "V2")
+        #expect(warnings.first?.message.contains("the current version cannot be read, so V3") == true)
+
+        let ordered = try XcodeModel.readVersionedModel(at: bundle, order: ["V3", "V2", "V1"])
+        #expect(ordered.versions.map(\.name) == ["V3", "V1"])
+        #expect(ordered.currentVersionName == "V1")
+    }
+
+    @Test func aBundleWithNoReadableVersionThrows() throws {
+        let tmp = try TemporaryDirectory()
+        let bundle = try Self.makeBundle(in: tmp, versions: ["A", "B"], currentVersion: nil)
+        for name in ["A", "B"] {
+            try Data("<model".utf8).write(to: bundle.appendingPathComponent("\(name).xcdatamodel/contents"))
+        }
         let error = #expect(throws: TernError.self) { try XcodeModel.readVersionedModel(at: bundle) }
         #expect(error?.code == .unreadableModelFile)
-        #expect(error?.message.contains("Old Recipes.xcdatamodel is an Xcode 3 model") == true)
-        #expect(error?.message.contains("open and save it in Xcode") == true)
-        #expect(error?.path == legacy.path)
-        #expect(throws: TernError.self) { try XcodeModel.readModel(contentsOf: legacy) }
+        #expect(error?.message.contains("none of the 2 versions can be read: A: ") == true)
+        #expect(error?.message.contains("; B: ") == true)
+        #expect(error?.path == bundle.path)
+
+        let single = try Self.makeBundle(in: tmp, named: "S.xcdatamodeld", versions: ["Only"], currentVersion: nil)
+        let contents = single.appendingPathComponent("Only.xcdatamodel/contents")
+        try Data("<model".utf8).write(to: contents)
+        let own = #expect(throws: TernError.self) { try XcodeModel.readVersionedModel(at: single) }
+        #expect(own?.path == contents.path)
     }
 
     @Test func missingPathsAreErrors() throws {

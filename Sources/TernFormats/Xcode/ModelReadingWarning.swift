@@ -33,6 +33,9 @@ public struct ModelReadingWarning: Sendable, Hashable, CustomStringConvertible {
         /// A compiled model records entity hashes (`VersionInfo.plist`) that differ from the ones
         /// computed from its model.
         public static let versionHashMismatch = Code("versionHashMismatch")
+        /// Part of a model that Tern does not read in that format was left out (a fetched
+        /// property of an Xcode 3 model, for example); nothing left out enters version hashes.
+        public static let ignoredContent = Code("ignoredContent")
     }
 
     /// The kind of warning.

@@ -4,13 +4,25 @@ public import TernCore
 extension XcodeModel {
     // MARK: - Reading a versioned model
 
-    /// Reads every version of an `.xcdatamodeld` bundle, or a single `.xcdatamodel` folder as a
-    /// model with one version.
+    /// Reads every version of a model: an `.xcdatamodeld` bundle or a compiled `.momd`, or a
+    /// single `.xcdatamodel` folder or `.mom` file as a model with one version.
     ///
     /// Xcode stores no version order. Without `order`, versions are sorted by name in natural
     /// order (`Model 9` before `Model 10`, `Model` before `Model 2`) and the current version is
-    /// moved last. The current version is the one `.xccurrentversion` names; when that file is
-    /// missing or names none, it is the only version, or else the last in order.
+    /// moved last. The current version is the one `.xccurrentversion` (in a `.momd`,
+    /// `VersionInfo.plist`) names; when that file is missing or names none, it is the only
+    /// version, or else the last in order.
+    ///
+    /// Version folders may hold `contents` or, for Xcode 3 versions, `elements`; a bundle may mix
+    /// both. A `.momd` holds one `.mom` per version, named after the version; an `.omo` beside a
+    /// `.mom` is ignored.
+    ///
+    /// A version that cannot be read does not stop the others: it is left out of the result
+    /// (so stores it wrote are not identified) and named by a warning of code
+    /// ``ModelReadingWarning/Code/unreadableVersion``, which ``readVersionedModel(at:order:warnings:)``
+    /// reports. When the current version is the unreadable one, the newest readable version (the
+    /// last in order) becomes current, and the warning says so. Only when no version can be read
+    /// does reading throw.
     ///
     /// ```swift
     /// let bundle = URL(fileURLWithPath: "Recipes.xcdatamodeld")
@@ -19,12 +31,14 @@ extension XcodeModel {
     /// ```
     ///
     /// - Parameters:
-    ///   - url: An `.xcdatamodeld` bundle, an `.xcdatamodel` folder, or a `contents` file.
-    ///   - order: The version names (folder names without `.xcdatamodel`), oldest first. It must
-    ///     name every version of the bundle exactly once.
+    ///   - url: An `.xcdatamodeld` bundle, an `.xcdatamodel` folder, a `contents` or `elements`
+    ///     file, a `.momd` folder or a `.mom` file.
+    ///   - order: The version names (folder or file names without their extension), oldest first.
+    ///     It must name every version of the bundle exactly once.
     /// - Returns: The versioned model, named after the bundle.
-    /// - Throws: ``TernError/Code/unreadableModelFile`` when the bundle or a version cannot be
-    ///   read (see ``readModel(contentsOf:)``) or `.xccurrentversion` names a missing version;
+    /// - Throws: ``TernError/Code/unreadableModelFile`` when the path holds no model, no version
+    ///   can be read (see ``readModel(contentsOf:)``), or `.xccurrentversion` or
+    ///   `VersionInfo.plist` names a version the bundle does not hold;
     ///   ``TernError/Code/invalidModel`` when `order` names unknown versions, repeats or omits some.
     /// - Complexity: O(*n*) in the total size of the version files.
     public static func readVersionedModel(at url: URL, order: [String]? = nil) throws(TernError) -> VersionedModel {
@@ -34,9 +48,11 @@ extension XcodeModel {
 
     /// Reads every version of a model, collecting what was read leniently.
     ///
-    /// The same as ``readVersionedModel(at:order:)``, and every warning of the read (a value
-    /// read as `momc` reads it, for example) is appended to `warnings`, with the version it
-    /// concerns.
+    /// The same as ``readVersionedModel(at:order:)``, and every warning of the read is appended
+    /// to `warnings`, with the version it concerns: values read as `momc` reads them, versions
+    /// that could not be read (``ModelReadingWarning/Code/unreadableVersion``), and entity hashes
+    /// a `.momd`'s `VersionInfo.plist` records that differ from the computed ones
+    /// (``ModelReadingWarning/Code/versionHashMismatch``).
     ///
     /// ```swift
     /// var warnings: [ModelReadingWarning] = []
@@ -45,7 +61,7 @@ extension XcodeModel {
     /// ```
     ///
     /// - Parameters:
-    ///   - url: An `.xcdatamodeld` bundle, an `.xcdatamodel` folder, or a `contents` file.
+    ///   - url: A model bundle, version folder or file, as for ``readVersionedModel(at:order:)``.
     ///   - order: The version names, oldest first, or nil for the natural order.
     ///   - warnings: Receives the read's warnings, in the order they were found.
     /// - Returns: The versioned model, named after the bundle.
@@ -58,13 +74,17 @@ extension XcodeModel {
         guard kind.exists else {
             throw TernError(.unreadableModelFile, "no model exists at this path", path: url.path)
         }
+        if kind.isDirectory && isCompiledBundle(url) {
+            return try readCompiledBundle(at: url, order: order, warnings: &warnings)
+        }
         let versionFolders = kind.isDirectory ? try self.versionFolders(in: url) : []
         let isBundle =
             url.pathExtension == bundleExtension
             || (kind.isDirectory && url.pathExtension != versionExtension && !versionFolders.isEmpty
                 && !itemKind(at: url.appendingPathComponent(contentsFileName)).exists)
         guard isBundle else {
-            let folder = kind.isDirectory ? url : url.deletingLastPathComponent()
+            let isCompiled = [compiledModelExtension, optimizedModelExtension].contains(url.pathExtension)
+            let folder = kind.isDirectory || isCompiled ? url : url.deletingLastPathComponent()
             let name = folder.deletingPathExtension().lastPathComponent
             let version = ModelVersion(name: name, model: try readModel(contentsOf: url, warnings: &warnings))
             let ordered = try arrange([version], current: name, order: order, path: url.path)
@@ -74,21 +94,11 @@ extension XcodeModel {
             throw TernError(
                 .unreadableModelFile, "the bundle holds no .\(versionExtension) version folder", path: url.path)
         }
-        var versions: [ModelVersion] = []
-        for folder in versionFolders {
-            let name = folder.deletingPathExtension().lastPathComponent
-            var versionWarnings: [ModelReadingWarning] = []
-            versions.append(ModelVersion(name: name, model: try readModel(contentsOf: folder, warnings: &versionWarnings)))
-            warnings += versionWarnings.map { warning in
-                var warning = warning
-                warning.versionName = warning.versionName ?? name
-                return warning
-            }
-        }
-        let current = try currentVersionName(ofBundle: url, versions: versions.map(\.name))
-        let ordered = try arrange(versions, current: current, order: order, path: url.path)
-        return VersionedModel(
-            name: url.deletingPathExtension().lastPathComponent, versions: ordered, current: current)
+        let sources = versionFolders.map { (name: $0.deletingPathExtension().lastPathComponent, url: $0) }
+        let current = try currentVersionName(ofBundle: url, versions: sources.map(\.name))
+        return try assemble(
+            name: url.deletingPathExtension().lastPathComponent, sources: sources, current: current, order: order,
+            path: url.path, warnings: &warnings)
     }
 
     // MARK: - Version order
@@ -141,6 +151,90 @@ extension XcodeModel {
 
     private static func isDigit(_ character: Character) -> Bool {
         character.isASCII && character.isNumber
+    }
+
+    /// Reads a `.momd`: its `.mom` files as versions, the current version from
+    /// `VersionInfo.plist`, whose recorded hashes are checked against the computed ones.
+    private static func readCompiledBundle(
+        at url: URL, order: [String]?, warnings: inout [ModelReadingWarning]
+    ) throws(TernError) -> VersionedModel {
+        let log = ModelWarningLog()
+        let info = compiledVersionInfo(in: url, log: log)
+        warnings += log.warnings
+        let sources = try compiledVersionFiles(in: url)
+        guard !sources.isEmpty else {
+            throw TernError(
+                .unreadableModelFile, "the compiled model holds no .\(compiledModelExtension) file", path: url.path)
+        }
+        var current = info?.currentVersionName
+        if let named = current, !sources.contains(where: { $0.name == named }) {
+            throw TernError(
+                .unreadableModelFile,
+                "\(versionInfoFileName) names the current version \(named), which the compiled model does not hold; "
+                    + "compile the model again",
+                path: url.appendingPathComponent(versionInfoFileName).path)
+        }
+        if current == nil, sources.count == 1 { current = sources[0].name }
+        let versioned = try assemble(
+            name: url.deletingPathExtension().lastPathComponent, sources: sources, current: current, order: order,
+            path: url.path, warnings: &warnings)
+        warnings += versionHashWarnings(
+            for: versioned.versions, recorded: info?.versionHashes ?? [:],
+            path: url.appendingPathComponent(versionInfoFileName).path)
+        return versioned
+    }
+
+    /// Reads each version of a bundle, leaving out (with a warning) those that cannot be read.
+    ///
+    /// - Throws: The version's own error when the bundle has one version and it cannot be
+    ///   read; ``TernError/Code/unreadableModelFile`` when none of several can.
+    private static func assemble(
+        name: String, sources: [(name: String, url: URL)], current: String?, order: [String]?, path: String,
+        warnings: inout [ModelReadingWarning]
+    ) throws(TernError) -> VersionedModel {
+        var versions: [ModelVersion] = []
+        var failures: [(name: String, error: TernError)] = []
+        for source in sources {
+            var versionWarnings: [ModelReadingWarning] = []
+            do {
+                versions.append(
+                    ModelVersion(name: source.name, model: try readModel(contentsOf: source.url, warnings: &versionWarnings)))
+            } catch {
+                failures.append((source.name, error))
+                continue
+            }
+            warnings += versionWarnings.map { warning in
+                var warning = warning
+                warning.versionName = warning.versionName ?? source.name
+                return warning
+            }
+        }
+        failures.sort { naturalOrder($0.name, $1.name) }
+        guard !versions.isEmpty else {
+            if failures.count == 1 { throw failures[0].error }
+            throw TernError(
+                .unreadableModelFile,
+                "none of the \(failures.count) versions can be read: "
+                    + failures.map { "\($0.name): \($0.error.message)" }.joined(separator: "; "),
+                path: path)
+        }
+        let unreadable = Set(failures.map(\.name))
+        let readableCurrent = current.flatMap { unreadable.contains($0) ? nil : $0 }
+        let ordered = try arrange(
+            versions, current: readableCurrent, order: order?.filter { !unreadable.contains($0) }, path: path)
+        let currentName = readableCurrent ?? ordered[ordered.count - 1].name
+        for failure in failures {
+            let message =
+                failure.name == current
+                ? "the current version cannot be read, so \(currentName), the newest readable version, is taken as "
+                    + "current and stores this version wrote cannot be identified: \(failure.error.message)"
+                : "the version cannot be read and is left out, so stores it wrote cannot be identified: "
+                    + failure.error.message
+            warnings.append(ModelReadingWarning(
+                .unreadableVersion, message, versionName: failure.name, entityName: failure.error.entityName,
+                propertyName: failure.error.propertyName, path: failure.error.path ?? path))
+        }
+        return VersionedModel(name: name, versions: ordered, current: currentName)
     }
 
     /// The `.xcdatamodel` folders of a bundle, in no particular order.

@@ -4,22 +4,25 @@ public import TernCore
 extension XcodeModel {
     // MARK: - Reading one model version
 
-    /// Reads one model version: an `.xcdatamodel` folder or the `contents` file inside it.
+    /// Reads one model version: an `.xcdatamodel` folder (with `contents`, or with an Xcode 3
+    /// `elements` file), the `contents` or `elements` file inside it, or a compiled `.mom` file.
     ///
     /// Every element and attribute Xcode writes is read; unknown ones are ignored, so files
-    /// saved by newer Xcode versions still open.
+    /// saved by newer Xcode versions still open. An Xcode 3 version is read as the `contents`
+    /// Xcode writes when it converts it; a `.mom` as ``readCompiledModel(at:warnings:)`` reads it.
     ///
     /// ```swift
     /// let model = try XcodeModel.readModel(contentsOf: URL(fileURLWithPath: "Recipes.xcdatamodel"))
     /// model.entity(named: "Recipe")?.attributes.map(\.name)
     /// ```
     ///
-    /// - Parameter url: An `.xcdatamodel` folder, or a `contents` file.
+    /// - Parameter url: An `.xcdatamodel` folder, a `contents` or `elements` file, or a `.mom` file.
     /// - Returns: The model.
     /// - Throws: ``TernError/Code/unreadableModelFile`` when the file is missing, is not
-    ///   well-formed XML, is an Xcode 3 model (an `elements` file without `contents`) or lacks
-    ///   required names; ``TernError/Code/invalidModel`` when a value does not fit its attribute's
-    ///   type. Errors carry the file's path and the entity and property involved.
+    ///   well-formed XML (or, for `elements` and `.mom`, not a keyed archive of a model), is an
+    ///   optimised `.omo` model, or lacks required names; ``TernError/Code/invalidModel`` when a
+    ///   value does not fit its attribute's type. Errors carry the file's path and the entity and
+    ///   property involved.
     /// - Complexity: O(*n*) in the size of the file.
     public static func readModel(contentsOf url: URL) throws(TernError) -> ManagedObjectModel {
         var warnings: [ModelReadingWarning] = []
@@ -29,7 +32,7 @@ extension XcodeModel {
     /// Reads one model version, collecting what was read leniently.
     ///
     /// - Parameters:
-    ///   - url: An `.xcdatamodel` folder, or a `contents` file.
+    ///   - url: An `.xcdatamodel` folder, a `contents` or `elements` file, or a `.mom` file.
     ///   - warnings: Receives the read's warnings, in the order they were found.
     /// - Returns: The model.
     /// - Throws: As ``readModel(contentsOf:)``.
@@ -37,8 +40,14 @@ extension XcodeModel {
     public static func readModel(
         contentsOf url: URL, warnings: inout [ModelReadingWarning]
     ) throws(TernError) -> ManagedObjectModel {
-        let contentsURL = try contentsFile(of: url)
-        return try model(fromContents: readData(at: contentsURL), path: contentsURL.path, warnings: &warnings)
+        switch try modelFile(of: url) {
+        case .contents(let file):
+            return try model(fromContents: readData(at: file), path: file.path, warnings: &warnings)
+        case .elements(let file):
+            return try model(fromElements: readData(at: file), path: file.path, warnings: &warnings)
+        case .compiled(let file):
+            return try readCompiledModel(at: file, warnings: &warnings)
+        }
     }
 
     /// Decodes the `contents` XML of a model version.
@@ -80,25 +89,37 @@ extension XcodeModel {
 
     // MARK: - Non public
 
-    /// The `contents` file of a version folder (or the file itself), with Xcode 3 folders refused.
-    static func contentsFile(of url: URL) throws(TernError) -> URL {
+    /// The file that holds one model version, by kind.
+    enum ModelFile {
+        /// A `contents` XML file.
+        case contents(URL)
+        /// An Xcode 3 `elements` archive.
+        case elements(URL)
+        /// A compiled `.mom` (or `.omo`) file.
+        case compiled(URL)
+    }
+
+    /// The file of a version folder (`contents`, else Xcode 3's `elements`), or the file itself
+    /// by its name or extension.
+    static func modelFile(of url: URL) throws(TernError) -> ModelFile {
         let kind = itemKind(at: url)
         guard kind.exists else {
             throw TernError(.unreadableModelFile, "no model exists at this path", path: url.path)
         }
-        guard kind.isDirectory else { return url }
-        let contents = url.appendingPathComponent(contentsFileName)
-        if itemKind(at: contents).exists { return contents }
-        if itemKind(at: url.appendingPathComponent(legacyElementsFileName)).exists {
-            throw TernError(
-                .unreadableModelFile,
-                "\(url.lastPathComponent) is an Xcode 3 model (an `elements` file without `contents`); "
-                    + "open and save it in Xcode to convert it",
-                path: url.path)
+        guard kind.isDirectory else {
+            switch url.pathExtension {
+            case compiledModelExtension, optimizedModelExtension: return .compiled(url)
+            default: return url.lastPathComponent == legacyElementsFileName ? .elements(url) : .contents(url)
+            }
         }
+        let contents = url.appendingPathComponent(contentsFileName)
+        if itemKind(at: contents).exists { return .contents(contents) }
+        let elements = url.appendingPathComponent(legacyElementsFileName)
+        if itemKind(at: elements).exists { return .elements(elements) }
         throw TernError(
             .unreadableModelFile,
-            "\(url.lastPathComponent) has no `contents` file, so it is not an Xcode model version",
+            "\(url.lastPathComponent) has no `contents` file (nor an Xcode 3 `elements` file), "
+                + "so it is not an Xcode model version",
             path: url.path)
     }
 }

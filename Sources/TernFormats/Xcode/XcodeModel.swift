@@ -2,7 +2,8 @@ import Foundation
 import TernCore
 
 /// Reads and writes Xcode's Core Data model files: `.xcdatamodeld` bundles, `.xcdatamodel`
-/// folders and their `contents` XML.
+/// folders and their `contents` XML; reads Xcode 3 versions (`elements`) and compiled models
+/// (`.momd`, `.mom`) too.
 ///
 /// Reading turns every element and attribute Xcode writes into Tern's model types; unknown
 /// attributes and elements (diagram layout, editor extras) are ignored. Writing produces the XML
@@ -20,6 +21,9 @@ import TernCore
 /// - ``readVersionedModel(at:order:)``
 /// - ``readModel(contentsOf:)``
 /// - ``model(fromContents:path:)``
+/// - ``model(fromElements:path:warnings:)``
+/// - ``readCompiledModel(at:warnings:)``
+/// - ``compiledModel(fromArchive:path:)``
 /// ### Writing
 /// - ``contentsXML(for:)``
 /// - ``write(_:to:)``

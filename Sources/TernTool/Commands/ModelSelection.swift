@@ -22,7 +22,7 @@ struct ModelSelection: Sendable {
         help: "Version names oldest first, comma-separated (default: natural sort, current version last).")
 
     /// The help line for a `MODEL` path, whether positional or `--model`.
-    static let modelHelp = "An .xcdatamodeld bundle or a single .xcdatamodel folder."
+    static let modelHelp = "An .xcdatamodeld or .momd bundle, or one .xcdatamodel or .mom."
 
     /// Reads the model path, `--version` and `--order` from a command line.
     ///
