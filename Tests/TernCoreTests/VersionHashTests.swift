@@ -143,6 +143,13 @@ import TernTestSupport
         #expect(hash(count) == hash(renamed))
         #expect(hash(count) != hash(Attribute("itemCount", .integer64)))
         #expect(hash(count) != hash(Attribute("itemCount", .integer64).derived(from: "now()")))
+        // Xcode's `items.@count` is Core Data's function `count:(items)`, and hashes as it
+        // (SwiftGen's Model.momd, in the real-world corpus, records the hash of `oneToMany.@count`).
+        #expect(hash(count) == hash(Attribute("itemCount", .integer64).derived(from: "items.@count")))
+        #expect(hash(count) == hash(Attribute("itemCount", .integer64).derived(from: " items.@count ")))
+        let nested = Attribute("n", .integer64).derived(from: "list.items.@count")
+        #expect(hash(nested) == hash(Attribute("n", .integer64).derived(from: "count:(list.items)")))
+        #expect(hash(Attribute("n", .integer64).derived(from: "items.@sum.price")) != hash(count))
     }
 
     @Test func selfInverseLeavesTheInverseNameOut() {

@@ -122,7 +122,7 @@ extension ManagedObjectModel {
     static func versionHash(of attribute: AttributeDescription) -> Data {
         var input = DigestInput()
         if let expression = attribute.derivationExpression {
-            input.append(expression)
+            input.append(canonicalDerivation(expression))
             return input.sha256
         }
         input.append(
@@ -201,5 +201,19 @@ extension ManagedObjectModel {
     private func hashesInNameOrder() -> [(name: String, hash: Data)] {
         entityVersionHashes.map { (name: $0.key, hash: $0.value) }
             .sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+    }
+
+    /// A derivation expression as Core Data prints it, which is the text it hashes: Xcode's
+    /// `items.@count` is the function `count:(items)`. Other texts are hashed as written.
+    static func canonicalDerivation(_ expression: String) -> String {
+        let text = expression.trimmingCharacters(in: .whitespaces)
+        let suffix = ".@count"
+        guard text.hasSuffix(suffix) else { return expression }
+        let path = text.dropLast(suffix.count)
+        let isKeyPath = path.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { part in
+            guard let first = part.first, first.isLetter || first == "_" else { return false }
+            return part.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+        }
+        return isKeyPath ? "count:(\(path))" : expression
     }
 }
