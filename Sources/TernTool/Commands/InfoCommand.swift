@@ -55,7 +55,7 @@ struct InfoCommand: Command {
         var needsMigration: Bool?
         var target: String?
         if let selection {
-            let model = try selection.read(in: context.environment)
+            let model = try selection.read(in: context)
             matching = model.version(matching: metadata)?.name
             needsMigration = !model.currentVersion.model.isCompatible(with: metadata)
             target = model.currentVersionName
