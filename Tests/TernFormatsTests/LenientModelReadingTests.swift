@@ -97,6 +97,8 @@ import Testing
         Case("Date", key: "defaultDateTimeInterval", "noon", nil, warns: true),
         Case("Date", key: "minDateTimeInterval", "-5 days", date(-5), warns: true),
         Case("Date", "10", date(10), warns: false),
+        Case("Date", "2013-04-23 12:00:00 +0000", date(388_411_200), warns: false),
+        Case("Date", "NO", nil, warns: true),
         // Bounds: numbers for numeric attributes, lengths (integerValue, not negative) otherwise.
         Case("Integer 64", key: "minValueString", "low", .integer(0), warns: true),
         Case("Double", key: "maxValueString", "9.5", .double(9.5), warns: false),
@@ -133,6 +135,15 @@ import Testing
         let (_, ignored) = try Self.read(
             Self.contents(#"<attribute name="id" attributeType="UUID" defaultValueString="none"/>"#))
         #expect(ignored.first?.message == #"defaultValueString "none" on a UUID attribute ignored: it is not a UUID"#)
+    }
+
+    /// Xcode writes a date default twice: as seconds, and as text for display.
+    @Test func aDatesIntervalWinsOverItsText() throws {
+        let (model, warnings) = try Self.read(
+            Self.contents(
+                #"<attribute name="at" attributeType="Date" defaultDateTimeInterval="388411200" defaultValueString="23/04/2013" minValueString="2010-01-01 01:00:00"/>"#))
+        #expect(model.entity(named: "Car")?.attribute(named: "at")?.defaultValue == Self.date(388_411_200))
+        #expect(warnings.isEmpty)
     }
 
     @Test func longTextsAreCutInWarnings() throws {

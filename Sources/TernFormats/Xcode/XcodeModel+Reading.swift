@@ -236,11 +236,14 @@ struct ContentsDecoder {
         }
         var attribute = AttributeDescription(
             name: name, type: type, isOptional: flag(element, "optional"), isTransient: flag(element, "transient"))
-        attribute.defaultValue = value(element, entity: entity, property: name, type: type) { text in
-            XcodeValueText.defaultValue(text, for: type)
-        }
-        if type == .date, let seconds = interval(element, "defaultDateTimeInterval", entity: entity, property: name) {
-            attribute.defaultValue = .date(Date(timeIntervalSinceReferenceDate: seconds))
+        if type == .date, element[attribute: "defaultDateTimeInterval"] != nil {
+            // Xcode writes the date as text too (defaultValueString), for display only.
+            attribute.defaultValue = interval(element, "defaultDateTimeInterval", entity: entity, property: name)
+                .map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+        } else {
+            attribute.defaultValue = value(element, entity: entity, property: name, type: type) { text in
+                XcodeValueText.defaultValue(text, for: type)
+            }
         }
         if type == .date {
             attribute.minimum = interval(element, "minDateTimeInterval", entity: entity, property: name)

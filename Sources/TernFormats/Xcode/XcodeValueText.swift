@@ -30,7 +30,9 @@ enum XcodeValueText {
     // MARK: - Reading
 
     /// Reads a `defaultValueString` for an attribute of `type`, as `momc` reads it: numbers with
-    /// `integerValue`, `doubleValue` or `NSDecimalNumber(string:)`, Booleans with `boolValue`.
+    /// `integerValue`, `doubleValue` or `NSDecimalNumber(string:)`, Booleans with `boolValue`,
+    /// dates as the text Xcode writes (`2013-04-23 12:00:00 +0000`) or a number of seconds since
+    /// 2001 (a date's `defaultDateTimeInterval`, when present, is read instead).
     ///
     /// - Returns: The value, or none for texts that give no value of the type (a UUID that is
     ///   not one) and for types whose defaults Xcode cannot express in text (binary,
@@ -46,8 +48,12 @@ enum XcodeValueText {
             let flag = FoundationText.boolValue(text)
             return Reading(.bool(flag), leniency: FoundationText.isExactBool(text) ? nil : "read as \(flag ? "YES" : "NO")" + asMomc)
         case .date:
+            if let date = dateText(text) { return Reading(.date(date)) }
             let seconds = interval(text)
-            return Reading(seconds.value.map { .date(Date(timeIntervalSinceReferenceDate: $0)) }, leniency: seconds.leniency)
+            guard let value = seconds.value else {
+                return .ignored("it is neither a date (like 2013-04-23 12:00:00 +0000) nor a number of seconds since 2001")
+            }
+            return Reading(.date(Date(timeIntervalSinceReferenceDate: value)), leniency: seconds.leniency)
         case .uuid:
             guard let uuid = UUID(uuidString: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
                 return .ignored("it is not a UUID")
@@ -88,6 +94,17 @@ enum XcodeValueText {
         let (seconds, isExact) = FoundationText.doubleValue(text)
         guard seconds.isFinite else { return .ignored("the number of seconds is too large") }
         return Reading(seconds, leniency: isExact ? nil : "read as \(intervalText(seconds)) seconds" + asMomc)
+    }
+
+    /// Reads a date in the text form Xcode shows and writes beside `defaultDateTimeInterval`
+    /// (`2013-04-23 12:00:00 +0000`, `NSDate`'s description).
+    ///
+    /// - Returns: The date, or nil when the text is not in that form.
+    static func dateText(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+        return formatter.date(from: text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     /// Reads a relationship's `minCount` or `maxCount`, as `integerValue` reads it.
