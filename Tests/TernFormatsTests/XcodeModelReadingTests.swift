@@ -178,6 +178,10 @@ import Testing
                     </uniquenessConstraints>
                     <userInfo><entry key="table" value="recipes"/></userInfo>
                 </entity>
+                <entity name="Ingredient">
+                    <relationship name="recipe" maxCount="1" destinationEntity="Recipe" inverseName="ingredients" inverseEntity="Recipe"/>
+                </entity>
+                <entity name="Person"/>
                 <fetchRequest name="Quick" entity="Recipe" predicateString="cost &lt; $MAX" fetchLimit="10" resultType="2" returnDistinctResults="YES"/>
                 <configuration name="Cloud">
                     <memberEntity name="Recipe"/>

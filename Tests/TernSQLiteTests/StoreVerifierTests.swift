@@ -12,7 +12,7 @@ import Testing
             Entity("Author") {
                 Attribute("name", .string).required()
                 Attribute("portrait", .binary).externalStorage()
-                Relationship("books", to: "Book", inverse: "author").toMany().count(1...)
+                Relationship("books", to: "Book", inverse: "author").toMany().count(1...).required()
                 Relationship("profile", to: "Profile", inverse: "author")
                 Relationship("tags", to: "Tag", inverse: "authors").toMany()
                 Unique("name")

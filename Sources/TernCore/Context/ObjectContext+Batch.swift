@@ -256,7 +256,7 @@ extension ObjectContext {
         count: Int, values: (Int, String) -> AttributeValue?, schema: EntitySchema, firstIndex: Int
     ) throws {
         let attributes = schema.attributes.values.filter { !$0.isDerived && !$0.isTransient }
-        let required = schema.relationships.values.filter { !$0.isTransient && (!$0.isOptional || $0.minCount > 0) }
+        let required = schema.relationships.values.filter { !$0.isTransient && $0.isRequired }
             .map(\.name).sorted()
         var failures: [TernError] = []
         for offset in 0..<count {

@@ -138,7 +138,7 @@ extension ObjectContext {
             let count = relationship.isToMany
                 ? (object.toMany[relationship.name] ?? []).count : (object.toOne[relationship.name] == nil ? 0 : 1)
             if count == 0 {
-                if !relationship.isOptional { failures.append(failure(object, relationship.name, "is required")) }
+                if relationship.isRequired { failures.append(failure(object, relationship.name, "is required")) }
                 continue
             }
             let ids = relationship.isToMany ? object.toMany[relationship.name] ?? [] : object.toOne[relationship.name].map { [$0] } ?? []

@@ -55,6 +55,41 @@ extension ManagedObjectModel {
         return issues
     }
 
+    /// The problems that leave the model without a meaning, entity by entity in name order:
+    /// two entities with one name, two properties of one entity with one name, a parent entity
+    /// that is not in the model, an entity that is its own ancestor, and a relationship whose
+    /// destination entity or inverse relationship does not exist.
+    ///
+    /// They are a subset of ``validationIssues``. Readers of model files refuse a model that
+    /// has any of them, and accept the other issues, which Core Data tolerates: a model that
+    /// has only those still describes its objects and their store.
+    ///
+    /// ```swift
+    /// if let issue = model.structuralIssues.first { print(issue) }   // "A: the entity is its own ancestor …"
+    /// ```
+    ///
+    /// - Complexity: O(*n* · *p* · *d* log *n*) for *n* entities of up to *p* properties and
+    ///   inheritance depth *d*.
+    public var structuralIssues: [ModelIssue] {
+        var issues = duplicateEntityIssues()
+        for entity in entities {
+            issues += inheritanceIssues(of: entity)
+            issues += duplicatePropertyIssues(entity)
+            for relationship in entity.relationships {
+                issues += danglingReferenceIssues(relationship, in: entity)
+            }
+        }
+        return issues
+    }
+
+    /// The inheritance problems of the model: parents that are not in the model, and entities
+    /// that are their own ancestors (each entity of a cycle has one issue).
+    ///
+    /// - Complexity: O(*n* · *d* log *n*) for *n* entities of inheritance depth *d*.
+    package var inheritanceIssues: [ModelIssue] {
+        entities.flatMap { inheritanceIssues(of: $0) }
+    }
+
     // MARK: - Non public
 
     /// Whether a name is an identifier: a letter or underscore, then letters, digits and underscores.
@@ -97,7 +132,7 @@ extension ManagedObjectModel {
         if let issue = Self.nameIssue(entity.name, entity: entity.name, property: nil, what: "entity") {
             issues.append(issue)
         }
-        issues += inheritanceIssues(entity)
+        issues += inheritanceIssues(of: entity)
         issues += propertyNameIssues(entity)
         for attribute in entity.attributes {
             issues += attribute.validationIssues(inEntity: entity.name)
@@ -115,7 +150,7 @@ extension ManagedObjectModel {
         return issues
     }
 
-    private func inheritanceIssues(_ entity: EntityDescription) -> [ModelIssue] {
+    private func inheritanceIssues(of entity: EntityDescription) -> [ModelIssue] {
         guard let parentName = entity.parentName else { return [] }
         guard self.entity(named: parentName) != nil else {
             return [
@@ -150,12 +185,7 @@ extension ManagedObjectModel {
                 issues.append(issue)
             }
         }
-        for (name, count) in counts.sorted(by: { $0.key < $1.key }) where count > 1 {
-            issues.append(
-                ModelIssue(
-                    .duplicateProperty, entity: entity.name, property: name,
-                    "\(count) properties are named '\(name)'; rename or remove all but one"))
-        }
+        issues += duplicatePropertyIssues(entity)
         let ancestors = ancestors(of: entity.name)
         for name in counts.keys.sorted() {
             guard let owner = ancestors.first(where: { $0.properties.contains { $0.name == name } }) else { continue }
@@ -168,36 +198,58 @@ extension ManagedObjectModel {
         return issues
     }
 
+    /// Two or more own properties of an entity with one name.
+    private func duplicatePropertyIssues(_ entity: EntityDescription) -> [ModelIssue] {
+        var counts: [String: Int] = [:]
+        for property in entity.properties { counts[property.name, default: 0] += 1 }
+        return counts.sorted(by: { $0.key < $1.key }).filter { $0.value > 1 }.map { name, count in
+            ModelIssue(
+                .duplicateProperty, entity: entity.name, property: name,
+                "\(count) properties are named '\(name)'; rename or remove all but one")
+        }
+    }
+
     private func relationshipIssues(_ relationship: RelationshipDescription, in entity: EntityDescription)
         -> [ModelIssue]
     {
-        var issues = cardinalityIssues(relationship, in: entity.name)
+        let dangling = danglingReferenceIssues(relationship, in: entity)
+        let issues = cardinalityIssues(relationship, in: entity.name) + dangling
+        guard dangling.isEmpty, let inverseName = relationship.inverseName,
+            case .relationship(let inverse)? = property(named: inverseName, inEntity: relationship.destinationEntityName)
+        else { return issues }
+        guard inverse.inverseName != relationship.name || !isKind(entity.name, of: inverse.destinationEntityName) else {
+            return issues
+        }
+        let back = inverse.inverseName.map { "'\($0)' on \(inverse.destinationEntityName)" } ?? "nothing"
+        return issues + [
+            ModelIssue(
+                .mismatchedInverse, entity: entity.name, property: relationship.name,
+                "the inverse \(relationship.destinationEntityName).\(inverseName) points back to \(back), not to this relationship; make the two relationships name each other"
+            )
+        ]
+    }
+
+    /// A destination entity that is not in the model, or an inverse that is not a relationship
+    /// of the destination.
+    private func danglingReferenceIssues(_ relationship: RelationshipDescription, in entity: EntityDescription)
+        -> [ModelIssue]
+    {
         let destination = relationship.destinationEntityName
         guard self.entity(named: destination) != nil else {
-            issues.append(
+            return [
                 ModelIssue(
                     .unknownEntity, entity: entity.name, property: relationship.name,
-                    "the destination entity '\(destination)' is not in the model; add it or fix the destination"))
-            return issues
+                    "the destination entity '\(destination)' is not in the model; add it or fix the destination")
+            ]
         }
-        guard let inverseName = relationship.inverseName else { return issues }
-        guard case .relationship(let inverse)? = property(named: inverseName, inEntity: destination) else {
-            issues.append(
-                ModelIssue(
-                    .unknownInverse, entity: entity.name, property: relationship.name,
-                    "the inverse '\(inverseName)' is not a relationship of \(destination); add it there or fix the inverse name"
-                ))
-            return issues
-        }
-        if inverse.inverseName != relationship.name || !isKind(entity.name, of: inverse.destinationEntityName) {
-            let back = inverse.inverseName.map { "'\($0)' on \(inverse.destinationEntityName)" } ?? "nothing"
-            issues.append(
-                ModelIssue(
-                    .mismatchedInverse, entity: entity.name, property: relationship.name,
-                    "the inverse \(destination).\(inverseName) points back to \(back), not to this relationship; make the two relationships name each other"
-                ))
-        }
-        return issues
+        guard let inverseName = relationship.inverseName,
+            self.relationship(named: inverseName, inEntity: destination) == nil
+        else { return [] }
+        return [
+            ModelIssue(
+                .unknownInverse, entity: entity.name, property: relationship.name,
+                "the inverse '\(inverseName)' is not a relationship of \(destination); add it there or fix the inverse name")
+        ]
     }
 
     private func cardinalityIssues(_ relationship: RelationshipDescription, in entityName: String) -> [ModelIssue] {

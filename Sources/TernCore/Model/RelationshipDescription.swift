@@ -46,13 +46,16 @@ public struct RelationshipDescription: Sendable, Hashable {
     public var isToMany: Bool
     /// Whether a to-many relationship keeps its objects in order.
     public var isOrdered: Bool
-    /// The smallest number of objects (0 for no minimum).
+    /// The smallest number of objects of a relationship that is not empty (0 for no minimum).
+    ///
+    /// An empty relationship is allowed when it is optional, whatever its minimum: see
+    /// ``isRequired``.
     public var minCount: Int
     /// The largest number of objects; 0 means unbounded. A to-one relationship has 1.
     public var maxCount: Int
     /// What deleting the source object does to the destination objects.
     public var deleteRule: DeleteRule
-    /// Whether the relationship may be empty when its object is saved.
+    /// Whether the relationship may be empty when its object is saved (Xcode's `optional`).
     public var isOptional: Bool
     /// Whether the relationship lives only in memory and is never stored.
     public var isTransient: Bool
@@ -93,5 +96,34 @@ public struct RelationshipDescription: Sendable, Hashable {
         self.versionHashModifier = nil
         self.isIndexed = false
         self.userInfo = [:]
+    }
+}
+
+extension RelationshipDescription {
+    /// Whether an object must hold at least one object in the relationship when it is saved:
+    /// the relationship is not optional.
+    ///
+    /// As in Core Data, ``minCount`` and ``maxCount`` constrain only a relationship that is not
+    /// empty. An optional relationship with a minimum count, such as the
+    /// `optional="YES" minCount="1" maxCount="1"` older Xcode versions write for optional to-one
+    /// relationships, may be empty: it is not required. The counts stay as written, since they
+    /// enter the version hash.
+    ///
+    /// ```swift
+    /// var owner = RelationshipDescription(name: "owner", destination: "Person")
+    /// owner.minCount = 1
+    /// owner.isRequired           // false: optional, so it may be empty
+    /// owner.allows(count: 0)     // true
+    /// ```
+    public var isRequired: Bool { !isOptional }
+
+    /// Whether an object may hold this many objects in the relationship when it is saved.
+    ///
+    /// - Parameter count: The number of related objects.
+    /// - Returns: For no objects, whether the relationship is optional; otherwise whether the
+    ///   count is at least ``minCount`` and, when ``maxCount`` is not 0, at most ``maxCount``.
+    public func allows(count: Int) -> Bool {
+        guard count > 0 else { return !isRequired }
+        return count >= minCount && (maxCount == 0 || count <= maxCount)
     }
 }

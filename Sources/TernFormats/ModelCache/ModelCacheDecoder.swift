@@ -169,23 +169,11 @@ struct ModelCacheDecoder {
 
     // MARK: - Non public
 
-    /// Checks that every parent exists and that no entity is its own ancestor.
+    /// Checks that every parent exists and that no entity is its own ancestor, with the model's
+    /// own definition of those problems.
     private func checkInheritance(of entities: [EntityDescription]) throws {
-        let parents = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0.parentName) })
-        for entity in entities {
-            var current = entity.parentName
-            var steps = 0
-            while let name = current {
-                guard let next = parents[name] else {
-                    throw TernError(.corruptArchive, "The archived entity's parent \(name) is not in the model.", entity: entity.name)
-                }
-                steps += 1
-                guard steps <= entities.count else {
-                    throw TernError(.corruptArchive, "The archived entities' parents form a cycle.", entity: entity.name)
-                }
-                current = next
-            }
-        }
+        guard let issue = ManagedObjectModel(entities: entities).inheritanceIssues.first else { return }
+        throw TernError(.corruptArchive, "The archived model is inconsistent: \(issue.message).", entity: issue.entityName)
     }
 
     private func expect(_ object: ArchivedObject, _ className: String) throws {

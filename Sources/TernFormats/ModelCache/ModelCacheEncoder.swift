@@ -271,20 +271,10 @@ struct ModelCacheEncoder {
             + model.allFetchedProperties(of: entity).map(\.name)
     }
 
+    /// Refuses a model whose parents are missing or form a cycle, which cannot be archived.
     private func checkInheritance() throws {
-        for entity in model.entities {
-            if let parent = entity.parentName, model.entity(named: parent) == nil {
-                throw TernError(.invalidModel, "The parent entity \(parent) is not in the model.", entity: entity.name)
-            }
-            var seen: Set<String> = [entity.name]
-            var current = entity.parentName
-            while let name = current {
-                guard seen.insert(name).inserted else {
-                    throw TernError(.invalidModel, "The entity's parents form a cycle; break it before encoding.", entity: entity.name)
-                }
-                current = model.entity(named: name)?.parentName
-            }
-        }
+        guard let issue = model.inheritanceIssues.first else { return }
+        throw TernError(.invalidModel, "The model cannot be encoded: \(issue.message).", entity: issue.entityName)
     }
 
     private static func limit(_ value: AttributeValue) -> Value? {

@@ -235,7 +235,7 @@ struct RecordImporter {
               let entity = model.entity(named: name), context.coordinator.store(forEntity: name) != nil
         else { return nil }
         guard ([entity] + model.ancestors(of: name)).allSatisfy({ $0.uniquenessConstraints.isEmpty }),
-              model.allRelationships(of: name).allSatisfy({ $0.isTransient || ($0.isOptional && $0.minCount == 0) })
+              model.allRelationships(of: name).allSatisfy({ $0.isTransient || !$0.isRequired })
         else { return nil }
         var columns: [AttributeDescription?] = []
         for key in header {

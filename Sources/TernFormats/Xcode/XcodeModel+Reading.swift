@@ -10,6 +10,8 @@ extension XcodeModel {
     /// Every element and attribute Xcode writes is read; unknown ones are ignored, so files
     /// saved by newer Xcode versions still open. An Xcode 3 version is read as the `contents`
     /// Xcode writes when it converts it; a `.mom` as ``readCompiledModel(at:warnings:)`` reads it.
+    /// Values are read as `momc` reads them (`defaultValueString="NO"` on an integer is 0); see
+    /// ``readModel(contentsOf:warnings:)`` to learn which were read leniently.
     ///
     /// ```swift
     /// let model = try XcodeModel.readModel(contentsOf: URL(fileURLWithPath: "Recipes.xcdatamodel"))
@@ -20,8 +22,11 @@ extension XcodeModel {
     /// - Returns: The model.
     /// - Throws: ``TernError/Code/unreadableModelFile`` when the file is missing, is not
     ///   well-formed XML (or, for `elements` and `.mom`, not a keyed archive of a model), is an
-    ///   optimised `.omo` model, or lacks required names; ``TernError/Code/invalidModel`` when a
-    ///   value does not fit its attribute's type. Errors carry the file's path and the entity and
+    ///   optimised `.omo` model, or lacks required names; ``TernError/Code/invalidModel`` when an
+    ///   attribute type or delete rule is unknown, or the model is meaningless
+    ///   (``ManagedObjectModel/structuralIssues``: duplicate entity or property names, a missing
+    ///   parent, an inheritance cycle, a relationship whose destination or inverse does not
+    ///   exist). Errors carry the file's path and the entity and
     ///   property involved.
     /// - Complexity: O(*n*) in the size of the file.
     public static func readModel(contentsOf url: URL) throws(TernError) -> ManagedObjectModel {
@@ -62,7 +67,8 @@ extension XcodeModel {
     /// - Returns: The model.
     /// - Throws: ``TernError/Code/unreadableModelFile`` for malformed or unsafe XML (entity
     ///   declarations, excessive nesting) and missing names; ``TernError/Code/invalidModel`` for
-    ///   values that do not fit their attribute.
+    ///   unknown attribute types and delete rules, and for a meaningless model (see
+    ///   ``readModel(contentsOf:)``).
     /// - Complexity: O(*n*) in the size of the XML.
     public static func model(fromContents data: Data, path: String? = nil) throws(TernError) -> ManagedObjectModel {
         var warnings: [ModelReadingWarning] = []
@@ -153,7 +159,17 @@ struct ContentsDecoder {
         for element in root.children(named: "fetchRequest") {
             model.fetchRequestTemplates.append(try fetchRequestTemplate(from: element))
         }
+        try model.refuseIfMeaningless(path: path) { issue in line(of: issue, in: root) }
         return model
+    }
+
+    /// The line of the element an issue concerns: the property's, else the entity's.
+    func line(of issue: ModelIssue, in root: XMLElementTree) -> Int? {
+        guard let entity = root.children(named: "entity").first(where: { $0[attribute: "name"] == issue.entityName })
+        else { return nil }
+        let property = issue.propertyName.flatMap { name in entity.children.first { $0[attribute: "name"] == name } }
+        let line = (property ?? entity).line
+        return line > 0 ? line : nil
     }
 
     func fetchRequestTemplate(from element: XMLElementTree) throws(TernError) -> FetchRequestTemplate {
@@ -240,23 +256,26 @@ struct ContentsDecoder {
         }
         var attribute = AttributeDescription(
             name: name, type: type, isOptional: flag(element, "optional"), isTransient: flag(element, "transient"))
-        attribute.defaultValue = try value(element, entity: entity, property: name) { text throws(XcodeValueText.Failure) in
-            try XcodeValueText.defaultValue(text, for: type)
-        }
-        if type == .date, let seconds = try interval(element, "defaultDateTimeInterval", entity: entity, property: name) {
-            attribute.defaultValue = .date(Date(timeIntervalSinceReferenceDate: seconds))
-        }
-        if type == .date {
-            attribute.minimum = try interval(element, "minDateTimeInterval", entity: entity, property: name)
-                .map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
-            attribute.maximum = try interval(element, "maxDateTimeInterval", entity: entity, property: name)
+        if type == .date, element[attribute: "defaultDateTimeInterval"] != nil {
+            // Xcode writes the date as text too (defaultValueString), for display only.
+            attribute.defaultValue = interval(element, "defaultDateTimeInterval", entity: entity, property: name)
                 .map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
         } else {
-            attribute.minimum = try value(element, "minValueString", entity: entity, property: name) {
-                text throws(XcodeValueText.Failure) in try XcodeValueText.bound(text, for: type)
+            attribute.defaultValue = value(element, entity: entity, property: name, type: type) { text in
+                XcodeValueText.defaultValue(text, for: type)
             }
-            attribute.maximum = try value(element, "maxValueString", entity: entity, property: name) {
-                text throws(XcodeValueText.Failure) in try XcodeValueText.bound(text, for: type)
+        }
+        if type == .date {
+            attribute.minimum = interval(element, "minDateTimeInterval", entity: entity, property: name)
+                .map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+            attribute.maximum = interval(element, "maxDateTimeInterval", entity: entity, property: name)
+                .map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+        } else {
+            attribute.minimum = value(element, "minValueString", entity: entity, property: name, type: type) { text in
+                XcodeValueText.bound(text, for: type)
+            }
+            attribute.maximum = value(element, "maxValueString", entity: entity, property: name, type: type) { text in
+                XcodeValueText.bound(text, for: type)
             }
         }
         attribute.regularExpression = element[attribute: "regularExpressionString"]
@@ -294,8 +313,8 @@ struct ContentsDecoder {
         var relationship = RelationshipDescription(
             name: name, destination: destination, inverse: element[attribute: "inverseName"], toMany: isToMany,
             ordered: flag(element, "ordered"), deleteRule: deleteRule, isOptional: flag(element, "optional"))
-        relationship.minCount = try count(element, "minCount", entity: entity, property: name) ?? 0
-        relationship.maxCount = try count(element, "maxCount", entity: entity, property: name) ?? (isToMany ? 0 : 1)
+        relationship.minCount = count(element, "minCount", entity: entity, property: name) ?? 0
+        relationship.maxCount = count(element, "maxCount", entity: entity, property: name) ?? (isToMany ? 0 : 1)
         relationship.isTransient = flag(element, "transient")
         relationship.renamingIdentifier = element[attribute: "elementID"]
         relationship.versionHashModifier = element[attribute: "versionHashModifier"]
@@ -341,34 +360,50 @@ struct ContentsDecoder {
         return entries
     }
 
+    /// Reads a value attribute of an element leniently, warning when the text was not clean.
+    ///
+    /// - Parameters:
+    ///   - element: The element.
+    ///   - name: The XML attribute holding the text.
+    ///   - entity: The entity, for the warning.
+    ///   - property: The property, for the warning.
+    ///   - type: The attribute's type, for the warning; nil for a relationship.
+    ///   - read: How the text is read.
     private func value<Value>(
         _ element: XMLElementTree, _ name: String = "defaultValueString", entity: String, property: String,
-        parse: (String) throws(XcodeValueText.Failure) -> Value?
-    ) throws(TernError) -> Value? {
+        type: AttributeType?, read: (String) -> XcodeValueText.Reading<Value>
+    ) -> Value? {
         guard let text = element[attribute: name] else { return nil }
-        do {
-            return try parse(text)
-        } catch {
-            throw invalid("has a \(name) that \(error.reason)", at: element, entity: entity, property: property)
+        let reading = read(text)
+        if let leniency = reading.leniency {
+            let owner = type.map { "\(Self.article(of: $0)) \($0.xcodeName) attribute" } ?? "a relationship"
+            log.add(
+                ModelReadingWarning(
+                    .lenientValue, "\(name) \(Self.quoted(text)) on \(owner) \(leniency)", entityName: entity,
+                    propertyName: property, path: path, line: element.line > 0 ? element.line : nil))
         }
+        return reading.value
     }
 
-    private func interval(
-        _ element: XMLElementTree, _ name: String, entity: String, property: String
-    ) throws(TernError) -> TimeInterval? {
-        try value(element, name, entity: entity, property: property) { text throws(XcodeValueText.Failure) in
-            try XcodeValueText.interval(text)
-        }
+    private func interval(_ element: XMLElementTree, _ name: String, entity: String, property: String) -> TimeInterval? {
+        value(element, name, entity: entity, property: property, type: .date, read: XcodeValueText.interval)
     }
 
-    private func count(
-        _ element: XMLElementTree, _ name: String, entity: String, property: String
-    ) throws(TernError) -> Int? {
-        guard let text = element[attribute: name] else { return nil }
-        guard let count = Int(text.trimmingCharacters(in: .whitespaces)), count >= 0 else {
-            throw invalid("has a \(name) that is not a whole number of at least 0", at: element, entity: entity, property: property)
+    private func count(_ element: XMLElementTree, _ name: String, entity: String, property: String) -> Int? {
+        value(element, name, entity: entity, property: property, type: nil, read: XcodeValueText.count)
+    }
+
+    /// A text as a warning quotes it: in quotation marks, cut after 40 characters.
+    static func quoted(_ text: String) -> String {
+        "\"" + (text.count > 40 ? text.prefix(40) + "…" : text) + "\""
+    }
+
+    /// The indefinite article of a type's name: "an Integer 32", "a Boolean".
+    static func article(of type: AttributeType) -> String {
+        switch type {
+        case .integer16, .integer32, .integer64, .undefined, .objectID: "an"
+        default: "a"
         }
-        return count
     }
 
     private func requiredName(of element: XMLElementTree, in entity: String? = nil) throws(TernError) -> String {

@@ -166,7 +166,7 @@ public final class InMemoryMigrationManager: MigrationManager {
                 }
             }
             for relationship in destinationModel.allRelationships(of: reference.entityName)
-            where !relationship.isTransient && !relationship.isOptional {
+            where !relationship.isTransient && relationship.isRequired {
                 let count = relationship.isToMany ? row.toMany[relationship.name]?.count ?? 0 : row.toOne[relationship.name] == nil ? 0 : 1
                 if count == 0 { failures.append(invalid(reference, relationship.name, "is required but empty")) }
             }

@@ -24,7 +24,7 @@ extension InferenceBuilder {
         }
         for relationship in destination.allRelationships(of: entity) where !relationship.isTransient {
             let emptyProblem =
-                !relationship.isOptional || relationship.minCount > 0
+                relationship.isRequired
                 ? "is new and required, so existing objects would be invalid, which cannot be inferred; "
                     + "make it optional or add a mapping that fills it" : nil
             guard let match = origin(of: relationship.name, kind: "relationship", entity, sourceEntity, emptyProblem),

@@ -33,7 +33,7 @@ package enum DestinationValidation {
         for attribute in model.allAttributes(of: entity) where !attribute.isOptional && !attribute.isTransient {
             if let column = layout.attribute(named: attribute.name) { checks.append((attribute.name, column.column)) }
         }
-        for relationship in model.allRelationships(of: entity) where !relationship.isOptional {
+        for relationship in model.allRelationships(of: entity) where relationship.isRequired {
             if let column = layout.toOne(named: relationship.name) { checks.append((relationship.name, column.column)) }
         }
         var failures: [MigrationError] = []

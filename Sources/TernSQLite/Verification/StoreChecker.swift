@@ -172,7 +172,7 @@ package final class StoreChecker {
             if let column = entity.attribute(named: attribute.name)?.column { columns.append((attribute.name, column)) }
         }
         for relationship in model.allRelationships(of: entity.name)
-        where !relationship.isOptional && !relationship.isToMany && !relationship.isTransient {
+        where relationship.isRequired && !relationship.isToMany && !relationship.isTransient {
             if let column = entity.toOne(named: relationship.name)?.column { columns.append((relationship.name, column)) }
         }
         guard !columns.isEmpty else { return }
@@ -243,12 +243,14 @@ package final class StoreChecker {
         }
     }
 
-    /// Reports to-many relationships holding fewer objects than their minimum (at least one
-    /// when the relationship is required) or more than their maximum.
+    /// Reports to-many relationships holding a count the model does not allow
+    /// (``RelationshipDescription/allows(count:)``): none when the relationship is required,
+    /// fewer objects than their minimum when not empty, or more than their maximum.
     func checkCount(of relationship: RelationshipDescription, in entity: EntityLayout) throws {
-        let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
+        let required = relationship.isRequired
+        let minimum = max(relationship.minCount, 1)
         let maximum = relationship.maxCount > 0 ? relationship.maxCount : Int.max
-        guard minimum > 0 || maximum < Int.max, let mapping = entity.toMany(named: relationship.name),
+        guard required || minimum > 1 || maximum < Int.max, let mapping = entity.toMany(named: relationship.name),
             let destination = schema.entities[mapping.destination]
         else { return }
         let count: SQL
@@ -263,10 +265,11 @@ package final class StoreChecker {
         }
         let sql: SQL = """
             SELECT pk, n FROM (SELECT s."Z_PK" AS pk, (\(count)) AS n FROM \(.identifier(entity.table)) AS s \
-            WHERE s."Z_ENT" = \(entity.number)) AS counts WHERE n < \(minimum) OR n > \(Int64(clamping: maximum))
+            WHERE s."Z_ENT" = \(entity.number)) AS counts \
+            WHERE \(required ? "n < \(minimum)" : "(n > 0 AND n < \(minimum))" as SQL) OR n > \(Int64(clamping: maximum))
             """
         try forEach(sql) { row in
-            let bounds = maximum == Int.max ? "at least \(minimum)" : "\(minimum) to \(maximum)"
+            let bounds = (required ? "" : "none or ") + (maximum == Int.max ? "at least \(minimum)" : "\(minimum) to \(maximum)")
             add(StoreProblem(
                 .countOutOfRange, entityName: entity.name, primaryKey: row[0].int64, propertyName: relationship.name,
                 message: "\(entity.name).\(relationship.name) holds \(row[1].int64 ?? 0) objects; the model allows \(bounds)"))

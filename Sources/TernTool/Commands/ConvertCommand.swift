@@ -74,7 +74,7 @@ struct ConvertCommand: Command {
         guard target.isPostgreSQL || !FileManager.default.fileExists(atPath: destination.path) else {
             throw CommandFailure("a file already exists at \(destinationPath); remove it or choose another path")
         }
-        let model = try selection?.model(for: file, in: context.environment, fallback: "convert without --model")
+        let model = try selection?.model(for: file, in: context, fallback: "convert without --model")
         let count: Int
         let progress = Progress(totalUnitCount: 0)
         do {

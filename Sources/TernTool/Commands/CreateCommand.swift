@@ -84,7 +84,7 @@ struct CreateCommand: Command {
         guard !FileManager.default.fileExists(atPath: store.url.path) else {
             throw CommandFailure("a file already exists at \(storePath); remove it or choose another path")
         }
-        let model = try selection.read(in: context.environment)
+        let model = try selection.read(in: context)
         let version = model.currentVersion
         let uuid: String
         do {
@@ -119,7 +119,7 @@ struct CreateCommand: Command {
         if (try? PostgreSQLStore.metadata(at: storePath)) != nil {
             throw CommandFailure("a store already exists at \(store.displayName); destroy it or choose another schema")
         }
-        let model = try selection.read(in: context.environment)
+        let model = try selection.read(in: context)
         let version = model.currentVersion
         let uuid: String
         do {

@@ -142,7 +142,7 @@ struct ExportCommand: Command {
     private func open(
         _ file: StoreFile, kind: StoreFile.Kind, in context: CommandContext
     ) async throws -> any PersistentStore {
-        let model = try selection?.model(for: file, in: context.environment, fallback: "export without --model")
+        let model = try selection?.model(for: file, in: context, fallback: "export without --model")
         do {
             if kind == .sqlite { return try SQLiteStore(at: file.url, model: model, configuration: .readOnly) }
             return try file.open(model: model, isReadOnly: true)

@@ -111,7 +111,7 @@ struct ImportCommand: Command {
         guard FileManager.default.fileExists(atPath: fileURL.path) else {
             throw CommandFailure("no file exists at \(filePath); check the path")
         }
-        let versions = try selection.read(in: context.environment)
+        let versions = try selection.read(in: context)
         let model: ManagedObjectModel
         if selection.versionName != nil {
             model = versions.currentVersion.model

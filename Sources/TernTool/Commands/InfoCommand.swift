@@ -62,7 +62,7 @@ struct InfoCommand: Command {
         var target: String?
         var namingModel: ManagedObjectModel?
         if let selection {
-            let model = try selection.read(in: context.environment)
+            let model = try selection.read(in: context)
             let candidates = model.versions(matching: metadata)
             matching = candidates.map(\.name)
             needsMigration = !model.currentVersion.model.isCompatible(with: metadata)

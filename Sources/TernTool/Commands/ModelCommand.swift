@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernFormats
 
 /// `tern model MODEL [--version NAME] [--order LIST] [--json]`: a model's versions in migration
 /// order, the current one, and each version's entities with their version hashes and the
@@ -19,7 +20,17 @@ struct ModelCommand: Command {
             metadata), its parent entity and whether it is abstract.
 
             --json prints {"current": NAME, "versions": [{"name": NAME, "checksum": BASE64,
-            "entities": {ENTITY: {"hash": BASE64, "parent": NAME|null, "abstract": BOOL}}}]}.
+            "entities": {ENTITY: {"hash": BASE64, "parent": NAME|null, "abstract": BOOL}}}],
+            "warnings": [{"code": CODE, "version": NAME|null, "entity": NAME|null, "property":
+            NAME|null, "line": INT|null, "message": TEXT}]}.
+
+            The model is read as Xcode's compiler (momc) reads it. A value it reads leniently
+            (defaultValueString "NO" on an Integer 32 attribute is 0, "0.0" on a Boolean is NO)
+            gives a warning, code lenientValue: on stderr as a 'warning:' line, and with --json
+            in "warnings" too. A model without meaning (a relationship whose destination or
+            inverse is missing, two entities or two properties of one entity with one name, a
+            missing parent entity, an inheritance cycle) is refused with every problem and its
+            line.
             """,
         arguments: [model, ModelSelection.version, ModelSelection.order, .json],
         examples: [
@@ -44,9 +55,9 @@ struct ModelCommand: Command {
 
     /// Reads the model and prints its versions.
     func run(in context: CommandContext) async throws {
-        let model = try selection.read(in: context.environment)
+        let (model, warnings) = try selection.readCollectingWarnings(in: context)
         if json {
-            context.printJSON(Self.document(for: model))
+            context.printJSON(Self.document(for: model, warnings: warnings))
         } else {
             printText(for: model, in: context)
         }
@@ -54,8 +65,8 @@ struct ModelCommand: Command {
 
     // MARK: - Rendering
 
-    /// The `--json` document for a model.
-    static func document(for model: VersionedModel) -> JSONValue {
+    /// The `--json` document for a model and the warnings of its reading.
+    static func document(for model: VersionedModel, warnings: [ModelReadingWarning] = []) -> JSONValue {
         let versions = model.versions.map { version -> JSONValue in
             let hashes = version.model.entityVersionHashes
             var entities: [String: JSONValue] = [:]
@@ -72,7 +83,14 @@ struct ModelCommand: Command {
                 "entities": .object(entities),
             ]
         }
-        return ["current": .string(model.currentVersionName), "versions": .array(versions)]
+        let warnings = warnings.map { warning -> JSONValue in
+            [
+                "code": .string(warning.code.rawValue), "version": .string(warning.versionName),
+                "entity": .string(warning.entityName), "property": .string(warning.propertyName),
+                "line": warning.line.map { .integer(Int64($0)) } ?? .null, "message": .string(warning.message),
+            ]
+        }
+        return ["current": .string(model.currentVersionName), "versions": .array(versions), "warnings": .array(warnings)]
     }
 
     // MARK: - Non public

@@ -46,13 +46,26 @@ struct ModelSelection: Sendable {
         return ModelSelection(path: path, versionName: versionName, order: order)
     }
 
-    /// Reads the model and makes the chosen version, when given, its current version.
+    /// Reads the model, prints its warnings on stderr (one `warning:` line each), and makes the
+    /// chosen version, when given, its current version.
     ///
-    /// - Parameter environment: Where relative paths start.
+    /// - Parameter context: Where relative paths start and warnings go.
     /// - Returns: The model, with the chosen version current.
+    /// - Throws: ``CommandFailure`` when the model cannot be read (a meaningless model among
+    ///   others) or has no such version.
+    func read(in context: CommandContext) throws(CommandFailure) -> VersionedModel {
+        try readCollectingWarnings(in: context).0
+    }
+
+    /// Reads the model and prints its warnings on stderr, returning them too.
+    ///
+    /// - Parameter context: Where relative paths start and warnings go.
+    /// - Returns: The model, with the chosen version current, and what was read leniently.
     /// - Throws: ``CommandFailure`` when the model cannot be read or has no such version.
-    func read(in environment: ToolEnvironment) throws(CommandFailure) -> VersionedModel {
-        try Self.read(path, order: order, version: versionName, environment: environment)
+    func readCollectingWarnings(in context: CommandContext) throws(CommandFailure) -> (VersionedModel, [ModelReadingWarning]) {
+        let (model, warnings) = try Self.read(path, order: order, version: versionName, environment: context.environment)
+        for warning in warnings { context.warn(warning.description) }
+        return (model, warnings)
     }
 
     /// The model to open a store with: the `--version` chosen, else the version whose entity
@@ -60,12 +73,12 @@ struct ModelSelection: Sendable {
     ///
     /// - Parameters:
     ///   - file: The store.
-    ///   - environment: Where relative paths start.
+    ///   - context: Where relative paths start and the model's warnings go.
     ///   - fallback: How to go on without the model, for the error message (`export without --model`).
     /// - Returns: The model of the chosen or matching version.
     /// - Throws: ``CommandFailure`` when the model cannot be read or none of its versions wrote the store.
-    func model(for file: StoreFile, in environment: ToolEnvironment, fallback: String) throws(CommandFailure) -> ManagedObjectModel {
-        let versions = try read(in: environment)
+    func model(for file: StoreFile, in context: CommandContext, fallback: String) throws(CommandFailure) -> ManagedObjectModel {
+        let versions = try read(in: context)
         if versionName != nil { return versions.currentVersion.model }
         guard let version = versions.version(matching: try file.metadata()) else {
             throw CommandFailure("none of the model's versions wrote this store; migrate it, or \(fallback)")
@@ -88,14 +101,16 @@ struct ModelSelection: Sendable {
         return names
     }
 
-    /// Reads a versioned model and makes `versionName`, when given, its current version.
+    /// Reads a versioned model and its warnings, and makes `versionName`, when given, its
+    /// current version.
     private static func read(
         _ path: String, order: [String]?, version versionName: String?, environment: ToolEnvironment
-    ) throws(CommandFailure) -> VersionedModel {
+    ) throws(CommandFailure) -> (VersionedModel, [ModelReadingWarning]) {
         let url = environment.url(forPath: path)
         var model: VersionedModel
+        var warnings: [ModelReadingWarning] = []
         do {
-            model = try XcodeModel.readVersionedModel(at: url, order: order)
+            model = try XcodeModel.readVersionedModel(at: url, order: order, warnings: &warnings)
         } catch {
             guard FileManager.default.fileExists(atPath: url.path) else {
                 throw CommandFailure(
@@ -110,6 +125,6 @@ struct ModelSelection: Sendable {
             }
             model.currentVersionName = versionName
         }
-        return model
+        return (model, warnings)
     }
 }

@@ -149,7 +149,7 @@ struct MigrationArguments: Sendable {
     func load(in context: CommandContext) throws -> (StoreFile, VersionedModel, [StepMapping]) {
         let store = StoreFile(storePath, environment: context.environment)
         _ = try store.kind()  // SQLite, binary and XML stores migrate; anything else fails here.
-        let model = try selection.read(in: context.environment)
+        let model = try selection.read(in: context)
         var mappings: [StepMapping] = []
         for path in mappingPaths {
             do {

@@ -98,7 +98,7 @@ struct SyncCommand: Command {
         guard try file.kind() == .sqlite else {
             throw CommandFailure("\(storePath) is not a SQLite store; only SQLite stores sync (convert it first)")
         }
-        let model = try selection?.model(for: file, in: context.environment, fallback: "sync without --model")
+        let model = try selection?.model(for: file, in: context, fallback: "sync without --model")
         // The server is reached first, so that a wrong URI leaves the store as it was.
         let server: SyncServer
         do {

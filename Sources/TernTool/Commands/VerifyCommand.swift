@@ -74,7 +74,7 @@ struct VerifyCommand: Command {
                 "\(kind.rawValue) stores cannot be verified yet, only SQLite and PostgreSQL stores; "
                     + "convert a copy to SQLite and verify that")
         }
-        let model = try selection?.model(for: file, in: context.environment, fallback: "verify without --model")
+        let model = try selection?.model(for: file, in: context, fallback: "verify without --model")
         let progress = Progress(totalUnitCount: 0)
         let report: StoreVerificationReport
         do {

@@ -72,6 +72,12 @@ final class CommandContext {
         environment.output.write(line + "\n", to: .standardError)
     }
 
+    /// Writes a `warning:` line to stderr at once, even with `--quiet`: warnings are about the
+    /// command's input, which the user should know.
+    func warn(_ line: String) {
+        environment.output.write("warning: " + line + "\n", to: .standardError)
+    }
+
     /// A progress bar for some work, shown on stderr according to the terminal, `--progress` and `--quiet`.
     ///
     /// - Parameters:
