@@ -193,4 +193,22 @@ import Testing
         #expect(result.status == 0, "\(result.standardError)")
         return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
     }
+
+    /// A real app's model that momc compiled with `defaultValueString="YES"` on an Integer 32
+    /// attribute: the store is identified, and the lenient reading is a warning on stderr and
+    /// in the JSON document.
+    @Test func lenientReadingsOfTheModelAreWarnings() async throws {
+        let folder = "RealWorld/apptentive__apptentive-ios/"
+        let tmp = try TemporaryDirectory()
+        let copy = try tmp.copy(Fixtures.url(folder + "ATDataModelv6.sqlite"))
+        let result = await ToolRunner.run(
+            ["info", copy.path, "--model", Fixtures.url(folder + "ATDataModel.xcdatamodeld").path, "--json"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(document["matchingVersion"] as? String == "ATDataModel 6")
+        let warnings = try #require(document["warnings"] as? [String])
+        #expect(!warnings.isEmpty && warnings.allSatisfy { $0.contains("defaultValueString") }, "\(warnings)")
+        #expect(result.errorLines == warnings.map { "warning: " + $0 })
+        #expect(try await infoJSON(atPath: copy)["warnings"] as? [String] == [])
+    }
 }

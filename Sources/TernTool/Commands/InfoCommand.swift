@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernFormats
 import TernStores
 
 /// `tern info STORE [--model MODEL] [--json]`: a store's type, UUID, metadata, entity version
@@ -24,7 +25,8 @@ struct InfoCommand: Command {
 
             --json prints {"type": "sqlite", "uuid": STRING, "hashes": {ENTITY: BASE64},
             "metadata": {KEY: VALUE}, "matchingVersion": NAME|null, "matchingVersions": [NAME],
-            "needsMigration": BOOL|null, "counts": {ENTITY: INT}}; metadata keys are Core Data's
+            "needsMigration": BOOL|null, "counts": {ENTITY: INT}, "warnings": [STRING]}; warnings
+            are those of reading the model (also on stderr); metadata keys are Core Data's
             (NSStoreModelVersionHashes…), data is base64 and dates are ISO 8601.
 
             Versions with identical entity hashes are told apart by the store's version identifiers
@@ -61,8 +63,10 @@ struct InfoCommand: Command {
         var needsMigration: Bool?
         var target: String?
         var namingModel: ManagedObjectModel?
+        var warnings: [String] = []
         if let selection {
-            let model = try selection.read(in: context)
+            let (model, modelWarnings) = try selection.readCollectingWarnings(in: context)
+            warnings = modelWarnings.map(\.description)
             let candidates = model.versions(matching: metadata)
             matching = candidates.map(\.name)
             needsMigration = !model.currentVersion.model.isCompatible(with: metadata)
@@ -80,6 +84,7 @@ struct InfoCommand: Command {
                 "matchingVersions": .array(matching.map(JSONValue.string)),
                 "needsMigration": needsMigration.map(JSONValue.bool) ?? .null,
                 "counts": .object(counts.mapValues { .integer(Int64($0)) }),
+                "warnings": .array(warnings.map(JSONValue.string)),
             ])
             return
         }
