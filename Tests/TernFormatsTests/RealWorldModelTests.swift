@@ -126,6 +126,74 @@ import Testing
         #expect(checked >= 1)
     }
 
+    // MARK: - Leniency rules on real models
+
+    /// One attribute of a real model whose default momc read leniently: what Tern reads, and
+    /// that a warning names it.
+    struct LenientDefault: Sendable, CustomStringConvertible {
+        var file: String
+        var entity: String
+        var attribute: String
+        var expected: AttributeValue?
+        /// Whether the reading changed the text's meaning, and so warns.
+        var warns = true
+        var description: String { "\(file) \(entity).\(attribute)" }
+    }
+
+    static let lenientDefaults: [LenientDefault] = [
+        // NSString.integerValue of "YES" is 0: no digits.
+        LenientDefault(
+            file: "apptentive__apptentive-ios/ATDataModel.xcdatamodeld/ATDataModel 6.xcdatamodel",
+            entity: "ATMessage", attribute: "pendingState", expected: .integer(0)),
+        // integerValue of "0.0" reads the leading digits: 0, the number written, so no warning.
+        LenientDefault(
+            file: "LoopKit__LoopKit/Model.xcdatamodeld/Modelv4.xcdatamodel",
+            entity: "CachedInsulinDeliveryObject", attribute: "insulinType", expected: .integer(0), warns: false),
+        // A date default that is no date: none.
+        LenientDefault(
+            file: "infinitered__ruby-xcdm/Article.xcdatamodeld/Article.xcdatamodel",
+            entity: "Article", attribute: "publishedAt", expected: nil),
+    ]
+
+    @Test(arguments: lenientDefaults)
+    func realDefaultsReadAsMomcReadsThem(_ example: LenientDefault) throws {
+        var warnings: [ModelReadingWarning] = []
+        let url = RealWorldCorpus.root.appendingPathComponent(example.file)
+        let model = try XcodeModel.readModel(contentsOf: url, warnings: &warnings)
+        let attribute = try #require(model.entity(named: example.entity)?.attribute(named: example.attribute))
+        #expect(attribute.defaultValue == example.expected)
+        let named = warnings.filter {
+            $0.code == .lenientValue && $0.entityName == example.entity && $0.propertyName == example.attribute
+                && ($0.line ?? 0) > 0
+        }
+        #expect(named.isEmpty != example.warns, "\(warnings)")
+    }
+
+    /// A clean Boolean default ("0") reads as false with no warning (iNaturalist).
+    @Test func aRealBooleanDefaultOfZeroIsFalse() throws {
+        var warnings: [ModelReadingWarning] = []
+        let url = RealWorldCorpus.root.appendingPathComponent(
+            "inaturalist__INaturalistIOS/INaturalist.xcdatamodeld/INaturalist2.14.xcdatamodel")
+        let model = try XcodeModel.readModel(contentsOf: url, warnings: &warnings)
+        let attributes = model.entities.flatMap(\.attributes).filter { $0.name == "hasUnviewedActivity" }
+        #expect(!attributes.isEmpty && attributes.allSatisfy { $0.defaultValue == .bool(false) })
+        #expect(!warnings.contains { $0.propertyName == "hasUnviewedActivity" })
+    }
+
+    /// `optional="YES" minCount="1" maxCount="1"` on a to-one (iNaturalist's ListedTaxon) is an
+    /// optional relationship; its counts are kept as written, for the hash.
+    @Test func aRealOptionalToOneWithAMinimumCountIsOptional() throws {
+        let url = RealWorldCorpus.root.appendingPathComponent(
+            "inaturalist__INaturalistIOS/INaturalist.xcdatamodeld/INaturalist2.1.xcdatamodel")
+        let model = try XcodeModel.readModel(contentsOf: url)
+        for name in ["list", "taxon"] {
+            let relationship = try #require(model.entity(named: "ListedTaxon")?.relationship(named: name))
+            #expect(relationship.isOptional && relationship.minCount == 1 && relationship.maxCount == 1)
+            #expect(!relationship.isRequired)
+            #expect(relationship.allows(count: 0) && relationship.allows(count: 1))
+        }
+    }
+
     // MARK: - Helpers
 
     static func metadata(of item: RealWorldCorpus.Item) throws -> StoreMetadata {
