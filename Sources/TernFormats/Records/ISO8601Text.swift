@@ -1,4 +1,5 @@
 package import Foundation
+import TernCore
 
 /// Dates as ISO 8601 UTC text that reads back to the same date, bit for bit:
 /// `2011-05-09T11:30:53.000Z`, `2011-05-09T11:30:53.001Z`, `2011-05-09T11:30:53.0012345Z`.
@@ -90,10 +91,10 @@ package enum ISO8601Text {
         } else {
             return nil
         }
-        guard scanner.atEnd, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+        guard scanner.atEnd, (1...12).contains(month), day >= 1, day <= CivilCalendar.daysIn(month: month, year: year),
             hour < 24, minute < 60, second < 61
         else { return nil }
-        let days = daysSince1970(year: year, month: month, day: day)
+        let days = CivilCalendar.daysSince1970(year: year, month: month, day: day)
         let wholeSeconds = days * 86_400 - 978_307_200 + hour * 3_600 + minute * 60 + second - offset
         return seconds(whole: wholeSeconds, fraction: fraction).map(Date.init(timeIntervalSinceReferenceDate:))
     }
@@ -190,7 +191,7 @@ package enum ISO8601Text {
         var seconds = wholeSeconds + 978_307_200
         let days = Int((Double(seconds) / 86_400).rounded(.down))
         seconds -= days * 86_400
-        let (year, month, day) = civil(daysSince1970: days)
+        let (year, month, day) = CivilCalendar.date(daysSince1970: days)
         let expanded = !(0...9999).contains(year)
         let yearDigits = expanded ? max(4, String(year.magnitude).count) : 4
         let length = 21 + (fraction?.count ?? 3) + yearDigits - 4 + (expanded ? 1 : 0)
@@ -232,38 +233,6 @@ package enum ISO8601Text {
             }
             put("Z")
             return position
-        }
-    }
-
-    /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
-    /// `civil_from_days`).
-    private static func civil(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    /// The day counted from 1970-01-01 of a proleptic Gregorian date (`days_from_civil`).
-    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        let shiftedYear = month <= 2 ? year - 1 : year
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
         }
     }
 

@@ -239,14 +239,7 @@ extension XcodeModel {
 
     /// The `.xcdatamodel` folders of a bundle, in no particular order.
     static func versionFolders(in bundle: URL) throws(TernError) -> [URL] {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: bundle.path)
-        } catch {
-            throw TernError(
-                .unreadableModelFile, "the folder cannot be listed: \(describe(error))", path: bundle.path)
-        }
-        return names.filter { $0.hasSuffix("." + versionExtension) }
+        try folderContents(at: bundle).filter { $0.hasSuffix("." + versionExtension) }
             .map { bundle.appendingPathComponent($0, isDirectory: true) }
             .filter { itemKind(at: $0).isDirectory }
     }

@@ -97,13 +97,7 @@ extension XcodeModel {
     /// The versions of a `.momd`: each `.mom`, and each `.omo` without a `.mom` of its name
     /// (which then cannot be read), by version name.
     static func compiledVersionFiles(in bundle: URL) throws(TernError) -> [(name: String, url: URL)] {
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: bundle.path)
-        } catch {
-            throw TernError(
-                .unreadableModelFile, "the folder cannot be listed: \(describe(error))", path: bundle.path)
-        }
+        let names = try folderContents(at: bundle)
         var files: [String: URL] = [:]
         for name in names.sorted() {
             let file = bundle.appendingPathComponent(name)

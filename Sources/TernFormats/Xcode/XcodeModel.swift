@@ -57,6 +57,16 @@ public enum XcodeModel {
         }
     }
 
+    /// The names of the items in a folder, turning failures into ``TernError``.
+    static func folderContents(at folder: URL) throws(TernError) -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        } catch {
+            throw TernError(
+                .unreadableModelFile, "the folder cannot be listed: \(describe(error))", path: folder.path)
+        }
+    }
+
     /// Whether a file system item exists, and whether it is a folder.
     static func itemKind(at url: URL) -> (exists: Bool, isDirectory: Bool) {
         var isDirectory: ObjCBool = false

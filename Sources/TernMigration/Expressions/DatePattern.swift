@@ -1,4 +1,5 @@
 import Foundation
+import TernCore
 
 /// A `formatDate` format made only of four-digit years, two-digit months, days, hours, minutes
 /// and seconds and literal text, written without a `DateFormatter`: what a migration formats
@@ -102,7 +103,7 @@ struct DatePattern: Sendable {
         let remainder = milliseconds - days * 86_400_000
         guard remainder >= 0, remainder < 86_400_000 else { return nil }
         let inDay = Int(remainder) / 1000
-        let (year, month, day) = Self.civil(fromDays: Int(days))
+        let (year, month, day) = CivilCalendar.date(daysSince1970: Int(days))
         guard (1583...9999).contains(year) else { return nil }
         let (hour, minute, second) = (inDay / 3600, inDay / 60 % 60, inDay % 60)
         return String(unsafeUninitializedCapacity: length) { buffer in
@@ -127,19 +128,6 @@ struct DatePattern: Sendable {
     }
 
     // MARK: - Non public
-
-    /// The Gregorian year, month and day of a number of days since 1970-01-01.
-    private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 
     /// Writes a non-negative number with leading zeros and moves `end` past it.
     private static func put(_ value: Int, digits: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at end: inout Int) {
