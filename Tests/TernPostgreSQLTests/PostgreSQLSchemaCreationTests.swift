@@ -19,7 +19,10 @@ struct PostgreSQLSchemaCreationTests {
         let holder = try TernPostgreSQL.Connection(base)
         try holder.execute("BEGIN")
         try holder.execute("CREATE SCHEMA \(.identifier(schema))")
-        let opening = Task.detached { try PostgreSQLStore(url: url, model: ConformanceModel.model).identifier }
+        // The store's opening blocks its thread on the lock until the holder commits: it runs on a
+        // thread of its own, not on one of the test run's few cooperative threads, which every
+        // other test (and this test's watcher) needs meanwhile.
+        let opening = Self.onOwnThread { try PostgreSQLStore(url: url, model: ConformanceModel.model).identifier }
         // …until the store's own CREATE SCHEMA IF NOT EXISTS waits on it.
         let watcher = try TernPostgreSQL.Connection(base)
         var waiting = false
@@ -34,5 +37,17 @@ struct PostgreSQLSchemaCreationTests {
         let identifier = try await opening.value
         // The store works in the schema: reopened, it is the same store.
         #expect(try PostgreSQLStore(url: url, model: ConformanceModel.model).identifier == identifier)
+    }
+
+    /// Runs blocking work on a thread of its own and hands back its result as a task.
+    static func onOwnThread<Value: Sendable>(
+        _ work: @escaping @Sendable () throws -> Value
+    ) -> Task<Value, any Error> {
+        Task {
+            try await withCheckedThrowingContinuation { continuation in
+                let thread = Thread { continuation.resume(with: Result { try work() }) }
+                thread.start()
+            }
+        }
     }
 }
