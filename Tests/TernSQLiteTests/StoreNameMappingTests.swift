@@ -202,6 +202,29 @@ import Testing
         #expect(error.message.contains("Rate.travels") && error.message.contains("Z_4TRAVELS1"))
     }
 
+    /// The entity's name, not its number, decides which side names a join table: apptentive's
+    /// `Z_5DISPLAYTYPES (Z_5MESSAGES, Z_2DISPLAYTYPES)`, ATMessage (a subentity, numbered after
+    /// ATMessageDisplayType) over ATMessageDisplayType.
+    @Test func theEntityNameSortingFirstNamesTheJoinTable() throws {
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(
+                name: "ATMessageDisplayType",
+                relationships: [RelationshipDescription(name: "messages", destination: "ATMessage", inverse: "displayTypes", toMany: true)]),
+            EntityDescription(name: "ATRecord", isAbstract: true),
+            EntityDescription(
+                name: "ATMessage", parent: "ATRecord",
+                relationships: [
+                    RelationshipDescription(name: "displayTypes", destination: "ATMessageDisplayType", inverse: "messages", toMany: true)
+                ]),
+        ])
+        let numbers = StoreSchema.assignedNumbers(for: model)
+        #expect(numbers["ATMessage"]?.number == 3)
+        let schema = try StoreSchema(model: model, numbers: numbers)
+        #expect(schema.joinTables.mapValues(\.columns) == ["Z_3DISPLAYTYPES": ["Z_3MESSAGES", "Z_1DISPLAYTYPES"]])
+        #expect(try schema.entity(named: "ATMessageDisplayType").toMany(named: "messages")?.storage == .joinTable(
+            table: "Z_3DISPLAYTYPES", sourceColumn: "Z_1DISPLAYTYPES", destinationColumn: "Z_3MESSAGES", orderColumn: nil))
+    }
+
     /// A log whose messages list their metadata, without an inverse.
     static let log = ManagedObjectModel(entities: [
         EntityDescription(
