@@ -193,3 +193,41 @@ import Testing
         }
     }
 }
+
+/// `tern export` of real stores whose names are Core Data's variants, through their model caches.
+@Suite struct ExportCorpusStoreTests {
+    /// Exports a copy of a corpus store, with its `-wal`/`-shm`.
+    func export(_ path: String, in tmp: TemporaryDirectory) async throws -> [String: [[String: Any]]] {
+        let item = try #require(try RealWorldCorpus.items(of: .store).first { $0.description == path })
+        let copy = try tmp.copy(item.url)
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: item.url.path + suffix) {
+            try tmp.copy(URL(fileURLWithPath: item.url.path + suffix))
+        }
+        let result = await ToolRunner.run(["export", copy.path])
+        #expect(result.status == 0, "\(result.standardError)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
+        return try #require(object as? [String: [[String: Any]]])
+    }
+
+    @Test func exportsDuckDuckGosFavorites() async throws {
+        let tmp = try TemporaryDirectory()
+        let document = try await export("duckduckgo__BrowserServicesKit/Bookmarks_V5.sqlite", in: tmp)
+        let bookmarks = try #require(document["BookmarkEntity"])
+        #expect(bookmarks.count == 10)
+        let root = try #require(bookmarks.first { $0["uuid"] as? String == "favorites_root" })
+        let favorites = try #require(root["favorites"] as? [String])
+        #expect(favorites.count == 5)
+        let rootID = try #require(root["_id"] as? String)
+        for favorite in favorites {
+            #expect(bookmarks.first { $0["_id"] as? String == favorite }?["favoriteFolders"] as? [String] == [rootID])
+        }
+    }
+
+    @Test func exportsPulsesMessages() async throws {
+        let tmp = try TemporaryDirectory()
+        let document = try await export("kean__Pulse/logs-package.pulse/logs.sqlite", in: tmp)
+        let messages = try #require(document["LoggerMessageEntity"])
+        #expect(messages.count == 23)
+        #expect(messages.allSatisfy { ($0["metadata"] as? [String])?.isEmpty ?? true })
+    }
+}

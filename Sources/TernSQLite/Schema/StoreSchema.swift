@@ -103,6 +103,9 @@ package struct ToOneColumn: Sendable, Hashable {
     package let column: String
     /// The column holding the destination's `Z_ENT` (`Z<n>_<NAME>`), when the destination has subentities.
     package let entityColumn: String?
+    /// The column holding the object's position in its inverse, when the inverse is an ordered
+    /// to-many (`Z_FOK_<NAME>`).
+    package var orderColumn: String? = nil
 }
 
 /// How a to-many relationship is stored.
@@ -110,7 +113,9 @@ package struct ToManyMapping: Sendable, Hashable {
     /// Where the references live.
     package enum Storage: Sendable, Hashable {
         /// One-to-many: the inverse to-one's column in the destination's table, with an
-        /// order column (`Z_FOK_<INVERSE>`) for an ordered relationship.
+        /// order column (`Z_FOK_<INVERSE>`) for an ordered relationship. A to-many without an
+        /// inverse is stored the same way, in a column of the destination's table that no
+        /// property names (`Z<n><NAME>`, *n* the number of the entity that declares it).
         case inverseForeignKey(table: String, column: String, orderColumn: String?)
         /// Many-to-many: a join table with a column for each side, and an order column for an
         /// ordered relationship.

@@ -335,12 +335,16 @@ struct PlanBuilder {
                     throw InPlaceUnsupported("the objects \(layout.name).\(toOne.name) refers to are not migrated")
                 }
             }
-            if let order = try orderValue(of: toOne, in: layout, oldColumn: oldColumn) {
-                values["Z_FOK_" + toOne.name.uppercased()] = kept(order)
+            if let order = try orderValue(of: toOne, in: layout, oldColumn: oldColumn), let orderColumn = toOne.orderColumn {
+                values[orderColumn] = kept(order)
             }
         }
         for toMany in layout.toManyRelationships {
             guard case .inverseForeignKey = toMany.storage, let expression = relationshipMappings[toMany.name] else { continue }
+            guard model.relationship(named: toMany.name, inEntity: layout.name)?.inverseName != nil else {
+                // Its foreign key is a column of the destination's table that no property names.
+                throw InPlaceUnsupported("\(layout.name).\(toMany.name) is a to-many relationship without an inverse")
+            }
             try checkInverseForeignKey(toMany, of: layout, expression: expression, sourceLayout: sourceLayout)
         }
         return values
@@ -448,7 +452,7 @@ struct PlanBuilder {
         for toOne in layout.toOneRelationships {
             columns.insert(toOne.column)
             if let entityColumn = toOne.entityColumn { columns.insert(entityColumn) }
-            columns.insert("Z_FOK_" + toOne.name.uppercased())
+            if let orderColumn = toOne.orderColumn { columns.insert(orderColumn) }
         }
         return columns
     }
