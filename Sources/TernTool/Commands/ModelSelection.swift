@@ -116,7 +116,10 @@ struct ModelSelection: Sendable {
                 throw CommandFailure(
                     "no model exists at \(path); give an .xcdatamodeld bundle or an .xcdatamodel folder")
             }
-            throw CommandFailure("cannot read the model at \(path): \(error.message)")
+            // A model with several problems lists them on detail lines under the summary.
+            let lines = error.message.split(separator: "\n").map(String.init)
+            throw CommandFailure(
+                "cannot read the model at \(path): \(lines.first ?? error.message)", details: Array(lines.dropFirst()))
         }
         if let versionName {
             guard model.version(named: versionName) != nil else {
