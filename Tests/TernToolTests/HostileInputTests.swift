@@ -67,15 +67,17 @@ import Testing
     }
 
     /// Runs `tern` and checks the outcome: success, or status 1 with exactly one `error:` line
-    /// (first, with detail lines under it where the error lists several problems).
+    /// (detail lines may follow it, as the command-line contract allows: a model's problems, one a
+    /// line).
     ///
     /// - Returns: Whether the command succeeded.
     static func runTool(_ arguments: [String], _ file: String) async -> Bool {
         let result = await ToolRunner.run(arguments)
         if result.status == 0 { return true }
         #expect(result.status == 1, "\(file): tern \(arguments[0]) exited with \(result.status)")
-        #expect(result.errorLines.filter { $0.hasPrefix("error: ") }.count == 1, "\(file): \(result.standardError)")
         #expect(result.errorLines.first?.hasPrefix("error: ") == true, "\(file): \(result.standardError)")
+        #expect(result.errorLines.filter { $0.hasPrefix("error: ") }.count == 1, "\(file): \(result.standardError)")
+        #expect(result.errorLines.dropFirst().allSatisfy { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- ") }, "\(file): \(result.standardError)")
         return false
     }
 
