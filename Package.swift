@@ -155,6 +155,7 @@ if Context.environment["TERN_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("FuzzPredicate", ["TernCore"]),
         ("FuzzModelXML", ["TernCore", "TernFormats"]),
+        ("FuzzModelElements", ["TernCore", "TernFormats"]),
         ("FuzzModelCache", ["TernCore", "TernFormats"]),
         ("FuzzMetadata", ["TernCore", "TernFormats", "TernSQLite"]),
         ("FuzzValueExpression", ["TernMigration"]),
