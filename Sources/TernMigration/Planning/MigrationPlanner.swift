@@ -4,10 +4,14 @@ public import TernCore
 /// Plans migrations over a versioned model: finds the version that wrote a store, refuses
 /// downgrades, and chooses the steps to the target version.
 ///
-/// As `tern migrate` does, the planner first tries one inferred migration straight from the
-/// store's version to the target (renames chained through the versions between). It walks the
-/// chain of versions only where a registered ``StepMapping`` covers a step, or where the direct
-/// inference is impossible; then each step uses its mapping or is inferred on its own.
+/// As Core Data does, the planner infers one migration straight from the store's version to the
+/// target (renames chained through the versions between). It walks the chain of versions only
+/// where a registered ``StepMapping`` covers a step (the mappings' versions name the chain), or,
+/// when the direct inference is impossible, through an order it knows: a model whose
+/// ``TernCore/VersionedModel/hasExplicitOrder`` is true (built in Swift, or read with an explicit
+/// order). Then each step uses its mapping or is inferred on its own. It never walks an order
+/// guessed from version names: with such a model, an impossible direct step stays one step whose
+/// ``MigrationPlan/Step/problems`` name each change that needs a mapping.
 ///
 /// ```swift
 /// let planner = MigrationPlanner(model: recipes, mappings: [try StepMapping(contentsOf: split).resolved(in: recipes)])
@@ -116,7 +120,8 @@ public struct MigrationPlanner: Sendable {
             }
             let segmentEnd = starts.keys.filter { $0 > position }.min() ?? end
             let direct = inferredStep(from: position, to: segmentEnd)
-            if direct.problems.isEmpty || segmentEnd == position + 1 {
+            // The chain between is walked only in an order the app gave, never in one guessed from names.
+            if direct.problems.isEmpty || segmentEnd == position + 1 || !model.hasExplicitOrder {
                 result.append(direct)
                 position = segmentEnd
                 continue
