@@ -58,7 +58,8 @@ public struct StoreDescription: Sendable {
         /// The custom policies the mappings name.
         public var policies: MigrationPolicyRegistry
 
-        /// Migrates step by step to the current version, with these mappings where given.
+        /// Migrates to the current version as ``TernMigration/MigrationPlanner`` plans it: one
+        /// inferred step, or a chain where these mappings (or an explicit version order) call for one.
         ///
         /// - Parameters:
         ///   - mappings: Explicit step mappings; steps without one are inferred.

@@ -72,8 +72,27 @@ import Testing
         #expect(throws: MigrationError.self) { try MigrationPlanner(model: model).plan(storeHashes: storeHashes, to: "v9") }
     }
 
-    @Test func walksTheChainWhenTheDirectInferenceIsImpossible() throws {
+    @Test func refusesTheDirectStepWithoutWalkingAGuessedOrder() throws {
+        var model = try Self.recipes(breaking: true)
+        model.hasExplicitOrder = false
+        let plan = try MigrationPlanner(model: model).plan(storeHashes: hashes(model, "v1"))
+        #expect(plan.steps.map { "\($0.from)→\($0.to)" } == ["v1→v5"])
+        #expect(plan.steps.map(\.kind) == [.inferred])
+        #expect(!plan.isExecutable)
+        do {
+            try plan.requireExecutable()
+            Issue.record("the plan must not be executable")
+        } catch {
+            #expect(error.code == .notInferable)
+            #expect(!error.failures.isEmpty)
+            #expect(error.failures.allSatisfy { $0.versionName == "v1 → v5" })
+            #expect(error.failures.contains { $0.entityName == "Recipe" && $0.message.contains("string($source.minutes)") })
+        }
+    }
+
+    @Test func walksTheChainWhenTheDirectInferenceIsImpossibleInAnExplicitOrder() throws {
         let model = try Self.recipes(breaking: true)
+        #expect(model.hasExplicitOrder)
         let plan = try MigrationPlanner(model: model).plan(storeHashes: hashes(model, "v1"))
         #expect(plan.steps.map { "\($0.from)→\($0.to)" } == ["v1→v2", "v2→v3", "v3→v4", "v4→v5"])
         #expect(plan.steps.map(\.kind) == [.inferred, .inferred, .inferred, .inferred])
@@ -108,6 +127,14 @@ import Testing
 
         let fromV4 = try MigrationPlanner(model: model, mappings: [step]).plan(storeHashes: hashes(model, "v4"))
         #expect(fromV4.steps.map(\.kind) == [.mapping])
+
+        // A mapping names the chain, so a guessed order walks it as well.
+        var guessed = model
+        guessed.hasExplicitOrder = false
+        let walked = try MigrationPlanner(model: guessed, mappings: [step]).plan(storeHashes: hashes(model, "v1"))
+        #expect(walked.steps.map { "\($0.from)→\($0.to)" } == ["v1→v4", "v4→v5"])
+        #expect(walked.steps.map(\.kind) == [.inferred, .mapping])
+        #expect(walked.isExecutable)
     }
 
     @Test func rejectsARegisteredMappingThatDoesNotFit() throws {

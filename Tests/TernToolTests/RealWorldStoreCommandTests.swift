@@ -27,7 +27,6 @@ import Testing
     /// older than the store's.
     static let needsMoreThanInference: Set<String> = [
         "carekit-apple__CareKit/SampleStore2.0.sqlite",
-        "mwkirk__MWKCoreData/MWKCoreDataTests2.sqlite",  // its bundle's current version is the first
         "richardpiazza__XCServerCoreData/XCServerCoreData_1.2.0.sqlite",
         "richardpiazza__XCServerCoreData/XCServerCoreData_1.2.0_empty.sqlite",
         "wibosco__CoreDataMigration-Example/CoreDataMigration_Example_1.sqlite",

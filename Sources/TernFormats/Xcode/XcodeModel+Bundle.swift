@@ -9,7 +9,9 @@ extension XcodeModel {
     ///
     /// Xcode stores no version order. Without `order`, versions are sorted by name in natural
     /// order (`Model 9` before `Model 10`, `Model` before `Model 2`) and the current version is
-    /// moved last. The current version is the one `.xccurrentversion` (in a `.momd`,
+    /// moved last, and the model's ``TernCore/VersionedModel/hasExplicitOrder`` is false (with
+    /// `order`, it is true): migrations then infer one step straight from a store's version to
+    /// the target, and never walk this guessed order. The current version is the one `.xccurrentversion` (in a `.momd`,
     /// `VersionInfo.plist`) names; when that file is missing or names none, it is the only
     /// version, or else the last in order.
     ///
@@ -88,7 +90,7 @@ extension XcodeModel {
             let name = folder.deletingPathExtension().lastPathComponent
             let version = ModelVersion(name: name, model: try readModel(contentsOf: url, warnings: &warnings))
             let ordered = try arrange([version], current: name, order: order, path: url.path)
-            return VersionedModel(name: name, versions: ordered, current: name)
+            return VersionedModel(name: name, versions: ordered, current: name, hasExplicitOrder: order != nil)
         }
         guard !versionFolders.isEmpty else {
             throw TernError(
@@ -234,7 +236,7 @@ extension XcodeModel {
                 .unreadableVersion, message, versionName: failure.name, entityName: failure.error.entityName,
                 propertyName: failure.error.propertyName, path: failure.error.path ?? path))
         }
-        return VersionedModel(name: name, versions: ordered, current: currentName)
+        return VersionedModel(name: name, versions: ordered, current: currentName, hasExplicitOrder: order != nil)
     }
 
     /// The `.xcdatamodel` folders of a bundle, in no particular order.

@@ -4,10 +4,15 @@ public import TernCore
 /// Plans migrations over a versioned model: finds the version that wrote a store, refuses
 /// downgrades, and chooses the steps to the target version.
 ///
-/// As `tern migrate` does, the planner first tries one inferred migration straight from the
-/// store's version to the target (renames chained through the versions between). It walks the
-/// chain of versions only where a registered ``StepMapping`` covers a step, or where the direct
-/// inference is impossible; then each step uses its mapping or is inferred on its own.
+/// As Core Data does, the planner infers one migration straight from the store's version to the
+/// target (renames chained through the versions between when their order is explicit, from the
+/// two versions alone otherwise). It walks the chain of versions only
+/// where a registered ``StepMapping`` covers a step (the mappings' versions name the chain), or,
+/// when the direct inference is impossible, through an order it knows: a model whose
+/// ``TernCore/VersionedModel/hasExplicitOrder`` is true (built in Swift, or read with an explicit
+/// order). Then each step uses its mapping or is inferred on its own. It never walks an order
+/// guessed from version names: with such a model, an impossible direct step stays one step whose
+/// ``MigrationPlan/Step/problems`` name each change that needs a mapping.
 ///
 /// ```swift
 /// let planner = MigrationPlanner(model: recipes, mappings: [try StepMapping(contentsOf: split).resolved(in: recipes)])
@@ -116,7 +121,8 @@ public struct MigrationPlanner: Sendable {
             }
             let segmentEnd = starts.keys.filter { $0 > position }.min() ?? end
             let direct = inferredStep(from: position, to: segmentEnd)
-            if direct.problems.isEmpty || segmentEnd == position + 1 {
+            // The chain between is walked only in an order the app gave, never in one guessed from names.
+            if direct.problems.isEmpty || segmentEnd == position + 1 || !model.hasExplicitOrder {
                 result.append(direct)
                 position = segmentEnd
                 continue
@@ -127,14 +133,16 @@ public struct MigrationPlanner: Sendable {
         return result
     }
 
-    /// An inferred step between two versions, renames chained through the versions between.
+    /// An inferred step between two versions, renames chained through the versions between when
+    /// the model's order is explicit; with a guessed order, from the two versions alone, as Core
+    /// Data infers (a version guessed to lie between must not drop what it lacks).
     private func inferredStep(from start: Int, to end: Int) -> MigrationPlan.Step {
         let from = model.versions[start]
         let to = model.versions[end]
         if from.model.entityVersionHashes == to.model.entityVersionHashes {
             return MigrationPlan.Step(from: from.name, to: to.name, kind: .none, changes: [])
         }
-        let intermediates = model.versions[(start + 1)..<end].map(\.model)
+        let intermediates = model.hasExplicitOrder ? model.versions[(start + 1)..<end].map(\.model) : []
         let inference = MappingInference(
             from: from.model, to: to.model, through: intermediates, name: "\(from.name) to \(to.name)")
         return MigrationPlan.Step(

@@ -3,8 +3,10 @@ public import TernCore
 import TernFormats
 public import TernMigration
 
-/// Migrates SQLite stores from the model version that wrote them to a later one, step by step,
-/// without ever writing to the source store.
+/// Migrates SQLite stores from the model version that wrote them to a later one, in the steps
+/// ``TernMigration/MigrationPlanner`` plans (one inferred step straight to the target unless
+/// mappings or an explicit version order call for a chain), without ever writing to the source
+/// store.
 ///
 /// Each step builds its destination in a temporary file beside the store (`.<name>.migrating-…`),
 /// streaming source objects in batches through ``TernMigration/MappingRunner``, with associations

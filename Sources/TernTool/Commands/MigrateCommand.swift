@@ -29,7 +29,12 @@ struct MigrateCommand: Command {
         name: "migrate",
         abstract: "Migrates a store to a model version, in place (atomically) or to a destination.",
         discussion: """
-            Follows the plan `tern plan` shows. When every step is inferred, the migration runs in
+            Follows the plan `tern plan` shows: without mapping files, one inferred migration
+            straight from the store's version to the target, as Core Data does. It walks the
+            version chain step by step only where --mapping files cover intermediate steps, or
+            when --order gives the order; it never guesses a chain from version names. When the
+            direct inference is impossible, it fails before touching anything and names each
+            change that needs a mapping. When every step is inferred, the migration runs in
             place: SQL in one transaction (ALTER TABLE where it can, table rebuilds otherwise),
             without loading objects. Otherwise (a --mapping step, --destination, --strategy
             rebuild, or a change the in-place planner cannot express) each step is built into a
@@ -123,7 +128,7 @@ struct MigrateCommand: Command {
                     progress: progress)
             }
         } catch let error as MigrationError {
-            throw CommandFailure(error.message, details: error.failures.map(\.description))
+            throw MigrationArguments.failure(error, model: model)
         } catch let error as CommandFailure {
             throw error
         } catch {

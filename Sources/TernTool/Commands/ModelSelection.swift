@@ -19,7 +19,8 @@ struct ModelSelection: Sendable {
     /// `--order LIST`: the migration order of the versions.
     static let order = ArgumentDefinition.option(
         "order", value: "LIST",
-        help: "Version names oldest first, comma-separated (default: natural sort, current version last).")
+        help: "Version names oldest first, comma-separated (default: natural sort, current version last); "
+            + "plan and migrate walk only an order given here.")
 
     /// The help line for a `MODEL` path, whether positional or `--model`.
     static let modelHelp = "An .xcdatamodeld or .momd bundle, or one .xcdatamodel or .mom."

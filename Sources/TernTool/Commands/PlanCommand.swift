@@ -19,6 +19,12 @@ struct PlanCommand: Command {
             the reason, and suggests a mapping; --mapping gives mapping files (JSON, see
             docs/MappingFormat.md) for some steps.
 
+            Without mapping files the plan is one inferred step straight from the store's version
+            to the target, as Core Data does. The versions between are walked step by step only
+            where --mapping files cover intermediate steps, or, when the direct step cannot be
+            inferred, if --order gives the versions' order: Tern never guesses a chain from version
+            names. A store already at the target version needs no step.
+
             Exits 1 when the store cannot migrate, as `tern migrate` would fail: when a step cannot
             be inferred and no mapping was given for it (stderr has the error line and, under it,
             one line per change naming the step, the entity and property, the reason and the
@@ -60,11 +66,11 @@ struct PlanCommand: Command {
                 plan = try StoreFiles.migrationPlan(forStoreAt: store.url, model: model, to: migration.target, mappings: mappings)
             }
         } catch let error as MigrationError {
-            throw CommandFailure(error.message, details: error.failures.map(\.description))
+            throw MigrationArguments.failure(error, model: model)
         } catch let error as PostgreSQLError {
             throw CommandFailure("cannot read the store at \(store.displayName): \(StoreFile.message(of: error))")
         }
-        let failure = Self.failure(of: plan)
+        let failure = Self.failure(of: plan, model: model)
         guard json else {
             if let failure { throw failure }
             context.print(plan.description)
@@ -78,12 +84,16 @@ struct PlanCommand: Command {
     // MARK: - Rendering
 
     /// Why the plan cannot run, as `migrate` would fail on it: nil when every step can run.
-    static func failure(of plan: MigrationPlan) -> CommandFailure? {
+    ///
+    /// - Parameters:
+    ///   - plan: The plan.
+    ///   - model: The model it was made with, for the hint on `--order`.
+    static func failure(of plan: MigrationPlan, model: VersionedModel) -> CommandFailure? {
         do {
             try plan.requireExecutable()
             return nil
         } catch {
-            return CommandFailure(error.message, details: error.failures.map(\.description))
+            return MigrationArguments.failure(error, model: model)
         }
     }
 
@@ -142,6 +152,29 @@ struct MigrationArguments: Sendable {
         target = arguments.value(of: Self.target)
         mappingPaths = arguments.values(of: Self.mapping)
     }
+
+    /// The failure a migration error makes: its message, one detail line per change that needs
+    /// a mapping and, when a direct step was refused for a model whose version order was guessed
+    /// from names, a last line saying how a step-by-step migration would be allowed.
+    ///
+    /// - Parameters:
+    ///   - error: The planner's or migrator's error.
+    ///   - model: The model the migration used.
+    /// - Returns: The failure to throw.
+    /// - Complexity: O(*n*) in the number of failures.
+    static func failure(_ error: MigrationError, model: VersionedModel) -> CommandFailure {
+        var details = error.failures.map(\.description)
+        if error.code == .notInferable, !model.hasExplicitOrder, model.versions.count > 2 {
+            details.append(orderHint)
+        }
+        return CommandFailure(error.message, details: details)
+    }
+
+    /// How to migrate step by step when the direct step is refused and the order was guessed.
+    static let orderHint =
+        "tern infers one step straight from the store's version to the target, as Core Data does, and never walks "
+        + "an order guessed from version names; to migrate step by step through the versions between, give their "
+        + "order with --order (oldest first, comma-separated) or a --mapping for the intermediate steps"
 
     /// Reads the store's location, the model and the mapping files.
     ///
