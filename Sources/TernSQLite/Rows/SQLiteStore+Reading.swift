@@ -278,8 +278,9 @@ extension SQLiteStore {
         } catch {
             let failure = SQLiteError(
                 .invalidValue,
-                "\(plan.layout.name).\(plan.attributes[column.attribute].name) of row \(primaryKey.map(String.init) ?? "?") holds a value a "
-                    + "\(column.type.xcodeName) attribute cannot read.", path: url.path)
+                "Row \(primaryKey.map(String.init) ?? "?") of \(plan.layout.name) holds a value its \(column.type.xcodeName) attribute "
+                    + "\(plan.attributes[column.attribute].name) cannot read; correct the column, or open the store with "
+                    + "unreadableValues set to readAsNil to read it as nil.", path: url.path)
             try skipUnreadable(.invalidValue, column: column, plan: plan, primaryKey: primaryKey, failure: failure)
             return nil
         }
