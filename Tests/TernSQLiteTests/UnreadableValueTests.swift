@@ -41,6 +41,7 @@ import Testing
             try await store.rows(for: [RowReference(entityName: "Author", primaryKey: 1)])
         }
         #expect(author?.code == .invalidExternalData)
+        #expect(author?.message.hasPrefix("The portrait of row 1 of Author cannot be read: the external data file") == true)
         #expect(store.unreadableValueLog.isEmpty)
     }
 

@@ -269,7 +269,11 @@ extension SQLiteStore {
             do throws(SQLiteError) {
                 value = .blob(try externalData.resolve(bytes))
             } catch {
-                try skipUnreadable(.missingExternalData, column: column, plan: plan, primaryKey: primaryKey, failure: error)
+                let failure = SQLiteError(
+                    .invalidExternalData,
+                    "The \(plan.attributes[column.attribute].name) of row \(primaryKey.map(String.init) ?? "?") of \(plan.layout.name) "
+                        + "cannot be read: \(error.message.prefix(1).lowercased() + error.message.dropFirst())", path: error.path)
+                try skipUnreadable(.missingExternalData, column: column, plan: plan, primaryKey: primaryKey, failure: failure)
                 return nil
             }
         }

@@ -187,7 +187,7 @@ struct ExportCommand: Command {
             what = "its column holds a value the attribute's type cannot read"
         }
         let values = log.count == 1 ? "1 value could not be read and was" : "\(log.count) values could not be read and were"
-        let advice = first.kind == .missingExternalData ? "Copy the store with its _SUPPORT folder to export them; " : ""
+        let advice = first.path != nil ? "Copy the store with its _SUPPORT folder to export them; " : ""
         return "\(values) exported as null; the first is \(first.location): \(what). \(advice)tern verify lists them all"
     }
 
