@@ -55,6 +55,9 @@ public actor SQLiteStore {
     /// A second, read-only connection, opened on first use, for reads that cannot wait for the
     /// actor (``rowsSynchronously(for:)``); the lock keeps it to one thread at a time.
     let synchronousReader = Mutex<Connection?>(nil)
+    /// The values read as nil under ``SQLiteConfiguration/UnreadableValues/readAsNil``; reads
+    /// of any thread add to it.
+    let unreadableValues = Mutex(UnreadableValueLog())
 
     /// Opens a store, creating it for the model when no file exists yet.
     ///

@@ -2,7 +2,7 @@ public import Foundation
 public import TernCore
 import TernBinaryStore
 import TernFormats
-import TernSQLite
+public import TernSQLite
 import TernXMLStore
 #if canImport(Glibc)
 import Glibc
@@ -104,15 +104,20 @@ public enum StoreFiles {
     ///   - model: The model of the rows; required to create a store. A SQLite store opened
     ///     without one uses the model cached in the file.
     ///   - isReadOnly: Whether saves are refused; the file is then never written.
+    ///   - unreadableValues: What reads of a SQLite store do with a value they cannot give (see
+    ///     ``SQLiteStore/unreadableValueLog``); binary and XML stores hold only values they read.
     /// - Returns: The open store.
     /// - Throws: ``TernError/Code/unsupported`` for an in-memory or unknown kind, any error of
     ///   opening the store.
     public static func open(
-        at url: URL, kind: StoreKind? = nil, model: ManagedObjectModel?, isReadOnly: Bool = false
+        at url: URL, kind: StoreKind? = nil, model: ManagedObjectModel?, isReadOnly: Bool = false,
+        unreadableValues: SQLiteConfiguration.UnreadableValues = .fail
     ) throws -> any PersistentStore {
         let kind = try kind ?? self.kind(ofStoreAt: url)
         if kind == .sqlite {
-            return try SQLiteStore(at: url, model: model, configuration: SQLiteConfiguration(isReadOnly: isReadOnly))
+            var configuration = SQLiteConfiguration(isReadOnly: isReadOnly)
+            configuration.unreadableValues = unreadableValues
+            return try SQLiteStore(at: url, model: model, configuration: configuration)
         }
         let storeModel = try model ?? storedModel(at: url)
         switch kind {

@@ -40,6 +40,9 @@ public struct StoreProblem: Sendable, Hashable {
         public static let uniquenessViolation = Kind("uniquenessViolation")
         /// A value stored outside the store refers to a file that does not exist.
         public static let missingExternalData = Kind("missingExternalData")
+        /// A column holds a value its attribute's type cannot read (text in a Date column, a
+        /// blob in a Decimal column).
+        public static let unreadableValue = Kind("unreadableValue")
     }
 
     /// The kind of problem.

@@ -42,6 +42,17 @@ public struct SQLiteConfiguration: Sendable, Hashable {
         case incremental = 2
     }
 
+    /// What a read does with a stored value it cannot give: a column the attribute's type
+    /// cannot read, or an external data file that is missing.
+    public enum UnreadableValues: String, Sendable, Hashable, CaseIterable {
+        /// The read fails with ``SQLiteError`` (`invalidValue` or `invalidExternalData`).
+        case fail
+        /// The value reads as nil and is counted in ``SQLiteStore/unreadableValueLog``: for
+        /// reading everything that can be read out of a damaged store or one copied without its
+        /// `_SUPPORT` folder. Saving rows read so would write nil over the values.
+        case readAsNil
+    }
+
     /// The journal mode. Core Data's default is ``JournalMode/wal``.
     public var journalMode: JournalMode
     /// The synchronous level. The default is ``Synchronous/full``.
@@ -73,6 +84,9 @@ public struct SQLiteConfiguration: Sendable, Hashable {
     /// a store that already tracks identities keeps tracking them.
     public var tracksGlobalIdentifiers: Bool
 
+    /// What a read does with a stored value it cannot give. ``UnreadableValues/fail`` by default.
+    public var unreadableValues: UnreadableValues
+
     /// Creates a configuration with Core Data's defaults.
     ///
     /// - Parameters:
@@ -88,6 +102,7 @@ public struct SQLiteConfiguration: Sendable, Hashable {
         self.externalStorageThreshold = 100 * 1024
         self.recordsHistory = false
         self.tracksGlobalIdentifiers = false
+        self.unreadableValues = .fail
     }
 
     /// A read-only configuration.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 package import TernCore
 
 extension SQLiteStore {
@@ -244,7 +245,16 @@ extension SQLiteStore {
         return attributes
     }
 
-    /// The value of one attribute read from selected values.
+    /// The values this store read as nil since it was opened, when it is opened with
+    /// ``SQLiteConfiguration/UnreadableValues/readAsNil``: their count and the first few.
+    ///
+    /// Reads on any thread add to it; take it once they are done (after an export, say).
+    public nonisolated var unreadableValueLog: UnreadableValueLog {
+        unreadableValues.withLock { $0 }
+    }
+
+    /// The value of one attribute read from selected values: nil for a value that cannot be read
+    /// when the store reads such values as nil (it is then logged).
     private nonisolated func decodeValue(
         _ values: some ColumnValues, column: RowPlan.Column, plan: RowPlan, primaryKey: Int64?
     ) throws(SQLiteError) -> AttributeValue? {
@@ -256,16 +266,40 @@ extension SQLiteStore {
         }
         var value = values.value(at: column.position)
         if column.allowsExternalStorage, case .blob(let bytes) = value {
-            value = .blob(try externalData.resolve(bytes))
+            do throws(SQLiteError) {
+                value = .blob(try externalData.resolve(bytes))
+            } catch {
+                let failure = SQLiteError(
+                    .invalidExternalData,
+                    "The \(plan.attributes[column.attribute].name) of row \(primaryKey.map(String.init) ?? "?") of \(plan.layout.name) "
+                        + "cannot be read: \(error.message.prefix(1).lowercased() + error.message.dropFirst())", path: error.path)
+                try skipUnreadable(.missingExternalData, column: column, plan: plan, primaryKey: primaryKey, failure: failure)
+                return nil
+            }
         }
-        do {
+        do throws(SQLiteError) {
             return try AttributeValue(databaseValue: value, type: column.type)
         } catch {
-            throw SQLiteError(
+            let failure = SQLiteError(
                 .invalidValue,
-                "\(plan.layout.name).\(plan.attributes[column.attribute].name) of row \(primaryKey.map(String.init) ?? "?") holds a value a "
-                    + "\(column.type.xcodeName) attribute cannot read.", path: url.path)
+                "Row \(primaryKey.map(String.init) ?? "?") of \(plan.layout.name) holds a value its \(column.type.xcodeName) attribute "
+                    + "\(plan.attributes[column.attribute].name) cannot read; correct the column, or open the store with "
+                    + "unreadableValues set to readAsNil to read it as nil.", path: url.path)
+            try skipUnreadable(.invalidValue, column: column, plan: plan, primaryKey: primaryKey, failure: failure)
+            return nil
         }
+    }
+
+    /// Logs a value that cannot be read when the store reads such values as nil; else throws
+    /// `failure`.
+    private nonisolated func skipUnreadable(
+        _ kind: UnreadableValue.Kind, column: RowPlan.Column, plan: RowPlan, primaryKey: Int64?, failure: SQLiteError
+    ) throws(SQLiteError) {
+        guard configuration.unreadableValues == .readAsNil else { throw failure }
+        let value = UnreadableValue(
+            kind, entityName: plan.layout.name, primaryKey: primaryKey, propertyName: plan.attributes[column.attribute].name,
+            path: kind == .missingExternalData ? failure.path : nil)
+        unreadableValues.withLock { $0.add(value) }
     }
 
     /// Reads the to-many relationships of decoded rows: one query per relationship per batch

@@ -5,8 +5,8 @@ extension SQLiteStore {
     // MARK: - Verifying the store's contents
 
     /// Runs every check of ``StoreVerifier`` but SQLite's own on this store's tables: the
-    /// checks every store in Core Data's layout shares (``StoreChecker``), and missing external
-    /// data files.
+    /// checks every store in Core Data's layout shares (``StoreChecker``), values their
+    /// attribute's type cannot read, and missing external data files.
     ///
     /// - Parameters:
     ///   - problemLimit: The most problems to keep.
@@ -20,8 +20,29 @@ extension SQLiteStore {
             try connection.forEachRow(sql) { row in body(row) }
         }
         return try checker.verify(progress: progress) { entity in
+            try checkValues(of: entity, with: checker)
             for attribute in entity.attributes where attribute.allowsExternalStorage {
                 try checkExternalData(attribute, of: entity, with: checker)
+            }
+        }
+    }
+
+    /// Reports the values of an entity's objects that their attribute's type cannot read, as a
+    /// read of the row would find them; references to external data are checked by
+    /// ``checkExternalData(_:of:with:)``.
+    private func checkValues(of entity: EntityLayout, with checker: StoreChecker) throws {
+        let attributes = entity.attributes
+        guard !attributes.isEmpty else { return }
+        let columns = SQL.joined(attributes.map { SQL.identifier($0.column) })
+        let sql: SQL = "SELECT \"Z_PK\", \(columns) FROM \(.identifier(entity.table)) WHERE \"Z_ENT\" = \(entity.number)"
+        try checker.forEach(sql) { row in
+            for (index, attribute) in attributes.enumerated() {
+                let value = row[index + 1]
+                if attribute.allowsExternalStorage, case .blob = value { continue }
+                guard (try? AttributeValue(databaseValue: value, type: attribute.type)) == nil, !value.isNull else { continue }
+                checker.add(StoreProblem(
+                    .unreadableValue, entityName: entity.name, primaryKey: row[0].int64, propertyName: attribute.name,
+                    message: "\(entity.name).\(attribute.name) holds a value a \(attribute.type.xcodeName) attribute cannot read"))
             }
         }
     }

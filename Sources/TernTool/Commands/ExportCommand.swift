@@ -3,7 +3,7 @@ import TernCore
 import TernSQLite
 import TernStores
 
-/// `tern export STORE [--model MODEL] [--entity E] [--format json|tsv] [-o FILE]`: writes a
+/// `tern export STORE [--model MODEL] [--entity E] [--format json|tsv] [--strict] [-o FILE]`: writes a
 /// store's records out, streaming them in batches (see `docs/Export.md`).
 struct ExportCommand: Command {
     /// The store to export.
@@ -22,6 +22,10 @@ struct ExportCommand: Command {
     static let globalIDs = ArgumentDefinition.flag(
         "global-ids",
         help: "Keys objects and relationships by their global identifiers (a synced store), ordered by them.")
+    /// Fails at a value that cannot be read instead of writing null for it.
+    static let strict = ArgumentDefinition.flag(
+        "strict",
+        help: "Fails at the first value that cannot be read (a missing external data file) instead of writing null for it.")
     /// The output file.
     static let output = ArgumentDefinition.option(
         "output", short: "o", value: "FILE", help: "Writes to FILE, replaced only on success (default: stdout).")
@@ -48,9 +52,17 @@ struct ExportCommand: Command {
             object's identity on every device, relationships name those identifiers, records are
             ordered by them and unordered to-many relationships are sorted: two devices that hold the
             same data export the same bytes although their primary keys differ.
+
+            A value that cannot be read (an external data file missing because the store was
+            copied without its _SUPPORT folder, a column its attribute's type cannot read) is
+            written as null: everything else is exported, one warning on stderr gives the count
+            and the first one (ENTITY/p<primary key>.PROPERTY, and the missing file's path), and
+            the command exits 0; tern verify lists them all. With --strict the export fails at the
+            first such value instead, and nothing is written.
             """,
         arguments: [
-            store, model, ModelSelection.version, ModelSelection.order, entity, format, globalIDs, output, .progress, .quiet,
+            store, model, ModelSelection.version, ModelSelection.order, entity, format, globalIDs, strict, output, .progress,
+            .quiet,
         ],
         examples: [
             "tern export Recipes.sqlite > recipes.json",
@@ -70,6 +82,8 @@ struct ExportCommand: Command {
     var outputPath: String?
     /// Whether records are keyed by global identifier.
     var keysByGlobalIdentifier: Bool
+    /// Whether a value that cannot be read fails the export rather than being written as null.
+    var isStrict: Bool
 
     /// Makes the command from its parsed command line.
     init(_ arguments: ParsedArguments) throws(ValidationError) {
@@ -78,6 +92,7 @@ struct ExportCommand: Command {
         entityName = arguments.value(of: Self.entity)
         outputPath = arguments.value(of: Self.output)
         keysByGlobalIdentifier = arguments.isSet(Self.globalIDs)
+        isStrict = arguments.isSet(Self.strict)
         let formatName = arguments.value(of: Self.format) ?? RecordFormat.json.rawValue
         guard let recordFormat = RecordFormat(rawValue: formatName) else {
             throw ValidationError("unknown format '\(formatName)'; use json or tsv")
@@ -121,8 +136,15 @@ struct ExportCommand: Command {
                 try? writer.close()
                 bar.finish()
             }
-            try await write(entities, of: model, from: store, to: writer, progress: progress)
+            do {
+                try await write(entities, of: model, from: store, to: writer, progress: progress)
+            } catch let error as SQLiteError where error.code == .invalidValue || error.code == .invalidExternalData {
+                throw CommandFailure(
+                    "cannot export \(file.displayName): \(StoreFile.message(of: error))\(error.path.map { " (\($0))" } ?? ""); "
+                        + "export without --strict to write null for the values that cannot be read")
+            }
         }
+        let unreadable = (store as? SQLiteStore)?.unreadableValueLog ?? UnreadableValueLog()
         if let destination {
             // rename(2) replaces the destination atomically: readers see the old file or the new one.
             guard rename(temporary.path, destination.path) == 0 else {
@@ -134,21 +156,39 @@ struct ExportCommand: Command {
             keepsTemporary = true
             context.printContents(of: temporary, removingAfterwards: true)
         }
+        if let warning = Self.warning(about: unreadable) { context.warn(warning) }
     }
 
     // MARK: - Non public
 
-    /// Opens the store read-only with the chosen model, or with its own model cache.
+    /// Opens the store read-only with the chosen model, or with its own model cache; values that
+    /// cannot be read are read as nil unless the export is strict.
     private func open(
         _ file: StoreFile, kind: StoreFile.Kind, in context: CommandContext
     ) async throws -> any PersistentStore {
         let model = try selection?.model(for: file, in: context, fallback: "export without --model")
         do {
-            if kind == .sqlite { return try SQLiteStore(at: file.url, model: model, configuration: .readOnly) }
-            return try file.open(model: model, isReadOnly: true)
+            return try file.open(model: model, isReadOnly: true, unreadableValues: isStrict ? .fail : .readAsNil)
         } catch {
             throw CommandFailure("cannot open the store at \(file.displayName): \(StoreFile.message(of: error))")
         }
+    }
+
+    /// The warning about the values exported as null because they cannot be read: their count
+    /// and the first one; nil when there are none.
+    static func warning(about log: UnreadableValueLog) -> String? {
+        guard let first = log.first.first else { return nil }
+        let what: String
+        switch first.kind {
+        case .missingExternalData:
+            what = first.path.map { "its external data file \($0) is missing or unreadable" }
+                ?? "it references external data by a name that is not a UUID"
+        case .invalidValue:
+            what = "its column holds a value the attribute's type cannot read"
+        }
+        let values = log.count == 1 ? "1 value could not be read and was" : "\(log.count) values could not be read and were"
+        let advice = first.path != nil ? "Copy the store with its _SUPPORT folder to export them; " : ""
+        return "\(values) exported as null; the first is \(first.location): \(what). \(advice)tern verify lists them all"
     }
 
     /// The entities to export, sorted by name: every concrete one, or the chosen one and its subentities.

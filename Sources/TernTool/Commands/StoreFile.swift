@@ -170,10 +170,13 @@ struct StoreFile {
     /// - Parameters:
     ///   - model: The model; nil to use the one the store records.
     ///   - isReadOnly: Whether saves are refused.
+    ///   - unreadableValues: What reads of a SQLite store do with a value they cannot give.
     /// - Throws: Any error of opening the store.
-    func open(model: ManagedObjectModel?, isReadOnly: Bool) throws -> any PersistentStore {
+    func open(
+        model: ManagedObjectModel?, isReadOnly: Bool, unreadableValues: SQLiteConfiguration.UnreadableValues = .fail
+    ) throws -> any PersistentStore {
         if isPostgreSQL { return try StoreFiles.openPostgreSQL(path, model: model, isReadOnly: isReadOnly) }
-        return try StoreFiles.open(at: url, model: model, isReadOnly: isReadOnly)
+        return try StoreFiles.open(at: url, model: model, isReadOnly: isReadOnly, unreadableValues: unreadableValues)
     }
 
     /// The message of a lower layer's error, without the path it repeats, to follow a colon:

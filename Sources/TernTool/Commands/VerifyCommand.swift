@@ -23,8 +23,9 @@ struct VerifyCommand: Command {
             Z_PK; entity numbers (Z_ENT) of every row; to-one references and join-table rows that
             point nowhere; one-to-one relationships whose two sides disagree; required attributes
             and relationships without a value; to-many counts against their minimum and maximum;
-            objects sharing the values of a uniqueness constraint; external data files that are
-            missing. The store is opened read-only; without --model its own model cache is used.
+            objects sharing the values of a uniqueness constraint; values their attribute's type
+            cannot read; external data files that are missing. The store is opened read-only;
+            without --model its own model cache is used.
 
             A clean store prints "ok: N objects checked, no problems" and exits 0. Otherwise the
             command exits 1 with "error: the store has N problems" on stderr and one line per
@@ -36,7 +37,7 @@ struct VerifyCommand: Command {
             STRING}]} on stdout, also when problems are found (then the exit status is 1 and stderr
             has only the error line). Kinds: integrity, primaryKeyCounter, unknownEntity, entityHierarchy,
             danglingReference, inverseMismatch, missingValue, countOutOfRange,
-            uniquenessViolation, missingExternalData.
+            uniquenessViolation, unreadableValue, missingExternalData.
 
             A PostgreSQL store (a postgres:// URL) gets every check but SQLite's integrity_check
             and external data files, which do not apply to it: a note on stderr says so, and
