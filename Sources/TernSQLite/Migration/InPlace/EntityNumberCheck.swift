@@ -86,11 +86,13 @@ extension EntityNumberCheck {
 extension StoreSchema {
     /// The condition on a root table's rows whose entity number (`Z_ENT`) is NULL or none of the
     /// concrete (not abstract) entities of the root's hierarchy has: rows no entity owns. Plain
-    /// SQL for SQLite and PostgreSQL (no empty `IN` list).
+    /// SQL for SQLite and PostgreSQL (no empty `IN` list). A table that is the root's alone has
+    /// none: its every row is the root's (``EntityLayout/isOnlyEntityOfTable``).
     ///
     /// - Parameter root: The root entity's layout.
     /// - Returns: The condition, for a `WHERE` over the root's table.
     package func strayRows(of root: EntityLayout) -> SQL {
+        if root.isOnlyEntityOfTable { return "FALSE" }
         let numbers = root.hierarchyNumbers.filter { number in
             entityNames[number].flatMap { entities[$0] }.map { !$0.isAbstract } ?? false
         }
@@ -109,5 +111,20 @@ extension Connection {
     /// - Complexity: One scan of each root table.
     func checkEntityNumbers(of layout: StoreSchema) throws {
         try EntityNumberCheck.requireNoStrayRows(in: layout) { try fetchValue($0)?.int64 ?? 0 }
+    }
+
+    /// Gives the rows of each table that is one entity's alone (a root without subentities) the
+    /// entity's number where their `Z_ENT` disagrees (``EntityLayout/mislabelledRows(alias:)``):
+    /// Core Data reads them as that entity's objects, and an in-place migration then rewrites
+    /// them as such. Run inside the migration's transaction.
+    ///
+    /// - Parameter layout: The store's layout before the migration.
+    /// - Throws: ``SQLiteError`` when an update fails.
+    /// - Complexity: One scan of each such table.
+    func relabelRowsOfUnsharedTables(of layout: StoreSchema) throws(SQLiteError) {
+        for table in layout.tables.values.sorted(by: { $0.name < $1.name }) {
+            guard let root = layout.entities[table.rootEntity], let mislabelled = root.mislabelledRows() else { continue }
+            try execute("UPDATE \(.identifier(table.name)) SET \"Z_ENT\" = \(root.number) WHERE \(mislabelled)")
+        }
     }
 }
