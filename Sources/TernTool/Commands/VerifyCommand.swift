@@ -34,8 +34,9 @@ struct VerifyCommand: Command {
             Rows that Core Data reads all the same are warnings, not problems: a row of a table
             that belongs to one entity alone (a root without subentities) whose Z_ENT names
             another entity is read as that entity's object. Each is a line "warning:
-            ENTITY/p<primary key> (entityNumberMismatch): MESSAGE" on stderr; warnings alone
-            leave the exit status 0.
+            ENTITY/p<primary key> (entityNumberMismatch): MESSAGE" on stderr (after the problems'
+            lines when there are problems; only in the JSON with --json); warnings alone leave
+            the exit status 0.
 
             --json prints {"ok": BOOL, "objects": INT, "truncated": BOOL, "skipped": [KIND], "problems": [{"kind":
             STRING, "entity": NAME|null, "primaryKey": INT|null, "property": NAME|null, "message":
@@ -99,9 +100,7 @@ struct VerifyCommand: Command {
             let names = report.skippedChecks.map(\.rawValue).joined(separator: ", ")
             context.note("note: not checked, as they do not apply to a \(kind.rawValue) store: \(names)")
         }
-        for warning in report.warnings {
-            context.warn("\(warning.location) (\(warning.kind)): \(warning.message)")
-        }
+        let warnings = report.warnings.map { "\($0.location) (\($0.kind)): \($0.message)" }
         let count = report.problems.count
         let summary = "the store has \(report.isTruncated ? "more than " : "")\(count) problem\(count == 1 ? "" : "s")"
         if json {
@@ -113,8 +112,9 @@ struct VerifyCommand: Command {
         guard report.isClean else {
             var lines = report.problems.map { "  \($0.location) (\($0.kind)): \($0.message)" }
             if report.isTruncated { lines.append("  … only the first \(count) problems are listed") }
-            throw CommandFailure(summary, details: lines)
+            throw CommandFailure(summary, details: lines + warnings.map { "  warning: " + $0 })
         }
+        for warning in warnings { context.warn(warning) }
         let objects = report.objectCount
         context.print("ok: \(objects) object\(objects == 1 ? "" : "s") checked, no problems")
     }

@@ -99,6 +99,21 @@ extension StoreSchema {
         guard !numbers.isEmpty else { return "TRUE" }
         return "\"Z_ENT\" IS NULL OR \"Z_ENT\" NOT IN (\(SQL.joined(numbers.map { "\($0)" })))"
     }
+
+    /// The updates that give the rows of each table that is one entity's alone (a root without
+    /// subentities) the entity's number where their `Z_ENT` disagrees
+    /// (``EntityLayout/mislabelledRows(alias:)``): Core Data reads them as that entity's objects,
+    /// and an in-place migration then rewrites them as such. Plain SQL for SQLite and PostgreSQL,
+    /// to run inside the migration's transaction.
+    ///
+    /// - Returns: One `UPDATE` per such table, sorted by table name.
+    /// - Complexity: O(*t*) in the number of tables; running each scans its table.
+    package func relabellingStatements() -> [SQL] {
+        tables.values.sorted { $0.name < $1.name }.compactMap { table in
+            guard let root = entities[table.rootEntity], let mislabelled = root.mislabelledRows() else { return nil }
+            return "UPDATE \(SQL.identifier(table.name)) SET \"Z_ENT\" = \(root.number) WHERE \(mislabelled)"
+        }
+    }
 }
 
 extension Connection {
@@ -122,9 +137,6 @@ extension Connection {
     /// - Throws: ``SQLiteError`` when an update fails.
     /// - Complexity: One scan of each such table.
     func relabelRowsOfUnsharedTables(of layout: StoreSchema) throws(SQLiteError) {
-        for table in layout.tables.values.sorted(by: { $0.name < $1.name }) {
-            guard let root = layout.entities[table.rootEntity], let mislabelled = root.mislabelledRows() else { continue }
-            try execute("UPDATE \(.identifier(table.name)) SET \"Z_ENT\" = \(root.number) WHERE \(mislabelled)")
-        }
+        for statement in layout.relabellingStatements() { try execute(statement) }
     }
 }
