@@ -40,10 +40,10 @@ struct VerifyCommand: Command {
 
             --json prints {"ok": BOOL, "objects": INT, "truncated": BOOL, "skipped": [KIND], "problems": [{"kind":
             STRING, "entity": NAME|null, "primaryKey": INT|null, "property": NAME|null, "message":
-            STRING}], "warnings": [same as problems]} on stdout, also when problems are found (then the exit status is 1 and stderr
-            has only the error line). Kinds: integrity, primaryKeyCounter, unknownEntity, entityHierarchy,
+            STRING}], "warnings": [same as problems]} on stdout, also when problems are found
+            (then the exit status is 1 and stderr has only the error line). Kinds: integrity, primaryKeyCounter, unknownEntity, entityHierarchy,
             danglingReference, inverseMismatch, missingValue, countOutOfRange,
-            uniquenessViolation, missingExternalData.
+            uniquenessViolation, missingExternalData; warnings: entityNumberMismatch.
 
             A PostgreSQL store (a postgres:// URL) gets every check but SQLite's integrity_check
             and external data files, which do not apply to it: a note on stderr says so, and
