@@ -65,17 +65,3 @@ extension EntityLayout {
         (alias.map { SQL(unsafeSQL: $0 + ".") } ?? "") + SQL.identifier("Z_ENT")
     }
 }
-
-extension StoreSchema {
-    /// The entity that a row of a root table belongs to: the root itself when the table is the
-    /// root's alone, whatever the row's `Z_ENT` says; otherwise the entity with that number.
-    ///
-    /// - Parameters:
-    ///   - number: The row's `Z_ENT`.
-    ///   - table: The root table the row was read from.
-    /// - Throws: ``SQLiteError`` with code `schemaMismatch` for an unknown number in a shared table.
-    package func entity(number: Int, inTable table: String) throws(SQLiteError) -> EntityLayout {
-        if let root = tables[table].flatMap({ entities[$0.rootEntity] }), root.isOnlyEntityOfTable { return root }
-        return try entity(number: number)
-    }
-}
