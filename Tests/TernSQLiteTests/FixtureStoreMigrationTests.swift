@@ -62,7 +62,9 @@ import Testing
 
     /// A store whose `Z_PRIMARYKEY` numbers no longer match its rows' `Z_ENT` (the hostile case
     /// `primarykey-wrong-entity-numbers`): a rebuild used to copy none of its rows and report
-    /// success, and the in-place path relabelled them. Every path now refuses it untouched.
+    /// success, and the in-place path relabelled them. Every path now refuses it untouched. The
+    /// rows of ZPERSON, whose table is Person's alone, are Person's objects whatever their `Z_ENT`
+    /// (as Core Data reads them): only ZCAR, shared by Car's hierarchy, is named.
     @Test(arguments: [MigrationStrategy.automatic, .inPlace, .rebuild])
     func aStoreWithRowsNoEntityOwnsIsRefusedUntouched(strategy: MigrationStrategy) async throws {
         let bundle = "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld"
@@ -82,8 +84,7 @@ import Testing
             try await StoreMigrator().migrateStore(at: url, model: model, to: "SampleModel3", options: options)
         }
         #expect(error.code == .storeFailure)
-        #expect(error.message.hasPrefix("Rows of ZCAR, ZPERSON have entity numbers"), "\(error)")
-        #expect(error.failures.contains { $0.message.hasPrefix("125 row(s) of ZCAR") }, "\(error.failures)")
+        #expect(error.message.hasPrefix("125 row(s) of ZCAR have an entity number (Z_ENT)"), "\(error)")
         #expect(try Data(contentsOf: url) == bytes)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == folder)
     }

@@ -274,17 +274,22 @@ struct PostgreSQLMigrationTests {
         try PostgreSQLStore.destroy(at: url)
     }
 
-    /// A store whose `Z_PRIMARYKEY` numbers no longer match its rows' `Z_ENT`: refused untouched
-    /// by both strategies, as on SQLite (a rebuild used to copy none of its rows).
+    /// A store whose `Z_PRIMARYKEY` numbers no longer match its rows' `Z_ENT` in a shared table
+    /// (Item has a subentity): refused untouched by both strategies, as on SQLite (a rebuild used
+    /// to copy none of its rows).
     @Test(arguments: [MigrationStrategy.automatic, .rebuild])
     func aStoreWithRowsNoEntityOwnsIsRefusedUntouchedAsOnSQLite(strategy: MigrationStrategy) async throws {
         let model = try VersionedModel("Items") {
-            ModelVersion("v1") { Entity("Item") { Attribute("name", .string) } }
+            ModelVersion("v1") {
+                Entity("Item") { Attribute("name", .string) }
+                Entity("Special", parent: "Item") { Attribute("extra", .string) }
+            }
             ModelVersion("v2") {
                 Entity("Item") {
                     Attribute("name", .string)
                     Attribute("count", .integer32).default(.integer(7))
                 }
+                Entity("Special", parent: "Item") { Attribute("extra", .string) }
             }
         }
         let rows = ["a", "b", "c"].enumerated().map { index, name in
@@ -302,6 +307,42 @@ struct PostgreSQLMigrationTests {
         #expect(try PostgreSQLStore.metadata(at: url) == metadata)
         let connection = try TernPostgreSQL.Connection(try PostgreSQLLocation(url))
         #expect(try connection.fetchValue(#"SELECT COUNT(*) FROM "ZITEM" WHERE "Z_ENT" = 1"#)?.int64 == 3)
+        try PostgreSQLStore.destroy(at: url)
+    }
+
+    /// A row of a table that is one entity's alone, with another entity's `Z_ENT`, is that
+    /// entity's object as Core Data reads it: migrated in place (its `Z_ENT` rewritten) or
+    /// rebuilt, it survives as the entity's.
+    @Test(arguments: [MigrationStrategy.automatic, .rebuild])
+    func aRowOfAnUnsharedTableWithAnotherEntitysNumberIsCarried(strategy: MigrationStrategy) async throws {
+        let model = try VersionedModel("Items") {
+            ModelVersion("v1") {
+                Entity("Cook") { Attribute("name", .string) }
+                Entity("Item") { Attribute("name", .string) }
+            }
+            ModelVersion("v2") {
+                Entity("Cook") { Attribute("name", .string) }
+                Entity("Item") {
+                    Attribute("name", .string)
+                    Attribute("count", .integer32).default(.integer(7))
+                }
+            }
+        }
+        let rows = ["a", "b", "c"].enumerated().map { index, name in
+            StoreRow(reference: RowReference(entityName: "Item", primaryKey: Int64(index + 1)), version: 1, attributes: ["name": .string(name)])
+        }
+        let url = try PostgreSQLTestServer.freshStoreURL(prefix: "mislabelled")
+        _ = try await PostgreSQLStore(url: url, model: model.versions[0].model).save(StoreChangeSet(inserted: rows))
+        try TernPostgreSQL.Connection(try PostgreSQLLocation(url)).execute(#"UPDATE "ZITEM" SET "Z_ENT" = 1 WHERE "Z_PK" = 2"#)
+        let report = try await PostgreSQLMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: strategy))
+        #expect(report.inPlaceSteps.isEmpty == (strategy == .rebuild))
+        let store = try PostgreSQLStore(url: url, model: model.versions[1].model)
+        let items = try await store.fetch(StoreFetchRequest(entityName: "Item"))
+        #expect(items.map(\.reference.primaryKey) == [1, 2, 3])
+        #expect(items.map { $0.attributes["name"] } == [.string("a"), .string("b"), .string("c")])
+        #expect(try await store.count(StoreFetchRequest(entityName: "Cook")) == 0)
+        let connection = try TernPostgreSQL.Connection(try PostgreSQLLocation(url))
+        #expect(try connection.fetchValue(#"SELECT COUNT(*) FROM "ZITEM" WHERE "Z_ENT" = 2"#)?.int64 == 3)
         try PostgreSQLStore.destroy(at: url)
     }
 

@@ -43,6 +43,10 @@ public struct StoreProblem: Sendable, Hashable {
         /// A column holds a value its attribute's type cannot read (text in a Date column, a
         /// blob in a Decimal column).
         public static let unreadableValue = Kind("unreadableValue")
+        /// A row of a table that belongs to one entity alone (a root without subentities) has
+        /// another entity number (`Z_ENT`). Core Data reads it as that entity's object, and so
+        /// does Tern: reported as a warning, not a problem.
+        public static let entityNumberMismatch = Kind("entityNumberMismatch")
     }
 
     /// The kind of problem.
@@ -93,6 +97,9 @@ public struct StoreProblem: Sendable, Hashable {
 public struct StoreVerificationReport: Sendable, Hashable {
     /// The problems found, in the order the checks ran.
     public var problems: [StoreProblem]
+    /// What was found that Core Data reads all the same (rows whose `Z_ENT` disagrees with the
+    /// only entity of their table): reported, but the store stays clean.
+    public var warnings: [StoreProblem]
     /// The number of objects in the store.
     public var objectCount: Int
     /// Whether more problems were found than the report keeps (see the verifier's limit).
@@ -108,11 +115,13 @@ public struct StoreVerificationReport: Sendable, Hashable {
     ///   - objectCount: The number of objects in the store.
     ///   - isTruncated: Whether more problems were found than kept.
     ///   - skippedChecks: The kinds of problem that do not apply to the store and were not looked for.
+    ///   - warnings: What was found that Core Data reads all the same.
     public init(
         problems: [StoreProblem] = [], objectCount: Int = 0, isTruncated: Bool = false,
-        skippedChecks: [StoreProblem.Kind] = []
+        skippedChecks: [StoreProblem.Kind] = [], warnings: [StoreProblem] = []
     ) {
         self.problems = problems
+        self.warnings = warnings
         self.objectCount = objectCount
         self.isTruncated = isTruncated
         self.skippedChecks = skippedChecks

@@ -46,8 +46,8 @@ struct PostgreSQLQuery {
     init?(_ request: StoreFetchRequest, schema: StoreSchema) {
         guard let layout = schema.entities[request.entityName] else { return nil }
         var translator = Emitter(schema: schema, root: layout)
-        let numbers = request.includesSubentities ? layout.hierarchyNumbers : [layout.number]
-        var condition: SQL = #"t0."Z_ENT" IN ("# + PostgreSQLStore.list(numbers) + ")"
+        // A table that is its entity's alone has no Z_ENT term, as Core Data reads it.
+        var condition = layout.rowFilter(includingSubentities: request.includesSubentities, alias: "t0")
         if let predicate = request.predicate {
             guard let translated = try? predicate.accept(&translator) else { return nil }
             condition = condition + " AND " + translated
@@ -187,8 +187,8 @@ private struct Emitter: PredicateVisitor {
                 let next = SQL(unsafeSQL: "t\(aliases.count + 1)")
                 joins.append(
                     " LEFT JOIN \(.identifier(destination.table)) AS \(next) ON \(next).\"Z_PK\" = "
-                        + "\(SQL(unsafeSQL: alias)).\(.identifier(relationship.column)) AND \(next).\"Z_ENT\" IN "
-                        + "(\(PostgreSQLStore.list(destination.hierarchyNumbers)))")
+                        + "\(SQL(unsafeSQL: alias)).\(.identifier(relationship.column)) AND "
+                        + destination.rowFilter(alias: next.text))
                 aliases[prefix] = next.text
                 alias = next.text
             }
@@ -215,7 +215,7 @@ private struct Emitter: PredicateVisitor {
         switch mapping.storage {
         case .inverseForeignKey(let table, let column, _):
             return "FROM \(.identifier(table)) AS d WHERE d.\(.identifier(column)) = t0.\"Z_PK\" "
-                + "AND d.\"Z_ENT\" IN (\(PostgreSQLStore.list(destination.hierarchyNumbers)))"
+                + "AND " + destination.rowFilter(alias: "d")
         case .joinTable(let table, let source, let target, _):
             return "FROM \(.identifier(table)) AS j JOIN \(.identifier(destination.table)) AS d "
                 + "ON d.\"Z_PK\" = j.\(.identifier(target)) WHERE j.\(.identifier(source)) = t0.\"Z_PK\""

@@ -147,7 +147,7 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
             if Task.isCancelled { throw MigrationError(.cancelled, "The migration was cancelled; the store is unchanged") }
             let rows = try Self.server {
                 try source.packedRows("""
-                    \(select) WHERE t0."Z_ENT" = \(layout.number) AND t0."Z_PK" > \(last) \
+                    \(select) WHERE \(layout.rowFilter(includingSubentities: false, alias: "t0")) AND t0."Z_PK" > \(last) \
                     ORDER BY t0."Z_PK" LIMIT \(batchSize)
                     """, using: reader)
             }
@@ -182,7 +182,7 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
         try Self.server {
             let layout = try source.schema.entity(named: entity)
             return Int(try reader.fetchValue("""
-                SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE "Z_ENT" = \(layout.number)
+                SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE \(layout.rowFilter(includingSubentities: false))
                 """)?.int64 ?? 0)
         }
     }

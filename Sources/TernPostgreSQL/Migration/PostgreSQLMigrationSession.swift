@@ -150,6 +150,11 @@ package final class PostgreSQLMigrationSession {
         var journal = journal
         return try connection.inTransaction {
             try connection.execute("SET LOCAL lock_timeout TO '60s'")
+            // Rows of a table that is one entity's alone are that entity's whatever their Z_ENT:
+            // given its number first, every step then reads and rewrites them by it.
+            for statement in try connection.readSchema(model: first.from).relabellingStatements() {
+                try connection.execute(statement)
+            }
             var counts: [Int] = []
             for (index, (step, from, to)) in steps.enumerated() {
                 try checkpoint()
@@ -166,7 +171,7 @@ package final class PostgreSQLMigrationSession {
                 where entityMapping.kind == .copy || entityMapping.kind == .transform {
                     guard let name = entityMapping.sourceEntityName, let entity = source.entities[name] else { continue }
                     let count = try connection.fetchValue("""
-                        SELECT COUNT(*) FROM \(.identifier(entity.table)) WHERE "Z_ENT" = \(entity.number)
+                        SELECT COUNT(*) FROM \(.identifier(entity.table)) WHERE \(entity.rowFilter(includingSubentities: false))
                         """)?.int64 ?? 0
                     objects.append((entityMapping.name, Int(count)))
                 }

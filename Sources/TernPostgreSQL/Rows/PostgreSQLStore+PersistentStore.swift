@@ -36,7 +36,8 @@ extension PostgreSQLStore: PersistentStore {
         guard let query = PostgreSQLQuery(request, schema: schema), let order = query.order else {
             return try fetch(request).map(\.reference)
         }
-        let sql: SQL = #"SELECT t0."Z_PK", t0."Z_ENT" FROM "# + query.from + " WHERE " + query.condition + " ORDER BY "
+        let layout = try schema.entity(named: request.entityName)
+        let sql: SQL = #"SELECT t0."Z_PK", "# + layout.rowEntityNumber(alias: "t0") + " FROM " + query.from + " WHERE " + query.condition + " ORDER BY "
             + order + PostgreSQLQuery.window(request)
         var references: [RowReference] = []
         for values in try connection.fetchAll(sql) {
@@ -81,7 +82,7 @@ extension PostgreSQLStore: PersistentStore {
                 let keys = group[start..<min(start + Self.fetchBatchSize, group.count)].map(\.primaryKey)
                 let sql: SQL = """
                     \(select) WHERE t0."Z_PK" = ANY(\(Self.keyArray(keys))::bigint[]) \
-                    AND t0."Z_ENT" IN (\(Self.list(layout.hierarchyNumbers)))
+                    AND \(layout.rowFilter(alias: "t0"))
                     """
                 for row in try packedRows(sql, using: connection) {
                     found[RowReference(entityName: entity, primaryKey: row.reference.primaryKey)] = StoreRow(row)

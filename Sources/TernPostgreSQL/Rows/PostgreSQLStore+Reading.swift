@@ -21,9 +21,9 @@ extension PostgreSQLStore {
     ) throws -> [StoreRow] {
         precondition(limit > 0, "a batch holds at least one row")
         let layout = try schema.entity(named: entity)
-        let numbers = includingSubentities ? layout.hierarchyNumbers : [layout.number]
+        let filter = layout.rowFilter(includingSubentities: includingSubentities, alias: "t0")
         let sql: SQL = """
-            \(try selection(for: layout)) WHERE t0."Z_ENT" IN (\(Self.list(numbers))) AND t0."Z_PK" > \(primaryKey) \
+            \(try selection(for: layout)) WHERE \(filter) AND t0."Z_PK" > \(primaryKey) \
             ORDER BY t0."Z_PK" LIMIT \(limit)
             """
         return try packedRows(sql, using: connection).map(StoreRow.init)
@@ -40,9 +40,11 @@ extension PostgreSQLStore {
         return ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
     }
 
-    /// The columns of ``columnNames(of:)`` qualified with the alias `t0`, for a select list.
+    /// The columns of ``columnNames(of:)`` qualified with the alias `t0`, for a select list, with
+    /// each row's entity number in place of `Z_ENT` (``EntityLayout/rowEntityNumber(alias:)``:
+    /// the entity's own number for a table that is its alone).
     nonisolated func selectList(of layout: EntityLayout) throws(SQLiteError) -> [SQL] {
-        try columnNames(of: layout).map { "t0." + SQL.identifier($0) }
+        try columnNames(of: layout).map { $0 == "Z_ENT" ? layout.rowEntityNumber(alias: "t0") : "t0." + SQL.identifier($0) }
     }
 
     /// The SELECT of every column of an entity's root table, aliased `t0`.
@@ -187,14 +189,14 @@ extension PostgreSQLStore {
         case .inverseForeignKey(let table, let column, let orderColumn):
             let order = SQL(unsafeSQL: orderColumn.map { SQL.quoted($0) + ", " } ?? "")
             sql = """
-                SELECT \(.identifier(column)), "Z_ENT", "Z_PK" FROM \(.identifier(table)) \
+                SELECT \(.identifier(column)), \(destination.rowEntityNumber()), "Z_PK" FROM \(.identifier(table)) \
                 WHERE \(.identifier(column)) = ANY(\(Self.keyArray(keys))::bigint[]) \
-                AND "Z_ENT" IN (\(Self.list(destination.hierarchyNumbers))) ORDER BY \(.identifier(column)), \(order)"Z_PK"
+                AND \(destination.rowFilter()) ORDER BY \(.identifier(column)), \(order)"Z_PK"
                 """
         case .joinTable(let table, let source, let target, let orderColumn):
             let order = SQL(unsafeSQL: orderColumn.map { "j." + SQL.quoted($0) + ", " } ?? "")
             sql = """
-                SELECT j.\(.identifier(source)), d."Z_ENT", d."Z_PK" FROM \(.identifier(table)) AS j \
+                SELECT j.\(.identifier(source)), \(destination.rowEntityNumber(alias: "d")), d."Z_PK" FROM \(.identifier(table)) AS j \
                 JOIN \(.identifier(destination.table)) AS d ON d."Z_PK" = j.\(.identifier(target)) \
                 WHERE j.\(.identifier(source)) = ANY(\(Self.keyArray(keys))::bigint[]) \
                 ORDER BY j.\(.identifier(source)), \(order)d."Z_PK"

@@ -76,7 +76,7 @@ extension PostgreSQLStore {
                     if let orderColumn { cleared.append(SQL.identifier(orderColumn) + " = NULL") }
                     try connection.execute("""
                         UPDATE \(.identifier(table)) SET \(SQL.joined(cleared)) WHERE \(.identifier(column)) = \(primaryKey) \
-                        AND "Z_ENT" IN (\(Self.list(destination.hierarchyNumbers)))
+                        AND \(destination.rowFilter())
                         """)
                 }
                 for (index, reference) in unique.enumerated() {

@@ -120,7 +120,7 @@ extension PostgreSQLStore {
             let keys = references.map(\.primaryKey).sorted()
             let sql: SQL = """
                 SELECT "Z_PK", "Z_OPT" FROM \(.identifier(layout.table)) WHERE "Z_PK" = ANY(\(Self.keyArray(keys))::bigint[]) \
-                AND "Z_ENT" IN (\(Self.list(layout.hierarchyNumbers))) ORDER BY "Z_PK" FOR UPDATE
+                AND \(layout.rowFilter()) ORDER BY "Z_PK" FOR UPDATE
                 """
             for values in try connection.fetchAll(sql) {
                 current[RowReference(entityName: entity, primaryKey: values[0].int64 ?? 0)] = values[1].int64 ?? 0
@@ -191,7 +191,7 @@ extension PostgreSQLStore {
         let layout = try schema.entity(named: reference.entityName)
         try connection.execute("""
             DELETE FROM \(.identifier(layout.table)) WHERE "Z_PK" = \(reference.primaryKey) AND "Z_OPT" = \(version) \
-            AND "Z_ENT" IN (\(Self.list(layout.hierarchyNumbers)))
+            AND \(layout.rowFilter())
             """)
         for relationship in layout.toManyRelationships {
             if case .joinTable(let table, let source, _, _) = relationship.storage {

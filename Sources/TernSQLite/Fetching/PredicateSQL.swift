@@ -45,11 +45,12 @@ struct PredicateSQL {
     init?(_ request: StoreFetchRequest, schema: StoreSchema) {
         guard let layout = schema.entities[request.entityName] else { return nil }
         var translator = Translator(schema: schema, root: layout)
-        let numbers = request.includesSubentities ? layout.hierarchyNumbers : [layout.number]
         // A root table holds the rows of one hierarchy only: for the whole hierarchy, testing
         // Z_ENT would only make SQLite read each row an index already answers for (a count).
-        let everyRow = request.includesSubentities && layout.superNumber == 0
-        var condition: SQL = everyRow ? "1" : "t0.Z_ENT IN (\(SQLiteStore.list(numbers)))"
+        // A table that is its entity's alone has no Z_ENT term at all, as Core Data reads it.
+        let entityCondition = layout.rowCondition(includingSubentities: request.includesSubentities, alias: "t0")
+        let everyRow = (request.includesSubentities && layout.superNumber == 0) || entityCondition == nil
+        var condition: SQL = entityCondition.flatMap { everyRow ? nil : $0 } ?? "1"
         if let predicate = request.predicate {
             guard let translated = try? predicate.accept(&translator) else { return nil }
             condition = everyRow ? "(" + translated + ")" : condition + " AND " + translated
@@ -163,8 +164,8 @@ private struct Translator: PredicateVisitor {
                 let next = "t\(aliases.count + 1)"
                 joins.append(
                     " LEFT JOIN \(.identifier(destination.table)) AS \(SQL(unsafeSQL: next)) ON \(SQL(unsafeSQL: next)).Z_PK = "
-                        + "\(SQL(unsafeSQL: alias)).\(.identifier(relationship.column)) AND \(SQL(unsafeSQL: next)).Z_ENT IN "
-                        + "(\(SQLiteStore.list(destination.hierarchyNumbers)))")
+                        + "\(SQL(unsafeSQL: alias)).\(.identifier(relationship.column)) AND "
+                        + destination.rowFilter(alias: next))
                 aliases[prefix] = next
                 alias = next
             }
@@ -190,7 +191,7 @@ private struct Translator: PredicateVisitor {
         switch mapping.storage {
         case .inverseForeignKey(let table, let column, _):
             return "FROM \(.identifier(table)) AS d WHERE d.\(.identifier(column)) = t0.Z_PK "
-                + "AND d.Z_ENT IN (\(SQLiteStore.list(destination.hierarchyNumbers)))"
+                + "AND " + destination.rowFilter(alias: "d")
         case .joinTable(let table, let source, let target, _):
             return "FROM \(.identifier(table)) AS j JOIN \(.identifier(destination.table)) AS d "
                 + "ON d.Z_PK = j.\(.identifier(target)) WHERE j.\(.identifier(source)) = t0.Z_PK"

@@ -70,7 +70,7 @@ extension SQLiteStore {
     ) throws -> PackedFetchPage? {
         let layout = try schema.entity(named: request.entityName)
         let names = try columnNames(of: layout)
-        let list = SQL.joined(names.map { "t0." + SQL.identifier($0) } + keys.map(\.column))
+        let list = SQL.joined([try selectList(for: layout, alias: "t0")] + keys.map(\.column))
         var condition = query.condition
         if let position {
             guard let after = Self.condition(after: position, keys: keys) else { return nil }

@@ -14,8 +14,7 @@ extension SQLiteStore: PackedRowReading {
         _ request: StoreFetchRequest
     ) throws(SQLiteError) -> (sql: SQL, isOrdered: Bool)? {
         guard let query = PredicateSQL(request, schema: schema) else { return nil }
-        let names = try columnNames(of: schema.entity(named: request.entityName))
-        let list = SQL.joined(names.map { "t0." + SQL.identifier($0) })
+        let list = try selectList(for: schema.entity(named: request.entityName), alias: "t0")
         var sql: SQL = "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY "
         if let order = query.order {
             sql.append(order + Self.window(request))
@@ -71,7 +70,11 @@ extension SQLiteStore: PackedRowReading {
     /// - Returns: The references, or nil when the request needs rows to be sorted or filtered in Swift.
     func fetchReferencesInSQL(_ request: StoreFetchRequest) throws -> [RowReference]? {
         guard let query = PredicateSQL(request, schema: schema), let order = query.order else { return nil }
-        let sql: SQL = "SELECT t0.Z_PK, t0.Z_ENT FROM \(query.from) WHERE \(query.condition) ORDER BY \(order)"
+        let layout = try schema.entity(named: request.entityName)
+        let sql: SQL = """
+            SELECT t0.Z_PK, \(layout.rowEntityNumber(alias: "t0")) FROM \(query.from) WHERE \(query.condition) \
+            ORDER BY \(order)
+            """
         var references: [RowReference] = []
         try connection.forEachRow(sql + Self.window(request)) { (values) throws(SQLiteError) in
             let entity = try schema.entity(number: Int(values[1].int64 ?? 0)).name

@@ -48,7 +48,8 @@ final class MigrationSourcePage: @unchecked Sendable {
     init(plan: RowPlan, columns: [String]) {
         self.plan = plan
         self.width = columns.count
-        self.selection = SQL.joined(columns.map { SQL.identifier($0) })
+        // A row of a table that is its entity's alone is read as the entity's, whatever its Z_ENT.
+        self.selection = SQL.joined(columns.map { $0 == "Z_ENT" ? plan.layout.rowEntityNumber() : SQL.identifier($0) })
         self.attributes = Dictionary(plan.attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.names = plan.attributes.map(\.name)
         self.positions = plan.attributes.map(\.position)
@@ -114,7 +115,7 @@ final class MigrationSourcePage: @unchecked Sendable {
         values.removeAll(keepingCapacity: true)
         let layout = plan.layout
         let sql: SQL = """
-            SELECT \(selection) FROM \(.identifier(layout.table)) WHERE Z_ENT = \(layout.number) AND Z_PK > \(key) \
+            SELECT \(selection) FROM \(.identifier(layout.table)) WHERE \(layout.rowFilter(includingSubentities: false)) AND Z_PK > \(key) \
             ORDER BY Z_PK LIMIT \(limit)
             """
         let width = width

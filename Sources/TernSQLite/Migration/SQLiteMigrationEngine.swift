@@ -217,11 +217,9 @@ final class SQLiteMigrationEngine: MigrationManager {
         return try Self.store {
             try store.assumeIsolated { store in
                 let layout = try store.schema.entity(named: entity)
-                var sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table))"
                 // A table of one entity is counted without reading its rows.
-                if store.schema.entities.values.contains(where: { $0.table == layout.table && $0.number != layout.number }) {
-                    sql.append(" WHERE Z_ENT = \(layout.number)")
-                }
+                let filter = layout.rowFilter(includingSubentities: false)
+                let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE \(filter)"
                 return Int(try store.connection.fetchValue(sql)?.int64 ?? 0)
             }
         }

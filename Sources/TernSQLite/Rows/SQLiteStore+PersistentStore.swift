@@ -81,8 +81,8 @@ extension SQLiteStore: PersistentStore {
         if let sql = translatedCount(request) { return Int(try connection.fetchValue(sql)?.int64 ?? 0) }
         guard request.predicate != nil || request.offset > 0 || request.limit != nil else {
             let layout = try schema.entity(named: request.entityName)
-            let numbers = request.includesSubentities ? layout.hierarchyNumbers : [layout.number]
-            let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE Z_ENT IN (\(Self.list(numbers)))"
+            let filter = layout.rowFilter(includingSubentities: request.includesSubentities)
+            let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE \(filter)"
             return Int(try connection.fetchValue(sql)?.int64 ?? 0)
         }
         var matches = 0
@@ -114,7 +114,7 @@ extension SQLiteStore: PersistentStore {
             let select = try selection(for: layout)
             for start in stride(from: 0, to: group.count, by: Self.fetchBatchSize) {
                 let keys = Self.boundList(group[start..<min(start + Self.fetchBatchSize, group.count)].map(\.primaryKey))
-                let sql: SQL = "\(select) WHERE Z_PK IN (\(keys)) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
+                let sql: SQL = "\(select) WHERE Z_PK IN (\(keys)) AND \(layout.rowFilter())"
                 let rows = try packedRows(sql, using: connection) { (number) throws(SQLiteError) in
                     if let plan = plans[number] { return plan }
                     return try makeRowPlan(number: number)
@@ -173,11 +173,11 @@ extension SQLiteStore: PersistentStore {
         of entity: String, includingSubentities: Bool, _ body: (RowReference) -> Bool
     ) throws {
         let layout = try schema.entity(named: entity)
-        let numbers = includingSubentities ? layout.hierarchyNumbers : [layout.number]
+        let filter = layout.rowFilter(includingSubentities: includingSubentities)
         var last: Int64 = 0
         while true {
             let sql: SQL = """
-                SELECT Z_PK, Z_ENT FROM \(.identifier(layout.table)) WHERE Z_ENT IN (\(Self.list(numbers))) \
+                SELECT Z_PK, \(layout.rowEntityNumber()) FROM \(.identifier(layout.table)) WHERE \(filter) \
                 AND Z_PK > \(last) ORDER BY Z_PK LIMIT \(Self.fetchBatchSize)
                 """
             var count = 0

@@ -16,7 +16,7 @@ extension SQLiteStore {
     package func row(of entity: String, primaryKey: Int64) throws(SQLiteError) -> StoreRow? {
         let layout = try schema.entity(named: entity)
         let select = try selection(for: layout)
-        let sql: SQL = "\(select) WHERE Z_PK = \(primaryKey) AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))"
+        let sql: SQL = "\(select) WHERE Z_PK = \(primaryKey) AND \(layout.rowFilter())"
         return try packedRows(sql).first.map(StoreRow.init)
     }
 
@@ -35,10 +35,9 @@ extension SQLiteStore {
     ) throws(SQLiteError) -> [StoreRow] {
         precondition(limit > 0, "a batch holds at least one row")
         let layout = try schema.entity(named: entity)
-        let numbers = includingSubentities ? layout.hierarchyNumbers : [layout.number]
         let select = try selection(for: layout)
         let sql: SQL = """
-            \(select) WHERE Z_ENT IN (\(Self.list(numbers))) AND Z_PK > \(primaryKey) \
+            \(select) WHERE \(layout.rowFilter(includingSubentities: includingSubentities)) AND Z_PK > \(primaryKey) \
             ORDER BY Z_PK LIMIT \(limit)
             """
         return try packedRows(sql).map(StoreRow.init)
@@ -66,7 +65,7 @@ extension SQLiteStore {
     /// - Complexity: O(*n*) in the rows of the entity's table.
     package func count(of entity: String) throws(SQLiteError) -> Int {
         let layout = try schema.entity(named: entity)
-        let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE Z_ENT = \(layout.number)"
+        let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE \(layout.rowFilter(includingSubentities: false))"
         return Int(try connection.fetchValue(sql)?.int64 ?? 0)
     }
 
@@ -74,8 +73,18 @@ extension SQLiteStore {
 
     /// The SELECT of every column of an entity's root table, in the order of ``columnNames(of:)``.
     nonisolated func selection(for layout: EntityLayout) throws(SQLiteError) -> SQL {
-        let list = SQL.joined(try columnNames(of: layout).map { SQL.identifier($0) })
-        return "SELECT \(list) FROM \(.identifier(layout.table))"
+        "SELECT \(try selectList(for: layout)) FROM \(.identifier(layout.table))"
+    }
+
+    /// The select list of ``columnNames(of:)``, qualified with an alias if one is given, with
+    /// each row's entity number in place of `Z_ENT`: the entity's own number for a table that is
+    /// its alone (``EntityLayout/rowEntityNumber(alias:)``), so such a table's every row is read
+    /// as its object.
+    nonisolated func selectList(for layout: EntityLayout, alias: String? = nil) throws(SQLiteError) -> SQL {
+        let prefix = SQL(unsafeSQL: alias.map { $0 + "." } ?? "")
+        return SQL.joined(try columnNames(of: layout).map { name in
+            name == "Z_ENT" ? layout.rowEntityNumber(alias: alias) : prefix + SQL.identifier(name)
+        })
     }
 
     /// Every column of an entity's root table, `Z_PK`, `Z_ENT` and `Z_OPT` first: what
@@ -340,13 +349,13 @@ extension SQLiteStore {
         case .inverseForeignKey(let table, let column, let orderColumn):
             let order = SQL(unsafeSQL: orderColumn.map { SQL.quoted($0) + ", " } ?? "")
             sql = """
-                SELECT \(.identifier(column)), Z_ENT, Z_PK FROM \(.identifier(table)) WHERE \(.identifier(column)) IN (\(keys)) \
-                AND Z_ENT IN (\(Self.list(destination.hierarchyNumbers))) ORDER BY \(order)Z_PK
+                SELECT \(.identifier(column)), \(destination.rowEntityNumber()), Z_PK FROM \(.identifier(table)) \
+                WHERE \(.identifier(column)) IN (\(keys)) AND \(destination.rowFilter()) ORDER BY \(order)Z_PK
                 """
         case .joinTable(let table, let source, let target, let orderColumn):
             let order = SQL(unsafeSQL: orderColumn.map { "j." + SQL.quoted($0) + ", " } ?? "")
             sql = """
-                SELECT j.\(.identifier(source)), d.Z_ENT, d.Z_PK FROM \(.identifier(table)) AS j \
+                SELECT j.\(.identifier(source)), \(destination.rowEntityNumber(alias: "d")), d.Z_PK FROM \(.identifier(table)) AS j \
                 JOIN \(.identifier(destination.table)) AS d ON d.Z_PK = j.\(.identifier(target)) \
                 WHERE j.\(.identifier(source)) IN (\(keys)) ORDER BY \(order)d.Z_PK
                 """

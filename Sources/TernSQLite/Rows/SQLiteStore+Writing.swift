@@ -132,7 +132,7 @@ extension SQLiteStore {
             let layout = try schema.entity(named: reference.entityName)
             let current = try connection.fetchValue("""
                 SELECT Z_OPT FROM \(.identifier(layout.table)) WHERE Z_PK = \(reference.primaryKey) \
-                AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))
+                AND \(layout.rowFilter())
                 """)
             guard current?.int64 != version else { continue }
             let what = current == nil ? "was deleted" : "changed (version \(version) was read, the store has \(current?.int64 ?? 0))"
@@ -179,7 +179,7 @@ extension SQLiteStore {
         let layout = try schema.entity(named: reference.entityName)
         try connection.execute("""
             DELETE FROM \(.identifier(layout.table)) WHERE Z_PK = \(reference.primaryKey) AND Z_OPT = \(version) \
-            AND Z_ENT IN (\(Self.list(layout.hierarchyNumbers)))
+            AND \(layout.rowFilter())
             """)
         for relationship in layout.toManyRelationships {
             if case .joinTable(let table, let source, _, _) = relationship.storage {
@@ -220,7 +220,7 @@ extension SQLiteStore {
                 if let orderColumn { cleared.append(SQL.identifier(orderColumn) + " = NULL") }
                 try connection.execute("""
                     UPDATE \(.identifier(table)) SET \(SQL.joined(cleared)) WHERE \(.identifier(column)) = \(primaryKey) \
-                    AND Z_ENT IN (\(Self.list(destination.hierarchyNumbers)))
+                    AND \(destination.rowFilter())
                     """)
                 for (index, reference) in unique.enumerated() {
                     var set = [SQL.identifier(column) + " = \(primaryKey)"]

@@ -131,35 +131,47 @@ extension SQLiteStore {
         // Opening a store whose objects all have identities writes nothing (and takes no write lock).
         if exists {
             var isComplete = true
-            for table in tables where try needsIdentities(table, connection) { isComplete = false }
+            for table in tables where try needsIdentities(table, schema: schema, connection) { isComplete = false }
             if isComplete { return true }
         }
         try connection.inTransaction(.immediate) { () throws(SQLiteError) in
             try connection.execute(Connection.globalIdentityTable)
-            for table in tables where try needsIdentities(table, connection) {
-                try backfillIdentities(of: table, connection: connection)
+            for table in tables where try needsIdentities(table, schema: schema, connection) {
+                try backfillIdentities(of: table, schema: schema, connection: connection)
             }
         }
         return true
     }
 
     /// Whether some rows of a table have no identity (two counts).
-    private static func needsIdentities(_ table: TableLayout, _ connection: Connection) throws(SQLiteError) -> Bool {
+    private static func needsIdentities(
+        _ table: TableLayout, schema: StoreSchema, _ connection: Connection
+    ) throws(SQLiteError) -> Bool {
+        let entity = entityNumber(ofRowsOf: table, schema: schema)
         let rows = try connection.fetchValue("SELECT COUNT(*) FROM \(.identifier(table.name))")?.int64 ?? 0
         let identities = try connection.fetchValue("""
             SELECT COUNT(*) FROM TERNSYNC_OBJECT o JOIN \(.identifier(table.name)) t \
-            ON t.Z_PK = o.ZENTITYPK AND t.Z_ENT = o.ZENTITY WHERE o.ZDELETED = 0
+            ON t.Z_PK = o.ZENTITYPK AND \(entity) = o.ZENTITY WHERE o.ZDELETED = 0
             """)?.int64 ?? 0
         return identities < rows
     }
 
+    /// The entity number of a row of a table, alias `t`: `t.Z_ENT`, or the root's number for a
+    /// table that is its root's alone (``EntityLayout/rowEntityNumber(alias:)``).
+    private static func entityNumber(ofRowsOf table: TableLayout, schema: StoreSchema) -> SQL {
+        schema.entities[table.rootEntity]?.rowEntityNumber(alias: "t") ?? "t.Z_ENT"
+    }
+
     /// Gives the rows of a table that have no identity one, a batch at a time.
-    private static func backfillIdentities(of table: TableLayout, connection: Connection) throws(SQLiteError) {
+    private static func backfillIdentities(
+        of table: TableLayout, schema: StoreSchema, connection: Connection
+    ) throws(SQLiteError) {
+        let entity = entityNumber(ofRowsOf: table, schema: schema)
         var last: Int64 = 0
         while true {
             let batch = try connection.fetchAll("""
-                SELECT t.Z_ENT, t.Z_PK FROM \(.identifier(table.name)) t WHERE t.Z_PK > \(last) AND NOT EXISTS \
-                (SELECT 1 FROM TERNSYNC_OBJECT o WHERE o.ZENTITY = t.Z_ENT AND o.ZENTITYPK = t.Z_PK) ORDER BY t.Z_PK LIMIT 500
+                SELECT \(entity), t.Z_PK FROM \(.identifier(table.name)) t WHERE t.Z_PK > \(last) AND NOT EXISTS \
+                (SELECT 1 FROM TERNSYNC_OBJECT o WHERE o.ZENTITY = \(entity) AND o.ZENTITYPK = t.Z_PK) ORDER BY t.Z_PK LIMIT 500
                 """)
             for row in batch {
                 try connection.execute("""

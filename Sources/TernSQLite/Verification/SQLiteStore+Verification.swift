@@ -53,7 +53,7 @@ extension SQLiteStore {
     ) throws {
         let column = SQL.identifier(attribute.column)
         let sql: SQL = """
-            SELECT "Z_PK", \(column) FROM \(.identifier(entity.table)) WHERE "Z_ENT" = \(entity.number) \
+            SELECT "Z_PK", \(column) FROM \(.identifier(entity.table)) WHERE \(entity.rowFilter(includingSubentities: false)) \
             AND typeof(\(column)) = 'blob' AND substr(\(column), 1, 1) = x'02'
             """
         let folder = externalData.folder

@@ -35,6 +35,8 @@ package final class StoreChecker {
     let limit: Int
     /// The problems found so far.
     private(set) var problems: [StoreProblem] = []
+    /// What was found that Core Data reads all the same, at most `limit` of them.
+    private(set) var warnings: [StoreProblem] = []
     /// Whether problems were dropped because the limit was reached.
     private(set) var isTruncated = false
 
@@ -90,7 +92,8 @@ package final class StoreChecker {
             try checkUniqueness(of: entity)
             progress?.completedUnitCount += 1
         }
-        return StoreVerificationReport(problems: problems, objectCount: objectCount, isTruncated: isTruncated)
+        return StoreVerificationReport(
+            problems: problems, objectCount: objectCount, isTruncated: isTruncated, warnings: warnings)
     }
 
     /// Keeps a problem, or notes that the report is truncated.
@@ -127,6 +130,16 @@ package final class StoreChecker {
             add(StoreProblem(
                 .unknownEntity, entityName: root.name, primaryKey: row[0].int64,
                 message: "row \(row[0].int64 ?? 0) of \(table.name) has Z_ENT \(number), which is \(what) of this table"))
+        }
+        guard let mislabelled = root.mislabelledRows() else { return count }
+        try forEach("SELECT \"Z_PK\", \"Z_ENT\" FROM \(name) WHERE \(mislabelled) ORDER BY \"Z_PK\"") { row in
+            guard warnings.count < limit else { return }
+            let number = row[1].int64.map(String.init) ?? "NULL"
+            warnings.append(StoreProblem(
+                .entityNumberMismatch, entityName: root.name, primaryKey: row[0].int64,
+                message: "row \(row[0].int64 ?? 0) of \(table.name) has Z_ENT \(number), not \(root.number); the table is "
+                    + "\(root.name)'s alone, so Core Data reads the row as one of its objects, as Tern does "
+                    + "(a migration in place rewrites its Z_ENT)"))
         }
         return count
     }
@@ -178,7 +191,7 @@ package final class StoreChecker {
         guard !columns.isEmpty else { return }
         let nulls = SQL.joined(columns.map { "\(SQL.identifier($0.column)) IS NULL" })
         let any = SQL.joined(columns.map { "\(SQL.identifier($0.column)) IS NULL" }, separator: " OR ")
-        let sql: SQL = "SELECT \"Z_PK\", \(nulls) FROM \(.identifier(entity.table)) WHERE \"Z_ENT\" = \(entity.number) AND (\(any))"
+        let sql: SQL = "SELECT \"Z_PK\", \(nulls) FROM \(.identifier(entity.table)) WHERE \(entity.rowFilter(includingSubentities: false)) AND (\(any))"
         try forEach(sql) { row in
             for (index, column) in columns.enumerated() where row[index + 1].int64 == 1 {
                 add(StoreProblem(
@@ -197,9 +210,9 @@ package final class StoreChecker {
         let selectedEntity: SQL = entityColumn.map { "s.\($0)" } ?? "NULL"
         let sql: SQL = """
             SELECT s."Z_PK", s.\(column), \(selectedEntity) FROM \(.identifier(entity.table)) AS s \
-            WHERE s."Z_ENT" = \(entity.number) AND s.\(column) IS NOT NULL AND NOT EXISTS (\
+            WHERE \(entity.rowFilter(includingSubentities: false, alias: "s")) AND s.\(column) IS NOT NULL AND NOT EXISTS (\
             SELECT 1 FROM \(.identifier(destination.table)) AS d WHERE d."Z_PK" = s.\(column) \
-            AND d."Z_ENT" IN (\(Self.list(destination.hierarchyNumbers))) \(sameEntity))
+            AND \(destination.rowFilter(alias: "d")) \(sameEntity))
             """
         try forEach(sql) { row in
             let key = row[1].int64 ?? 0
@@ -227,12 +240,12 @@ package final class StoreChecker {
         else { return }
         let column = SQL.identifier(relationship.column)
         let backColumn = SQL.identifier(back.column)
-        let backEntity: SQL = back.entityColumn.map { " OR d.\(SQL.identifier($0)) IS NOT s.Z_ENT" } ?? ""
+        let backEntity: SQL = back.entityColumn.map { " OR d.\(SQL.identifier($0)) IS NOT " + entity.rowEntityNumber(alias: "s") } ?? ""
         let sql: SQL = """
-            SELECT s."Z_PK", d."Z_ENT", d."Z_PK", d.\(backColumn) FROM \(.identifier(entity.table)) AS s \
+            SELECT s."Z_PK", \(destination.rowEntityNumber(alias: "d")), d."Z_PK", d.\(backColumn) FROM \(.identifier(entity.table)) AS s \
             JOIN \(.identifier(destination.table)) AS d ON d."Z_PK" = s.\(column) \
-            AND d."Z_ENT" IN (\(Self.list(destination.hierarchyNumbers))) \
-            WHERE s."Z_ENT" = \(entity.number) AND (d.\(backColumn) IS DISTINCT FROM s."Z_PK"\(backEntity))
+            AND \(destination.rowFilter(alias: "d")) \
+            WHERE \(entity.rowFilter(includingSubentities: false, alias: "s")) AND (d.\(backColumn) IS DISTINCT FROM s."Z_PK"\(backEntity))
             """
         try forEach(sql) { row in
             let target = "\(row[1].int64.flatMap { schema.entityNames[Int($0)] } ?? destination.name)/p\(row[2].int64 ?? 0)"
@@ -258,14 +271,14 @@ package final class StoreChecker {
         case .inverseForeignKey(let table, let column, _):
             count = """
                 SELECT COUNT(*) FROM \(.identifier(table)) AS d WHERE d.\(.identifier(column)) = s."Z_PK" \
-                AND d."Z_ENT" IN (\(Self.list(destination.hierarchyNumbers)))
+                AND \(destination.rowFilter(alias: "d"))
                 """
         case .joinTable(let table, let source, _, _):
             count = "SELECT COUNT(*) FROM \(.identifier(table)) AS j WHERE j.\(.identifier(source)) = s.Z_PK"
         }
         let sql: SQL = """
             SELECT pk, n FROM (SELECT s."Z_PK" AS pk, (\(count)) AS n FROM \(.identifier(entity.table)) AS s \
-            WHERE s."Z_ENT" = \(entity.number)) AS counts \
+            WHERE \(entity.rowFilter(includingSubentities: false, alias: "s"))) AS counts \
             WHERE \(required ? "n < \(minimum)" : "(n > 0 AND n < \(minimum))" as SQL) OR n > \(Int64(clamping: maximum))
             """
         try forEach(sql) { row in
@@ -305,7 +318,7 @@ package final class StoreChecker {
         let sql: SQL = """
             SELECT j.\(column), COUNT(*) FROM \(.identifier(join.table)) AS j WHERE NOT EXISTS (\
             SELECT 1 FROM \(.identifier(join.entity.table)) AS o WHERE o."Z_PK" = j.\(column) \
-            AND o."Z_ENT" IN (\(Self.list(join.entity.hierarchyNumbers)))) GROUP BY j.\(column)
+            AND \(join.entity.rowFilter(alias: "o"))) GROUP BY j.\(column)
             """
         try forEach(sql) { row in
             let key = row[0].int64.map { "p\($0)" } ?? "NULL"
@@ -333,7 +346,7 @@ package final class StoreChecker {
             let notNull = SQL.joined(columns.map { "\($0) IS NOT NULL" }, separator: " AND ")
             let sql: SQL = """
                 SELECT MIN("Z_PK"), MAX("Z_PK"), COUNT(*) FROM \(.identifier(entity.table)) \
-                WHERE "Z_ENT" IN (\(Self.list(entity.hierarchyNumbers))) AND \(notNull) \
+                WHERE \(entity.rowFilter()) AND \(notNull) \
                 GROUP BY \(SQL.joined(columns)) HAVING COUNT(*) > 1
                 """
             let names = constraint.joined(separator: ", ")
@@ -359,10 +372,5 @@ package final class StoreChecker {
         var first: [DatabaseValue]?
         try readRows(sql) { row in if first == nil { first = row } }
         return first
-    }
-
-    /// A comma-separated list of bound integers.
-    private static func list(_ numbers: [Int]) -> SQL {
-        SQL.joined(numbers.map { "\($0)" })
     }
 }

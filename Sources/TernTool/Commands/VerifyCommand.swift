@@ -32,12 +32,19 @@ struct VerifyCommand: Command {
             problem under it: ENTITY/p<primary key>.PROPERTY (KIND): MESSAGE. At most 1000 problems
             are listed.
 
+            Rows that Core Data reads all the same are warnings, not problems: a row of a table
+            that belongs to one entity alone (a root without subentities) whose Z_ENT names
+            another entity is read as that entity's object. Each is a line "warning:
+            ENTITY/p<primary key> (entityNumberMismatch): MESSAGE" on stderr (after the problems'
+            lines when there are problems; only in the JSON with --json); warnings alone leave
+            the exit status 0.
+
             --json prints {"ok": BOOL, "objects": INT, "truncated": BOOL, "skipped": [KIND], "problems": [{"kind":
             STRING, "entity": NAME|null, "primaryKey": INT|null, "property": NAME|null, "message":
-            STRING}]} on stdout, also when problems are found (then the exit status is 1 and stderr
-            has only the error line). Kinds: integrity, primaryKeyCounter, unknownEntity, entityHierarchy,
+            STRING}], "warnings": [same as problems]} on stdout, also when problems are found
+            (then the exit status is 1 and stderr has only the error line). Kinds: integrity, primaryKeyCounter, unknownEntity, entityHierarchy,
             danglingReference, inverseMismatch, missingValue, countOutOfRange,
-            uniquenessViolation, unreadableValue, missingExternalData.
+            uniquenessViolation, unreadableValue, missingExternalData; warnings: entityNumberMismatch.
 
             A PostgreSQL store (a postgres:// URL) gets every check but SQLite's integrity_check
             and external data files, which do not apply to it: a note on stderr says so, and
@@ -94,6 +101,7 @@ struct VerifyCommand: Command {
             let names = report.skippedChecks.map(\.rawValue).joined(separator: ", ")
             context.note("note: not checked, as they do not apply to a \(kind.rawValue) store: \(names)")
         }
+        let warnings = report.warnings.map { "\($0.location) (\($0.kind)): \($0.message)" }
         let count = report.problems.count
         let summary = "the store has \(report.isTruncated ? "more than " : "")\(count) problem\(count == 1 ? "" : "s")"
         if json {
@@ -105,8 +113,9 @@ struct VerifyCommand: Command {
         guard report.isClean else {
             var lines = report.problems.map { "  \($0.location) (\($0.kind)): \($0.message)" }
             if report.isTruncated { lines.append("  … only the first \(count) problems are listed") }
-            throw CommandFailure(summary, details: lines)
+            throw CommandFailure(summary, details: lines + warnings.map { "  warning: " + $0 })
         }
+        for warning in warnings { context.warn(warning) }
         let objects = report.objectCount
         context.print("ok: \(objects) object\(objects == 1 ? "" : "s") checked, no problems")
     }
@@ -120,15 +129,19 @@ struct VerifyCommand: Command {
             "objects": .integer(Int64(report.objectCount)),
             "truncated": .bool(report.isTruncated),
             "skipped": .array(report.skippedChecks.map { .string($0.rawValue) }),
-            "problems": .array(report.problems.map { problem in
-                .object([
-                    "kind": .string(problem.kind.rawValue),
-                    "entity": .string(problem.entityName),
-                    "primaryKey": problem.primaryKey.map(JSONValue.integer) ?? .null,
-                    "property": .string(problem.propertyName),
-                    "message": .string(problem.message),
-                ])
-            }),
+            "problems": .array(report.problems.map(entry)),
+            "warnings": .array(report.warnings.map(entry)),
+        ])
+    }
+
+    /// A problem or warning as an entry of the JSON document.
+    private static func entry(_ problem: StoreProblem) -> JSONValue {
+        .object([
+            "kind": .string(problem.kind.rawValue),
+            "entity": .string(problem.entityName),
+            "primaryKey": problem.primaryKey.map(JSONValue.integer) ?? .null,
+            "property": .string(problem.propertyName),
+            "message": .string(problem.message),
         ])
     }
 }

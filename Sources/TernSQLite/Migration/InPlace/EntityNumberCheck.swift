@@ -86,16 +86,33 @@ extension EntityNumberCheck {
 extension StoreSchema {
     /// The condition on a root table's rows whose entity number (`Z_ENT`) is NULL or none of the
     /// concrete (not abstract) entities of the root's hierarchy has: rows no entity owns. Plain
-    /// SQL for SQLite and PostgreSQL (no empty `IN` list).
+    /// SQL for SQLite and PostgreSQL (no empty `IN` list). A table that is the root's alone has
+    /// none: its every row is the root's (``EntityLayout/isOnlyEntityOfTable``).
     ///
     /// - Parameter root: The root entity's layout.
     /// - Returns: The condition, for a `WHERE` over the root's table.
     package func strayRows(of root: EntityLayout) -> SQL {
+        if root.isOnlyEntityOfTable { return "FALSE" }
         let numbers = root.hierarchyNumbers.filter { number in
             entityNames[number].flatMap { entities[$0] }.map { !$0.isAbstract } ?? false
         }
         guard !numbers.isEmpty else { return "TRUE" }
         return "\"Z_ENT\" IS NULL OR \"Z_ENT\" NOT IN (\(SQL.joined(numbers.map { "\($0)" })))"
+    }
+
+    /// The updates that give the rows of each table that is one entity's alone (a root without
+    /// subentities) the entity's number where their `Z_ENT` disagrees
+    /// (``EntityLayout/mislabelledRows(alias:)``): Core Data reads them as that entity's objects,
+    /// and an in-place migration then rewrites them as such. Plain SQL for SQLite and PostgreSQL,
+    /// to run inside the migration's transaction.
+    ///
+    /// - Returns: One `UPDATE` per such table, sorted by table name.
+    /// - Complexity: O(*t*) in the number of tables; running each scans its table.
+    package func relabellingStatements() -> [SQL] {
+        tables.values.sorted { $0.name < $1.name }.compactMap { table in
+            guard let root = entities[table.rootEntity], let mislabelled = root.mislabelledRows() else { return nil }
+            return "UPDATE \(SQL.identifier(table.name)) SET \"Z_ENT\" = \(root.number) WHERE \(mislabelled)"
+        }
     }
 }
 
@@ -109,5 +126,17 @@ extension Connection {
     /// - Complexity: One scan of each root table.
     func checkEntityNumbers(of layout: StoreSchema) throws {
         try EntityNumberCheck.requireNoStrayRows(in: layout) { try fetchValue($0)?.int64 ?? 0 }
+    }
+
+    /// Gives the rows of each table that is one entity's alone (a root without subentities) the
+    /// entity's number where their `Z_ENT` disagrees (``EntityLayout/mislabelledRows(alias:)``):
+    /// Core Data reads them as that entity's objects, and an in-place migration then rewrites
+    /// them as such. Run inside the migration's transaction.
+    ///
+    /// - Parameter layout: The store's layout before the migration.
+    /// - Throws: ``SQLiteError`` when an update fails.
+    /// - Complexity: One scan of each such table.
+    func relabelRowsOfUnsharedTables(of layout: StoreSchema) throws(SQLiteError) {
+        for statement in layout.relabellingStatements() { try execute(statement) }
     }
 }

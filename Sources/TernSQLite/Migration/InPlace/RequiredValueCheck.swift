@@ -15,6 +15,9 @@ package struct RequiredValueCheck: Sendable, Hashable {
     package var table: String
     /// The source entity's number (`Z_ENT`).
     package var entityNumber: Int
+    /// The condition selecting the source entity's rows in its table
+    /// (``EntityLayout/rowFilter(includingSubentities:alias:)``).
+    package var rowFilter: SQL
     /// The source column that must hold a value; nil when no object has one (a new attribute).
     package var column: String?
     /// The source entity's name.
@@ -47,7 +50,8 @@ package struct RequiredValueCheck: Sendable, Hashable {
             for attribute in destination.allAttributes(of: to)
             where !attribute.isOptional && !attribute.isTransient && !attribute.isDerived {
                 var check = Self(
-                    table: layout.table, entityNumber: layout.number, column: nil, sourceEntity: from, entity: to,
+                    table: layout.table, entityNumber: layout.number,
+                    rowFilter: layout.rowFilter(includingSubentities: false), column: nil, sourceEntity: from, entity: to,
                     property: attribute.name, expression: "…")
                 switch expressions[attribute.name] {
                 case .source(let path)? where path.count == 1:
@@ -69,7 +73,7 @@ package struct RequiredValueCheck: Sendable, Hashable {
 
     /// The query counting the objects without a value (one row, one column).
     package var countQuery: SQL {
-        let query: SQL = "SELECT COUNT(*) FROM \(.identifier(table)) WHERE \"Z_ENT\" = \(Int64(entityNumber))"
+        let query: SQL = "SELECT COUNT(*) FROM \(.identifier(table)) WHERE \(rowFilter)"
         guard let column else { return query }
         return query + " AND \(.identifier(column)) IS NULL"
     }

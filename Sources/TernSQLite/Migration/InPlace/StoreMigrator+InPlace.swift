@@ -50,6 +50,9 @@ extension StoreMigrator {
         var journal = journal
         var counts: [Int] = []
         try connection.inTransaction(.immediate) { () throws in
+            // Rows of a table that is one entity's alone are that entity's whatever their Z_ENT:
+            // given its number first, every step then reads and rewrites them by it.
+            try connection.relabelRowsOfUnsharedTables(of: try connection.readSchema(model: models[0].from))
             for (index, step) in steps.enumerated() {
                 try Task.checkCancellationAsMigration()
                 emit(.stepStarted(index: index, from: step.from, to: step.to, kind: step.kind))

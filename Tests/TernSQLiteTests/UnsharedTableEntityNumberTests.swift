@@ -1,0 +1,155 @@
+import Foundation
+import TernCore
+import TernMigration
+import TernTestSupport
+import Testing
+
+@testable import TernSQLite
+
+/// A row whose `Z_ENT` disagrees with the only entity of its table (a root without subentities)
+/// is one of that entity's objects, as Core Data reads it: counted, fetched, verified (a warning)
+/// and migrated as such. In a shared table (a root with subentities) `Z_ENT` still decides.
+@Suite struct UnsharedTableEntityNumberTests {
+    /// Kitchen v1: two unshared tables (Cook, Dish) and a shared one (Item with Special); v2 adds
+    /// an optional attribute to Dish, an inferred step that can run in place.
+    static func model() throws -> VersionedModel {
+        try VersionedModel("Kitchen") {
+            ModelVersion("v1") {
+                Entity("Cook") { Attribute("name", .string) }
+                Entity("Dish") { Attribute("title", .string) }
+                Entity("Item") { Attribute("label", .string) }
+                Entity("Special", parent: "Item") { Attribute("extra", .string) }
+            }
+            ModelVersion("v2") {
+                Entity("Cook") { Attribute("name", .string) }
+                Entity("Dish") {
+                    Attribute("title", .string)
+                    Attribute("rating", .integer64).optional()
+                }
+                Entity("Item") { Attribute("label", .string) }
+                Entity("Special", parent: "Item") { Attribute("extra", .string) }
+            }
+        }
+    }
+
+    static func reference(_ entity: String, _ key: Int64) -> RowReference { RowReference(entityName: entity, primaryKey: key) }
+
+    /// A v1 store with one cook, dishes 1…4, item 1 and special 2; then dish 2's `Z_ENT` is set to
+    /// Cook's number and special 2's to Item's.
+    static func store(in directory: TemporaryDirectory) async throws -> URL {
+        let url = directory.path("Kitchen.sqlite")
+        let v1 = try #require(try model().version(named: "v1")?.model)
+        do {
+            let store = try SQLiteStore(at: url, model: v1)
+            var rows = [StoreRow(reference: reference("Cook", 1), attributes: ["name": .string("Ada")])]
+            for key in try await store.newPrimaryKeys(forEntity: "Dish", count: 4) {
+                rows.append(StoreRow(reference: reference("Dish", key), attributes: ["title": .string("d\(key)")]))
+            }
+            rows.append(StoreRow(reference: reference("Item", 1), attributes: ["label": .string("plain")]))
+            rows.append(StoreRow(reference: reference("Special", 2), attributes: ["label": .string("fancy"), "extra": .string("x")]))
+            _ = try await store.save(StoreChangeSet(inserted: rows))
+        }
+        let connection = try Connection(path: url.path, configuration: SQLiteConfiguration())
+        try connection.execute("UPDATE ZDISH SET Z_ENT = \(try number(of: "Cook", in: connection)) WHERE Z_PK = 2")
+        try connection.execute("UPDATE ZITEM SET Z_ENT = \(try number(of: "Item", in: connection)) WHERE Z_PK = 2")
+        return url
+    }
+
+    static func number(of entity: String, in connection: Connection) throws -> Int64 {
+        try #require(try connection.fetchValue("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = \(entity)")?.int64)
+    }
+
+    static func count(_ entity: String, subentities: Bool = true, in store: SQLiteStore) async throws -> Int {
+        var request = StoreFetchRequest(entityName: entity)
+        request.includesSubentities = subentities
+        return try await store.count(request)
+    }
+
+    @Test func theRowIsCountedAsItsTablesEntity() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(at: try await Self.store(in: directory))
+        #expect(try await Self.count("Dish", in: store) == 4)
+        #expect(try await Self.count("Dish", subentities: false, in: store) == 4)
+        #expect(try await Self.count("Cook", in: store) == 1)
+        #expect(try await store.count(of: "Dish") == 4)
+        var filtered = StoreFetchRequest(entityName: "Dish", predicate: try FetchPredicate("title BEGINSWITH 'd'"))
+        #expect(try await store.count(filtered) == 4)
+        filtered.limit = 10
+        #expect(try await store.count(filtered) == 4)
+    }
+
+    @Test func theRowIsFetchedAsItsTablesEntity() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(at: try await Self.store(in: directory))
+        let all = try await store.fetch(StoreFetchRequest(entityName: "Dish"))
+        #expect(all.map(\.reference) == (1...4).map { Self.reference("Dish", $0) })
+        #expect(all.first { $0.reference.primaryKey == 2 }?.attributes["title"] == .string("d2"))
+        let sorted = try await store.fetch(StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title", ascending: false)]))
+        #expect(sorted.map(\.reference.primaryKey) == [4, 3, 2, 1])
+        let matching = try await store.fetch(StoreFetchRequest(entityName: "Dish", predicate: try FetchPredicate("title == 'd2'")))
+        #expect(matching.map(\.reference) == [Self.reference("Dish", 2)])
+        let references = try await store.fetchReferences(StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title")]))
+        #expect(references == (1...4).map { Self.reference("Dish", $0) })
+        let page = try await store.fetchPage(StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title")]), after: nil, size: 3)
+        #expect(page.rows.map(\.reference) == (1...3).map { Self.reference("Dish", $0) })
+        #expect(try await store.rows(for: [Self.reference("Dish", 2)]).map(\.reference) == [Self.reference("Dish", 2)])
+        #expect(try await store.row(of: "Dish", primaryKey: 2)?.reference == Self.reference("Dish", 2))
+        #expect(try await store.rows(of: "Dish", limit: 10).count == 4)
+        #expect(try await store.fetch(StoreFetchRequest(entityName: "Cook")).map(\.reference) == [Self.reference("Cook", 1)])
+        #expect(try await store.row(of: "Cook", primaryKey: 2) == nil)
+    }
+
+    @Test func inASharedTableTheEntityNumberStillDecides() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore(at: try await Self.store(in: directory))
+        #expect(try await Self.count("Special", in: store) == 0)
+        #expect(try await Self.count("Item", subentities: false, in: store) == 2)
+        #expect(try await store.fetch(StoreFetchRequest(entityName: "Item")).map(\.reference) == [
+            Self.reference("Item", 1), Self.reference("Item", 2),
+        ])
+        #expect(try await store.row(of: "Special", primaryKey: 2) == nil)
+    }
+
+    @Test func verificationWarnsWithoutAProblem() async throws {
+        let directory = try TemporaryDirectory()
+        let url = try await Self.store(in: directory)
+        let report = try await StoreVerifier.verify(storeAt: url)
+        #expect(report.isClean, "\(report.problems)")
+        #expect(report.objectCount == 7)
+        #expect(report.warnings.map(\.kind) == [.entityNumberMismatch])
+        #expect(report.warnings.first?.entityName == "Dish")
+        #expect(report.warnings.first?.primaryKey == 2)
+        #expect(report.warnings.first?.message.contains("has Z_ENT 1, not 2") == true)
+        // A row of no entity in a shared table is still a problem.
+        let connection = try Connection(path: url.path, configuration: SQLiteConfiguration())
+        try connection.execute("UPDATE ZITEM SET Z_ENT = 1 WHERE Z_PK = 1")
+        let damaged = try await StoreVerifier.verify(storeAt: url)
+        #expect(damaged.problems.map(\.kind) == [.unknownEntity])
+        #expect(damaged.warnings.count == 1)
+    }
+
+    @Test(arguments: [MigrationStrategy.inPlace, .rebuild])
+    func migrationCarriesTheRow(strategy: MigrationStrategy) async throws {
+        let directory = try TemporaryDirectory()
+        let url = try await Self.store(in: directory)
+        let report = try await StoreMigrator().migrateStore(
+            at: url, model: try Self.model(), to: "v2", options: MigrationOptions(strategy: strategy))
+        #expect(report.inPlaceSteps.isEmpty == (strategy == .rebuild))
+        let v2 = try #require(try Self.model().version(named: "v2")?.model)
+        do {
+            let store = try SQLiteStore(at: url, model: v2)
+            let dishes = try await store.fetch(StoreFetchRequest(entityName: "Dish"))
+            #expect(dishes.map(\.reference) == (1...4).map { Self.reference("Dish", $0) })
+            #expect(dishes.first { $0.reference.primaryKey == 2 }?.attributes["title"] == .string("d2"))
+            #expect(try await Self.count("Cook", in: store) == 1)
+            #expect(try await Self.count("Item", subentities: false, in: store) == 2)
+            #expect(try await Self.count("Special", in: store) == 0)
+        }
+        // Migrated, the row has its entity's number, and the store verifies without a warning.
+        let connection = try Connection(path: url.path, configuration: .readOnly)
+        let dish = try Self.number(of: "Dish", in: connection)
+        #expect(try connection.fetchValue("SELECT Z_ENT FROM ZDISH WHERE Z_PK = 2")?.int64 == dish)
+        let verification = try await StoreVerifier.verify(storeAt: url, model: v2)
+        #expect(verification.isClean && verification.warnings.isEmpty, "\(verification.problems) \(verification.warnings)")
+    }
+}
