@@ -105,7 +105,8 @@ import Testing
     /// A compiled `.momd` beside its `.xcdatamodeld`: the hashes momc recorded are Tern's.
     @Test func compiledModelsRecordTheHashesOfTheirSourceVersions() throws {
         var checked = 0
-        for item in try RealWorldCorpus.items(of: .compiledModel) where item.path.hasSuffix(".momd") {
+        let manifests = try RealWorldCorpus.manifests()
+        for item in manifests.flatMap(\.items) where item.kind == .compiledModel && item.path.hasSuffix(".momd") {
             let info = item.url.appendingPathComponent("VersionInfo.plist")
             let plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: info), format: nil)
             let recorded = try #require(
@@ -113,7 +114,7 @@ import Testing
             // The source bundles of the same name (a repository may keep an older copy too): each
             // recorded version that a source has is hashed the same by one of them.
             let name = item.url.deletingPathExtension().lastPathComponent
-            let sources = try RealWorldCorpus.manifests().first { $0.folder == item.folder }?.items
+            let sources = try manifests.first { $0.folder == item.folder }?.items
                 .filter { $0.kind == .model && $0.url.deletingPathExtension().lastPathComponent == name }
                 .map { try XcodeModel.readVersionedModel(at: $0.url) } ?? []
             for (versionName, hashes) in recorded {

@@ -167,23 +167,8 @@ import Testing
     /// Core Data reads a root entity without subentities with no `Z_ENT` term: a row whose
     /// `Z_ENT` disagrees is still one of its objects.
     @Test func rowsOfAnUnsharedTableAreAllItsEntitysObjects() async throws {
-        let model = try ManagedObjectModel {
-            Entity("Cook") { Attribute("name", .string) }
-            Entity("Dish") { Attribute("title", .string) }
-        }
         let tmp = try TemporaryDirectory()
-        let url = tmp.path("Kitchen.sqlite")
-        do {
-            let store = try SQLiteStore(at: url, model: model)
-            let keys = try await store.newPrimaryKeys(forEntity: "Dish", count: 4)
-            _ = try await store.save(StoreChangeSet(inserted: keys.map {
-                StoreRow(reference: RowReference(entityName: "Dish", primaryKey: $0), attributes: ["title": .string("d\($0)")])
-            }))
-        }
-        do {
-            let connection = try Connection(path: url.path, configuration: SQLiteConfiguration())
-            try connection.execute("UPDATE ZDISH SET Z_ENT = 1 WHERE Z_PK = 2")
-        }
+        let url = try await UnsharedTableCommandTests.store(in: tmp)
         let document = try await infoJSON(atPath: url)
         #expect(document["counts"] as? [String: Int] == ["Cook": 0, "Dish": 4])
     }
