@@ -5,8 +5,8 @@ import TernFormats
 extension CoreDataMapping {
     /// A store's rows from a Core Data XML document, read leniently as Core Data reads it:
     /// names without regard to case, values by the model's types whatever the file's `type`
-    /// says, properties the model lacks skipped. Objects named `z` and a number get that number
-    /// as their key; others get keys after the highest.
+    /// says, properties the model lacks skipped. Objects named `z` and a number (and `-n`) get
+    /// that number as their key; others get keys after the highest.
     ///
     /// - Throws: ``TernError/Code/unreadableStore`` naming the object id, entity and property for
     ///   what cannot be read: an entity the model lacks (or several it could be), an abstract
@@ -21,7 +21,7 @@ extension CoreDataMapping {
         var references: [String: RowReference] = [:]
         var entities: [String] = []
         var keys: [Int64?] = []
-        var used: Set<Int64> = []
+        var used: [String: Set<Int64>] = [:]
         for object in document.objects {
             let entity = try self.entity(writtenAs: object.type, object: object.id, path: path)
             guard references[object.id] == nil else {
@@ -29,13 +29,14 @@ extension CoreDataMapping {
                     .unreadableStore, "the XML store is damaged: two objects have the id \(object.id)",
                     entity: entity.name, path: path)
             }
-            var key = object.id.first == "z" ? Int64(object.id.dropFirst()) : nil
-            if let number = key, !used.insert(number).inserted { key = nil }
+            let root = model.rootEntity(of: entity.name)?.name ?? entity.name
+            var key = Self.key(ofID: object.id)
+            if let number = key, !used[root, default: []].insert(number).inserted { key = nil }
             entities.append(entity.name)
             keys.append(key)
             references[object.id] = RowReference(entityName: entity.name, primaryKey: key ?? 0)
         }
-        var last = max(document.info.nextObjectID ?? 0, used.max() ?? 0)
+        var last = max(document.info.nextObjectID ?? 0, keys.compactMap { $0 }.max() ?? 0)
         for (index, object) in document.objects.enumerated() where keys[index] == nil {
             last += 1
             keys[index] = last
@@ -53,6 +54,16 @@ extension CoreDataMapping {
     }
 
     // MARK: - Non public
+
+    /// The key an id names: `z17` and `z17-2` (a key Tern met again in another inheritance
+    /// root) are 17; nil for other ids.
+    static func key(ofID id: String) -> Int64? {
+        guard id.first == "z" else { return nil }
+        let number = id.dropFirst().prefix { $0 != "-" }
+        let rest = id.dropFirst(1 + number.count)
+        guard rest.isEmpty || (rest.count > 1 && rest.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }) else { return nil }
+        return Int64(number)
+    }
 
     /// The entity an object's `type` names: as written, else the only one of that name without
     /// regard to case.

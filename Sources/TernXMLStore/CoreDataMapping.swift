@@ -84,19 +84,17 @@ struct CoreDataMapping {
         let rows = contents.rows.sorted {
             ($0.reference.primaryKey, $0.reference.entityName) < ($1.reference.primaryKey, $1.reference.entityName)
         }
-        // Keys are unique store-wide in stores Tern writes; stores of Tern's version 1 kept
-        // them per inheritance root, so a key met twice takes a new number.
-        var last = max(contents.lastPrimaryKeys.values.max() ?? 0, rows.last?.reference.primaryKey ?? 0)
+        // Keys are unique store-wide in stores Tern writes; stores of other types (SQLite, Tern's
+        // version 1) keep them per inheritance root, so a key met again is written `z17-2`,
+        // which reads back as the same key.
+        let last = max(contents.lastPrimaryKeys.values.max() ?? 0, rows.map(\.reference.primaryKey).max() ?? 0)
         var ids: [RowReference: String] = [:]
-        var used: Set<Int64> = []
+        var uses: [Int64: Int] = [:]
         for row in rows {
-            var key = row.reference.primaryKey
-            if !used.insert(key).inserted {
-                last += 1
-                key = last
-                used.insert(key)
-            }
-            ids[row.reference] = "z\(key)"
+            let key = row.reference.primaryKey
+            let use = uses[key, default: 0] + 1
+            uses[key] = use
+            ids[row.reference] = use == 1 ? "z\(key)" : "z\(key)-\(use)"
         }
         var document = CoreDataXMLDocument(info: Self.info(of: contents.metadata, nextObjectID: last))
         document.objects.reserveCapacity(rows.count)

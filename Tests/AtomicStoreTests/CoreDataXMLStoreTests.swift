@@ -273,14 +273,14 @@ import TernXMLStore
             StoreRow(reference: person, version: 2, attributes: ["name": .string("Ann")], toMany: ["pets": [pet]]),
             StoreRow(reference: pet, version: 1, attributes: ["name": .string("nul\u{0}inside")], toOne: ["owner": person]),
         ])
-        // Saved, the file is Core Data's; the Pet's key 3, already the Person's, takes a new number.
+        // Saved, the file is Core Data's; the Pet's key 3, already the Person's, is written z3-2.
         _ = try await store.save(StoreChangeSet())
         let written = String(decoding: try Data(contentsOf: url), as: UTF8.self)
         #expect(written.hasPrefix("<?xml version=\"1.0\" standalone=\"yes\"?>"))
-        #expect(written.contains("<object type=\"PERSON\" id=\"z3\">") && written.contains("<object type=\"PET\" id=\"z4\">"))
-        #expect(written.contains("idrefs=\"z4\"") && written.contains("<nextObjectID>4</nextObjectID>"))
-        let reopened = try await XMLStore(at: url, model: ConformanceModel.model).allRows()
-        #expect(reopened.map(\.attributes) == [["name": .string("Ann")], ["name": .string("nul\u{0}inside")]])
-        #expect(reopened[0].toMany["pets"] == [reopened[1].reference] && reopened[1].toOne["owner"] == reopened[0].reference)
+        #expect(written.contains("<object type=\"PERSON\" id=\"z3\">") && written.contains("<object type=\"PET\" id=\"z3-2\">"))
+        #expect(written.contains("idrefs=\"z3-2\"") && written.contains("<nextObjectID>3</nextObjectID>"))
+        let reopened = try XMLStore(at: url, model: ConformanceModel.model)
+        #expect(try await reopened.allRows().map(\.reference) == [person, pet])
+        #expect(try await reopened.newPrimaryKeys(forEntity: "Pet", count: 1) == [4])
     }
 }
