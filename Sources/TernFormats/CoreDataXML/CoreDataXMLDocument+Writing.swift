@@ -137,17 +137,18 @@ extension CoreDataXMLDocument {
         }
 
         private func attribute(_ value: String, _ what: String) throws(TernError) -> String {
-            guard XMLElementTree.isRepresentable(value) else {
-                throw TernError(code, "\(what) holds characters XML cannot hold (NUL or other control characters)")
-            }
-            return XMLElementTree.escape(value)
+            XMLElementTree.escape(try representable(value, what))
         }
 
         private func text(_ value: String, _ what: String) throws(TernError) -> String {
+            CoreDataXMLDocument.escapedText(try representable(value, what))
+        }
+
+        private func representable(_ value: String, _ what: String) throws(TernError) -> String {
             guard XMLElementTree.isRepresentable(value) else {
                 throw TernError(code, "\(what) holds characters XML cannot hold (NUL or other control characters)")
             }
-            return CoreDataXMLDocument.escapedText(value)
+            return value
         }
     }
 

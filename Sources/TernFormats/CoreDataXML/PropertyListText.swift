@@ -1,4 +1,5 @@
 import Foundation
+import TernCore
 
 /// The text of scalar values in Apple's XML property lists, read and written as Core
 /// Foundation does: integers in decimal, reals with 17 significant digits (`nan`,
@@ -59,7 +60,8 @@ enum PropertyListText {
             fraction = value
         }
         guard expect("Z"), index == scalars.count else { return nil }
-        let days = daysFromCivil(year: negative ? -year : year, month: month, day: day) - referenceDay
+        let days = Int64(CivilCalendar.daysSince1970(year: Int(negative ? -year : year), month: Int(month), day: Int(day)))
+            - referenceDay
         let whole = days * 86_400 + hour * 3_600 + minute * 60 + second
         return Date(timeIntervalSinceReferenceDate: Double(whole) + fraction)
     }
@@ -78,7 +80,8 @@ enum PropertyListText {
             days -= 1
             rest += 86_400
         }
-        let (year, month, day) = civilFromDays(days + referenceDay)
+        let civil = CivilCalendar.date(daysSince1970: Int(days + referenceDay))
+        let (year, month, day) = (Int64(civil.year), Int64(civil.month), Int64(civil.day))
         var text = year < 0 ? "-" : ""
         text += pad(abs(year), 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
         text += "T" + pad(rest / 3_600, 2) + ":" + pad(rest / 60 % 60, 2) + ":" + pad(rest % 60, 2)
@@ -104,28 +107,5 @@ enum PropertyListText {
         let mantissa = shortest[..<exponentMark].filter { $0 != "." }
         let exponent = Int(shortest[shortest.index(after: exponentMark)...]) ?? 0
         return String(repeating: "0", count: max(0, -exponent - 1)) + mantissa
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The proleptic Gregorian date of a day since 1970-01-01.
-    private static func civilFromDays(_ days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -146,12 +146,15 @@ struct StoreFile {
     /// objects are counted under the entity names as the file writes them (upper-cased).
     private func atomicObjectCounts(model: ManagedObjectModel?) async throws(CommandFailure) -> [String: Int] {
         do {
-            let recordsModel = try StoreFiles.metadata(at: url).applicationKeys[StoreFiles.modelCacheKey] != nil
-            if !recordsModel, try kind() == .xml, model == nil {
-                let document = try CoreDataXMLDocument(data: Data(contentsOf: url), path: url.path)
-                return Dictionary(document.objects.map { ($0.type, 1) }, uniquingKeysWith: +)
+            var storeModel: ManagedObjectModel?
+            if try kind() == .xml, try StoreFiles.metadata(at: url).applicationKeys[StoreFiles.modelCacheKey] == nil {
+                guard let model else {
+                    let document = try CoreDataXMLDocument(data: Data(contentsOf: url), path: url.path)
+                    return Dictionary(document.objects.map { ($0.type, 1) }, uniquingKeysWith: +)
+                }
+                storeModel = model
             }
-            let store = try open(model: recordsModel ? nil : model, isReadOnly: true)
+            let store = try open(model: storeModel, isReadOnly: true)
             var counts: [String: Int] = [:]
             for entity in store.model.entities where !entity.isAbstract {
                 var request = StoreFetchRequest(entityName: entity.name)
