@@ -26,6 +26,7 @@ public enum Tern {
             PlanCommand.self,
             MigrateCommand.self,
             CheckMigrationsCommand.self,
+            LintCommand.self,
             VerifyCommand.self,
             RecoverCommand.self,
             HistoryCommand.self,
