@@ -148,6 +148,13 @@ struct ExpressionTypeChecker {
         _ function: ValueExpression.Function, _ arguments: [ValueExpression], _ position: Int?
     ) throws(MigrationError) -> ExpressionType {
         if function == .destinationInstances { return try instancesType(arguments, position) }
+        if function == .policy {
+            guard arguments.first?.stringLiteral != nil else {
+                throw problem("the first argument of policy() must be the selector's name in quotes", position)
+            }
+            for argument in arguments.dropFirst() { _ = try type(of: argument) }
+            return .unknown
+        }
         var types: [ExpressionType] = []
         for argument in arguments { types.append(try type(of: argument)) }
         for (offset, argumentType) in types.enumerated() where !argumentType.isScalar {
@@ -190,7 +197,7 @@ struct ExpressionTypeChecker {
             return known.allSatisfy { $0 == first } ? first : .unknown
         case .now: return .date
         case .uuid: return .uuid
-        case .destinationInstances: return .unknown
+        case .destinationInstances, .policy: return .unknown
         }
     }
 

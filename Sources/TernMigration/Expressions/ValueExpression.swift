@@ -106,13 +106,17 @@ public indirect enum ValueExpression: Sendable, Hashable {
         /// source objects under that entity mapping; with one argument, under whichever mapping
         /// migrated each of them. Only for relationship mappings.
         case destinationInstances
+        /// `policy("selector:", a, …)`: calls the function that the entity mapping's custom policy
+        /// registers under that selector (``EntityMigrationPolicy/expressionFunctions``); Core
+        /// Data's `FUNCTION($entityPolicy, "selector:", a, …)`. The arguments may be values or objects.
+        case policy
 
         /// The number of arguments the function takes.
         public var arity: ClosedRange<Int> {
             switch self {
             case .now, .uuid: 0...0
             case .formatDate, .parseDate: 2...2
-            case .concat, .coalesce: 1...Int.max
+            case .concat, .coalesce, .policy: 1...Int.max
             case .destinationInstances: 1...2
             default: 1...1
             }
@@ -120,6 +124,26 @@ public indirect enum ValueExpression: Sendable, Hashable {
     }
 
     // MARK: - Inspecting
+
+    /// The selectors of the `policy("selector:", …)` calls in the expression, in order of appearance.
+    ///
+    /// - Complexity: O(*n*) in the size of the expression.
+    public var policySelectors: [String] {
+        switch self {
+        case .source, .literal: []
+        case .negate(let operand): operand.policySelectors
+        case .arithmetic(_, let lhs, let rhs): lhs.policySelectors + rhs.policySelectors
+        case .call(let function, let arguments):
+            (function == .policy ? arguments.prefix(1).compactMap(\.stringLiteral) : [])
+                + arguments.flatMap(\.policySelectors)
+        }
+    }
+
+    /// The text of a string literal; nil for any other expression.
+    var stringLiteral: String? {
+        if case .literal(.string(let text)?) = self { return text }
+        return nil
+    }
 
     /// The source key paths the expression reads, dotted, in order of appearance.
     ///

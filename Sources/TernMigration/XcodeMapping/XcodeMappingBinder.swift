@@ -1,0 +1,206 @@
+import Foundation
+import TernCore
+import TernFormats
+
+/// Binds an Xcode mapping model to the versions of a model, as Xcode's mapping compiler and Core
+/// Data do: finds its two versions, fills in the expressions Xcode autogenerates, turns undefined
+/// mapping types into the kind their entities tell, translates every archived expression, and
+/// checks that each custom policy and each `$entityPolicy` selector is registered.
+///
+/// Every problem is gathered, each naming the mapping model, the entity mapping, the property
+/// and the expression, and refused at once, before any store is touched.
+struct XcodeMappingBinder {
+    /// The mapping model as its file describes it.
+    let description: XcodeMappingDescription
+    /// The versioned model it is bound to.
+    let model: VersionedModel
+    /// The policies custom entity mappings may name; nil to skip the check (reading only).
+    let policies: MigrationPolicyRegistry?
+
+    /// The source and destination versions of the mapping model.
+    ///
+    /// - Throws: ``MigrationError`` with code ``MigrationError/Code/unknownVersion`` when the
+    ///   versions Xcode recorded are not in the model.
+    func versions() throws(MigrationError) -> (source: ModelVersion, destination: ModelVersion) {
+        (try version(named: description.sourceVersionName, path: description.sourceModelPath, role: .source),
+         try version(named: description.destinationVersionName, path: description.destinationModelPath, role: .destination))
+    }
+
+    /// The mapping model bound to its versions, named after the file.
+    ///
+    /// - Throws: ``MigrationError`` with code ``MigrationError/Code/unknownVersion`` as
+    ///   ``versions()`` does, and ``MigrationError/Code/invalidMapping`` (or
+    ///   ``MigrationError/Code/unknownPolicy`` when that is the only kind of problem) with one
+    ///   failure per expression, policy or selector that cannot be used.
+    func mappingModel() throws(MigrationError) -> (source: ModelVersion, destination: ModelVersion, mapping: MappingModel) {
+        let (source, destination) = try versions()
+        var problems: [MigrationError] = []
+        var entityMappings: [EntityMapping] = []
+        for entity in description.entityMappings {
+            entityMappings.append(bind(entity, source: source.model, destination: destination.model, problems: &problems))
+        }
+        guard problems.isEmpty else {
+            let onlyPolicies = problems.allSatisfy { $0.code == .unknownPolicy }
+            var error = MigrationError(
+                onlyPolicies ? .unknownPolicy : .invalidMapping,
+                "The Xcode mapping model \(description.name) cannot be used (\(problems.count) problem(s)); nothing was migrated",
+                failures: problems)
+            error.path = description.path
+            throw error
+        }
+        var mapping = MappingModel(
+            name: description.name, sourceHashes: source.model.entityVersionHashes,
+            destinationHashes: destination.model.entityVersionHashes, entityMappings: entityMappings)
+        mapping.order = .given
+        return (source, destination, mapping)
+    }
+
+    // MARK: - Non public
+
+    private enum Role: String {
+        case source, destination
+    }
+
+    private func version(named name: String?, path: String?, role: Role) throws(MigrationError) -> ModelVersion {
+        if let name {
+            if let version = model.version(named: name) { return version }
+            let known = model.versions.map(\.name).joined(separator: ", ")
+            var error = MigrationError(
+                .unknownVersion,
+                "The Xcode mapping model \(description.name) was made for the \(role.rawValue) model \(path ?? name), "
+                    + "which is not a version of \(model.name) (\(known))",
+                version: name)
+            error.path = description.path
+            throw error
+        }
+        let recorded = description.entityMappings.compactMap { mapping -> (String, Data)? in
+            let (entity, hash) =
+                role == .source
+                ? (mapping.sourceEntityName, mapping.sourceEntityVersionHash)
+                : (mapping.destinationEntityName, mapping.destinationEntityVersionHash)
+            guard let entity, let hash else { return nil }
+            return (entity, hash)
+        }
+        let matching = model.versions.filter { version in
+            let hashes = version.model.entityVersionHashes
+            return !recorded.isEmpty && recorded.allSatisfy { hashes[$0.0] == $0.1 }
+        }
+        // Several versions may share the entities a mapping names: the last is the one Core Data's bundle search finds.
+        guard let version = role == .source ? matching.first : matching.last else {
+            var error = MigrationError(
+                .unknownVersion,
+                "The entity hashes the compiled mapping model \(description.name) records for its \(role.rawValue) "
+                    + "match no version of \(model.name); recompile it for these versions")
+            error.path = description.path
+            throw error
+        }
+        return version
+    }
+
+    /// One entity mapping bound, its problems appended.
+    private func bind(
+        _ entity: EntityMappingDescription, source: ManagedObjectModel, destination: ManagedObjectModel,
+        problems: inout [MigrationError]
+    ) -> EntityMapping {
+        let name = entity.effectiveName
+        let policyName = entity.policyClassName.flatMap { $0.isEmpty ? nil : $0 }
+        var kind = EntityMappingDescription.kind(
+            of: entity.type, source: entity.sourceEntityName, destination: entity.destinationEntityName)
+        let hasProperties = !entity.attributeMappings.isEmpty || !entity.relationshipMappings.isEmpty
+        // Core Data's default policy runs the property mappings of a copy or of a custom mapping
+        // without a policy as it runs a transform's.
+        if kind == .copy && hasProperties || kind == .custom && policyName == nil { kind = .transform }
+        func fail(_ message: String, property: String? = nil, code: MigrationError.Code = .invalidMapping) {
+            var error = MigrationError(
+                code, "mapping model \(description.name): \(message)", mapping: name,
+                entity: property == nil ? (entity.sourceEntityName ?? entity.destinationEntityName) : entity.destinationEntityName,
+                property: property)
+            error.path = description.path
+            problems.append(error)
+        }
+        var filter: FetchPredicate?
+        if let text = entity.filterPredicate {
+            do { filter = try FetchPredicate(text) } catch {
+                fail("the filter predicate '\(text)' does not parse: \(error.message)")
+            }
+        }
+        var policy: (any EntityMigrationPolicy)?
+        if let policyName, let policies {
+            policy = policies.policy(named: policyName)
+            if policy == nil {
+                fail(
+                    "no migration policy is registered under the class name \(policyName); register a Swift policy "
+                        + "under that name (MigrationPolicyRegistry.register(_:named:))", code: .unknownPolicy)
+            }
+        }
+        let sourceEntity = entity.sourceEntityName
+        func isSourceKeyPath(_ path: String) -> Bool {
+            guard let sourceEntity else { return false }
+            var current = sourceEntity
+            let names = path.split(separator: ".").map(String.init)
+            for (offset, name) in names.enumerated() {
+                switch source.property(named: name, inEntity: current) {
+                case .relationship(let relationship)?: current = relationship.destinationEntityName
+                case .attribute?, .fetchedProperty?: return offset == names.count - 1
+                case nil: return false
+                }
+            }
+            return true
+        }
+        func translate(_ property: PropertyMappingDescription, relationship: Bool) -> PropertyMapping {
+            guard let node = property.expression else {
+                guard property.autogenerates, let sourceEntity, kind != .add else { return PropertyMapping(property.name, nil) }
+                return PropertyMapping(
+                    property.name,
+                    relationship
+                        ? autogeneratedRelationship(property.name, entity: entity, source: source, destination: destination)
+                        : source.attribute(named: property.name, inEntity: sourceEntity) != nil
+                            ? .source(keyPath: [property.name]) : nil)
+            }
+            do throws(XcodeExpressionTranslation.Refusal) {
+                let expression = try XcodeExpressionTranslation.valueExpression(node, isSourceKeyPath: isSourceKeyPath)
+                for selector in expression.policySelectors where policies != nil {
+                    if policyName == nil {
+                        fail("'\(node)' calls $entityPolicy's \(selector), but the entity mapping names no policy class", property: property.name)
+                    } else if let policy, policy.expressionFunctions[selector] == nil {
+                        fail(
+                            "'\(node)' calls the selector \(selector), which the policy \(policyName ?? "") does not register; "
+                                + "add it to the policy's expressionFunctions", property: property.name, code: .unknownPolicy)
+                    }
+                }
+                return PropertyMapping(property.name, expression)
+            } catch {
+                fail("the expression '\(node)' cannot be translated: \(error.reason)", property: property.name)
+                return PropertyMapping(property.name, nil)
+            }
+        }
+        var mapping = EntityMapping(
+            name: name, kind: kind, source: kind == .add ? nil : entity.sourceEntityName,
+            destination: kind == .remove ? nil : entity.destinationEntityName, filter: filter,
+            attributes: kind == .remove ? [] : entity.attributeMappings.map { translate($0, relationship: false) },
+            relationships: kind == .remove ? [] : entity.relationshipMappings.map { translate($0, relationship: true) },
+            policy: policyName)
+        mapping.userInfo = entity.userInfo
+        return mapping
+    }
+
+    /// What Xcode writes for an autogenerated relationship mapping: the destination instances of
+    /// the source relationship of the same name, under the entity mapping of this mapping model
+    /// between the two relationships' destination entities (any mapping when there is none).
+    private func autogeneratedRelationship(
+        _ name: String, entity: EntityMappingDescription, source: ManagedObjectModel, destination: ManagedObjectModel
+    ) -> ValueExpression? {
+        guard let sourceEntity = entity.sourceEntityName,
+            let sourceRelationship = source.relationship(named: name, inEntity: sourceEntity)
+        else { return nil }
+        let target = entity.destinationEntityName.flatMap { destination.relationship(named: name, inEntity: $0) }
+        let candidates = description.entityMappings.filter {
+            $0.sourceEntityName == sourceRelationship.destinationEntityName
+                && (target == nil || $0.destinationEntityName == target?.destinationEntityName)
+        }
+        guard candidates.count == 1, let mapping = candidates.first else {
+            return .call(.destinationInstances, [.source(keyPath: [name])])
+        }
+        return .call(.destinationInstances, [.literal(.string(mapping.effectiveName)), .source(keyPath: [name])])
+    }
+}
