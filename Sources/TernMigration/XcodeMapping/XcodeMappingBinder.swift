@@ -19,11 +19,17 @@ struct XcodeMappingBinder {
 
     /// The source and destination versions of the mapping model.
     ///
-    /// - Throws: ``MigrationError`` with code ``MigrationError/Code/unknownVersion`` when the
-    ///   versions Xcode recorded are not in the model.
+    /// A version matches when each entity the entity mappings name has the version hash the
+    /// file records for it: a `.cdm` records them in its entity mappings, an `.xcmappingmodel`
+    /// in the models Xcode embeds (`sourcemodeldata`, `destinationmodeldata`), as Core Data
+    /// matches a bundle's mapping models, even after the project or the model was renamed.
+    /// Among several, the one equal in every entity wins, then the one the `.xcdatamodel` path
+    /// names. Without hashes, or when none matches, the path names the version.
+    ///
+    /// - Throws: ``MigrationError`` with code ``MigrationError/Code/unknownVersion`` when no
+    ///   version of the model matches.
     func versions() throws(MigrationError) -> (source: ModelVersion, destination: ModelVersion) {
-        (try version(named: description.sourceVersionName, path: description.sourceModelPath, role: .source),
-         try version(named: description.destinationVersionName, path: description.destinationModelPath, role: .destination))
+        (try version(.source), try version(.destination))
     }
 
     /// The mapping model bound to its versions, named after the file.
@@ -61,40 +67,36 @@ struct XcodeMappingBinder {
         case source, destination
     }
 
-    private func version(named name: String?, path: String?, role: Role) throws(MigrationError) -> ModelVersion {
-        if let name {
-            if let version = model.version(named: name) { return version }
-            let known = model.versions.map(\.name).joined(separator: ", ")
-            var error = MigrationError(
-                .unknownVersion,
-                "The Xcode mapping model \(description.name) was made for the \(role.rawValue) model \(path ?? name), "
-                    + "which is not a version of \(model.name) (\(known))",
-                version: name)
-            error.path = description.path
-            throw error
-        }
-        let recorded = description.entityMappings.compactMap { mapping -> (String, Data)? in
-            let (entity, hash) =
-                role == .source
-                ? (mapping.sourceEntityName, mapping.sourceEntityVersionHash)
-                : (mapping.destinationEntityName, mapping.destinationEntityVersionHash)
-            guard let entity, let hash else { return nil }
-            return (entity, hash)
+    private func version(_ role: Role) throws(MigrationError) -> ModelVersion {
+        let isSource = role == .source
+        let name = isSource ? description.sourceVersionName : description.destinationVersionName
+        let embedded = isSource ? description.sourceModelHashes : description.destinationModelHashes
+        var recorded: [String: Data] = [:]
+        for mapping in description.entityMappings {
+            guard let entity = isSource ? mapping.sourceEntityName : mapping.destinationEntityName else { continue }
+            let hash = (isSource ? mapping.sourceEntityVersionHash : mapping.destinationEntityVersionHash) ?? embedded?[entity]
+            if let hash { recorded[entity] = hash }
         }
         let matching = model.versions.filter { version in
             let hashes = version.model.entityVersionHashes
-            return !recorded.isEmpty && recorded.allSatisfy { hashes[$0.0] == $0.1 }
+            return !recorded.isEmpty && recorded.allSatisfy { hashes[$0.key] == $0.value }
         }
-        // Several versions may share the entities a mapping names: the last is the one Core Data's bundle search finds.
-        guard let version = role == .source ? matching.first : matching.last else {
-            var error = MigrationError(
-                .unknownVersion,
-                "The entity hashes the compiled mapping model \(description.name) records for its \(role.rawValue) "
-                    + "match no version of \(model.name); recompile it for these versions")
-            error.path = description.path
-            throw error
-        }
-        return version
+        let exact = matching.filter { $0.model.entityVersionHashes == embedded }
+        if let version = exact.first(where: { $0.name == name }) ?? exact.first { return version }
+        if let named = matching.first(where: { $0.name == name }) { return named }
+        // Several versions may share the entities a mapping names: the first is the source, the last the destination.
+        if let version = isSource ? matching.first : matching.last { return version }
+        if let name, let version = model.version(named: name) { return version }
+        let known = model.versions.map(\.name).joined(separator: ", ")
+        let path = isSource ? description.sourceModelPath : description.destinationModelPath
+        var error = MigrationError(
+            .unknownVersion,
+            "The Xcode mapping model \(description.name) was made for a \(role.rawValue) model "
+                + (path.map { "(\($0)) " } ?? "") + "whose entity hashes match no version of \(model.name) (\(known)); "
+                + "recreate it for these versions",
+            version: name)
+        error.path = description.path
+        throw error
     }
 
     /// One entity mapping bound, its problems appended.

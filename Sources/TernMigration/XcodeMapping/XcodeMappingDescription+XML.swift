@@ -43,7 +43,12 @@ extension XcodeMappingDescription {
             throw MigrationError.unreadableXcodeMapping("\(Self.documentName) holds no XDDevMappingModel object", path: path)
         }
         var entityIDs = model.references("entitymappings")
-        for id in order where objects[id]?.type == "XDDEVENTITYMAPPING" && !entityIDs.contains(id) { entityIDs.append(id) }
+        // An entity mapping whose mapping model is gone was deleted in Xcode, which leaves it in the store; it does not run.
+        for id in order where objects[id]?.type == "XDDEVENTITYMAPPING" && !entityIDs.contains(id)
+            && objects[id]?.references("mappingmodel") == [modelID]
+        {
+            entityIDs.append(id)
+        }
         var entities: [(number: Int, position: Int, mapping: EntityMappingDescription)] = []
         for (position, id) in entityIDs.enumerated() {
             guard let object = objects[id], object.type == "XDDEVENTITYMAPPING" else { continue }
@@ -54,6 +59,17 @@ extension XcodeMappingDescription {
         self.init(
             name: name, path: path, sourceModelPath: model.string("sourcemodelpath"),
             destinationModelPath: model.string("destinationmodelpath"), entityMappings: entities.map(\.mapping))
+        sourceModelHashes = Self.embeddedHashes(model.binary("sourcemodeldata"))
+        destinationModelHashes = Self.embeddedHashes(model.binary("destinationmodeldata"))
+    }
+
+    /// The entity version hashes of a model Xcode embeds in a mapping model: an archive of its
+    /// own model classes, as in an Xcode 3 `elements` file. Nil when it cannot be read, for the
+    /// model paths then name the versions.
+    private static func embeddedHashes(_ data: Data?) -> [String: Data]? {
+        guard let data, !data.isEmpty else { return nil }
+        var warnings: [ModelReadingWarning] = []
+        return try? XcodeModel.model(fromElements: data, warnings: &warnings).entityVersionHashes
     }
 
     // MARK: - Writing

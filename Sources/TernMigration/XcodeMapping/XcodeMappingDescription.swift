@@ -18,6 +18,11 @@ struct XcodeMappingDescription: Sendable, Hashable {
     var destinationModelPath: String?
     /// The entity mappings, in the order they run.
     var entityMappings: [EntityMappingDescription]
+    /// The entity version hashes of the source model Xcode embeds (`sourcemodeldata`); nil when
+    /// there is none or it cannot be read.
+    var sourceModelHashes: [String: Data]?
+    /// The entity version hashes of the destination model Xcode embeds (`destinationmodeldata`).
+    var destinationModelHashes: [String: Data]?
 
     /// The source version's name as Xcode records it: the source model's file name without `.xcdatamodel`.
     var sourceVersionName: String? { sourceModelPath.map(Self.versionName) }
