@@ -187,8 +187,9 @@ extension XcodeMappingDescription {
                 }
                 return result
             }
+            // Xcode writes Undefined for the mappings whose kind their entities tell, and compiles them so.
             let types: [EntityMapping.Kind: EntityMappingDescription.MappingType] = [
-                .add: .add, .remove: .remove, .copy: .copy, .transform: .transform, .custom: .custom,
+                .add: .undefined, .remove: .undefined, .copy: .copy, .transform: .undefined, .custom: .custom,
             ]
             var described = EntityMappingDescription(
                 name: entity.name, type: types[entity.kind] ?? .transform, sourceEntityName: entity.sourceEntityName,
