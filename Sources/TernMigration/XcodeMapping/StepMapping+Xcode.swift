@@ -124,11 +124,12 @@ extension StepMapping {
             passes[pass], path: url.path,
             sourceModelPath: sourceVersion.map { prefix + $0 + ".xcdatamodel" },
             destinationModelPath: destinationVersion.map { prefix + $0 + ".xcdatamodel" })
+        let xml = try description.xmlData()
         do {
             let manager = FileManager.default
             if manager.fileExists(atPath: url.path) { try manager.removeItem(at: url) }
             try manager.createDirectory(at: url, withIntermediateDirectories: true)
-            try description.xmlData().write(to: url.appendingPathComponent(XcodeMappingDescription.documentName), options: .atomic)
+            try xml.write(to: url.appendingPathComponent(XcodeMappingDescription.documentName), options: .atomic)
         } catch {
             var failure = MigrationError(.unreadableMappingFile, "The mapping model bundle cannot be written; check the folder")
             failure.path = url.path

@@ -6,9 +6,8 @@ import TernFormats
 /// Data XML store whose objects are Xcode's `XDDevMappingModel`, `XDDevEntityMapping`,
 /// `XDDevAttributeMapping` and `XDDevRelationshipMapping`.
 ///
-/// This reads the store's `<object>` elements with ``XMLElementTree`` in this one file, and
-/// knows only what mapping models hold: string, int16, bool and binary attributes, and
-/// relationships by `idrefs`. (A generic Core Data XML store reader would take its place.)
+/// The document is read and written with ``CoreDataXMLDocument``; this file knows only what
+/// mapping models hold: string, int16, bool and binary attributes, and relationships by `idrefs`.
 extension XcodeMappingDescription {
     /// The name of the document inside a mapping model bundle.
     static let documentName = "xcmapping.xml"
@@ -25,19 +24,18 @@ extension XcodeMappingDescription {
     ///   the XML is malformed or holds no `XDDEVMAPPINGMODEL` object.
     /// - Complexity: O(*n*) in the size of the document.
     init(xmlData: Data, name: String, path: String) throws(MigrationError) {
-        var limits = XMLElementTree.Limits()
+        var limits = CoreDataXMLDocument.storeLimits
         limits.code = .corruptArchive
         limits.documentName = "mapping model"
-        let root: XMLElementTree
-        do { root = try XMLElementTree.parse(xmlData, path: path, limits: limits) } catch {
+        let document: CoreDataXMLDocument
+        do { document = try CoreDataXMLDocument(data: xmlData, path: path, limits: limits) } catch {
             throw MigrationError.unreadableXcodeMapping(error.message, path: path)
         }
         var objects: [String: StoredObject] = [:]
         var order: [String] = []
-        for element in root.children(named: "object") {
-            guard let id = element[attribute: "id"], let type = element[attribute: "type"] else { continue }
-            objects[id] = StoredObject(element: element, type: type.uppercased())
-            order.append(id)
+        for object in document.objects {
+            objects[object.id] = StoredObject(object)
+            order.append(object.id)
         }
         guard let modelID = order.first(where: { objects[$0]?.type == "XDDEVMAPPINGMODEL" }), let model = objects[modelID] else {
             throw MigrationError.unreadableXcodeMapping("\(Self.documentName) holds no XDDevMappingModel object", path: path)
@@ -78,13 +76,22 @@ extension XcodeMappingDescription {
     ///
     /// - Parameter uuid: The store's UUID (fixed in tests).
     /// - Returns: UTF-8 XML.
+    /// - Throws: ``MigrationError`` with code ``MigrationError/Code/unreadableMappingFile`` when
+    ///   a name holds characters XML cannot hold.
     /// - Complexity: O(*n*) in the size of the mapping model.
-    func xmlData(uuid: UUID = UUID()) -> Data {
-        var body = ""
+    func xmlData(uuid: UUID = UUID()) throws(MigrationError) -> Data {
+        typealias Object = CoreDataXMLDocument.Object
+        typealias Attribute = CoreDataXMLDocument.Attribute
+        typealias Relationship = CoreDataXMLDocument.Relationship
+        var objects: [Object] = []
         var nextID = 101
         func newID() -> String {
             defer { nextID += 1 }
             return "z\(nextID)"
+        }
+        func binary(_ name: String, _ data: Data) -> Attribute {
+            Attribute(
+                name: name, type: "binary", text: data.base64EncodedString(options: [.lineLength76Characters, .endLineWithLineFeed]) + "\n")
         }
         let modelID = newID()
         var entityIDs: [String] = []
@@ -96,38 +103,61 @@ extension XcodeMappingDescription {
                 for property in properties {
                     let id = newID()
                     propertyIDs[kind].append(id)
-                    var fields: [Field] = []
-                    if let expression = property.expression {
-                        fields.append(.binary("valueexpressiondata", expression.archivedData()))
-                    }
-                    if property.autogenerates { fields.append(.plain("autogenerateexpression", "bool", "1")) }
-                    if !property.userInfo.isEmpty { fields.append(.binary("userinfodata", Self.archivedUserInfo(property.userInfo))) }
-                    fields.append(.plain("name", "string", property.name))
-                    fields.append(.relationship("entitymapping", "1/1", "XDDEVENTITYMAPPING", [entityID]))
-                    body += Self.object(kind == 0 ? "XDDEVATTRIBUTEMAPPING" : "XDDEVRELATIONSHIPMAPPING", id: id, fields: fields)
+                    var attributes: [Attribute] = []
+                    if let expression = property.expression { attributes.append(binary("valueexpressiondata", expression.archivedData())) }
+                    if property.autogenerates { attributes.append(Attribute(name: "autogenerateexpression", type: "bool", text: "1")) }
+                    if !property.userInfo.isEmpty { attributes.append(binary("userinfodata", Self.archivedUserInfo(property.userInfo))) }
+                    attributes.append(Attribute(name: "name", type: "string", text: property.name))
+                    objects.append(
+                        Object(
+                            type: kind == 0 ? "XDDEVATTRIBUTEMAPPING" : "XDDEVRELATIONSHIPMAPPING", id: id, attributes: attributes,
+                            relationships: [Relationship(name: "entitymapping", type: "1/1", destination: "XDDEVENTITYMAPPING", idrefs: [entityID])]))
                 }
             }
-            var fields: [Field] = []
-            if let name = mapping.name { fields.append(.plain("name", "string", name)) }
-            if let filter = mapping.filterPredicate { fields.append(.plain("sourcefilterpredicatestring", "string", filter)) }
-            if let policy = mapping.policyClassName { fields.append(.plain("migrationpolicyclassname", "string", policy)) }
-            if let source = mapping.sourceEntityName { fields.append(.plain("sourcename", "string", source)) }
-            fields.append(.plain("mappingtypename", "string", mapping.type.xcodeName))
-            fields.append(.plain("mappingnumber", "int16", String(number + 1)))
-            if let destination = mapping.destinationEntityName { fields.append(.plain("destinationname", "string", destination)) }
-            fields.append(.plain("autogenerateexpression", "bool", "1"))
-            if !mapping.userInfo.isEmpty { fields.append(.binary("userinfodata", Self.archivedUserInfo(mapping.userInfo))) }
-            fields.append(.relationship("mappingmodel", "1/1", "XDDEVMAPPINGMODEL", [modelID]))
-            fields.append(.relationship("attributemappings", "0/0", "XDDEVATTRIBUTEMAPPING", propertyIDs[0]))
-            fields.append(.relationship("relationshipmappings", "0/0", "XDDEVRELATIONSHIPMAPPING", propertyIDs[1]))
-            body += Self.object("XDDEVENTITYMAPPING", id: entityID, fields: fields)
+            var attributes: [Attribute] = []
+            func string(_ name: String, _ value: String?) {
+                if let value { attributes.append(Attribute(name: name, type: "string", text: value)) }
+            }
+            string("name", mapping.name)
+            string("sourcefilterpredicatestring", mapping.filterPredicate)
+            string("migrationpolicyclassname", mapping.policyClassName)
+            string("sourcename", mapping.sourceEntityName)
+            string("mappingtypename", mapping.type.xcodeName)
+            attributes.append(Attribute(name: "mappingnumber", type: "int16", text: String(number + 1)))
+            string("destinationname", mapping.destinationEntityName)
+            attributes.append(Attribute(name: "autogenerateexpression", type: "bool", text: "1"))
+            if !mapping.userInfo.isEmpty { attributes.append(binary("userinfodata", Self.archivedUserInfo(mapping.userInfo))) }
+            objects.append(
+                Object(
+                    type: "XDDEVENTITYMAPPING", id: entityID, attributes: attributes,
+                    relationships: [
+                        Relationship(name: "mappingmodel", type: "1/1", destination: "XDDEVMAPPINGMODEL", idrefs: [modelID]),
+                        Relationship(name: "attributemappings", type: "0/0", destination: "XDDEVATTRIBUTEMAPPING", idrefs: propertyIDs[0]),
+                        Relationship(
+                            name: "relationshipmappings", type: "0/0", destination: "XDDEVRELATIONSHIPMAPPING", idrefs: propertyIDs[1]),
+                    ]))
         }
-        var modelFields: [Field] = []
-        if let source = sourceModelPath { modelFields.append(.plain("sourcemodelpath", "string", source)) }
-        if let destination = destinationModelPath { modelFields.append(.plain("destinationmodelpath", "string", destination)) }
-        modelFields.append(.relationship("entitymappings", "0/0", "XDDEVENTITYMAPPING", entityIDs))
-        body += Self.object("XDDEVMAPPINGMODEL", id: modelID, fields: modelFields)
-        return Data((Self.header(uuid: uuid, nextObjectID: nextID) + body + "</database>").utf8)
+        var modelAttributes: [Attribute] = []
+        if let source = sourceModelPath { modelAttributes.append(Attribute(name: "sourcemodelpath", type: "string", text: source)) }
+        if let destination = destinationModelPath {
+            modelAttributes.append(Attribute(name: "destinationmodelpath", type: "string", text: destination))
+        }
+        objects.append(
+            Object(
+                type: "XDDEVMAPPINGMODEL", id: modelID, attributes: modelAttributes,
+                relationships: [Relationship(name: "entitymappings", type: "0/0", destination: "XDDEVENTITYMAPPING", idrefs: entityIDs)]))
+        var hashes: [String: PropertyListValue] = [:]
+        for (name, hash) in Self.schemaHashes { hashes[name] = .data(Data(base64Encoded: hash) ?? Data()) }
+        let metadata: [String: PropertyListValue] = [
+            "NSPersistenceFrameworkVersion": .integer(754), "NSStoreModelVersionHashes": .dictionary(hashes),
+            "NSStoreModelVersionHashesVersion": .integer(3), "NSStoreModelVersionIdentifiers": .array([.string("")]),
+        ]
+        let document = CoreDataXMLDocument(
+            info: CoreDataXMLDocument.DatabaseInfo(uuid: uuid.uuidString, nextObjectID: Int64(nextID - 1), metadata: metadata),
+            objects: objects)
+        do { return try document.encoded() } catch {
+            throw MigrationError.unreadableXcodeMapping(error.message, path: path)
+        }
     }
 
     // MARK: - Non public
@@ -138,19 +168,10 @@ extension XcodeMappingDescription {
         let attributes: [String: String]
         let relationships: [String: [String]]
 
-        init(element: XMLElementTree, type: String) {
-            self.type = type
-            var attributes: [String: String] = [:]
-            for child in element.children(named: "attribute") {
-                if let name = child[attribute: "name"] { attributes[name] = child.text }
-            }
-            self.attributes = attributes
-            var relationships: [String: [String]] = [:]
-            for child in element.children(named: "relationship") {
-                guard let name = child[attribute: "name"] else { continue }
-                relationships[name] = (child[attribute: "idrefs"] ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
-            }
-            self.relationships = relationships
+        init(_ object: CoreDataXMLDocument.Object) {
+            type = object.type.uppercased()
+            attributes = Dictionary(object.attributes.map { ($0.name, $0.text) }, uniquingKeysWith: { first, _ in first })
+            relationships = Dictionary(object.relationships.map { ($0.name, $0.idrefs) }, uniquingKeysWith: { first, _ in first })
         }
 
         func string(_ name: String) -> String? { attributes[name] }
@@ -220,29 +241,6 @@ extension XcodeMappingDescription {
         return writer.archive(root: root)
     }
 
-    private enum Field {
-        case plain(String, String, String)
-        case binary(String, Data)
-        case relationship(String, String, String, [String])
-    }
-
-    private static func object(_ type: String, id: String, fields: [Field]) -> String {
-        var text = "    <object type=\"\(type)\" id=\"\(id)\">\n"
-        for field in fields {
-            switch field {
-            case .plain(let name, let type, let value):
-                text += "        <attribute name=\"\(name)\" type=\"\(type)\">\(XMLElementTree.escape(value))</attribute>\n"
-            case .binary(let name, let data):
-                text += "        <attribute name=\"\(name)\" type=\"binary\">"
-                    + data.base64EncodedString(options: [.lineLength76Characters, .endLineWithLineFeed]) + "\n</attribute>\n"
-            case .relationship(let name, let type, let destination, let ids):
-                let references = ids.isEmpty ? "" : " idrefs=\"\(ids.joined(separator: " "))\""
-                text += "        <relationship name=\"\(name)\" type=\"\(type)\" destination=\"\(destination)\"\(references)></relationship>\n"
-            }
-        }
-        return text + "    </object>\n"
-    }
-
     /// The entity version hashes of Xcode's mapping model schema, as every `xcmapping.xml` records them.
     private static let schemaHashes = [
         ("XDDevAttributeMapping", "0plcXXRN7XHKl5CcF+fwriFmUpON3ZtcI/AfK748aWc="),
@@ -251,41 +249,4 @@ extension XcodeMappingDescription {
         ("XDDevPropertyMapping", "XN33V44TTGY4JETlMoOB5yyTKxB+u4slvDIinv0rtGA="),
         ("XDDevRelationshipMapping", "akYY9LhehVA/mCb4ATLWuI9XGLcjpm14wWL1oEBtIcs="),
     ]
-
-    private static func header(uuid: UUID, nextObjectID: Int) -> String {
-        let hashes = schemaHashes.map { name, hash in
-            "                        <key>\(name)</key>\n                        <data>\n\t\t\(hash)\n\t\t</data>\n"
-        }.joined()
-        return """
-            <?xml version="1.0" standalone="yes"?>
-            <!DOCTYPE database SYSTEM "file:///System/Library/DTDs/CoreData.dtd">
-
-            <database>
-                <databaseInfo>
-                    <version>134481920</version>
-                    <UUID>\(uuid.uuidString)</UUID>
-                    <nextObjectID>\(nextObjectID)</nextObjectID>
-                    <metadata>
-                        <plist version="1.0">
-                            <dict>
-                                <key>NSPersistenceFrameworkVersion</key>
-                                <integer>754</integer>
-                                <key>NSStoreModelVersionHashes</key>
-                                <dict>
-
-            """ + hashes + """
-                                </dict>
-                                <key>NSStoreModelVersionHashesVersion</key>
-                                <integer>3</integer>
-                                <key>NSStoreModelVersionIdentifiers</key>
-                                <array>
-                                    <string></string>
-                                </array>
-                            </dict>
-                        </plist>
-                    </metadata>
-                </databaseInfo>
-
-            """
-    }
 }
