@@ -12,7 +12,8 @@ import Testing
             let model = try XcodeModel.readVersionedModel(at: modelURL)
             do {
                 let step = try StepMapping(xcodeMappingModelsAt: [item.url], in: model)
-                print("OK \(item): \(step.sourceVersion ?? "?") -> \(step.destinationVersion ?? "?") \(step.passes[0].entityMappings.count)")
+                print("OK \(item): \(step.sourceVersion ?? "?") -> \(step.destinationVersion ?? "?")")
+                for m in step.passes[0].entityMappings { print("   ", m.name, m.kind, m.sourceEntityName ?? "-", m.destinationEntityName ?? "-", m.policyName ?? "", m.userInfo, m.sourceFilter.map { "\($0)" } ?? "", m.propertyMappings.map { "\($0.name)=\($0.valueExpression.map { "\($0)" } ?? "nil")" }) }
             } catch {
                 print("FAIL \(item): \(error)")
             }
