@@ -150,7 +150,8 @@ struct XcodeMappingBinder {
             return true
         }
         func translate(_ property: PropertyMappingDescription, relationship: Bool) -> PropertyMapping {
-            guard let node = property.expression else {
+            let inspector = relationship ? property.inspectorExpression(defaultMapping: nil) : nil
+            guard let node = property.expression ?? inspector else {
                 // A property mapping without an archived expression gets the one Xcode shows and
                 // compiles: the source property of the same name. Xcode marks relationship
                 // mappings autogenerateexpression and attribute mappings not, for the same result.

@@ -106,6 +106,8 @@ extension XcodeMappingDescription {
                     var attributes: [Attribute] = []
                     if let expression = property.expression { attributes.append(binary("valueexpressiondata", expression.archivedData())) }
                     if property.autogenerates { attributes.append(Attribute(name: "autogenerateexpression", type: "bool", text: "1")) }
+                    if let name = property.sourceMappingName { attributes.append(Attribute(name: "sourcemappingname", type: "string", text: name)) }
+                    if let keyPath = property.sourceKeyPath { attributes.append(Attribute(name: "sourcekeypath", type: "string", text: keyPath)) }
                     if !property.userInfo.isEmpty { attributes.append(binary("userinfodata", Self.archivedUserInfo(property.userInfo))) }
                     attributes.append(Attribute(name: "name", type: "string", text: property.name))
                     objects.append(
@@ -209,7 +211,9 @@ extension XcodeMappingDescription {
                 properties.append(
                     PropertyMappingDescription(
                         name: name, expression: expression, autogenerates: property.flag("autogenerateexpression"),
-                        userInfo: try userInfo(property.binary("userinfodata"), path: path)))
+                        userInfo: try userInfo(property.binary("userinfodata"), path: path),
+                        sourceMappingName: nonEmpty(property.string("sourcemappingname")),
+                        sourceKeyPath: nonEmpty(property.string("sourcekeypath"))))
             }
             properties.sort { $0.name < $1.name }
             if kind == "XDDEVATTRIBUTEMAPPING" { mapping.attributeMappings = properties } else { mapping.relationshipMappings = properties }
