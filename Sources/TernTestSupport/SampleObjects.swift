@@ -18,10 +18,11 @@ public enum SampleObjects {
     /// - Parameters:
     ///   - model: The model.
     ///   - perEntity: How many objects of each concrete entity.
+    ///   - excluded: Entities to make no objects of (nor links to).
     /// - Returns: The rows, keys unique across the model, relationships consistent with their inverses.
     /// - Complexity: O(*e* × *n* × *p*) for *e* entities, *n* objects each and *p* properties.
-    public static func rows(for model: ManagedObjectModel, perEntity: Int = 3) -> [StoreRow] {
-        let concrete = model.entities.filter { !$0.isAbstract }.map(\.name).sorted()
+    public static func rows(for model: ManagedObjectModel, perEntity: Int = 3, excluding excluded: Set<String> = []) -> [StoreRow] {
+        let concrete = model.entities.filter { !$0.isAbstract && !excluded.contains($0.name) }.map(\.name).sorted()
         var keys: [String: [Int64]] = [:]
         var next: Int64 = 1
         for name in concrete {
@@ -52,7 +53,8 @@ public enum SampleObjects {
                     if !relationship.isToMany {
                         // A one-to-one is set from both sides alike: object i of each points at object i of the other.
                         row.toOne[relationship.name] = object
-                    } else if inverse == nil || inverse?.isToMany == true && name + relationship.name < relationship.destinationEntityName + (inverse?.name ?? "") {
+                    } else if inverse == nil || inverse?.isToMany == true {
+                        // A many-to-many is set from both sides alike: object i of each holds object i of the other.
                         row.toMany[relationship.name] = [object]
                     }
                 }

@@ -14,6 +14,8 @@ enum CorpusPolicies {
         registry.register(NameSplit(), named: "EmployeeToEmployeePolicy")
         registry.register(ContinentOfCountry(), named: "Migrations.Country5ToCountry6Policy")
         registry.register(IntegrationDates(), named: "XCServerCoreData.IntegrationStringToDateMigrationPolicy")
+        registry.register(DeletedCarbs(), named: "LoopKit.DeletedCarbObjectv3EntityMigrationPolicy")
+        registry.register(CareKitOutcomes(), named: "CareKitStore.OCKStoreMigration2_0To2_1Policy")
         return registry
     }
 
@@ -118,6 +120,65 @@ enum CorpusPolicies {
                 guard case .string(let text)? = try CorpusPolicies.value(key, of: source, manager), let date = formatter.date(from: text)
                 else { continue }
                 try manager.setDestinationValue(.date(date), forAttribute: key, of: integration)
+            }
+        }
+    }
+
+    /// LoopKit's DeletedCarbObjectv3EntityMigrationPolicy: a deleted carb entry becomes a
+    /// CachedCarbObject that the current app is not known to have created.
+    struct DeletedCarbs: EntityMigrationPolicy {
+        func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+            throws(MigrationError)
+        {
+            let carb = try CorpusPolicies.created(for: source, mapping, manager)
+            try manager.setDestinationValue(.bool(false), forAttribute: "createdByCurrentApp", of: carb)
+        }
+    }
+
+    /// CareKit's OCKStoreMigration2_0To2_1Policy, reduced to what sample objects need (no
+    /// knowledge elements or clock): relationships through `<Entity>To<Entity>` mappings, an
+    /// outcome's date becomes its start, effective and end date (the app computes start and end
+    /// from the task's schedule), schemaVersion becomes 2.1.0, logicalClock 0, uuid new and
+    /// an outcome's id its task's UUID and occurrence index.
+    struct CareKitOutcomes: EntityMigrationPolicy {
+        func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+            throws(MigrationError)
+        {
+            let object = try CorpusPolicies.created(for: source, mapping, manager)
+            let model = manager.destinationModel
+            func set(_ value: AttributeValue?, _ key: String) throws(MigrationError) {
+                guard model.attribute(named: key, inEntity: object.entityName) != nil else { return }
+                try manager.setDestinationValue(value, forAttribute: key, of: object)
+            }
+            if object.entityName == "OCKCDOutcome" {
+                let date = try CorpusPolicies.value("date", of: source, manager)
+                for key in ["startDate", "effectiveDate", "endDate"] { try set(date, key) }
+                // The app's id: the task's UUID and the occurrence index.
+                var task = "task"
+                if case .value(let value) = try manager.sourceValue(forKeyPath: ["task", "uuid"], of: source), let value {
+                    task = String(describing: value)
+                }
+                let index = try CorpusPolicies.value("taskOccurrenceIndex", of: source, manager).map(String.init(describing:)) ?? "0"
+                try set(.string(task + "_" + index), "id")
+            }
+            if case .string? = try? CorpusPolicies.value("schemaVersion", of: source, manager) { try set(.string("2.1.0"), "schemaVersion") }
+            try set(.integer(0), "logicalClock")
+            try set(.uuid(UUID()), "uuid")
+        }
+
+        /// As the app's: every source relationship, through the mapping `<Entity>To<Entity>` of
+        /// its destination entity.
+        func createRelationships(forDestination destination: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+            throws(MigrationError)
+        {
+            guard let source = manager.sourceInstances(forMapping: mapping.name, destinationInstance: destination).first else { return }
+            for relationship in manager.sourceModel.allRelationships(of: source.entityName) where !relationship.isTransient {
+                guard manager.destinationModel.relationship(named: relationship.name, inEntity: destination.entityName) != nil,
+                    case .objects(let related) = try manager.sourceValue(forKeyPath: [relationship.name], of: source)
+                else { continue }
+                let target = relationship.destinationEntityName
+                let objects = manager.destinationInstances(forMapping: "\(target)To\(target)", sourceInstances: related)
+                try manager.setDestinationRelationship(relationship.name, of: destination, to: objects)
             }
         }
     }

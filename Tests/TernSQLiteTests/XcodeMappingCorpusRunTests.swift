@@ -11,8 +11,30 @@ import Testing
 /// that name a custom policy run with a test policy registered under its class name: one that
 /// does what the app's class does (``CorpusPolicies``), or else the default stages.
 @Suite struct XcodeMappingCorpusRunTests {
-    /// The corpus's mapping models that come with their model.
-    static let items: [RealWorldCorpus.Item] = (try? RealWorldCorpus.items(of: .mappingModel).filter { $0.model != nil }) ?? []
+    /// The corpus's mapping models.
+    static let items: [RealWorldCorpus.Item] = (try? RealWorldCorpus.items(of: .mappingModel)) ?? []
+
+    /// The mapping models whose expressions Tern cannot translate (see XcodeMappingCorpusTests).
+    static let untranslatable: Set<String> = ["ResearchKit__AppCore/APCMappingModel4ToModel6.xcmappingmodel"]
+
+    /// Entities of which no sample objects are made, with why.
+    static let excludedEntities: [String: Set<String>] = [
+        // CareKit 2.1 links a HealthKit linkage to an OCKCDHealthKitTask, a new entity no 2.0 task
+        // becomes: a 2.0 store with linkages cannot migrate, in Core Data either (the app has none).
+        "carekit-apple__CareKit/2.0_2.1_Mapping.xcmappingmodel": ["OCKCDHealthKitLinkage"]
+    ]
+
+    /// The model of a mapping model: the one its manifest names, or else the model of its folder
+    /// whose versions the mapping model's embedded models match, as Core Data finds them by hash.
+    static func model(of item: RealWorldCorpus.Item) throws -> VersionedModel? {
+        if let url = item.modelURL { return try XcodeModel.readVersionedModel(at: url) }
+        let candidates = try RealWorldCorpus.items(of: .model).filter { $0.folder == item.folder }
+        for candidate in candidates {
+            guard let model = try? XcodeModel.readVersionedModel(at: candidate.url) else { continue }
+            if (try? StepMapping.xcodeMappingVersions(at: item.url, in: model)) != nil { return model }
+        }
+        return nil
+    }
 
     /// A policy registered under an app's class name: the default stages.
     struct TestPolicy: EntityMigrationPolicy {}
@@ -28,14 +50,19 @@ import Testing
         return (try StepMapping(xcodeMappingModelsAt: [item.url], in: model, policies: policies), policies)
     }
 
-    @Test func theCorpusHasMappingModelsWithTheirModels() {
-        #expect(Self.items.count >= 20)
+    @Test func theCorpusHasMappingModelsWithTheirModels() throws {
+        #expect(Self.items.count >= 36)
+        let bound = try Self.items.filter { try Self.model(of: $0) != nil }
+        #expect(bound.count == Self.items.count, "\(Set(Self.items.map(\.description)).subtracting(bound.map(\.description)).sorted())")
     }
 
     @Test(arguments: items)
     func readsBindsAndRuns(_ item: RealWorldCorpus.Item) async throws {
-        let modelURL = try #require(item.modelURL)
-        let model = try XcodeModel.readVersionedModel(at: modelURL)
+        let model = try #require(try Self.model(of: item), "no model of the folder matches \(item)")
+        guard !Self.untranslatable.contains(item.description) else {
+            #expect(throws: MigrationError.self) { try StepMapping(xcodeMappingModelsAt: [item.url], in: model) }
+            return
+        }
         let (step, policies) = try Self.step(item, model: model)
         let sourceName = try #require(step.sourceVersion)
         let destinationName = try #require(step.destinationVersion)
@@ -45,7 +72,8 @@ import Testing
         let url = folder.path("Sample.sqlite")
         do {
             let store = try SQLiteStore(at: url, model: source)
-            _ = try await store.save(StoreChangeSet(inserted: SampleObjects.rows(for: source)))
+            _ = try await store.save(
+                StoreChangeSet(inserted: SampleObjects.rows(for: source, excluding: Self.excludedEntities[item.description] ?? [])))
         }
         // What each entity mapping reads: the source objects of exactly its entity that pass its filter.
         var expected: [String: Int] = [:]
@@ -64,12 +92,31 @@ import Testing
                 sourceValues[target, default: [:]][property.name, default: []] += rows.map { $0.attributes[path[0]] }
             }
         }
-        var options = MigrationOptions()
-        options.policies = policies
-        let report = try await StoreMigrator().migrateStore(
-            at: url, model: model, to: step.destinationVersion, mappings: [step], options: options)
-        #expect(report.plan.steps.map(\.kind).contains(.mapping))
-        let migrated = try SQLiteStore(at: url, model: destination)
+        let migrated: any PersistentStore
+        if source.entityVersionHashes == destination.entityVersionHashes {
+            // Two versions with the same entities (XcodeGen's test model): nothing to migrate.
+            let plan = try MigrationPlanner(model: model, mappings: [step]).plan(
+                storeHashes: source.entityVersionHashes, to: destinationName)
+            #expect(plan.steps.isEmpty)
+            return
+        } else if let from = model.versions.firstIndex(where: { $0.name == sourceName }),
+            let to = model.versions.firstIndex(where: { $0.name == destinationName }), from > to
+        {
+            // A mapping back to an older version (CoreStore's demo migrates both ways), which Tern's
+            // planner never does to a store: the engine runs it into a store of the older version.
+            let manager = InMemoryMigrationManager(source: source, rows: SampleObjects.rows(for: source), destination: destination)
+            try MappingRunner(policies: policies).run(step.passes, manager: manager)
+            let store = try SQLiteStore(at: folder.path("Older.sqlite"), model: destination)
+            _ = try await store.save(StoreChangeSet(inserted: manager.destinationRows))
+            migrated = store
+        } else {
+            var options = MigrationOptions()
+            options.policies = policies
+            let report = try await StoreMigrator().migrateStore(
+                at: url, model: model, to: step.destinationVersion, mappings: [step], options: options)
+            #expect(report.plan.steps.map(\.kind).contains(.mapping))
+            migrated = try SQLiteStore(at: url, model: destination)
+        }
         let targets = Set(step.passes.flatMap(\.entityMappings).compactMap(\.destinationEntityName))
         for target in targets.sorted() {
             var request = StoreFetchRequest(entityName: target)
@@ -79,7 +126,8 @@ import Testing
             let writers = step.passes.flatMap(\.entityMappings).filter { $0.destinationEntityName == target }
             if writers.count == 1, writers[0].kind != .add {
                 #expect(rows.count == expected[target] ?? 0, "\(item): \(target)")
-                for (attribute, values) in sourceValues[target] ?? [:] {
+                // A custom policy may change what it copies (CareKit's sets schemaVersion): values are checked without one.
+                for (attribute, values) in writers[0].policyName == nil ? sourceValues[target] ?? [:] : [:] {
                     let written = rows.map { $0.attributes[attribute] }.map { $0.map(String.init(describing:)) ?? "nil" }.sorted()
                     let read = values.map { $0.map(String.init(describing:)) ?? "nil" }.sorted()
                     #expect(written == read, "\(item): \(target).\(attribute)")

@@ -127,6 +127,6 @@ final class SourceCursor: ExpressionSource {
     /// Reads a key path of the current object through the engine; the empty path is the object itself.
     func expressionValue(forKeyPath keyPath: [String]) throws(MigrationError) -> ExpressionValue {
         guard !keyPath.isEmpty else { return .objects([reference]) }
-        return try manager.sourceValue(forKeyPath: keyPath, of: reference)
+        return try manager.sourceValue(followingUnions: keyPath, of: reference)
     }
 }

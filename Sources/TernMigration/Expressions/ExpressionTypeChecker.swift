@@ -231,21 +231,33 @@ struct ExpressionTypeChecker {
     {
         var current = entity
         var toMany = false
+        var union = false
         for (offset, name) in path.enumerated() {
             let written = (["$source"] + path[...offset]).joined(separator: ".")
             let isLast = offset == path.count - 1
+            if ValueExpression.unionOperators.contains(name) {
+                guard toMany, !isLast else {
+                    throw problem("\(written): \(name) goes between a to-many relationship and a relationship of its objects", position)
+                }
+                union = true
+                continue
+            }
             switch sourceModel.property(named: name, inEntity: current) {
             case .attribute(let attribute)?:
                 guard isLast else { throw problem("\(written) is an attribute; nothing follows it", position) }
+                guard !union else { throw problem("\(written): a union gives objects; it cannot end in an attribute", position) }
                 guard !attribute.isTransient else {
                     throw problem("\(current).\(name) is transient: the store has no value for it", position)
                 }
                 return ExpressionType(attribute.type)
             case .relationship(let relationship)?:
-                guard !toMany else {
-                    throw problem("\(written) goes on after a to-many relationship; only to-one ones can be followed", position)
+                guard !toMany || union else {
+                    throw problem(
+                        "\(written) goes on after a to-many relationship; only to-one ones can be followed, or put "
+                            + "@distinctUnionOfSets before the relationship of its objects", position)
                 }
-                toMany = relationship.isToMany
+                toMany = toMany || relationship.isToMany
+                union = false
                 current = relationship.destinationEntityName
             case .fetchedProperty?:
                 throw problem("\(written) is a fetched property, which the store does not keep", position)

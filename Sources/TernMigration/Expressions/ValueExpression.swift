@@ -17,7 +17,9 @@ public import TernCore
 ///
 /// The language:
 /// - `$source.a.b` reads a key path of the source object (through to-one or to-many relationships);
-///   `$source` alone is the object itself.
+///   `$source` alone is the object itself. After a to-many relationship, `@distinctUnionOfSets`
+///   (or `@unionOfSets`, `@distinctUnionOfObjects`, `@unionOfObjects`) goes on to the objects
+///   of a relationship of each: `$source.countries.@distinctUnionOfSets.moods`.
 /// - Literals: integers (`12`), decimals (`1.5`, `2e3`), strings in double or single quotes with
 ///   `\"`, `\'`, `\\`, `\n` and `\t` escapes, `true`, `false` and `nil`.
 /// - `+ - * /` with the usual precedence, unary minus and parentheses. Integers stay integers
@@ -47,6 +49,12 @@ public indirect enum ValueExpression: Sendable, Hashable {
     case arithmetic(ArithmeticOperator, ValueExpression, ValueExpression)
     /// A function call (`lowercase($source.name)`).
     case call(Function, [ValueExpression])
+
+    /// The collection operators a key path may hold after a to-many relationship: each gives the
+    /// objects of the rest of the key path for every object, without repeats.
+    public static let unionOperators: Set<String> = [
+        "@distinctUnionOfSets", "@unionOfSets", "@distinctUnionOfObjects", "@unionOfObjects",
+    ]
 
     /// The longest expression text accepted, in characters.
     public static let maximumLength = 8_192

@@ -117,19 +117,15 @@ private struct MappingChecker {
             else { continue }
             switch type {
             case .null, .unknown: break
-            case .instances(let entity, let toMany):
+            case .instances(let entity, _):
                 if let entity, !destination.isKind(entity, of: relationship.destinationEntityName) {
                     problems.append(
                         fail(
                             "'\(expression)' gives \(entity) objects but \(destinationEntity).\(relationship.name) holds \(relationship.destinationEntityName) objects",
                             property.name))
                 }
-                if toMany, !relationship.isToMany {
-                    problems.append(
-                        fail(
-                            "'\(expression)' gives many objects but \(destinationEntity).\(relationship.name) is to-one",
-                            property.name))
-                }
+                // Many objects for a to-one relationship are accepted as Core Data accepts them (a
+                // to-many source relationship with one object each): more than one fails when it runs.
             case let other:
                 problems.append(
                     fail(
