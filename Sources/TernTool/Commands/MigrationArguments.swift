@@ -15,7 +15,7 @@ struct MigrationArguments: Sendable {
         "to", value: "V", help: "The version to migrate to (default: the model's current version).")
     /// Mapping files, repeatable.
     static let mapping = ArgumentDefinition.option(
-        "mapping", value: "FILE",
+        "mapping", value: "FILE", isRepeatable: true,
         help: "A mapping for one step: a JSON mapping file, an Xcode .xcmappingmodel or a compiled .cdm "
             + "(repeatable; several Xcode mapping models of one step are its passes, in order; see docs/MappingFormat.md).")
     /// Where to look for the Xcode mapping model of the step, instead of beside the model.
