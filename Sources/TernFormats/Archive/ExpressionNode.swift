@@ -164,16 +164,7 @@ package indirect enum ExpressionNode: Sendable, Hashable {
             return writer.object(["NSSelfExpression"] + base, fields: ["NSExpressionType": .integer(1)])
         case .keyPath(let operand, let path):
             let archivedOperand = operand.archive(in: &writer)
-            let specifier = writer.object(
-                ["NSKeyPathSpecifierExpression"] + base,
-                fields: ["NSExpressionType": .integer(10), "NSKeyPath": writer.string(path)])
-            return writer.object(
-                ["NSKeyPathExpression", "NSFunctionExpression"] + base,
-                fields: [
-                    "NSExpressionType": .integer(3), "NSOperand": archivedOperand,
-                    "NSSelectorName": writer.string(path.contains(".") ? "valueForKeyPath:" : "valueForKey:"),
-                    "NSArguments": writer.array([specifier], classes: ["NSMutableArray", "NSArray", "NSObject"]),
-                ])
+            return ArchivedExpressionWriter.keyPath(path, operand: archivedOperand, in: &writer)
         case .function(let operand, let selector, let arguments):
             let archivedOperand = operand.archive(in: &writer)
             return Self.function(archivedOperand, selector, arguments, in: &writer)
