@@ -102,4 +102,30 @@ import Testing
         #expect(manager.destinationInstances(forMapping: "EventToEventStamp", sourceInstances: [rows[3].reference]).isEmpty)
         #expect(manager.destinationInstances(forMapping: "EventToEventLabel", sourceInstances: [rows[1].reference]) == [labels[1].reference])
     }
+
+    @Test func writeToAnXcmappingmodelPathWritesAStepOfOnePassAndRefusesSeveral() throws {
+        let model = try Self.model()
+        let designed = try Self.designedStep().resolved(in: model)
+        let directory = try TemporaryDirectory()
+        let target = directory.path("Both.xcmappingmodel")
+        #expect(throws: MigrationError.self) { try designed.write(to: target) }
+        #expect(!FileManager.default.fileExists(atPath: target.path))
+        let second = StepMapping(from: designed.sourceVersion, to: designed.destinationVersion, passes: [designed.passes[1]])
+        let one = directory.path("StepTwo.xcmappingmodel")
+        try second.write(to: one)
+        #expect(try StepMapping(xcodeMappingModelsAt: [one], in: model) == second)
+        // The formatted date has no NSExpression Core Data evaluates: written as a policy function or refused.
+        var formatted = designed.passes[0]
+        formatted.entityMappings[0].attributeMappings = [
+            PropertyMapping("printedDate", try ValueExpression(#"formatDate($source.timeStamp, "yyyy")"#))
+        ]
+        let refused = StepMapping(from: designed.sourceVersion, to: designed.destinationVersion, passes: [formatted])
+        do {
+            try refused.write(to: directory.path("Formatted.xcmappingmodel"))
+            Issue.record("must fail")
+        } catch {
+            #expect(error.code == .invalidMapping && error.mappingName == "EventToEventLabel" && error.propertyName == "printedDate")
+            #expect(error.message.contains("formatDate() has no NSExpression that Core Data evaluates"))
+        }
+    }
 }
