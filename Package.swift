@@ -49,7 +49,7 @@ let package = Package(
         .target(
             name: "TernSQLite", dependencies: ["TernCore", "TernFormats", "TernMigration", "CSQLite"],
             swiftSettings: swiftSettings),
-        .target(name: "TernMigration", dependencies: ["TernCore"], swiftSettings: swiftSettings),
+        .target(name: "TernMigration", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
         .target(
             name: "TernBinaryStore", dependencies: ["TernCore", "TernFormats", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "TernXMLStore", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),

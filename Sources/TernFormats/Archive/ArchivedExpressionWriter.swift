@@ -103,7 +103,11 @@ struct ArchivedExpressionWriter {
         }
     }
 
-    private static func keyPath(
+    /// Archives `operand.path` as Core Data does: an `NSKeyPathExpression` sending
+    /// `valueForKey:` (or `valueForKeyPath:`) with an `NSKeyPathSpecifierExpression`.
+    ///
+    /// - Returns: The expression's UID.
+    static func keyPath(
         _ path: String, operand: BinaryPropertyList.Value, in writer: inout KeyedArchiveWriter
     ) -> BinaryPropertyList.Value {
         let specifier = writer.object(

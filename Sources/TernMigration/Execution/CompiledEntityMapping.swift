@@ -3,8 +3,8 @@ import TernCore
 /// The default policy's stages 1 and 2 for one entity mapping, with its property mappings
 /// compiled once: what ``MappingRunner`` runs per object for mappings without a custom policy.
 ///
-/// It does exactly what ``DefaultMigrationPolicy/createInstance(forSource:mapping:manager:)``
-/// and ``DefaultMigrationPolicy/setRelationships(of:mapping:manager:)`` do, without working out
+/// It does exactly what ``DefaultMigrationPolicy/createInstance(forSource:mapping:manager:functions:)``
+/// and ``DefaultMigrationPolicy/setRelationships(of:mapping:manager:functions:)`` do, without working out
 /// the effective property mappings and walking their syntax trees for every object. A class, so
 /// that reaching it object after object costs one reference count, not a copy.
 ///
@@ -127,6 +127,6 @@ final class SourceCursor: ExpressionSource {
     /// Reads a key path of the current object through the engine; the empty path is the object itself.
     func expressionValue(forKeyPath keyPath: [String]) throws(MigrationError) -> ExpressionValue {
         guard !keyPath.isEmpty else { return .objects([reference]) }
-        return try manager.sourceValue(forKeyPath: keyPath, of: reference)
+        return try manager.sourceValue(followingUnions: keyPath, of: reference)
     }
 }

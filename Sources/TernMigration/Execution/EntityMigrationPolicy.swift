@@ -79,6 +79,18 @@ public protocol EntityMigrationPolicy: Sendable {
     ///   - manager: The engine.
     /// - Throws: ``MigrationError`` to stop the migration.
     func endEntityMapping(_ mapping: EntityMapping, manager: any MigrationManager) throws(MigrationError)
+
+    /// The functions the entity mapping's value expressions call as `policy("selector:", …)`, by
+    /// selector: the methods Core Data calls for `FUNCTION($entityPolicy, "selector:", …)`.
+    /// Empty by default. A mapping read from Xcode that calls a selector missing here is refused
+    /// when it is read (see ``StepMapping/init(xcodeMappingModelsAt:in:policies:)``).
+    ///
+    /// ```swift
+    /// var expressionFunctions: [String: PolicyFunction] {
+    ///     ["hexForColor:": { arguments, _ throws(MigrationError) in arguments.first ?? .value(nil) }]
+    /// }
+    /// ```
+    var expressionFunctions: [String: PolicyFunction] { get }
 }
 
 extension EntityMigrationPolicy {
@@ -86,8 +98,12 @@ extension EntityMigrationPolicy {
     public func createDestinationInstances(
         forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
     ) throws(MigrationError) {
-        try DefaultMigrationPolicy.createInstance(forSource: source, mapping: mapping, manager: manager)
+        try DefaultMigrationPolicy.createInstance(
+            forSource: source, mapping: mapping, manager: manager, functions: expressionFunctions)
     }
+
+    /// No functions: `policy()` calls are refused.
+    public var expressionFunctions: [String: PolicyFunction] { [:] }
 
     /// Every attribute: a policy that does not say may read any.
     public func sourceAttributes(for mapping: EntityMapping) -> Set<String>? { nil }
@@ -99,7 +115,8 @@ extension EntityMigrationPolicy {
     public func createRelationships(
         forDestination destination: RowReference, mapping: EntityMapping, manager: any MigrationManager
     ) throws(MigrationError) {
-        try DefaultMigrationPolicy.setRelationships(of: destination, mapping: mapping, manager: manager)
+        try DefaultMigrationPolicy.setRelationships(
+            of: destination, mapping: mapping, manager: manager, functions: expressionFunctions)
     }
 
     /// Validates the destination objects the mapping created.
@@ -125,17 +142,21 @@ public struct DefaultMigrationPolicy: EntityMigrationPolicy {
     ///   - source: The source object.
     ///   - mapping: The entity mapping.
     ///   - manager: The engine.
+    ///   - functions: The functions `policy()` calls may use: the policy's ``EntityMigrationPolicy/expressionFunctions``.
     /// - Throws: ``MigrationError`` naming the mapping and property when a value fails.
-    public static func createInstance(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
-        throws(MigrationError)
-    {
+    public static func createInstance(
+        forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager,
+        functions: [String: PolicyFunction] = [:]
+    ) throws(MigrationError) {
         guard let entity = mapping.destinationEntityName else { return }
         let destination = try manager.insertDestinationInstance(ofEntity: entity)
         let reader = manager.source(source)
+        var environment = manager.environment
+        environment.policyFunctions = functions
         for property in mapping.effectiveAttributeMappings(in: manager.destinationModel) {
             guard let expression = property.valueExpression else { continue }
             do throws(MigrationError) {
-                guard case .value(let value) = try expression.evaluate(source: reader, environment: manager.environment)
+                guard case .value(let value) = try expression.evaluate(source: reader, environment: environment)
                 else {
                     throw MigrationError(.evaluationFailed, "The expression gives objects; an attribute needs a value")
                 }
@@ -154,9 +175,11 @@ public struct DefaultMigrationPolicy: EntityMigrationPolicy {
     ///   - destination: The destination object.
     ///   - mapping: The entity mapping.
     ///   - manager: The engine.
+    ///   - functions: The functions `policy()` calls may use: the policy's ``EntityMigrationPolicy/expressionFunctions``.
     /// - Throws: ``MigrationError`` naming the mapping and property when a value fails.
     public static func setRelationships(
-        of destination: RowReference, mapping: EntityMapping, manager: any MigrationManager
+        of destination: RowReference, mapping: EntityMapping, manager: any MigrationManager,
+        functions: [String: PolicyFunction] = [:]
     ) throws(MigrationError) {
         // Most mappings have no relationship mapping: nothing to look up per object.
         guard mapping.kind == .copy || !mapping.relationshipMappings.isEmpty else { return }
@@ -165,10 +188,12 @@ public struct DefaultMigrationPolicy: EntityMigrationPolicy {
             let source = manager.sourceInstances(forMapping: mapping.name, destinationInstance: destination).first
         else { return }
         let reader = manager.source(source)
+        var environment = manager.environment
+        environment.policyFunctions = functions
         for property in properties {
             guard let expression = property.valueExpression else { continue }
             do throws(MigrationError) {
-                switch try expression.evaluate(source: reader, environment: manager.environment) {
+                switch try expression.evaluate(source: reader, environment: environment) {
                 case .destinationInstances(let name, let sources):
                     let objects = manager.destinationInstances(forMapping: name, sourceInstances: sources)
                     try manager.setDestinationRelationship(property.name, of: destination, to: objects)

@@ -117,7 +117,43 @@ public struct SourceObject: ExpressionSource {
     /// Reads a key path through the engine; the empty path is the object itself.
     public func expressionValue(forKeyPath keyPath: [String]) throws(MigrationError) -> ExpressionValue {
         guard !keyPath.isEmpty else { return .objects([reference]) }
-        return try manager.sourceValue(forKeyPath: keyPath, of: reference)
+        return try manager.sourceValue(followingUnions: keyPath, of: reference)
+    }
+}
+
+extension MigrationManager {
+    /// The value at a key path that may hold union operators (``ValueExpression/unionOperators``):
+    /// the part before one is read through the engine, and the rest for each of its objects.
+    ///
+    /// - Throws: ``MigrationError`` with code ``MigrationError/Code/evaluationFailed`` when the
+    ///   part before a union does not give objects, or the part after gives values.
+    /// - Complexity: One engine read per object the union goes through.
+    func sourceValue(followingUnions keyPath: [String], of source: RowReference) throws(MigrationError) -> ExpressionValue {
+        guard let index = keyPath.firstIndex(where: ValueExpression.unionOperators.contains) else {
+            return try sourceValue(forKeyPath: keyPath, of: source)
+        }
+        let head = Array(keyPath[..<index])
+        let tail = Array(keyPath[(index + 1)...])
+        let objects: [RowReference]
+        switch head.isEmpty ? .objects([source]) : try sourceValue(forKeyPath: head, of: source) {
+        case .objects(let references): objects = references
+        case .value(nil): objects = []
+        default:
+            throw MigrationError(.evaluationFailed, "\(keyPath[index]) needs objects before it, such as a to-many relationship")
+        }
+        var seen: Set<RowReference> = []
+        var result: [RowReference] = []
+        for object in objects {
+            switch try sourceValue(followingUnions: tail, of: object) {
+            case .objects(let references):
+                for reference in references where seen.insert(reference).inserted { result.append(reference) }
+            case .value(nil):
+                continue
+            default:
+                throw MigrationError(.evaluationFailed, "\(keyPath[index]) needs a relationship after it; it gives objects")
+            }
+        }
+        return .objects(result)
     }
 }
 

@@ -26,13 +26,24 @@ final class StagedMapping {
     /// Stages an entity mapping.
     ///
     /// - Throws: ``MigrationError`` with code ``MigrationError/Code/unknownPolicy`` when the
-    ///   mapping names a policy that is not registered.
+    ///   mapping names a policy that is not registered, or calls a selector its policy does not register.
     init(
         _ mapping: EntityMapping, pass: Int, policies: MigrationPolicyRegistry, destination: ManagedObjectModel
     ) throws(MigrationError) {
         self.mapping = mapping
         self.pass = pass
         policy = try policies.policy(for: mapping)
+        // A policy() call whose selector the policy does not register fails before anything runs.
+        let functions = policy.expressionFunctions
+        for property in mapping.propertyMappings {
+            for selector in property.valueExpression?.policySelectors ?? [] where functions[selector] == nil {
+                throw MigrationError(
+                    .unknownPolicy,
+                    "'\(property.valueExpression.map(String.init(describing:)) ?? "")' calls \(selector), which the policy "
+                        + "\(mapping.policyName ?? "of the mapping") does not register in its expressionFunctions",
+                    mapping: mapping.name, entity: mapping.destinationEntityName, property: property.name)
+            }
+        }
         // The default policy's property mappings are compiled once, not read per object.
         compiled = policy is DefaultMigrationPolicy ? CompiledEntityMapping(mapping, destination: destination) : nil
         attributePolicy = policy as? any AttributeMigrationPolicy

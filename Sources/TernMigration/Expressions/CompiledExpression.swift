@@ -130,6 +130,15 @@ public struct CompiledExpression: Sendable {
                 }
                 return .value(nil)
             }
+        case .policy:
+            let selector = arguments.first?.stringLiteral
+            let bodies = arguments.dropFirst().map(compile)
+            return { source, environment throws(MigrationError) in
+                let function = try PolicyCall.function(selector, in: environment)
+                var values: [ExpressionValue] = []
+                for body in bodies { values.append(try body(source, environment)) }
+                return try function(values, source)
+            }
         case .now:
             return { _, environment in .value(.date(environment.now)) }
         case .uuid:

@@ -148,6 +148,13 @@ struct ExpressionTypeChecker {
         _ function: ValueExpression.Function, _ arguments: [ValueExpression], _ position: Int?
     ) throws(MigrationError) -> ExpressionType {
         if function == .destinationInstances { return try instancesType(arguments, position) }
+        if function == .policy {
+            guard arguments.first?.stringLiteral != nil else {
+                throw problem("the first argument of policy() must be the selector's name in quotes", position)
+            }
+            for argument in arguments.dropFirst() { _ = try type(of: argument) }
+            return .unknown
+        }
         var types: [ExpressionType] = []
         for argument in arguments { types.append(try type(of: argument)) }
         for (offset, argumentType) in types.enumerated() where !argumentType.isScalar {
@@ -190,7 +197,7 @@ struct ExpressionTypeChecker {
             return known.allSatisfy { $0 == first } ? first : .unknown
         case .now: return .date
         case .uuid: return .uuid
-        case .destinationInstances: return .unknown
+        case .destinationInstances, .policy: return .unknown
         }
     }
 
@@ -224,21 +231,33 @@ struct ExpressionTypeChecker {
     {
         var current = entity
         var toMany = false
+        var union = false
         for (offset, name) in path.enumerated() {
             let written = (["$source"] + path[...offset]).joined(separator: ".")
             let isLast = offset == path.count - 1
+            if ValueExpression.unionOperators.contains(name) {
+                guard toMany, !isLast else {
+                    throw problem("\(written): \(name) goes between a to-many relationship and a relationship of its objects", position)
+                }
+                union = true
+                continue
+            }
             switch sourceModel.property(named: name, inEntity: current) {
             case .attribute(let attribute)?:
                 guard isLast else { throw problem("\(written) is an attribute; nothing follows it", position) }
+                guard !union else { throw problem("\(written): a union gives objects; it cannot end in an attribute", position) }
                 guard !attribute.isTransient else {
                     throw problem("\(current).\(name) is transient: the store has no value for it", position)
                 }
                 return ExpressionType(attribute.type)
             case .relationship(let relationship)?:
-                guard !toMany else {
-                    throw problem("\(written) goes on after a to-many relationship; only to-one ones can be followed", position)
+                guard !toMany || union else {
+                    throw problem(
+                        "\(written) goes on after a to-many relationship; only to-one ones can be followed, or put "
+                            + "@distinctUnionOfSets before the relationship of its objects", position)
                 }
-                toMany = relationship.isToMany
+                toMany = toMany || relationship.isToMany
+                union = false
                 current = relationship.destinationEntityName
             case .fetchedProperty?:
                 throw problem("\(written) is a fetched property, which the store does not keep", position)

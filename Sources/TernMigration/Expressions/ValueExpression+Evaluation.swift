@@ -43,8 +43,21 @@ public protocol ExpressionSource {
     func expressionValue(forKeyPath keyPath: [String]) throws(MigrationError) -> ExpressionValue
 }
 
-/// What value expressions need besides the source object: the clock of `now()` and the source of
-/// `uuid()`, fixed for reproducible migrations and tests.
+/// A function that a custom policy registers for `policy("selector:", …)` calls: Core Data's
+/// method called by `FUNCTION($entityPolicy, "selector:", …)`. It gets the evaluated arguments
+/// (after the selector) and the source object the expression reads, and returns the value.
+///
+/// ```swift
+/// let hex: PolicyFunction = { arguments, _ throws(MigrationError) in
+///     guard case .value(.string(let text)?)? = arguments.first else { return .value(nil) }
+///     return .value(.string("#" + text))
+/// }
+/// ```
+public typealias PolicyFunction =
+    @Sendable (_ arguments: [ExpressionValue], _ source: any ExpressionSource) throws(MigrationError) -> ExpressionValue
+
+/// What value expressions need besides the source object: the clock of `now()`, the source of
+/// `uuid()`, fixed for reproducible migrations and tests, and the functions `policy()` calls.
 ///
 /// ```swift
 /// let environment = ExpressionEnvironment(now: Date(timeIntervalSinceReferenceDate: 0))
@@ -54,6 +67,9 @@ public struct ExpressionEnvironment: Sendable {
     public var now: Date
     /// Makes the UUID that each `uuid()` call gives.
     public var makeUUID: @Sendable () -> UUID
+    /// The functions `policy("selector:", …)` calls, by selector: those of the entity mapping's
+    /// policy while its property mappings run; empty otherwise.
+    public var policyFunctions: [String: PolicyFunction] = [:]
 
     /// Creates an environment.
     ///
@@ -147,11 +163,37 @@ extension ValueExpression.Function {
             return .value(.date(environment.now))
         case .uuid:
             return .value(.uuid(environment.makeUUID()))
+        case .policy:
+            let function = try PolicyCall.function(arguments.first?.stringLiteral, in: environment)
+            var values: [ExpressionValue] = []
+            for argument in arguments.dropFirst() { values.append(try argument.evaluate(source: source, environment: environment)) }
+            return try function(values, source)
         default:
             var values: [AttributeValue?] = []
             for argument in arguments { values.append(try argument.scalar(source, environment)) }
             return .value(try ValueConversion.apply(self, values))
         }
+    }
+}
+
+/// Looking up the function of a `policy("selector:", …)` call.
+enum PolicyCall {
+    /// The function registered under the selector.
+    ///
+    /// - Throws: ``MigrationError`` with code ``MigrationError/Code/evaluationFailed`` when the
+    ///   selector is not a literal or the entity mapping's policy registers no function under it.
+    static func function(_ selector: String?, in environment: ExpressionEnvironment) throws(MigrationError)
+        -> PolicyFunction
+    {
+        guard let selector else {
+            throw MigrationError(.evaluationFailed, "policy() needs the selector's name in quotes as its first argument")
+        }
+        guard let function = environment.policyFunctions[selector] else {
+            throw MigrationError(
+                .evaluationFailed,
+                "The entity mapping's policy registers no function for the selector \(selector); add it to its expressionFunctions")
+        }
+        return function
     }
 }
 

@@ -115,6 +115,10 @@ enum ExpressionLexer {
                 tokens.append(ExpressionToken(kind: .source, position: start))
             } else if character.isLetter || character == "_" {
                 tokens.append(ExpressionToken(kind: .identifier(identifier(characters, &index)), position: start))
+            } else if character == "@", index + 1 < characters.count, characters[index + 1].isLetter {
+                // A collection operator of a key path: @distinctUnionOfSets and its relatives.
+                index += 1
+                tokens.append(ExpressionToken(kind: .identifier("@" + identifier(characters, &index)), position: start))
             } else if "+-*/(),.".contains(character) {
                 tokens.append(ExpressionToken(kind: .symbol(character), position: start))
                 index += 1

@@ -17,7 +17,9 @@ public import TernCore
 ///
 /// The language:
 /// - `$source.a.b` reads a key path of the source object (through to-one or to-many relationships);
-///   `$source` alone is the object itself.
+///   `$source` alone is the object itself. After a to-many relationship, `@distinctUnionOfSets`
+///   (or `@unionOfSets`, `@distinctUnionOfObjects`, `@unionOfObjects`) goes on to the objects
+///   of a relationship of each: `$source.countries.@distinctUnionOfSets.moods`.
 /// - Literals: integers (`12`), decimals (`1.5`, `2e3`), strings in double or single quotes with
 ///   `\"`, `\'`, `\\`, `\n` and `\t` escapes, `true`, `false` and `nil`.
 /// - `+ - * /` with the usual precedence, unary minus and parentheses. Integers stay integers
@@ -47,6 +49,12 @@ public indirect enum ValueExpression: Sendable, Hashable {
     case arithmetic(ArithmeticOperator, ValueExpression, ValueExpression)
     /// A function call (`lowercase($source.name)`).
     case call(Function, [ValueExpression])
+
+    /// The collection operators a key path may hold after a to-many relationship: each gives the
+    /// objects of the rest of the key path for every object, without repeats.
+    public static let unionOperators: Set<String> = [
+        "@distinctUnionOfSets", "@unionOfSets", "@distinctUnionOfObjects", "@unionOfObjects",
+    ]
 
     /// The longest expression text accepted, in characters.
     public static let maximumLength = 8_192
@@ -106,13 +114,17 @@ public indirect enum ValueExpression: Sendable, Hashable {
         /// source objects under that entity mapping; with one argument, under whichever mapping
         /// migrated each of them. Only for relationship mappings.
         case destinationInstances
+        /// `policy("selector:", a, …)`: calls the function that the entity mapping's custom policy
+        /// registers under that selector (``EntityMigrationPolicy/expressionFunctions``); Core
+        /// Data's `FUNCTION($entityPolicy, "selector:", a, …)`. The arguments may be values or objects.
+        case policy
 
         /// The number of arguments the function takes.
         public var arity: ClosedRange<Int> {
             switch self {
             case .now, .uuid: 0...0
             case .formatDate, .parseDate: 2...2
-            case .concat, .coalesce: 1...Int.max
+            case .concat, .coalesce, .policy: 1...Int.max
             case .destinationInstances: 1...2
             default: 1...1
             }
@@ -120,6 +132,26 @@ public indirect enum ValueExpression: Sendable, Hashable {
     }
 
     // MARK: - Inspecting
+
+    /// The selectors of the `policy("selector:", …)` calls in the expression, in order of appearance.
+    ///
+    /// - Complexity: O(*n*) in the size of the expression.
+    public var policySelectors: [String] {
+        switch self {
+        case .source, .literal: []
+        case .negate(let operand): operand.policySelectors
+        case .arithmetic(_, let lhs, let rhs): lhs.policySelectors + rhs.policySelectors
+        case .call(let function, let arguments):
+            (function == .policy ? arguments.prefix(1).compactMap(\.stringLiteral) : [])
+                + arguments.flatMap(\.policySelectors)
+        }
+    }
+
+    /// The text of a string literal; nil for any other expression.
+    var stringLiteral: String? {
+        if case .literal(.string(let text)?) = self { return text }
+        return nil
+    }
 
     /// The source key paths the expression reads, dotted, in order of appearance.
     ///

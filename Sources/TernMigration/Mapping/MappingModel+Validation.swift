@@ -85,6 +85,15 @@ private struct MappingChecker {
                 problems.append(fail("The filter reads the unknown key path \(keyPath) of \(entity)"))
             }
         }
+        if mapping.policyName == nil {
+            for property in mapping.propertyMappings {
+                guard let selector = property.valueExpression?.policySelectors.first else { continue }
+                problems.append(
+                    fail(
+                        "'\(property.valueExpression.map(String.init(describing:)) ?? "")' calls the policy's \(selector), "
+                            + "but the entity mapping names no policy", property.name))
+            }
+        }
         guard let destinationEntity = mapping.destinationEntityName else {
             if !mapping.propertyMappings.isEmpty { problems.append(fail("A remove mapping has no property mappings")) }
             return problems
@@ -107,20 +116,16 @@ private struct MappingChecker {
                 let relationship
             else { continue }
             switch type {
-            case .null: break
-            case .instances(let entity, let toMany):
+            case .null, .unknown: break
+            case .instances(let entity, _):
                 if let entity, !destination.isKind(entity, of: relationship.destinationEntityName) {
                     problems.append(
                         fail(
                             "'\(expression)' gives \(entity) objects but \(destinationEntity).\(relationship.name) holds \(relationship.destinationEntityName) objects",
                             property.name))
                 }
-                if toMany, !relationship.isToMany {
-                    problems.append(
-                        fail(
-                            "'\(expression)' gives many objects but \(destinationEntity).\(relationship.name) is to-one",
-                            property.name))
-                }
+                // Many objects for a to-one relationship are accepted as Core Data accepts them (a
+                // to-many source relationship with one object each): more than one fails when it runs.
             case let other:
                 problems.append(
                     fail(

@@ -137,6 +137,9 @@ public struct EntityMapping: Sendable, Hashable {
     }
     /// The name of the custom migration policy, looked up in a ``MigrationPolicyRegistry``.
     public var policyName: String?
+    /// Free-form text the mapping carries for its policy: Core Data's `userInfo`, read from and
+    /// written to Xcode mapping models and mapping files; empty by default.
+    public var userInfo: [String: String] = [:]
 
     /// Creates an entity mapping.
     ///

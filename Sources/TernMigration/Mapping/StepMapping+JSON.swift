@@ -108,12 +108,28 @@ extension StepMapping {
         }
     }
 
-    /// Writes the step mapping to a mapping file, atomically.
+    /// Writes the step mapping to a mapping file, atomically: JSON, or, to a path ending in
+    /// `.xcmappingmodel`, an Xcode mapping model bundle of its one pass
+    /// (``writeXcodeMappingModel(to:pass:modelPath:)``).
     ///
     /// - Parameter url: Where to write.
-    /// - Throws: ``MigrationError`` with code ``MigrationError/Code/unreadableMappingFile`` and the path.
+    /// - Throws: ``MigrationError`` with code ``MigrationError/Code/unreadableMappingFile`` and the
+    ///   path; ``MigrationError/Code/invalidMapping`` for a step of several passes written to an
+    ///   `.xcmappingmodel` (write each pass on its own) or an expression Xcode's form cannot hold.
     /// - Complexity: O(*n*) in the size of the mappings.
     public func write(to url: URL) throws(MigrationError) {
+        if url.pathExtension.lowercased() == "xcmappingmodel" {
+            guard passes.count == 1 else {
+                var error = MigrationError(
+                    .invalidMapping,
+                    "An Xcode mapping model holds one pass and the step has \(passes.count); write each with "
+                        + "writeXcodeMappingModel(to:pass:modelPath:)")
+                error.path = url.path
+                throw error
+            }
+            try writeXcodeMappingModel(to: url)
+            return
+        }
         let data = try jsonData()
         do {
             try data.write(to: url, options: .atomic)
@@ -216,6 +232,7 @@ private struct EntityMappingJSON: Codable {
     var attributes: [String: String?]?
     var relationships: [String: String?]?
     var policy: String?
+    var userInfo: [String: String]?
 
     init(_ mapping: EntityMapping) {
         name = mapping.name
@@ -226,6 +243,7 @@ private struct EntityMappingJSON: Codable {
         attributes = Self.object(mapping.attributeMappings)
         relationships = Self.object(mapping.relationshipMappings)
         policy = mapping.policyName
+        userInfo = mapping.userInfo.isEmpty ? nil : mapping.userInfo
     }
 
     func entityMapping() throws(MigrationError) -> EntityMapping {
@@ -244,11 +262,13 @@ private struct EntityMappingJSON: Codable {
                     .invalidMapping, "The filter does not parse: \(error.message)", mapping: mappingName, entity: source)
             }
         }
-        return EntityMapping(
+        var mapping = EntityMapping(
             name: mappingName, kind: kind, source: source, destination: destination, filter: predicate,
             attributes: try Self.properties(attributes, mapping: mappingName, entity: destination),
             relationships: try Self.properties(relationships, mapping: mappingName, entity: destination),
             policy: policy)
+        mapping.userInfo = userInfo ?? [:]
+        return mapping
     }
 
     private static func properties(_ object: [String: String?]?, mapping: String, entity: String?) throws(MigrationError)

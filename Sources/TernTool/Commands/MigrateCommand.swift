@@ -30,7 +30,9 @@ struct MigrateCommand: Command {
         abstract: "Migrates a store to a model version, in place (atomically) or to a destination.",
         discussion: """
             Follows the plan `tern plan` shows: without mapping files, one inferred migration
-            straight from the store's version to the target, as Core Data does. It walks the
+            straight from the store's version to the target, as Core Data does, or the Xcode
+            mapping model for that step found in the model's folder or --mappings DIR. --mapping
+            takes JSON mapping files, .xcmappingmodel bundles and compiled .cdm files. It walks the
             version chain step by step only where --mapping files cover intermediate steps, or
             when --order gives the order; it never guesses a chain from version names. When the
             direct inference is impossible, it fails before touching anything and names each
@@ -115,7 +117,8 @@ struct MigrateCommand: Command {
 
     /// Migrates the store with a progress bar, then says what it did.
     func run(in context: CommandContext) async throws {
-        let (store, model, mappings) = try migration.load(in: context)
+        let loaded = try migration.load(in: context)
+        let (store, model, mappings) = (loaded.store, loaded.model, loaded.mappings)
         let involvesPostgreSQL = store.isPostgreSQL || kind == .postgreSQL || destinationPath.map(PostgreSQLLocation.isURL) == true
         var options = MigrationOptions(
             destination: involvesPostgreSQL ? nil : destinationPath.map(context.environment.url(forPath:)))

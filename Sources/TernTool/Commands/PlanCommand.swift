@@ -16,8 +16,16 @@ struct PlanCommand: Command {
             Finds the model version that wrote the store from its entity hashes, then lists each step
             to the target version (--to, or the current version) with its kind (inferred, mapping or
             none) and its changes. A step that cannot be inferred names the entity, the property and
-            the reason, and suggests a mapping; --mapping gives mapping files (JSON, see
-            docs/MappingFormat.md) for some steps.
+            the reason, and suggests a mapping; --mapping gives mappings for some steps: JSON
+            mapping files, Xcode .xcmappingmodel bundles or compiled .cdm files (see
+            docs/MappingFormat.md). Several Xcode mapping models of one step are its passes, run
+            in the order given. As Core Data finds a mapping model in the app's bundle, the Xcode
+            mapping model in the model's folder (or in --mappings DIR) whose versions are the
+            store's and the target is used for that step, unless a --mapping starts at the
+            store's version; two such mapping models are refused as ambiguous. A mapping model
+            whose expression Tern cannot translate, or that names a custom policy (tern has no
+            Swift policies), is refused before anything is read, naming the mapping model, the
+            entity mapping, the property and the expression.
 
             Without mapping files the plan is one inferred step straight from the store's version
             to the target, as Core Data does. The versions between are walked step by step only
@@ -41,14 +49,17 @@ struct PlanCommand: Command {
 
             --json prints {"source": NAME, "destination": NAME, "executable": BOOL, "steps":
             [{"from": NAME, "to": NAME, "kind": "inferred"|"mapping"|"none", "changes": [STRING],
-            "problems": [STRING], "warnings": [STRING]}]}. The forecast is the result asked for, so it is printed on stdout
-            also when a step cannot run; then "executable" is false, the exit status is 1 and
-            stderr has the error lines.
+            "problems": [STRING], "warnings": [STRING], "mapping": null|{"from":
+            "--mapping"|"--mappings"|"model folder", "paths": [PATH]}}]}: "mapping" says where a
+            mapped step's mapping came from. The forecast is the result asked for, so it is printed
+            on stdout also when a step cannot run; then "executable" is false, the exit status is 1
+            and stderr has the error lines.
             """,
         arguments: MigrationArguments.definitions + [.json],
         examples: [
             "tern plan Recipes.sqlite --model Recipes.xcdatamodeld",
             "tern plan Events.sqlite --model Events.xcdatamodeld --mapping EventSplit.json --json",
+            "tern plan Events.sqlite --model Events.xcdatamodeld --mapping StepOne.xcmappingmodel --mapping StepTwo.xcmappingmodel",
         ])
 
     /// The store, model, target and mappings.
@@ -64,7 +75,8 @@ struct PlanCommand: Command {
 
     /// Plans the migration and prints it.
     func run(in context: CommandContext) async throws {
-        let (store, model, mappings) = try migration.load(in: context)
+        let loaded = try migration.load(in: context)
+        let (store, model, mappings) = (loaded.store, loaded.model, loaded.mappings)
         let plan: MigrationPlan
         do {
             if store.isPostgreSQL {
@@ -84,7 +96,7 @@ struct PlanCommand: Command {
             context.print(plan.description)
             return
         }
-        let document = Self.document(plan)
+        let document = Self.document(plan, origins: loaded.origins)
         if let failure { throw CommandFailure(failure.message, details: failure.details, report: document) }
         context.printJSON(document)
     }
@@ -105,8 +117,8 @@ struct PlanCommand: Command {
         }
     }
 
-    /// The forecast as the JSON document `--json` prints.
-    static func document(_ plan: MigrationPlan) -> JSONValue {
+    /// The forecast as the JSON document `--json` prints, each mapped step with where its mapping came from.
+    static func document(_ plan: MigrationPlan, origins: [MappingOrigin.Step: MappingOrigin] = [:]) -> JSONValue {
         .object([
             "source": .string(plan.source),
             "destination": .string(plan.destination),
@@ -118,88 +130,12 @@ struct PlanCommand: Command {
                         "changes": .array(step.changes.map { .string($0.summary) }),
                         "problems": .array(step.problems.map { .string($0.description) }),
                         "warnings": .array(step.warnings.map { .string($0.message) }),
+                        "mapping": step.kind == .mapping
+                            ? origins[MappingOrigin.Step(from: step.from, to: step.to)].map { origin in
+                                .object(["from": .string(origin.source.rawValue), "paths": .array(origin.paths.map { .string($0) })])
+                            } ?? .null : .null,
                     ])
                 }),
         ])
-    }
-}
-
-/// The arguments `plan` and `migrate` share: the store, `--model` with `--version`/`--order`,
-/// `--to` and the `--mapping` files.
-struct MigrationArguments: Sendable {
-    /// The store to migrate.
-    static let store = ArgumentDefinition.positional("STORE", help: StoreFile.help)
-    /// The app's model.
-    static let model = ArgumentDefinition.option("model", value: "MODEL", help: ModelSelection.modelHelp)
-    /// The target version.
-    static let target = ArgumentDefinition.option(
-        "to", value: "V", help: "The version to migrate to (default: the model's current version).")
-    /// Mapping files, repeatable.
-    static let mapping = ArgumentDefinition.option(
-        "mapping", value: "FILE", help: "A JSON mapping file for one step (repeatable; see docs/MappingFormat.md).")
-    /// Every shared definition, in help order.
-    static let definitions = [store, model, ModelSelection.version, ModelSelection.order, target, mapping]
-
-    /// The store as typed.
-    var storePath: String
-    /// The model.
-    var selection: ModelSelection
-    /// The target version, if given.
-    var target: String?
-    /// The mapping files as typed.
-    var mappingPaths: [String]
-
-    /// Reads the shared arguments.
-    ///
-    /// - Throws: ``ValidationError`` when the store or the model is missing.
-    init(_ arguments: ParsedArguments) throws(ValidationError) {
-        storePath = try arguments.requiredValue(of: Self.store)
-        guard let selection = try ModelSelection.parse(Self.model, from: arguments) else {
-            throw ValidationError("a migration needs the app's model; give it with --model")
-        }
-        self.selection = selection
-        target = arguments.value(of: Self.target)
-        mappingPaths = arguments.values(of: Self.mapping)
-    }
-
-    /// The failure a migration error makes: its message, one detail line per change that needs
-    /// a mapping and, when a direct step was refused for a model whose version order was guessed
-    /// from names, a last line saying how a step-by-step migration would be allowed.
-    ///
-    /// - Parameters:
-    ///   - error: The planner's or migrator's error.
-    ///   - model: The model the migration used.
-    /// - Returns: The failure to throw.
-    /// - Complexity: O(*n*) in the number of failures.
-    static func failure(_ error: MigrationError, model: VersionedModel) -> CommandFailure {
-        var details = error.failures.map(\.description)
-        if error.code == .notInferable, !model.hasExplicitOrder, model.versions.count > 2 {
-            details.append(orderHint)
-        }
-        return CommandFailure(error.message, details: details)
-    }
-
-    /// How to migrate step by step when the direct step is refused and the order was guessed.
-    static let orderHint =
-        "tern infers one step straight from the store's version to the target, as Core Data does, and never walks "
-        + "an order guessed from version names; to migrate step by step through the versions between, give their "
-        + "order with --order (oldest first, comma-separated) or a --mapping for the intermediate steps"
-
-    /// Reads the store's location, the model and the mapping files.
-    ///
-    /// - Throws: ``CommandFailure`` when the store is not a store Tern knows or a file cannot be read.
-    func load(in context: CommandContext) throws -> (StoreFile, VersionedModel, [StepMapping]) {
-        let store = StoreFile(storePath, environment: context.environment)
-        _ = try store.kind()  // SQLite, binary and XML stores migrate; anything else fails here.
-        let model = try selection.read(in: context)
-        var mappings: [StepMapping] = []
-        for path in mappingPaths {
-            do {
-                mappings.append(try StepMapping(contentsOf: context.environment.url(forPath: path)))
-            } catch {
-                throw CommandFailure("cannot read the mapping file \(path): \(error.message)")
-            }
-        }
-        return (store, model, mappings)
     }
 }
