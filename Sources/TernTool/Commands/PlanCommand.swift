@@ -127,7 +127,8 @@ struct MigrationArguments: Sendable {
         "to", value: "V", help: "The version to migrate to (default: the model's current version).")
     /// Mapping files, repeatable.
     static let mapping = ArgumentDefinition.option(
-        "mapping", value: "FILE", help: "A JSON mapping file for one step (repeatable; see docs/MappingFormat.md).")
+        "mapping", value: "FILE", isRepeatable: true,
+        help: "A JSON mapping file for one step (see docs/MappingFormat.md).")
     /// Every shared definition, in help order.
     static let definitions = [store, model, ModelSelection.version, ModelSelection.order, target, mapping]
 
