@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "TernContainer", targets: ["TernContainer"]),
         .library(name: "TernPostgreSQL", targets: ["TernPostgreSQL"]),
         .library(name: "TernSync", targets: ["TernSync"]),
+        .library(name: "TernMigrationTesting", targets: ["TernMigrationTesting"]),
         .executable(name: "tern", targets: ["tern"]),
     ],
     targets: [
@@ -60,6 +61,9 @@ let package = Package(
         .target(
             name: "TernStores",
             dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernBinaryStore", "TernXMLStore", "TernPostgreSQL"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "TernMigrationTesting", dependencies: ["TernCore", "TernMigration", "TernSQLite", "TernStores"],
             swiftSettings: swiftSettings),
         .target(
             name: "TernContainer", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores"],
@@ -138,6 +142,10 @@ let package = Package(
                 "TernSync", "TernSQLite", "TernPostgreSQL", "TernFormats", "TernTestSupport", "ChefsBook", "TernTool",
                 "tern-crash-helper", "TernMigration", "TernStores",
             ],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TernMigrationTestingTests",
+            dependencies: ["TernMigrationTesting", "TernFormats", "TernTestSupport", "ChefsBook"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernStoresTests",

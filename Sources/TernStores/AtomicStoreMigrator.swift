@@ -237,7 +237,7 @@ public struct AtomicStoreMigrator: Sendable {
             }
         default:
             let contents = AtomicStoreContents(metadata: metadata, rows: rows.sorted { $0.reference < $1.reference })
-            let data = try kind == .binary ? BinaryStoreFormat.encode(contents) : XMLStoreFormat.encode(contents)
+            let data = try kind == .binary ? BinaryStoreFormat.encode(contents) : XMLStoreFormat.encode(contents, model: model)
             try DurableFile.write(data, to: url)
         }
     }

@@ -49,7 +49,8 @@ public struct PostgreSQLMigrator: Sendable {
     public func plan(
         forStoreAt url: String, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = []
     ) throws -> MigrationPlan {
-        try MigrationPlanner(model: model, mappings: mappings).plan(for: try PostgreSQLStore.metadata(at: url), to: target)
+        let plan = try MigrationPlanner(model: model, mappings: mappings).plan(for: try PostgreSQLStore.metadata(at: url), to: target)
+        return try PostgreSQLStore.checkingData(of: plan, at: url, model: model)
     }
 
     /// Migrates a PostgreSQL store to a version of its model, in its own schema.
@@ -89,7 +90,8 @@ public struct PostgreSQLMigrator: Sendable {
         let cleaned = try session.removeLeftovers().map { [$0] } ?? []
         if !cleaned.isEmpty { emit(.cleanedUp(files: cleaned)) }
         let metadata = try session.metadata()
-        let plan = try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target)
+        let plan = try PostgreSQLStore.checkingData(
+            of: try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target), at: url, model: model)
         try plan.requireExecutable()
         emit(.planned(plan))
         let journal = MigrationJournal(metadata: metadata)
@@ -98,6 +100,10 @@ public struct PostgreSQLMigrator: Sendable {
         var report = MigrationReport(
             following: plan, at: reportURL, objectsPerStep: [], editedMappings: edited.map { "\($0.from) → \($0.to)" },
             cleanedUpFiles: cleaned)
+        // The first step's warnings, counted before anything is written (later steps are checked
+        // as they run, on the data the steps before them wrote).
+        report.warnings = plan.steps.first?.warnings ?? []
+        report.droppedLinks = report.warnings.filter { $0.kind == .droppedLinks }.reduce(0) { $0 + $1.count }
         guard !plan.isEmpty else {
             emit(.finished(report))
             return report

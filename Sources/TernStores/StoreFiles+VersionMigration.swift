@@ -6,7 +6,8 @@ public import TernSQLite
 extension StoreFiles {
     // MARK: - Migrating between model versions
 
-    /// The migration forecast for a store of any type, without touching it.
+    /// The migration forecast for a store of any type, without touching it; a SQLite store's
+    /// first step is checked against its data, as ``TernSQLite/StoreMigrator`` checks it.
     ///
     /// - Parameters:
     ///   - url: The store file.
@@ -19,7 +20,11 @@ extension StoreFiles {
     public static func migrationPlan(
         forStoreAt url: URL, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = []
     ) throws -> MigrationPlan {
-        try MigrationPlanner(model: model, mappings: mappings).plan(for: try metadata(at: url), to: target)
+        // A SQLite store's first step is also checked against its data (counts and warnings).
+        if try kind(ofStoreAt: url) == .sqlite {
+            return try StoreMigrator().plan(forStoreAt: url, model: model, to: target, mappings: mappings)
+        }
+        return try MigrationPlanner(model: model, mappings: mappings).plan(for: try metadata(at: url), to: target)
     }
 
     /// Migrates a store of any type to a version of its model, in place (atomically) or to a

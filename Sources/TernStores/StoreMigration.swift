@@ -58,7 +58,7 @@ enum StoreMigration {
             }
             let contents = AtomicStoreContents(
                 metadata: metadata, rows: rows.sorted { $0.reference < $1.reference }, lastPrimaryKeys: lastKeys)
-            let data = try kind == .binary ? BinaryStoreFormat.encode(contents) : XMLStoreFormat.encode(contents)
+            let data = try kind == .binary ? BinaryStoreFormat.encode(contents) : XMLStoreFormat.encode(contents, model: model)
             try DurableFile.write(data, to: url)
         default:
             throw TernError(.unsupported, "Tern cannot write \(kind) stores; use SQLite, Binary or XML", path: url.path)

@@ -11,7 +11,7 @@ struct AtomicFormat: Sendable, CustomStringConvertible {
     var open: @Sendable (URL, ManagedObjectModel, Bool) throws -> any PersistentStore
     var metadata: @Sendable (URL) throws -> StoreMetadata
     var setMetadata: @Sendable (StoreMetadata, URL) throws -> Void
-    var decode: @Sendable (Data, String) throws -> AtomicStoreContents
+    var decode: @Sendable (Data, String, ManagedObjectModel) throws -> AtomicStoreContents
 
     var description: String { name }
 
@@ -19,12 +19,12 @@ struct AtomicFormat: Sendable, CustomStringConvertible {
         name: "binary", fileExtension: "ternbin",
         open: { try BinaryStore(at: $0, model: $1, isReadOnly: $2) },
         metadata: { try BinaryStore.metadata(at: $0) }, setMetadata: { try BinaryStore.setMetadata($0, at: $1) },
-        decode: { try BinaryStoreFormat.decode($0, path: $1) })
+        decode: { try BinaryStoreFormat.decode($0, path: $1, model: $2) })
     static let xml = AtomicFormat(
         name: "XML", fileExtension: "xml",
         open: { try XMLStore(at: $0, model: $1, isReadOnly: $2) },
         metadata: { try XMLStore.metadata(at: $0) }, setMetadata: { try XMLStore.setMetadata($0, at: $1) },
-        decode: { try XMLStoreFormat.decode($0, path: $1) })
+        decode: { try XMLStoreFormat.decode($0, path: $1, model: $2) })
     static let all = [binary, xml]
 
     /// A new store file in a new folder, holding ``AwkwardRows/sampleRows()``.

@@ -77,7 +77,8 @@ import TernTestSupport
         let read = try await format.open(url).allRows()
         #expect(read.map(\.reference) == [pets[0].reference, pets[2].reference])
         #expect(read.first?.attributes["name"] == .string("renamed"))
-        #expect(read.map(\.version) == [2, 1])
+        // Core Data's XML stores keep no optimistic-locking versions: reopened, every row is at 1.
+        #expect(read.map(\.version) == (format == .xml ? [1, 1] : [2, 1]))
         let next = try await format.open(url).newPrimaryKeys(forEntity: "Pet", count: 1)
         #expect(next == [keys[2] + 1])
     }

@@ -41,9 +41,17 @@ import Darwin
         return process
     }
 
+    /// The crash helper's model (`AtomicSaves`).
+    static let counterModel = ManagedObjectModel(entities: [
+        EntityDescription(name: "Counter", attributes: [
+            AttributeDescription(name: "generation", type: .integer64),
+            AttributeDescription(name: "payload", type: .string),
+        ])
+    ])
+
     /// The generation of every row in the file: one value in a complete version.
     static func generations(_ format: AtomicFormat, _ url: URL) throws -> (Set<Int64>, Int) {
-        let contents = try format.decode(Data(contentsOf: url), url.path)
+        let contents = try format.decode(Data(contentsOf: url), url.path, counterModel)
         var generations: Set<Int64> = []
         for row in contents.rows {
             guard case .integer(let generation)? = row.attributes["generation"] else { continue }
@@ -78,7 +86,7 @@ import Darwin
             last = generation
             // Opening cleans up the temporary file a kill may have left.
             if try fileNames(in: tmp.url).count > 1 { interrupted += 1 }
-            _ = try format.open(url, ManagedObjectModel(), false)
+            _ = try format.open(url, Self.counterModel, false)
             #expect(try fileNames(in: tmp.url) == ["store.\(format.fileExtension)"])
         }
         print("\(format): \(last) saves completed in 100 runs, \(interrupted) killed while writing")

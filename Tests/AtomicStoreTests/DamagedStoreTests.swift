@@ -27,8 +27,7 @@ import TernXMLStore
     func truncatedFilesAreRefused(format: AtomicFormat) async throws {
         let tmp = try TemporaryDirectory()
         let (url, bytes) = try await Self.savedStore(format, in: tmp)
-        // The XML store ends with a line feed after </database>, which is not needed.
-        let last = format == .xml ? bytes.count - 2 : bytes.count - 1
+        let last = bytes.count - 1
         for length in [0, 1, 7, 8, 20, bytes.count / 3, bytes.count / 2, bytes.count - 20, last] {
             try Self.expectRefused(bytes.prefix(length), format, at: url, "truncated to \(length) bytes")
         }
@@ -111,26 +110,53 @@ import TernXMLStore
         let (url, bytes) = try await Self.savedStore(.xml, in: tmp)
         let text = String(decoding: bytes, as: UTF8.self)
         let declaration = "<!DOCTYPE database [<!ENTITY boom \"boom\"><!ENTITY ext SYSTEM \"file:///etc/passwd\">]>\n"
-        let hostile = text.replacingOccurrences(of: "<database ", with: declaration + "<database ")
+        let hostile = text.replacingOccurrences(of: "<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">\n\n", with: declaration)
             .replacingOccurrences(of: "<UUID>", with: "<UUID>&ext;&boom;")
         try Self.expectRefused(Data(hostile.utf8), .xml, at: url, "entity declarations")
         #expect(throws: TernError.self) { try XMLStoreFormat.metadata(at: url) }
         let broken = text.replacingOccurrences(of: "</object>", with: "</objekt>")
         try Self.expectRefused(Data(broken.utf8), .xml, at: url, "mismatched tags")
-        let badValue = text.replacingOccurrences(of: "type=\"integer\">", with: "type=\"integer\">x")
+        let badValue = text.replacingOccurrences(of: "type=\"int16\">", with: "type=\"int16\">x")
         try Self.expectRefused(Data(badValue.utf8), .xml, at: url, "a non-integer integer")
+        let dangling = text.replacingOccurrences(of: "idrefs=\"z102 z103\"", with: "idrefs=\"z102 z999\"")
+        try Self.expectRefused(Data(dangling.utf8), .xml, at: url, "a reference to no object")
+        let duplicate = text.replacingOccurrences(of: "id=\"z103\"", with: "id=\"z102\"")
+        try Self.expectRefused(Data(duplicate.utf8), .xml, at: url, "an id used twice")
+        let unknown = text.replacingOccurrences(of: "type=\"PET\"", with: "type=\"PETS\"")
+        try Self.expectRefused(Data(unknown.utf8), .xml, at: url, "an entity the model lacks")
     }
 
-    @Test func xmlStoresAreReadable() async throws {
+    @Test func xmlStoresAreWrittenAsCoreDataWritesThem() async throws {
         let tmp = try TemporaryDirectory()
         let (_, bytes) = try await Self.savedStore(.xml, in: tmp)
         let text = String(decoding: bytes, as: UTF8.self)
-        #expect(text.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<database format=\"Tern\" version=\"1\">"))
-        #expect(text.contains("<key>NSStoreType</key>"))
-        #expect(text.contains("<object type=\"Person\" pk=\"100\" version=\"1\">"))
-        #expect(text.contains("<attribute name=\"string\" type=\"string\">&lt;tag attr=&quot;x&quot;&gt;&amp;amp;"))
-        #expect(text.contains("<attribute name=\"string\" type=\"string\">cr &#13; crlf &#13;&#10; lf &#10; tab &#9;</attribute>"))
-        #expect(text.contains("<relationship name=\"pets\" kind=\"to-many\" idrefs=\"Pet/p102 Pet/p103\"/>"))
+        #expect(text.hasPrefix("""
+            <?xml version="1.0" standalone="yes"?>
+            <!DOCTYPE database SYSTEM "file:///System/Library/DTDs/CoreData.dtd">
+
+            <database>
+                <databaseInfo>
+                    <version>134481920</version>
+                    <UUID>
+            """))
+        #expect(text.contains("        <nextObjectID>113</nextObjectID>\n        <metadata>\n            <plist version=\"1.0\">\n"))
+        #expect(!text.contains("<key>NSStoreType</key>") && !text.contains("<key>NSStoreUUID</key>"))
+        #expect(text.contains("<key>NSStoreModelVersionHashes</key>"))
+        #expect(text.contains("""
+                <object type="PERSON" id="z100">
+                    <attribute name="name" type="string">Ann</attribute>
+                    <relationship name="car" type="0/1" destination="CAR" idrefs="z101"></relationship>
+                    <relationship name="pets" type="0/0" destination="PET" idrefs="z102 z103"></relationship>
+                    <relationship name="team" type="0/1" destination="TEAM" idrefs="z104"></relationship>
+                </object>
+            """))
+        #expect(text.contains("<attribute name=\"integer16\" type=\"int16\">-32768</attribute>"))
+        #expect(text.contains("<attribute name=\"boolean\" type=\"bool\">0</attribute>"))
+        #expect(text.contains("<attribute name=\"date\" type=\"date\">-9999999999.87654304504394531250</attribute>"))
+        #expect(text.contains("<attribute name=\"string\" type=\"string\">&lt;tag attr=\"x\"&gt;&amp;amp;"))
+        #expect(text.contains("<attribute name=\"string\" type=\"string\">cr &#13; crlf &#13;\n lf \n tab \t</attribute>"))
+        #expect(text.contains("<relationship name=\"books\" type=\"0/0\" destination=\"BOOK\"></relationship>"))
+        #expect(text.hasSuffix("    </object>\n</database>"))
         #expect(!text.contains("\u{0}"))
     }
 }

@@ -166,7 +166,7 @@ import Testing
         #expect(object["source"] as? String == "v3" && object["destination"] as? String == "v5")
         let steps = try #require(object["steps"] as? [[String: Any]])
         #expect(steps.map { $0["kind"] as? String } == ["inferred", "inferred"])
-        #expect(Set(steps[0].keys) == ["from", "to", "kind", "changes", "problems"])
+        #expect(Set(steps[0].keys) == ["from", "to", "kind", "changes", "problems", "warnings"])
         #expect((steps[0]["changes"] as? [String])?.contains("add attribute Recipe.notes") == true)
         #expect((steps[1]["problems"] as? [String])?.count == 1)
         let decoded = try JSONDecoder().decode(MigrationPlan.self, from: data)

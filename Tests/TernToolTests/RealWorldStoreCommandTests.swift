@@ -31,8 +31,6 @@ import Testing
         "richardpiazza__XCServerCoreData/XCServerCoreData_1.2.0_empty.sqlite",
         "wibosco__CoreDataMigration-Example/CoreDataMigration_Example_1.sqlite",
         "wibosco__CoreDataMigration-Example/CoreDataMigration_Example_2.sqlite",
-        "wibosco__CoreDataMigrationRevised-Example/CoreDataMigration_Example_1.sqlite",
-        "wibosco__CoreDataMigrationRevised-Example/CoreDataMigration_Example_2.sqlite",
     ]
 
     /// A copy of the store with its side files, and a hash of every byte of them.

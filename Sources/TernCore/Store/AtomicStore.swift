@@ -58,9 +58,9 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
         self.model = model
         self.isReadOnly = isReadOnly
         if !isReadOnly { DurableFile.removeTemporaryFiles(for: url) }
-        let table: RowTable
+        var table: RowTable
         if FileManager.default.fileExists(atPath: url.path) {
-            let contents = try Self.readContents(at: url)
+            let contents = try Format.decode(Self.readData(at: url), path: url.path, model: model)
             table = RowTable(
                 metadata: contents.metadata, rows: contents.rows, lastKeys: contents.lastPrimaryKeys, model: model)
         } else if isReadOnly {
@@ -69,8 +69,9 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
                 path: url.path)
         } else {
             table = RowTable(metadata: StoreMetadata(newStoreOf: Format.kind, uuid: UUID().uuidString, model: model))
-            try Self.write(table, to: url)
+            try Self.write(table, model: model, to: url)
         }
+        table.sharesKeysAcrossEntities = Format.sharesPrimaryKeysAcrossEntities
         self.identifier = table.metadata.uuid
         self.state = Mutex(table)
     }
@@ -99,9 +100,7 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
     ///   when it cannot be written.
     /// - Complexity: O(*n*) in the size of the file.
     public static func setMetadata(_ metadata: StoreMetadata, at url: URL) throws {
-        var contents = try readContents(at: url)
-        contents.metadata = metadata
-        try DurableFile.write(Format.encode(contents), to: url)
+        try DurableFile.write(Format.replacingMetadata(metadata, in: readData(at: url), path: url.path), to: url)
     }
 
     // MARK: - Metadata
@@ -121,7 +120,7 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
         try state.withLock { table in
             var next = table
             next.metadata = metadata
-            try Self.write(next, to: url) { table = next }
+            try Self.write(next, model: model, to: url) { table = next }
         }
     }
 
@@ -191,7 +190,7 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
         return try state.withLock { table in
             var next = table
             let result = try next.apply(changes, model: model, storeIdentifier: identifier)
-            try Self.write(next, to: url) { table = next }
+            try Self.write(next, model: model, to: url) { table = next }
             return result
         }
     }
@@ -217,23 +216,23 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
         }
     }
 
-    private static func readContents(at url: URL) throws -> AtomicStoreContents {
-        let data: Data
+    private static func readData(at url: URL) throws -> Data {
         do {
-            data = try Data(contentsOf: url, options: .mappedIfSafe)
+            return try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
             throw TernError(
                 .unreadableStore, "could not read the \(Format.kind) store file; check that it exists and is readable",
                 path: url.path)
         }
-        return try Format.decode(data, path: url.path)
     }
 
     /// Writes the table durably; `replaced` runs once the file holds it, so that the rows in
     /// memory always match the file even if only the final flush of the folder fails.
-    private static func write(_ table: RowTable, to url: URL, replaced: () -> Void = {}) throws {
+    private static func write(
+        _ table: RowTable, model: ManagedObjectModel, to url: URL, replaced: () -> Void = {}
+    ) throws {
         let contents = AtomicStoreContents(metadata: table.metadata, rows: table.allRows, lastPrimaryKeys: table.lastKeys)
-        try DurableFile.write(Format.encode(contents), to: url, replaced: replaced)
+        try DurableFile.write(Format.encode(contents, model: model), to: url, replaced: replaced)
     }
 }
 

@@ -46,6 +46,67 @@ public protocol AtomicStoreFormat: Sendable {
     ///   another format.
     /// - Complexity: Proportional to the size of the metadata, not of the store.
     static func metadata(at url: URL) throws -> StoreMetadata
+
+    /// Encodes a whole store with the model of its rows, for formats that record model types
+    /// or names (``encode(_:)`` by default).
+    ///
+    /// - Parameters:
+    ///   - contents: The metadata, rows and key counters.
+    ///   - model: The model of the rows.
+    /// - Returns: The file's bytes.
+    /// - Throws: ``TernError/Code/unwritableStore`` when a value cannot be encoded.
+    /// - Complexity: O(*n*) in the size of the store.
+    static func encode(_ contents: AtomicStoreContents, model: ManagedObjectModel) throws -> Data
+
+    /// Decodes a whole store with the model of its rows, for formats whose files need it
+    /// (``decode(_:path:)`` by default).
+    ///
+    /// - Parameters:
+    ///   - data: The file's bytes.
+    ///   - path: The file's path, for error messages.
+    ///   - model: The model of the rows.
+    /// - Returns: The metadata, rows and key counters.
+    /// - Throws: ``TernError/Code/unreadableStore`` when the bytes are not a valid store.
+    /// - Complexity: O(*n*) in the size of the file.
+    static func decode(_ data: Data, path: String, model: ManagedObjectModel) throws -> AtomicStoreContents
+
+    /// A store file's bytes with other metadata and the same rows, without a model (decoding
+    /// and encoding the whole store by default).
+    ///
+    /// - Parameters:
+    ///   - metadata: The new metadata.
+    ///   - data: The file's bytes.
+    ///   - path: The file's path, for error messages.
+    /// - Returns: The new file's bytes.
+    /// - Throws: ``TernError/Code/unreadableStore`` when the bytes are not a valid store.
+    /// - Complexity: O(*n*) in the size of the file.
+    static func replacingMetadata(_ metadata: StoreMetadata, in data: Data, path: String) throws -> Data
+
+    /// Whether primary keys are unique across the whole store rather than within each
+    /// inheritance root (`false` by default): files that name objects by one counter need it.
+    static var sharesPrimaryKeysAcrossEntities: Bool { get }
+}
+
+extension AtomicStoreFormat {
+    /// ``encode(_:)``: the format needs no model.
+    public static func encode(_ contents: AtomicStoreContents, model: ManagedObjectModel) throws -> Data {
+        try encode(contents)
+    }
+
+    /// ``decode(_:path:)``: the format needs no model.
+    public static func decode(_ data: Data, path: String, model: ManagedObjectModel) throws -> AtomicStoreContents {
+        try decode(data, path: path)
+    }
+
+    /// Decodes the store and encodes it again with the new metadata.
+    public static func replacingMetadata(_ metadata: StoreMetadata, in data: Data, path: String) throws -> Data {
+        var contents = try decode(data, path: path)
+        contents.metadata = metadata
+        return try encode(contents)
+    }
+
+    /// `false`: keys are unique within each inheritance root, as in SQLite stores.
+    public static var sharesPrimaryKeysAcrossEntities: Bool { false }
 }
 
 /// Everything an atomic store file holds.

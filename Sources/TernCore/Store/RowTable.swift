@@ -12,6 +12,8 @@ package struct RowTable: Sendable, Hashable {
     package var rows: [String: [Int64: StoreRow]] = [:]
     /// The last primary key handed out, by inheritance root.
     package var lastKeys: [String: Int64] = [:]
+    /// Whether new keys are unique across the whole table rather than within each root.
+    package var sharesKeysAcrossEntities = false
 
     /// Creates an empty table.
     ///
@@ -147,7 +149,7 @@ package struct RowTable: Sendable, Hashable {
         guard let root = model.rootEntity(of: entity)?.name else {
             throw TernError(.objectNotFound, "the model has no entity \(entity)", entity: entity)
         }
-        let first = lastKeys[root, default: 0] + 1
+        let first = (sharesKeysAcrossEntities ? lastKeys.values.max() ?? 0 : lastKeys[root, default: 0]) + 1
         lastKeys[root] = first + Int64(count) - 1
         return (0..<Int64(count)).map { first + $0 }
     }

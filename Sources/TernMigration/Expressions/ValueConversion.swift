@@ -182,9 +182,10 @@ extension AttributeValue {
 
     /// The value converted for an attribute of another type, as a migration stores it.
     ///
-    /// Numbers convert between integer, floating-point and decimal types (an integer type must
-    /// hold the value: a double is truncated toward zero, and a value outside the type's range is
-    /// an error); a Boolean converts to 0 or 1 and back. Any other change of family is an error:
+    /// Numbers convert between integer, floating-point and decimal types: an integer keeps its
+    /// value in any integer type, as Core Data's SQLite stores keep 64 bits whatever the width; a
+    /// floating-point or decimal number is truncated toward zero and must fit the type's range. A
+    /// Boolean converts to 0 or 1, and an integer to a Boolean that is true unless it is 0. Any other change of family is an error:
     /// convert explicitly with a value expression function.
     ///
     /// ```swift
@@ -196,11 +197,9 @@ extension AttributeValue {
     /// - Throws: ``MigrationError`` with code ``MigrationError/Code/evaluationFailed`` when the
     ///   value does not convert; the message names the types, never the value.
     public func converted(to type: AttributeType) throws(MigrationError) -> AttributeValue {
-        if fits(type) {
-            guard type.isInteger, case .integer(let number) = self else { return self }
-            guard type.integerRange.contains(number) else { throw outOfRange(type) }
-            return self
-        }
+        // An integer keeps its value in a narrower integer type, as Core Data's SQLite stores keep
+        // every integer in 64 bits (the plan counts the values the type cannot hold).
+        if fits(type) { return self }
         switch type {
         case .integer16, .integer32, .integer64:
             guard isNumber || self == .bool(true) || self == .bool(false), let number = ValueConversion.double(self),

@@ -10,11 +10,13 @@ extension InferenceBuilder {
         var attributes: [PropertyMapping] = []
         var relationships: [PropertyMapping] = []
         for attribute in destination.allAttributes(of: entity) where !attribute.isTransient {
-            let emptyProblem =
+            // As Core Data's validation error 134110: only a store without objects of the entity
+            // can migrate; the store is checked before anything is written.
+            let note =
                 !attribute.isOptional && attribute.defaultValue == nil
-                ? "is new and required but has no default value, which cannot be inferred; "
-                    + "give it a default value or add a mapping with an expression for it" : nil
-            guard let match = origin(of: attribute.name, kind: "attribute", entity, sourceEntity, emptyProblem),
+                ? ", required without a default value (the store must have no \(sourceEntity) objects; checked before migrating)"
+                : ""
+            guard let match = origin(of: attribute.name, kind: "attribute", entity, sourceEntity, note),
                 let old = source.attribute(named: match.sourceName, inEntity: sourceEntity)
             else { continue }
             let owner = match.owner
@@ -23,11 +25,13 @@ extension InferenceBuilder {
             }
         }
         for relationship in destination.allRelationships(of: entity) where !relationship.isTransient {
-            let emptyProblem =
-                relationship.isRequired
-                ? "is new and required, so existing objects would be invalid, which cannot be inferred; "
-                    + "make it optional or add a mapping that fills it" : nil
-            guard let match = origin(of: relationship.name, kind: "relationship", entity, sourceEntity, emptyProblem),
+            let note =
+                !relationship.isRequired
+                ? ""
+                : relationship.isToMany
+                    ? ", required (existing \(sourceEntity) objects get an empty one, as in Core Data; counted before migrating)"
+                    : ", required (the store must have no \(sourceEntity) objects; checked before migrating)"
+            guard let match = origin(of: relationship.name, kind: "relationship", entity, sourceEntity, note),
                 let old = source.relationship(named: match.sourceName, inEntity: sourceEntity)
             else { continue }
             if relationshipIsInferable(old, relationship, owner: match.owner) {
@@ -40,15 +44,14 @@ extension InferenceBuilder {
 
     /// Where a destination property's values come from: its declaring entity and its source
     /// property, recorded as consumed, with a rename or move recorded as a change. Nil, with the
-    /// addition recorded (and `emptyProblem` as an issue), for a new property; nil, with an issue,
+    /// addition recorded (its summary ending with `note`), for a new property; nil, with an issue,
     /// when an attribute and a relationship swap kinds.
     private mutating func origin(
-        of name: String, kind: String, _ entity: String, _ sourceEntity: String, _ emptyProblem: String?
+        of name: String, kind: String, _ entity: String, _ sourceEntity: String, _ note: String
     ) -> (owner: String, sourceName: String)? {
         let owner = declaringEntity(name, of: entity, in: destination)
         guard let sourceName = correspondence.sourceProperty(name, ofEntity: entity) else {
-            change(.addProperty, owner, name, "add \(kind) \(owner).\(name)")
-            if let emptyProblem { issue(owner, name, "\(owner).\(name) \(emptyProblem)") }
+            change(.addProperty, owner, name, "add \(kind) \(owner).\(name)\(note)")
             return nil
         }
         let sourceOwner = declaringEntity(sourceName, of: sourceEntity, in: source)
@@ -75,6 +78,15 @@ extension InferenceBuilder {
     {
         var expression = ValueExpression.source(keyPath: [old.name])
         if old.type != new.type {
+            if Self.sharesIntegerStorage(old.type, new.type), !Self.isWidening(old.type, to: new.type) {
+                // Core Data's lightweight migration carries the stored integer; values the new
+                // type cannot hold are counted before migrating and kept as stored.
+                change(
+                    .changeType, owner, new.name,
+                    "change \(owner).\(new.name) from \(old.type.xcodeName) to \(new.type.xcodeName) "
+                        + "(values outside \(new.type.xcodeName)'s range are counted before migrating and kept as stored)")
+                return expression
+            }
             guard Self.isWidening(old.type, to: new.type) else {
                 issue(
                     owner, new.name,
@@ -105,11 +117,22 @@ extension InferenceBuilder {
         return expression
     }
 
-    /// Whether a number type change loses nothing.
+    /// Whether a number type change is one Core Data's lightweight migration makes by carrying
+    /// the stored value: to a wider integer, from a Boolean to an integer, from an integer or a
+    /// Boolean to a floating-point type, from an integer to a Decimal, from Float to Double.
     static func isWidening(_ old: AttributeType, to new: AttributeType) -> Bool {
+        let isIntegral = old.isInteger || old == .boolean
         if old.isInteger && new.isInteger { return old.rawValue <= new.rawValue }
-        if old.isInteger && (new == .double || new == .decimal) { return true }
+        if old == .boolean && new.isInteger { return true }
+        if isIntegral && (new == .double || new == .float) { return true }
+        if old.isInteger && new == .decimal { return true }
         return old == .float && new == .double
+    }
+
+    /// Whether both types keep an SQLite `INTEGER` (the integer widths and Boolean), so that the
+    /// stored value carries over whichever way the change goes.
+    static func sharesIntegerStorage(_ old: AttributeType, _ new: AttributeType) -> Bool {
+        (old.isInteger || old == .boolean) && (new.isInteger || new == .boolean)
     }
 
     /// A value expression that would convert a value of the old attribute to the new type.
@@ -133,14 +156,19 @@ extension InferenceBuilder {
         _ old: RelationshipDescription, _ new: RelationshipDescription, owner: String
     ) -> Bool {
         let place = "\(owner).\(new.name)"
-        if let target = correspondence.entities.first(where: { $0.value == old.destinationEntityName })?.key,
-            !destination.isKind(target, of: new.destinationEntityName)
-        {
-            issue(
-                owner, new.name,
-                "\(place) now holds \(new.destinationEntityName) objects, but its \(old.destinationEntityName) objects become \(target), "
-                    + "which cannot be inferred; add a mapping for the relationship")
-            return false
+        let oldTargets = [old.destinationEntityName] + source.allSubentities(of: old.destinationEntityName).map(\.name)
+        let leaving = oldTargets.filter { name in
+            // Objects of a removed entity go with it; only objects that stay can lose their links.
+            guard let now = correspondence.entities.first(where: { $0.value == name })?.key else { return false }
+            return !destination.isKind(now, of: new.destinationEntityName)
+        }
+        if !leaving.isEmpty, old.destinationEntityName != new.destinationEntityName {
+            // As in Core Data: the links to objects that are still of the new destination's kind
+            // carry over, the others are dropped (and counted in the store before migrating).
+            change(
+                .dropLinks, owner, new.name,
+                "\(place) now holds \(new.destinationEntityName) objects instead of \(old.destinationEntityName) objects: "
+                    + "links to objects that are not \(new.destinationEntityName) objects are dropped (counted before migrating)")
         }
         if old.isToMany, !new.isToMany {
             issue(
@@ -149,12 +177,16 @@ extension InferenceBuilder {
                     + "or a custom migration policy")
             return false
         }
-        if old.isOptional, !new.isOptional {
-            issue(
-                owner, new.name,
-                "\(place) becomes required, so objects where it is empty would be invalid, which cannot be inferred; "
-                    + "add a mapping that fills it")
-            return false
+        if !new.isToMany, old.isOptional, !new.isOptional {
+            change(
+                .changeOptionality, owner, new.name,
+                "\(place) becomes required; every object must already have one (checked before migrating)")
+        }
+        if new.isToMany, old.isToMany, new.tightensBounds(of: old) {
+            change(
+                .changeCardinality, owner, new.name,
+                "\(place) must now hold \(new.allowedCountText) object(s); objects holding another number are kept as they are, "
+                    + "as in Core Data (counted before migrating)")
         }
         if !old.isToMany, new.isToMany {
             change(.changeCardinality, owner, new.name, "\(place) becomes to-many")

@@ -7,8 +7,17 @@ public import TernCore
 /// renaming identifiers (also chained through intermediate versions); an optional attribute
 /// becoming required when it has a default value; a required one becoming optional; to-one
 /// relationships becoming to-many and to-many ones becoming ordered or unordered; entities
-/// moving in the inheritance tree and properties moving up or down it; and widening number
-/// types (Integer 16 → 32 → 64, Float → Double, integers → Double or Decimal).
+/// moving in the inheritance tree and properties moving up or down it; number types that widen
+/// (Integer 16 → 32 → 64, Boolean → integers, integers and Booleans → Float or Double, integers →
+/// Decimal, Float → Double) or keep an SQLite `INTEGER` (a narrower integer, a Boolean).
+///
+/// Like Core Data's lightweight migration, it accepts the changes whose outcome depends on the
+/// store's data, and leaves the counting to the store (`StepDataCheck` in the SQL stores): a new
+/// required property without a default, or a property becoming required, refuses the migration
+/// only when objects lack a value; tightened to-many bounds, links a relationship whose
+/// destination changed can no longer hold, and integers a narrower type cannot hold are relaxed
+/// and reported as ``MigrationWarning``s with their counts. Their changes say "checked before
+/// migrating" or "counted before migrating".
 ///
 /// ```swift
 /// let inference = MappingInference(from: v1, to: v2)

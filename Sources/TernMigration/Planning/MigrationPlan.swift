@@ -4,7 +4,8 @@
 /// Plans come from ``MigrationPlanner``. A plan whose steps all have mappings is executable;
 /// otherwise ``requireExecutable()`` explains what is missing. Its JSON (``Encodable``, keys as
 /// `tern plan --json` prints them) is
-/// `{"source": NAME, "destination": NAME, "steps": [{"from", "to", "kind", "changes": [STRING], "problems": [STRING]}]}`.
+/// `{"source": NAME, "destination": NAME, "steps": [{"from", "to", "kind", "changes": [STRING], "problems": [STRING],
+/// "warnings": [STRING]}]}`.
 ///
 /// ```swift
 /// let plan = try MigrationPlanner(model: recipes).plan(storeHashes: metadata.versionHashes)
@@ -50,6 +51,10 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
         /// What stops the step from running: the non-inferable changes, each naming the entity,
         /// the property, the reason and a mapping to write. Empty for a runnable step.
         public var problems: [MigrationError]
+        /// What the step relaxes or drops in this store, with counts: empty until the plan is
+        /// checked against a store's data (``StoreMigrator``'s `plan(forStoreAt:…)` and the
+        /// migrators do it for the step they are about to run).
+        public var warnings: [MigrationWarning] = []
         /// The mapping models the step runs, in order: one inferred model, or the passes of an
         /// explicit mapping. Not part of the JSON form.
         public var mappings: [MappingModel]
@@ -75,7 +80,7 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
             self.mappings = mappings
         }
 
-        /// Decodes a step from its JSON form; changes and problems come back as text only and
+        /// Decodes a step from its JSON form; changes, problems and warnings come back as text only and
         /// the mapping models are empty.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -86,10 +91,12 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
             changes = texts.map { ModelChange(ModelChange.Kind("unknown"), entity: "", $0) }
             let problemTexts = try container.decodeIfPresent([String].self, forKey: .problems) ?? []
             problems = problemTexts.map { MigrationError(.notInferable, $0) }
+            let warningTexts = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
+            warnings = warningTexts.map { MigrationWarning(MigrationWarning.Kind("unknown"), entity: "", property: "", count: 0, $0) }
             mappings = []
         }
 
-        /// Encodes the step as `tern plan --json` prints it: changes and problems as text.
+        /// Encodes the step as `tern plan --json` prints it: changes, problems and warnings as text.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(from, forKey: .from)
@@ -97,10 +104,11 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
             try container.encode(kind, forKey: .kind)
             try container.encode(changes.map(\.summary), forKey: .changes)
             try container.encode(problems.map(\.message), forKey: .problems)
+            try container.encode(warnings.map(\.message), forKey: .warnings)
         }
 
         private enum CodingKeys: String, CodingKey {
-            case from, to, kind, changes, problems
+            case from, to, kind, changes, problems, warnings
         }
     }
 
@@ -126,9 +134,11 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
 
     /// Throws unless every step can run.
     ///
-    /// - Throws: ``MigrationError`` with code ``MigrationError/Code/notInferable`` whose
-    ///   ``MigrationError/failures`` are the problems of every step that cannot run, each with
-    ///   its step's versions.
+    /// - Throws: ``MigrationError`` whose ``MigrationError/failures`` are the problems of every
+    ///   step that cannot run, each with its step's versions: with code
+    ///   ``MigrationError/Code/constraintViolated`` when the problems are one step's objects lacking
+    ///   a value the destination requires (found by checking the store's data), otherwise
+    ///   ``MigrationError/Code/notInferable``.
     /// - Complexity: O(*n*) in the number of problems.
     public func requireExecutable() throws(MigrationError) {
         var failures: [MigrationError] = []
@@ -140,6 +150,11 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
             }
         }
         guard failures.isEmpty else {
+            if failures.allSatisfy({ $0.code == .constraintViolated }), let step = steps.first(where: { !$0.problems.isEmpty }),
+                step.problems.count == failures.count
+            {
+                throw MigrationError.dataRefusal(step.problems, step: (step.from, step.to))
+            }
             throw MigrationError(
                 .notInferable,
                 "The store cannot migrate from \(source) to \(destination): \(failures.count) change(s) cannot be inferred; "
@@ -150,7 +165,7 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
 
     // MARK: - Printing
 
-    /// The plan in words: the versions, then each step with its kind, changes and problems.
+    /// The plan in words: the versions, then each step with its kind, changes, problems and warnings.
     public var description: String {
         guard !steps.isEmpty else { return "The store is already at version \(destination); nothing to migrate." }
         var lines = ["Migration from \(source) to \(destination) in \(steps.count) step(s):"]
@@ -159,7 +174,26 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
             lines.append("  \(index + 1). \(step.from) → \(step.to) (\(step.kind.rawValue)\(status))")
             lines += step.changes.map { "     - \($0.summary)" }
             lines += step.problems.map { "     ! \($0.message)" }
+            lines += step.warnings.map { "     warning: \($0.message)" }
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension MigrationError {
+    /// The error that refuses a step because objects in the store lack values the destination
+    /// requires, gathering each failure: `The step v1 → v2 cannot run, nothing was written: …`.
+    ///
+    /// - Parameters:
+    ///   - failures: One error per entity and property, each with its count.
+    ///   - step: The step's source and destination version names.
+    /// - Returns: An error with code ``Code/constraintViolated``, naming the entity and property
+    ///   when there is one failure.
+    package static func dataRefusal(_ failures: [MigrationError], step: (from: String, to: String)) -> MigrationError {
+        MigrationError(
+            .constraintViolated,
+            "The step \(step.from) → \(step.to) cannot run, nothing was written: " + failures.map(\.message).joined(separator: "; "),
+            entity: failures.count == 1 ? failures[0].entityName : nil,
+            property: failures.count == 1 ? failures[0].propertyName : nil, version: step.to, failures: failures)
     }
 }

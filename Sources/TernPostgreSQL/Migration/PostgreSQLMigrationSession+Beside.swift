@@ -70,9 +70,9 @@ extension PostgreSQLMigrationSession {
         var constraints: [String: UniquenessCheck] = [:]
         for (name, check) in UniquenessCheck.checks(of: layout) { constraints[Connection.indexName(name)] = check }
         if step.kind == .inferred, let mapping = step.mappings.first {
-            try RequiredValueCheck.requireValues(
-                of: mapping, source: store.schema, destination: destination.model, step: (step.from, step.to)
-            ) { try reader.fetchValue($0)?.int64 ?? 0 }
+            _ = try StepDataCheck.require(mapping, source: store.schema, destination: destination.model, step: (step.from, step.to)) {
+                try reader.fetchValue($0)?.int64 ?? 0
+            }
         }
         return try writer.inTransaction {
             try writer.execute("DROP SCHEMA \(.identifier(destination.schema)) CASCADE")

@@ -176,9 +176,9 @@ package final class PostgreSQLMigrationSession {
                     objects.append((entityMapping.name, Int(count)))
                 }
                 // Attributes that become required without a default must have values (as on SQLite).
-                try RequiredValueCheck.requireValues(
-                    of: mappings[index], source: source, destination: to, step: (step.from, step.to)
-                ) { try connection.fetchValue($0)?.int64 ?? 0 }
+                _ = try StepDataCheck.require(mappings[index], source: source, destination: to, step: (step.from, step.to)) {
+                    try connection.fetchValue($0)?.int64 ?? 0
+                }
                 onStep(index, objects)
                 try connection.apply(plan, versionName: step.to, checkpoint: checkpoint)
                 journal.entries.append(

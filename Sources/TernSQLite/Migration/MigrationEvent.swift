@@ -91,4 +91,11 @@ public struct MigrationReport: Sendable, Hashable {
     public var inPlaceSteps: [Int] = []
     /// The external binary data files no row references any more, removed after the migration.
     public var removedExternalFiles: Int = 0
+    /// What the inferred steps relaxed or dropped, with counts, in step order: the same warnings
+    /// as the plan's (``TernMigration/MigrationPlan/Step/warnings``).
+    public var warnings: [MigrationWarning] = []
+    /// The links dropped because the object they led to can no longer be held by the
+    /// relationship: its destination entity changed, or the object's entity left its
+    /// inheritance tree. The objects themselves stay.
+    public var droppedLinks: Int = 0
 }

@@ -30,13 +30,14 @@ extension SQLiteStore {
     // MARK: - Running a migration step
 
     /// Runs a migration step from this store (opened read-only) into a new destination file, on
-    /// this store's executor, in one destination transaction; returns the number of source objects.
+    /// this store's executor, in one destination transaction; returns the number of source objects
+    /// and the number of links dropped because their object no longer fits the relationship.
     ///
     /// The destination is written with `synchronous=OFF`: it is not the store until it has been
     /// fsynced and renamed, so a crash before that only leaves a temporary file to remove.
     func runMigrationStep(
         _ job: StepJob, progress: ProgressBox, emit: @Sendable (MigrationEvent) -> Void
-    ) throws -> Int {
+    ) throws -> (objects: Int, droppedLinks: Int) {
         let model = job.destinationModel
         let schema = try StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model))
         var configuration = SQLiteConfiguration(journalMode: .delete)
@@ -89,7 +90,7 @@ extension SQLiteStore {
             }
         }
         if job.journalMode == .wal { try connection.executeOnce("PRAGMA journal_mode=WAL") }
-        return total
+        return (total, engine.droppedLinks)
     }
 
     /// The largest key each destination root table's source roots ever gave (their `Z_MAX`),

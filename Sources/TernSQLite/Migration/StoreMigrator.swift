@@ -45,7 +45,25 @@ public struct StoreMigrator: Sendable {
         forStoreAt url: URL, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = []
     ) throws -> MigrationPlan {
         let metadata = try SQLiteStore.metadata(at: url)
-        return try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target)
+        let plan = try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target)
+        return try Self.checkingData(of: plan, at: url, model: model)
+    }
+
+    /// A plan with its first step checked against the store's data (``StepDataCheck``): the
+    /// step's refusals join its problems and its warnings are set.
+    ///
+    /// - Throws: ``SQLiteError`` when the store cannot be read.
+    /// - Complexity: One `COUNT(*)` per check of the first step.
+    package static func checkingData(of plan: MigrationPlan, at url: URL, model: VersionedModel) throws -> MigrationPlan {
+        try plan.checkingFirstStep { step, mapping in
+            guard let from = model.version(named: step.from)?.model, let to = model.version(named: step.to)?.model else {
+                return StepDataCheck.Findings()
+            }
+            let connection = try SQLiteStore.openExisting(url, configuration: .readOnly)
+            try connection.registerExternalValueFunction(storeURL: url)
+            return try connection.dataFindings(
+                of: mapping, source: try connection.readSchema(model: from), destination: to, step: (step.from, step.to))
+        }
     }
 
     // MARK: - Migrating
@@ -77,7 +95,8 @@ public struct StoreMigrator: Sendable {
         // migration to a destination leaves the source as it is, so such a source is refused.
         if options.destination == nil { try SQLiteStore.recoverInterruptedWrite(at: url) }
         let metadata = try SQLiteStore.metadata(at: url)
-        let plan = try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target)
+        let plan = try Self.checkingData(
+            of: try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target), at: url, model: model)
         try plan.requireExecutable()
         emit(.planned(plan))
         var journal = MigrationJournal(metadata: metadata)
@@ -100,10 +119,11 @@ public struct StoreMigrator: Sendable {
         try Self.checkEntityNumbers(of: url, version: plan.steps[0].from, in: model)
         progress?.totalUnitCount = Int64(plan.steps.count)
         if options.destination == nil, options.strategy != .rebuild,
-            let counts = try runInPlaceIfPossible(
+            let outcomes = try runInPlaceIfPossible(
                 plan, of: model, at: url, journal: journal, strategy: options.strategy, progress: progress, emit: emit)
         {
-            report.objectsPerStep = counts
+            report.objectsPerStep = outcomes.map(\.objects)
+            report.record(outcomes)
             report.inPlaceSteps = Array(plan.steps.indices)
             report.removedExternalFiles = Self.removeUnreferencedExternalData(of: url, version: plan.destination, in: model)
             emit(.finished(report))
@@ -125,11 +145,12 @@ public struct StoreMigrator: Sendable {
                     Self.temporaryPrefix(for: url) + "\(index)-\(UUID().uuidString).sqlite")
                 temporaries.append(next)
                 let isLast = index == plan.steps.count - 1
-                let objects = try await runStep(
+                let outcome = try await runStep(
                     step, index: index, of: model, from: current, to: next, externalDataStore: isLast ? finalURL : nil,
                     journal: journal, journalMode: isLast ? sourceMode : .delete, options: options,
                     progress: ProgressBox(stepProgress), emit: emit)
-                report.objectsPerStep.append(objects)
+                report.objectsPerStep.append(outcome.objects)
+                report.record([outcome])
                 emit(.stepFinished(index: index))
                 current = next
             }
@@ -182,7 +203,7 @@ public struct StoreMigrator: Sendable {
     private func runInPlaceIfPossible(
         _ plan: MigrationPlan, of model: VersionedModel, at url: URL, journal: MigrationJournal,
         strategy: MigrationStrategy, progress: Progress?, emit: @Sendable (MigrationEvent) -> Void
-    ) throws -> [Int]? {
+    ) throws -> [StepOutcome]? {
         do {
             return try Self.runInPlace(plan.steps, of: model, at: url, journal: journal, progress: progress, emit: emit)
         } catch let unsupported as InPlaceUnsupported {
@@ -204,24 +225,29 @@ public struct StoreMigrator: Sendable {
         try connection.checkEntityNumbers(of: try connection.readSchema(model: sourceModel))
     }
 
-    /// Runs one step from a store file into a new file; returns the number of source objects read.
-    /// Only the last step writes external binary data, into the support folder of the store it becomes.
+    /// Runs one step from a store file into a new file; returns the number of source objects read,
+    /// the step's warnings and its dropped links. Only the last step writes external binary data,
+    /// into the support folder of the store it becomes. The first step's data was checked with the
+    /// plan; a later one's is checked here, on the data the steps before it wrote.
     private func runStep(
         _ step: MigrationPlan.Step, index: Int, of model: VersionedModel, from source: URL, to destination: URL,
         externalDataStore: URL?, journal: MigrationJournal, journalMode: SQLiteConfiguration.JournalMode,
         options: MigrationOptions, progress: ProgressBox, emit: @escaping @Sendable (MigrationEvent) -> Void
-    ) async throws -> Int {
+    ) async throws -> StepOutcome {
         guard let fromModel = model.version(named: step.from)?.model, let toModel = model.version(named: step.to)?.model
         else {
             throw MigrationError(.unknownVersion, "The model has no version \(step.from) or \(step.to)")
         }
+        var warnings = step.warnings
         if step.kind == .inferred, let mapping = step.mappings.first {
             // What the in-place path checks, before anything is written: attributes that become
             // required must have values, and new uniqueness constraints unique values (when the
             // step's rows can be expressed in SQL; the new file is checked before the swap anyway).
             let connection = try SQLiteStore.openExisting(source, configuration: .readOnly)
             let layout = try connection.readSchema(model: fromModel)
-            try connection.checkRequiredValues(of: mapping, source: layout, destination: toModel, step: (step.from, step.to))
+            if index > 0 {
+                warnings = try connection.checkData(of: mapping, source: layout, destination: toModel, step: (step.from, step.to))
+            }
             let destination = try StoreSchema(model: toModel, numbers: StoreSchema.assignedNumbers(for: toModel))
             if let plan = try? TableMigrationPlan(
                 source: layout, destination: destination, mapping: mapping, largestKeys: [:], rekeysMovedEntities: true,
@@ -240,10 +266,30 @@ public struct StoreMigrator: Sendable {
             externalDataStore: externalDataStore,
             metadata: metadata, journalMode: journalMode, options: options, step: index, versionName: step.to,
             keepsKeys: step.kind == .inferred)
-        let objects = try await store.runMigrationStep(job, progress: progress, emit: emit)
+        let (objects, droppedLinks) = try await store.runMigrationStep(job, progress: progress, emit: emit)
         try FileSystem.synchronizeFile(atPath: destination.path)
         try FileSystem.synchronizeDirectory(atPath: destination.deletingLastPathComponent().path)
-        return objects
+        return StepOutcome(objects: objects, warnings: warnings, droppedLinks: droppedLinks)
+    }
+}
+
+/// What one step of a migration did: the source objects it read, its warnings and the links it dropped.
+struct StepOutcome: Sendable {
+    /// The number of source objects read.
+    var objects: Int
+    /// What the step relaxed or dropped, with counts.
+    var warnings: [MigrationWarning]
+    /// The links dropped because their object no longer fits the relationship.
+    var droppedLinks: Int
+}
+
+extension MigrationReport {
+    /// Adds the warnings and dropped links of steps that ran.
+    mutating func record(_ outcomes: [StepOutcome]) {
+        for outcome in outcomes {
+            warnings += outcome.warnings
+            droppedLinks += outcome.droppedLinks
+        }
     }
 }
 

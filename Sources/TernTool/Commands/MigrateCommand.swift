@@ -46,6 +46,14 @@ struct MigrateCommand: Command {
             applied step with a checksum of its mapping; a mapping edited since it ran is
             reported. A store already at the target version is left as it is.
 
+            Some changes are decided from the store's data, as Core Data's lightweight migration
+            decides them: a new required attribute or to-one relationship without a default is
+            refused only when the entity has objects, and one that becomes required only when
+            objects lack it (the error names the count); to-many bounds that tighten, links to
+            objects a relationship can no longer hold (they are dropped) and integers a narrower
+            type cannot hold are relaxed and reported, each as a warning line on stderr with its
+            count, and the links dropped are counted on the last line.
+
             Binary and XML stores migrate the same way, loaded whole (they are one archive): the
             migrated file is written beside the store and renamed over it. --type writes another
             type (a SQLite store changes type only with --destination).
@@ -136,14 +144,16 @@ struct MigrateCommand: Command {
         }
         for file in report.cleanedUpFiles { context.note("removed \(file), left by an interrupted migration") }
         for step in report.editedMappings { context.note("the mapping of step \(step) changed since it was applied") }
+        for warning in report.warnings { context.warn(warning.message) }
         let place = destinationPath.map { StoreFile($0, environment: context.environment).displayName } ?? store.displayName
         if report.plan.isEmpty {
             context.print("\(place) is already at version \(report.plan.destination)")
         } else {
             let objects = report.objectsPerStep.reduce(0, +)
+            let dropped = report.droppedLinks > 0 ? ", \(report.droppedLinks) link(s) dropped" : ""
             context.print(
                 "migrated \(place) from \(report.plan.source) to \(report.plan.destination) in \(report.plan.steps.count) "
-                    + "step(s), \(objects) object(s) read")
+                    + "step(s), \(objects) object(s) read\(dropped)")
         }
     }
 

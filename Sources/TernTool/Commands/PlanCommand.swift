@@ -31,9 +31,17 @@ struct PlanCommand: Command {
             mapping to write), when no version wrote the store, or when the target is older than
             the store's version (Tern never downgrades). A CI job can run plan alone as a check.
 
+            The first step is checked against the store's data, as Core Data's lightweight
+            migration decides from it: a new required attribute or to-one relationship without a
+            default is a problem only when the entity has objects, one that becomes required only
+            when objects lack it; to-many bounds that tighten, links to objects a relationship can
+            no longer hold (dropped) and integers a narrower type cannot hold are listed as
+            warnings with their counts ("warning:" lines under the step). Later steps are checked
+            when `tern migrate` runs them.
+
             --json prints {"source": NAME, "destination": NAME, "executable": BOOL, "steps":
             [{"from": NAME, "to": NAME, "kind": "inferred"|"mapping"|"none", "changes": [STRING],
-            "problems": [STRING]}]}. The forecast is the result asked for, so it is printed on stdout
+            "problems": [STRING], "warnings": [STRING]}]}. The forecast is the result asked for, so it is printed on stdout
             also when a step cannot run; then "executable" is false, the exit status is 1 and
             stderr has the error lines.
             """,
@@ -109,6 +117,7 @@ struct PlanCommand: Command {
                         "from": .string(step.from), "to": .string(step.to), "kind": .string(step.kind.rawValue),
                         "changes": .array(step.changes.map { .string($0.summary) }),
                         "problems": .array(step.problems.map { .string($0.description) }),
+                        "warnings": .array(step.warnings.map { .string($0.message) }),
                     ])
                 }),
         ])

@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernFormats
 import TernSQLite
 import TernPostgreSQL
 import TernStores
@@ -12,7 +13,7 @@ struct StoreFile {
         case sqlite
         /// A Tern binary store.
         case binary
-        /// A Tern XML store.
+        /// A Core Data XML store (`NSXMLStoreType`).
         case xml
         /// A PostgreSQL database.
         case postgres
@@ -97,7 +98,7 @@ struct StoreFile {
     /// - Throws: ``CommandFailure`` when the store cannot be read.
     /// - Complexity: One grouped count per inheritance root.
     func objectCounts(model: ManagedObjectModel? = nil) async throws(CommandFailure) -> [String: Int] {
-        if try kind() != .sqlite { return try await atomicObjectCounts() }
+        if try kind() != .sqlite { return try await atomicObjectCounts(model: model) }
         do {
             let connection = try Connection(path: url.path, configuration: .readOnly)
             var names: [Int64: String] = [:]
@@ -140,10 +141,20 @@ struct StoreFile {
         return renamed.name
     }
 
-    /// The number of objects of each entity of a binary or XML store, read with the model it records.
-    private func atomicObjectCounts() async throws(CommandFailure) -> [String: Int] {
+    /// The number of objects of each entity of a binary or XML store, read with the model it
+    /// records. A Core Data XML store records none: it is read with `model`, or without one its
+    /// objects are counted under the entity names as the file writes them (upper-cased).
+    private func atomicObjectCounts(model: ManagedObjectModel?) async throws(CommandFailure) -> [String: Int] {
         do {
-            let store = try open(model: nil, isReadOnly: true)
+            var storeModel: ManagedObjectModel?
+            if try kind() == .xml, try StoreFiles.metadata(at: url).applicationKeys[StoreFiles.modelCacheKey] == nil {
+                guard let model else {
+                    let document = try CoreDataXMLDocument(data: Data(contentsOf: url), path: url.path)
+                    return Dictionary(document.objects.map { ($0.type, 1) }, uniquingKeysWith: +)
+                }
+                storeModel = model
+            }
+            let store = try open(model: storeModel, isReadOnly: true)
             var counts: [String: Int] = [:]
             for entity in store.model.entities where !entity.isAbstract {
                 var request = StoreFetchRequest(entityName: entity.name)

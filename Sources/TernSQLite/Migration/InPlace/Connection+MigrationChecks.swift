@@ -4,29 +4,43 @@ import TernMigration
 extension Connection {
     // MARK: - Rules of the destination version
 
-    /// Checks, before an inferred step writes anything, that the store's objects will have a
-    /// value for every attribute the step makes required without filling it.
+    /// Counts, before an inferred step writes anything, what the step decides from the data
+    /// (``StepDataCheck``): the objects without a value for an attribute or a to-one relationship
+    /// that the step makes required without filling it refuse the step; the rest (relaxed bounds,
+    /// dropped links, integers a narrower type cannot hold) comes back as warnings.
     ///
     /// Core Data's lightweight migration infers an attribute that becomes required without a
-    /// default value, and fails when an object has no value for it. Tern does the same, but
-    /// counts the objects first and refuses with every failing entity and property, so the store
-    /// is never touched. An attribute that becomes required with a default is not checked: objects
-    /// without a value take the default. A value that was required before is not checked either
-    /// (the step does not change it).
+    /// default value, and fails when an object has no value for it (validation error 134110). Tern
+    /// does the same, but counts the objects first and refuses with every failing entity and
+    /// property, so the store is never touched. An attribute that becomes required with a default
+    /// is not checked: objects without a value take the default.
     ///
     /// - Parameters:
     ///   - mapping: The step's inferred mapping.
     ///   - source: The store's layout before the step.
     ///   - destination: The destination model.
     ///   - step: The step's source and destination version names, for the message.
+    /// - Returns: The step's warnings, with their counts.
     /// - Throws: ``TernMigration/MigrationError`` with code `constraintViolated`, whose
     ///   `failures` name each entity and property with the number of objects lacking a value;
     ///   ``SQLiteError`` when counting fails.
-    /// - Complexity: One `COUNT(*)` over an entity's rows per attribute that becomes required.
-    func checkRequiredValues(
+    /// - Complexity: One `COUNT(*)` over an entity's rows per check.
+    func checkData(
         of mapping: MappingModel, source: StoreSchema, destination: ManagedObjectModel, step: (from: String, to: String)
-    ) throws {
-        try RequiredValueCheck.requireValues(of: mapping, source: source, destination: destination, step: step) { query in
+    ) throws -> [MigrationWarning] {
+        try StepDataCheck.require(mapping, source: source, destination: destination, step: step) { query in
+            try fetchValue(query)?.int64 ?? 0
+        }
+    }
+
+    /// What ``checkData(of:source:destination:step:)`` would find, without throwing for refusals.
+    ///
+    /// - Throws: ``SQLiteError`` when counting fails.
+    /// - Complexity: One `COUNT(*)` over an entity's rows per check.
+    func dataFindings(
+        of mapping: MappingModel, source: StoreSchema, destination: ManagedObjectModel, step: (from: String, to: String)
+    ) throws -> StepDataCheck.Findings {
+        try StepDataCheck.evaluate(mapping, source: source, destination: destination, step: step) { query in
             try fetchValue(query)?.int64 ?? 0
         }
     }

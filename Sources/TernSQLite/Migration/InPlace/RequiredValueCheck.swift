@@ -78,28 +78,6 @@ package struct RequiredValueCheck: Sendable, Hashable {
         return query + " AND \(.identifier(column)) IS NULL"
     }
 
-    /// Runs every check of a step with a store's count, and refuses the step when objects lack values.
-    ///
-    /// - Parameters:
-    ///   - mapping: The step's inferred mapping.
-    ///   - source: The store's layout before the step.
-    ///   - destination: The destination model.
-    ///   - step: The step's source and destination version names, for the message.
-    ///   - count: Runs a ``countQuery`` on the store.
-    /// - Throws: ``refusal(_:step:)`` gathering each failure, or what `count` throws.
-    /// - Complexity: One `count` call per attribute that becomes required.
-    package static func requireValues(
-        of mapping: MappingModel, source: StoreSchema, destination: ManagedObjectModel, step: (from: String, to: String),
-        count: (SQL) throws -> Int64
-    ) throws {
-        var failures: [MigrationError] = []
-        for check in checks(of: mapping, source: source, destination: destination) {
-            let missing = try count(check.countQuery)
-            if missing > 0 { failures.append(check.failure(missing: missing, step: step)) }
-        }
-        if !failures.isEmpty { throw refusal(failures, step: step) }
-    }
-
     /// The error for objects found without a value.
     ///
     /// - Parameters:
@@ -112,19 +90,5 @@ package struct RequiredValueCheck: Sendable, Hashable {
                 + "give \(property) a default value in \(step.to), fill the values before migrating, "
                 + "or add a mapping for \(step.from) → \(step.to) such as \(property) = coalesce(\(expression), <value>)",
             entity: entity, property: property, version: step.to)
-    }
-
-    /// The error that refuses a step, gathering each failure.
-    ///
-    /// - Parameters:
-    ///   - failures: One error per entity and attribute.
-    ///   - step: The step's source and destination version names.
-    package static func refusal(_ failures: [MigrationError], step: (from: String, to: String)) -> MigrationError {
-        let messages: [String] = failures.map(\.message)
-        return MigrationError(
-            .constraintViolated,
-            "The step \(step.from) → \(step.to) cannot run, nothing was written: " + messages.joined(separator: "; "),
-            entity: failures.count == 1 ? failures[0].entityName : nil,
-            property: failures.count == 1 ? failures[0].propertyName : nil, version: step.to, failures: failures)
     }
 }

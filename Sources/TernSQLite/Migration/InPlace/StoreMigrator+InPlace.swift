@@ -6,7 +6,7 @@ extension StoreMigrator {
     // MARK: - Inferred steps in place
 
     /// Runs inferred steps on the store itself, with SQL in one transaction, without loading
-    /// objects; returns the number of objects each step migrated.
+    /// objects; returns what each step did (its objects, warnings and dropped links).
     ///
     /// Every step is planned first (``TableMigrationPlan``), against the layout the previous one
     /// leaves, so that nothing is written unless all can run in place. Then one transaction
@@ -21,7 +21,7 @@ extension StoreMigrator {
     static func runInPlace(
         _ steps: [MigrationPlan.Step], of model: VersionedModel, at url: URL, journal: MigrationJournal,
         progress: Progress?, emit: @Sendable (MigrationEvent) -> Void
-    ) throws -> [Int] {
+    ) throws -> [StepOutcome] {
         var models: [(from: ManagedObjectModel, to: ManagedObjectModel, mapping: MappingModel)] = []
         for step in steps {
             guard step.kind == .inferred, step.mappings.count == 1, let mapping = step.mappings.first else {
@@ -48,7 +48,7 @@ extension StoreMigrator {
         }
         let uuid = try connection.readMetadata().uuid
         var journal = journal
-        var counts: [Int] = []
+        var outcomes: [StepOutcome] = []
         try connection.inTransaction(.immediate) { () throws in
             // Rows of a table that is one entity's alone are that entity's whatever their Z_ENT:
             // given its number first, every step then reads and rewrites them by it.
@@ -61,28 +61,33 @@ extension StoreMigrator {
                 journal.entries.append(
                     MigrationJournal.Entry(
                         from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()))
-                let count = try runStepInPlace(
+                let outcome = try runStepInPlace(
                     models[index].mapping, index: index, step: step, from: models[index].from, to: models[index].to,
                     uuid: uuid, journal: journal, on: connection, emit: emit)
-                stepProgress.totalUnitCount = Int64(count)
-                stepProgress.completedUnitCount = Int64(count)
-                counts.append(count)
+                stepProgress.totalUnitCount = Int64(outcome.objects)
+                stepProgress.completedUnitCount = Int64(outcome.objects)
+                outcomes.append(outcome)
                 emit(.stepFinished(index: index))
             }
             try Task.checkCancellationAsMigration()
         }
-        return counts
+        return outcomes
     }
 
-    /// Runs one planned step inside the caller's transaction; returns the number of objects.
+    /// Runs one planned step inside the caller's transaction; returns what it did. The first
+    /// step's data was checked with the plan; a later one's is checked here, on the data the
+    /// steps before it wrote. Its dropped links are those its checks counted.
     private static func runStepInPlace(
         _ mapping: MappingModel, index: Int, step: MigrationPlan.Step, from fromModel: ManagedObjectModel,
         to toModel: ManagedObjectModel, uuid: String, journal: MigrationJournal, on connection: Connection,
         emit: @Sendable (MigrationEvent) -> Void
-    ) throws -> Int {
+    ) throws -> StepOutcome {
         let source = try connection.readSchema(model: fromModel)
-        // Before this step writes (and, for the first step, before anything is written).
-        try connection.checkRequiredValues(of: mapping, source: source, destination: toModel, step: (step.from, step.to))
+        // Before this step writes (the first step was checked before anything was written).
+        let warnings =
+            index == 0
+            ? step.warnings
+            : try connection.checkData(of: mapping, source: source, destination: toModel, step: (step.from, step.to))
         let destination = try StoreSchema(model: toModel, numbers: StoreSchema.assignedNumbers(for: toModel))
         var largestKeys: [Int: Int64] = [:]
         try connection.forEachRow("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY") { row in
@@ -138,7 +143,8 @@ extension StoreMigrator {
             try connection.execute("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (\(cache))")
         }
         connection.clearStatementCache()
-        return total
+        let droppedLinks = warnings.filter { $0.kind == .droppedLinks }.reduce(0) { $0 + $1.count }
+        return StepOutcome(objects: total, warnings: warnings, droppedLinks: droppedLinks)
     }
 
     // MARK: - External data

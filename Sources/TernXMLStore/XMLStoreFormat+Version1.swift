@@ -3,65 +3,8 @@ import TernCore
 import TernFormats
 
 extension XMLStoreFormat {
-    /// An attribute value as its `type` attribute and element text, and whether the text is
-    /// base64 (for strings XML cannot hold).
-    static func encodedValue(_ value: AttributeValue) -> (type: String, text: String, isBase64: Bool) {
-        switch value {
-        case .integer(let number): ("integer", String(number), false)
-        case .double(let number): ("double", String(number), false)
-        case .decimal(let number): ("decimal", number.isNaN ? "NaN" : number.description, false)
-        case .string(let text): typed("string", encodedString(text))
-        case .bool(let flag): ("bool", flag ? "true" : "false", false)
-        case .date(let date): ("date", String(date.timeIntervalSinceReferenceDate), false)
-        case .data(let bytes): ("data", bytes.base64EncodedString(), false)
-        case .uuid(let uuid): ("uuid", uuid.uuidString, false)
-        case .uri(let url): typed("uri", encodedString(url.absoluteString))
-        }
-    }
-
-    private static func typed(
-        _ type: String, _ encoded: (text: String, isBase64: Bool)
-    ) -> (type: String, text: String, isBase64: Bool) {
-        (type, encoded.text, encoded.isBase64)
-    }
-
-    /// A string as escaped element text, or as base64 when XML cannot hold it.
-    static func encodedString(_ text: String) -> (text: String, isBase64: Bool) {
-        XMLElementTree.isRepresentable(text)
-            ? (XMLElementTree.escape(text), false) : (Data(text.utf8).base64EncodedString(), true)
-    }
-
-    /// Appends a property-list value in the `<dict>`/`<key>`/`<string>` vocabulary of Apple's
-    /// XML property lists, with dates and reals written losslessly.
-    static func appendPropertyList(_ value: PropertyListValue, indent: String, to xml: inout String) {
-        func scalar(_ element: String, _ text: String, base64: Bool = false) {
-            xml += "\(indent)<\(element)\(base64 ? " encoding=\"base64\"" : "")>\(text)</\(element)>\n"
-        }
-        switch value {
-        case .string(let text):
-            let (encoded, base64) = encodedString(text)
-            scalar("string", encoded, base64: base64)
-        case .integer(let number): scalar("integer", String(number))
-        case .real(let number): scalar("real", String(number))
-        case .bool(let flag): xml += "\(indent)<\(flag ? "true" : "false")/>\n"
-        case .date(let date): scalar("date", String(date.timeIntervalSinceReferenceDate))
-        case .data(let bytes): scalar("data", bytes.base64EncodedString())
-        case .array(let elements):
-            xml += "\(indent)<array>\n"
-            for element in elements { appendPropertyList(element, indent: indent + " ", to: &xml) }
-            xml += "\(indent)</array>\n"
-        case .dictionary(let dictionary):
-            xml += "\(indent)<dict>\n"
-            for (key, element) in dictionary.sorted(by: { $0.key < $1.key }) {
-                let (encoded, base64) = encodedString(key)
-                xml += "\(indent) <key\(base64 ? " encoding=\"base64\"" : "")>\(encoded)</key>\n"
-                appendPropertyList(element, indent: indent + " ", to: &xml)
-            }
-            xml += "\(indent)</dict>\n"
-        }
-    }
-
-    /// Turns elements back into values, with errors naming the file and line.
+    /// Turns the elements of a version 1 document back into values, with errors naming the file
+    /// and line.
     struct DecodingContext {
         let path: String
 
