@@ -8,7 +8,8 @@ import Testing
 /// export of the converted store and of the store converted back equals the original's, object
 /// for object and value for value, relationships included (`convert` keeps primary keys, so the
 /// `_id`s are the same); the store converted back has the original's UUID, metadata (but for
-/// `NSStoreType`), row counts and primary-key counters (`Z_MAX`).
+/// `NSStoreType`), row counts and primary-key counters (`Z_MAX`; through XML, whose one counter
+/// serves every entity, none below the original's).
 ///
 /// A store is read with its model when it has one that wrote it, otherwise through the model
 /// cache it records; the copies are always read through the model they record.
@@ -69,7 +70,18 @@ import Testing
         try #require(returned.status == 0, "\(path) convert from \(type) back to sqlite: \(returned.standardError)")
         expectSameExport(try await export(back, [], path), original, "\(path) through \(type) and back")
         try await expectSameStore(back, as: url.path, model: model, path: "\(path) through \(type) and back")
-        #expect(try primaryKeyCounters(of: back) == primaryKeyCounters(of: url.path), "\(path) through \(type): Z_MAX")
+        let counters = try primaryKeyCounters(of: url.path)
+        let returnedCounters = try primaryKeyCounters(of: back)
+        if type == "xml" {
+            // Core Data's XML store counts keys for every entity at once (nextObjectID): each
+            // hierarchy comes back at the largest counter, never below its own.
+            #expect(Set(returnedCounters.keys) == Set(counters.keys), "\(path) through xml: Z_PRIMARYKEY")
+            for (name, key) in counters.sorted(by: { $0.key < $1.key }) {
+                #expect((returnedCounters[name] ?? 0) >= key, "\(path) through xml: Z_MAX of \(name) below \(key)")
+            }
+        } else {
+            #expect(returnedCounters == counters, "\(path) through \(type): Z_MAX")
+        }
     }
 
     /// `--model` and the store's model when a version of it wrote the store; nothing (the model
