@@ -10,14 +10,7 @@ extension PostgreSQLStore: PrimaryKeyCounting {
     ///
     /// - Throws: ``PostgreSQLError`` when `Z_PRIMARYKEY` cannot be read.
     package func lastPrimaryKeys() throws -> [String: Int64] {
-        var keys: [String: Int64] = [:]
-        try connection.forEachRow(#"SELECT "Z_ENT", "Z_MAX" FROM "Z_PRIMARYKEY""#) { row in
-            guard let number = row[0].int64, let name = schema.entityNames[Int(number)],
-                let layout = schema.entities[name], layout.rootName == layout.name
-            else { return }
-            keys[name] = max(keys[name] ?? 0, row[1].int64 ?? 0)
-        }
-        return keys
+        schema.lastPrimaryKeys(fromCounters: try connection.fetchAll(#"SELECT "Z_ENT", "Z_MAX" FROM "Z_PRIMARYKEY""#))
     }
 
     /// Raises the `Z_MAX` of inheritance roots to at least the keys given, never lowering one,
@@ -28,12 +21,10 @@ extension PostgreSQLStore: PrimaryKeyCounting {
     /// - Throws: ``PostgreSQLError`` when the store is read-only or cannot be written.
     package func raiseLastPrimaryKeys(to keys: [String: Int64]) throws {
         try requireWritable()
-        let roots = keys.compactMap { name, key in
-            schema.entities[name].flatMap { $0.rootName == name && key > 0 ? ($0.number, key) : nil }
-        }
-        guard !roots.isEmpty else { return }
+        let counters = schema.rootCounters(keys)
+        guard !counters.isEmpty else { return }
         try connection.inTransaction {
-            for (number, key) in roots.sorted(by: { $0.0 < $1.0 }) {
+            for (number, key) in counters {
                 try connection.execute("""
                     UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = \(key) WHERE "Z_ENT" = \(number) AND "Z_MAX" < \(key)
                     """)

@@ -61,14 +61,7 @@ extension SQLiteStore {
     ///
     /// - Throws: ``SQLiteError`` when `Z_PRIMARYKEY` cannot be read.
     package func lastPrimaryKeys() throws(SQLiteError) -> [String: Int64] {
-        var keys: [String: Int64] = [:]
-        try connection.forEachRow("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY") { row in
-            guard let number = row[0].int64, let name = schema.entityNames[Int(number)],
-                let layout = schema.entities[name], layout.rootName == layout.name
-            else { return }
-            keys[name] = max(keys[name] ?? 0, row[1].int64 ?? 0)
-        }
-        return keys
+        schema.lastPrimaryKeys(fromCounters: try connection.fetchAll("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY"))
     }
 
     /// Raises the `Z_MAX` of inheritance roots to at least the keys given, never lowering one,
@@ -79,12 +72,10 @@ extension SQLiteStore {
     /// - Throws: ``SQLiteError`` when the store is read-only or cannot be written.
     package func raiseLastPrimaryKeys(to keys: [String: Int64]) throws(SQLiteError) {
         try requireWritable()
-        let roots = keys.compactMap { name, key in
-            schema.entities[name].flatMap { $0.rootName == name && key > 0 ? ($0.number, key) : nil }
-        }
-        guard !roots.isEmpty else { return }
+        let counters = schema.rootCounters(keys)
+        guard !counters.isEmpty else { return }
         try connection.inTransaction(.immediate) { () throws(SQLiteError) in
-            for (number, key) in roots.sorted(by: { $0.0 < $1.0 }) {
+            for (number, key) in counters {
                 try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(key) WHERE Z_ENT = \(number) AND Z_MAX < \(key)")
             }
         }
