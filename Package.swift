@@ -75,6 +75,7 @@ let package = Package(
             name: "TernTool",
             dependencies: [
                 "TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook", "TernPostgreSQL", "TernSync",
+                "TernMigrationTesting",
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),

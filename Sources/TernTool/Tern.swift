@@ -25,6 +25,7 @@ public enum Tern {
             ExportCommand.self,
             PlanCommand.self,
             MigrateCommand.self,
+            CheckMigrationsCommand.self,
             VerifyCommand.self,
             RecoverCommand.self,
             HistoryCommand.self,
