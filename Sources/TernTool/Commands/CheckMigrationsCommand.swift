@@ -14,8 +14,7 @@ struct CheckMigrationsCommand: Command {
     static let stores = ArgumentDefinition.option(
         "stores", value: "DIR", help: "A folder of real stores to migrate too (copies; the stores are never written).")
     /// Mapping files, repeatable.
-    static let mapping = ArgumentDefinition.option(
-        "mapping", value: "FILE", help: "A JSON mapping file for one step (repeatable; see docs/MappingFormat.md).")
+    static let mapping = MigrationArguments.mapping
     /// A folder of mapping files.
     static let mappings = ArgumentDefinition.option(
         "mappings", value: "DIR", help: "A folder whose .json mapping files are used for the steps they cover.")
