@@ -8,8 +8,9 @@ extension PersistentStoreCoordinator {
     ///
     /// Rows are copied in batches (a SQLite source is read `batchSize` rows at a time, and a
     /// SQLite destination written one batch per transaction, so memory stays bounded for SQLite
-    /// to SQLite). Primary keys, and so object identity, are kept, as are relationships and the
-    /// whole metadata, UUID and application keys included; only the store type changes. The
+    /// to SQLite). Primary keys, and so object identity, are kept, as are the primary-key
+    /// counters (no deleted object's key is handed out again), relationships and the whole
+    /// metadata, UUID and application keys included; only the store type changes. The
     /// coordinator then uses the new store in place of the old one, under the same configuration.
     /// The old store's files are left as they are: destroy them when the copy is no longer needed.
     ///

@@ -21,7 +21,9 @@ extension StoreFiles {
 
     /// Copies every row of a store into a new PostgreSQL store, streaming in batches: rows
     /// without relationships first (loaded with `COPY`), then the relationships, then the
-    /// metadata (UUID, version hashes, application keys) with the store type set to PostgreSQL.
+    /// primary-key counters (`Z_MAX`, so that keys of deleted objects are not handed out again)
+    /// and the metadata (UUID, version hashes, application keys) with the store type set to
+    /// PostgreSQL.
     ///
     /// - Parameters:
     ///   - store: The store to copy; it may be read-only.
@@ -46,6 +48,7 @@ extension StoreFiles {
         metadata.storeType = StoreKind.postgreSQL.rawValue
         metadata.applicationKeys[modelCacheKey] = nil
         let model = store.model
+        let lastKeys = try await store.recordedLastPrimaryKeys()
         do {
             let target = try PostgreSQLStore(location: location, model: model)
             if let progress { progress.totalUnitCount = try await StoreMigration.rowCount(of: store) * 2 }
@@ -63,6 +66,7 @@ extension StoreFiles {
                 }
                 if !related.isEmpty { try await target.save(StoreChangeSet(updated: related)) }
             }
+            try await target.raiseLastPrimaryKeys(to: lastKeys)
             try await target.setMetadata(metadata)
         } catch {
             try? PostgreSQLStore.destroy(at: url)

@@ -12,9 +12,11 @@ enum StoreMigration {
     /// Copies a store into a new one at `url` (nil for an in-memory store) and opens it.
     ///
     /// Metadata is copied whole (UUID, version hashes, application keys), with the store type
-    /// set to the new one: keeping the UUID keeps object IDs' URIs valid. Row versions
-    /// (optimistic-locking counters) start again. `progress`, when given, counts rows read:
-    /// its total is set here (twice the rows for SQLite, which is written in two passes).
+    /// set to the new one: keeping the UUID keeps object IDs' URIs valid. The primary-key
+    /// counters (`Z_MAX`) are copied too, so that a key the source gave an object since deleted
+    /// is not handed out again. Row versions (optimistic-locking counters) start again.
+    /// `progress`, when given, counts rows read: its total is set here (twice the rows for
+    /// SQLite, which is written in two passes).
     static func copy(
         _ source: any PersistentStore, to url: URL?, kind: StoreKind, isReadOnly: Bool, batchSize: Int,
         progress: Progress? = nil
@@ -22,6 +24,7 @@ enum StoreMigration {
         var metadata = try await source.metadata()
         metadata.storeType = kind.rawValue
         let model = source.model
+        let lastKeys = try await source.recordedLastPrimaryKeys().filter { $0.value > 0 }
         // SQLite stores keep their model in Z_MODELCACHE; the others in their metadata.
         metadata.applicationKeys[StoreFiles.modelCacheKey] =
             kind == .binary || kind == .xml ? .data(try ModelCache.encode(model)) : nil
@@ -33,6 +36,7 @@ enum StoreMigration {
             var rows: [StoreRow] = []
             try await forEachBatch(of: source, size: batchSize) { rows += $0 }
             _ = try await store.save(StoreChangeSet(inserted: rows))
+            store.raiseLastPrimaryKeys(to: lastKeys)
             try await store.setMetadata(metadata)
             return store
         }
@@ -44,14 +48,16 @@ enum StoreMigration {
         if let progress { progress.totalUnitCount = try await rowCount(of: source) * (kind == .sqlite ? 2 : 1) }
         switch kind {
         case .sqlite:
-            try await writeSQLite(from: source, to: url, metadata: metadata, batchSize: batchSize, progress: progress)
+            try await writeSQLite(
+                from: source, to: url, metadata: metadata, lastKeys: lastKeys, batchSize: batchSize, progress: progress)
         case .binary, .xml:
             var rows: [StoreRow] = []
             try await forEachBatch(of: source, size: batchSize) { batch in
                 rows += batch
                 progress?.completedUnitCount += Int64(batch.count)
             }
-            let contents = AtomicStoreContents(metadata: metadata, rows: rows.sorted { $0.reference < $1.reference })
+            let contents = AtomicStoreContents(
+                metadata: metadata, rows: rows.sorted { $0.reference < $1.reference }, lastPrimaryKeys: lastKeys)
             let data = try kind == .binary ? BinaryStoreFormat.encode(contents) : XMLStoreFormat.encode(contents, model: model)
             try DurableFile.write(data, to: url)
         default:
@@ -67,12 +73,15 @@ enum StoreMigration {
     /// complete and on disk, so a crash leaves no store at `url` or the whole one; the temporary
     /// files a crash leaves go with ``StoreFiles/destroy(at:)`` of `url`.
     private static func writeSQLite(
-        from source: any PersistentStore, to url: URL, metadata: StoreMetadata, batchSize: Int, progress: Progress?
+        from source: any PersistentStore, to url: URL, metadata: StoreMetadata, lastKeys: [String: Int64],
+        batchSize: Int, progress: Progress?
     ) async throws {
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(DurableFile.temporaryPrefix(for: url) + UUID().uuidString + ".sqlite")
         do {
-            try await fillSQLite(from: source, at: temporary, metadata: metadata, batchSize: batchSize, progress: progress)
+            try await fillSQLite(
+                from: source, at: temporary, metadata: metadata, lastKeys: lastKeys, batchSize: batchSize,
+                progress: progress)
             try SQLiteStore.moveFinishedStore(at: temporary, to: url)
         } catch {
             try? StoreFiles.destroy(at: temporary)
@@ -80,9 +89,11 @@ enum StoreMigration {
         }
     }
 
-    /// Writes the rows and metadata of a new SQLite store; the store is closed on return.
+    /// Writes the rows, primary-key counters and metadata of a new SQLite store; the store is
+    /// closed on return.
     private static func fillSQLite(
-        from source: any PersistentStore, at url: URL, metadata: StoreMetadata, batchSize: Int, progress: Progress?
+        from source: any PersistentStore, at url: URL, metadata: StoreMetadata, lastKeys: [String: Int64],
+        batchSize: Int, progress: Progress?
     ) async throws {
         // The store is a temporary file until `moveFinishedStore` checkpoints and syncs it, so
         // its commits need no `fsync` of their own: a crash before the move leaves only a file
@@ -96,6 +107,7 @@ enum StoreMigration {
             progress?.completedUnitCount += Int64(batch.count)
         }
         // Without relationships in the model, there is nothing for a second pass to set.
+        try await store.raiseLastPrimaryKeys(to: lastKeys)
         guard source.model.entities.contains(where: { !$0.relationships.isEmpty }) else {
             try await store.setMetadata(metadata)
             return

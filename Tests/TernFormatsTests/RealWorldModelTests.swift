@@ -23,8 +23,9 @@ import Testing
                 #expect(FileManager.default.fileExists(atPath: item.url.path), "\(item) is missing")
                 if let model = item.modelURL { #expect(FileManager.default.fileExists(atPath: model.path), "\(item)'s model") }
             }
-            // Every file belongs to an item (or is the licence or the manifest).
-            let covered = manifest.items.map(\.path) + [manifest.licenceFile, "PROVENANCE.json"]
+            // Every file belongs to an item (or is the licence, the manifest or the replays of the
+            // repository's migration tests, RealWorldMigrationReplayTests).
+            let covered = manifest.items.map(\.path) + [manifest.licenceFile, "PROVENANCE.json", "REPLAY.json"]
             let files = FileManager.default.enumerator(atPath: manifest.folder.path)?.compactMap { $0 as? String } ?? []
             for file in files where !Self.isFolder(manifest.folder.appendingPathComponent(file)) {
                 let owned = covered.contains { file == $0 || file.hasPrefix($0 + "/") || Self.isSideFile(file, of: $0) }

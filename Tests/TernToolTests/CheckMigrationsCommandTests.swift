@@ -65,6 +65,30 @@ import Testing
         #expect(results.allSatisfy { $0["objects"] as? Int == 4 && $0["passed"] as? Bool == true && $0["error"] is NSNull })
     }
 
+    /// `--mapping` is repeatable: one file per step.
+    @Test func takesOneMappingFilePerStep() throws {
+        let tmp = try TemporaryDirectory()
+        let bundle = tmp.path("Recipes.xcdatamodeld")
+        try XcodeModel.write(try Self.model(), to: bundle)
+        let rename = tmp.path("v1-v2.json")
+        try Data(#"""
+            {"source": "v1", "destination": "v2", "passes": [{"name": "Only", "entityMappings": [
+              {"name": "RecipeToRecipe", "kind": "transform", "source": "Recipe", "destination": "Recipe",
+               "attributes": {"title": "$source.title", "duration": "$source.minutes"}}]}]}
+            """#.utf8).write(to: rename)
+        let text = tmp.path("v2-v3.json")
+        try Data(Self.mapping.utf8).write(to: text)
+        let result = try ToolRunner.runExecutable([
+            "check-migrations", bundle.path, "--order", "v1,v2,v3", "--mapping", rename.path, "--mapping", text.path,
+            "--objects", "2", "--json",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let results = try #require(document["results"] as? [[String: Any]])
+        #expect(results.map { $0["steps"] as? Int } == [2, 1])
+        #expect(results.allSatisfy { $0["passed"] as? Bool == true })
+    }
+
     @Test func checksTheStoresOfAFolderFromCopies() throws {
         let item = try #require(
             try RealWorldCorpus.items(of: .store).first {

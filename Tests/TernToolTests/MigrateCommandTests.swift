@@ -115,4 +115,28 @@ import Testing
         let info = await ToolRunner.run(["info", xml, "--json"])
         #expect(info.standardOutput.contains("\"type\" : \"xml\"") || info.standardOutput.contains("\"type\":\"xml\""))
     }
+
+    /// `--mapping` is repeatable, as the contract and the help say: one file per step of a chain.
+    @Test func takesOneMappingFilePerStepOfAChain() async throws {
+        let scenario = try CrashScenario(rowCount: 3)
+        let store = try await scenario.makeStore("Items.sqlite", version: "v1")
+        let rename = scenario.path("v1-v2.json")
+        try Data("""
+            {"source": "v1", "destination": "v2", "passes": [{"name": "Rename", "entityMappings": [
+              {"kind": "transform", "source": "Item", "destination": "Item", "attributes": {
+                "title": "concat($source.name, \\"!\\")", "value": "$source.value"}}]}]}
+            """.utf8).write(to: rename)
+        let label = scenario.path("v2-v3.json")
+        try Data(CrashScenario.mappingJSON.utf8).write(to: label)
+        let result = await ToolRunner.run([
+            "migrate", store.path, "--model", scenario.modelURL.path, "--order", CrashScenario.order, "--to", "v3",
+            "--mapping", rename.path, "--mapping=\(label.path)", "--quiet",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let contents = try await scenario.contents(of: store)
+        #expect(contents.version == "v3")
+        // Both files ran: the first appended "!", the second upper-cased the title and made the label.
+        #expect(contents.names == [1: "ITEM 1!", 2: "ITEM 2!", 3: "ITEM 3!"])
+        #expect(contents.labels == [1: "#1", 2: "#2", 3: "#3"])
+    }
 }

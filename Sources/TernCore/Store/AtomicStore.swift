@@ -235,3 +235,11 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
         try DurableFile.write(Format.encode(contents, model: model), to: url, replaced: replaced)
     }
 }
+
+extension AtomicStore: PrimaryKeyCounting {
+    /// The last primary key handed out, by inheritance root, as the file records them and the
+    /// saves since raised them.
+    package func lastPrimaryKeys() async throws -> [String: Int64] {
+        state.withLock { $0.lastKeys }
+    }
+}

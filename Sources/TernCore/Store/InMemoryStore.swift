@@ -145,6 +145,14 @@ public final class InMemoryStore: PersistentStore {
         try state.withLock { try $0.newPrimaryKeys(forEntity: entity, count: count, model: model) }
     }
 
+    /// Raises the last primary keys handed out to at least these, by inheritance root, so that
+    /// a copy never hands out a key its source gave a deleted object.
+    ///
+    /// - Parameter keys: The last primary key handed out, by inheritance root.
+    package func raiseLastPrimaryKeys(to keys: [String: Int64]) {
+        state.withLock { $0.raiseLastKeys(to: keys) }
+    }
+
     // MARK: - History
 
     /// The recorded transactions a request asks for, oldest first.
@@ -188,5 +196,12 @@ public final class InMemoryStore: PersistentStore {
         if isReadOnly {
             throw TernError(.unwritableStore, "the in-memory store \(identifier) is read-only; open it writable to save")
         }
+    }
+}
+
+extension InMemoryStore: PrimaryKeyCounting {
+    /// The last primary key handed out, by inheritance root.
+    package func lastPrimaryKeys() async throws -> [String: Int64] {
+        state.withLock { $0.lastKeys }
     }
 }

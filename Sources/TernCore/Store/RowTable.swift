@@ -154,6 +154,13 @@ package struct RowTable: Sendable, Hashable {
         return (0..<Int64(count)).map { first + $0 }
     }
 
+    /// Raises the last keys handed out to at least `keys` (by inheritance root), never lowering one.
+    ///
+    /// - Parameter keys: The last primary key handed out, by inheritance root.
+    package mutating func raiseLastKeys(to keys: [String: Int64]) {
+        for (root, key) in keys where key > lastKeys[root] ?? 0 { lastKeys[root] = key }
+    }
+
     /// Applies a change set; on a thrown error the table is left half-changed, so apply it to a
     /// copy and keep the copy only on success.
     ///

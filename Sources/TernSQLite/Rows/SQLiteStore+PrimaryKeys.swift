@@ -1,4 +1,5 @@
 import Foundation
+import TernCore
 
 extension SQLiteStore {
     // MARK: - Allocating primary keys
@@ -54,4 +55,31 @@ extension SQLiteStore {
         try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(last) WHERE Z_ENT = \(root.number)")
         return first...last
     }
+
+    /// The last primary key each inheritance root handed out: its `Z_MAX`, which stays above
+    /// the keys of deleted objects.
+    ///
+    /// - Throws: ``SQLiteError`` when `Z_PRIMARYKEY` cannot be read.
+    package func lastPrimaryKeys() throws(SQLiteError) -> [String: Int64] {
+        schema.lastPrimaryKeys(fromCounters: try connection.fetchAll("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY"))
+    }
+
+    /// Raises the `Z_MAX` of inheritance roots to at least the keys given, never lowering one,
+    /// so that a copy does not hand out again a key its source gave a deleted object.
+    ///
+    /// - Parameter keys: The last primary key handed out, by inheritance root; names that are
+    ///   not a root of this store's model are ignored.
+    /// - Throws: ``SQLiteError`` when the store is read-only or cannot be written.
+    package func raiseLastPrimaryKeys(to keys: [String: Int64]) throws(SQLiteError) {
+        try requireWritable()
+        let counters = schema.rootCounters(keys)
+        guard !counters.isEmpty else { return }
+        try connection.inTransaction(.immediate) { () throws(SQLiteError) in
+            for (number, key) in counters {
+                try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(key) WHERE Z_ENT = \(number) AND Z_MAX < \(key)")
+            }
+        }
+    }
 }
+
+extension SQLiteStore: PrimaryKeyCounting {}

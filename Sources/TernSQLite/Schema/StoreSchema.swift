@@ -40,6 +40,34 @@ package struct StoreSchema: Sendable {
     }
 }
 
+extension StoreSchema {
+    // MARK: - Primary-key counters
+
+    /// The inheritance roots' counters among `Z_PRIMARYKEY` rows, by root name.
+    ///
+    /// - Parameter rows: `Z_ENT` and `Z_MAX` of each row; rows of entities that are not a root of
+    ///   the model (subentities, history tables) are left out.
+    /// - Complexity: O(*n*) in the number of rows.
+    package func lastPrimaryKeys(fromCounters rows: [[DatabaseValue]]) -> [String: Int64] {
+        var keys: [String: Int64] = [:]
+        for row in rows where row.count == 2 {
+            guard let number = row[0].int64, let name = entityNames[Int(number)],
+                let layout = entities[name], layout.rootName == layout.name
+            else { continue }
+            keys[name] = max(keys[name] ?? 0, row[1].int64 ?? 0)
+        }
+        return keys
+    }
+
+    /// The entity number (`Z_ENT`) of each root named in `keys` with its key above 0, in number
+    /// order: the counters a copy raises. Names that are not a root are left out.
+    package func rootCounters(_ keys: [String: Int64]) -> [(number: Int, key: Int64)] {
+        keys.compactMap { name, key in
+            entities[name].flatMap { $0.rootName == name && key > 0 ? (number: $0.number, key: key) : nil }
+        }.sorted { $0.number < $1.number }
+    }
+}
+
 /// Where one entity's objects live.
 package struct EntityLayout: Sendable, Hashable {
     /// The entity's name.

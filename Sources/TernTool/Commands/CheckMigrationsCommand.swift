@@ -14,11 +14,11 @@ struct CheckMigrationsCommand: Command {
     static let stores = ArgumentDefinition.option(
         "stores", value: "DIR", help: "A folder of real stores to migrate too (copies; the stores are never written).")
     /// Mapping files, repeatable.
-    static let mapping = ArgumentDefinition.option(
-        "mapping", value: "FILE", help: "A JSON mapping file for one step (repeatable; see docs/MappingFormat.md).")
+    static let mapping = MigrationArguments.mapping
     /// A folder of mapping files.
     static let mappings = ArgumentDefinition.option(
-        "mappings", value: "DIR", help: "A folder whose .json mapping files are used for the steps they cover.")
+        "mappings", value: "DIR",
+        help: "A folder whose mapping files (.json, .xcmappingmodel, .cdm) are used for the steps they cover.")
     /// Sample objects per entity.
     static let objects = ArgumentDefinition.option(
         "objects", value: "N", help: "Sample objects of each concrete entity in each generated store (default: 5).")
@@ -35,7 +35,9 @@ struct CheckMigrationsCommand: Command {
             the values an inferred step carries unchanged are the same, the store is at the
             current version and verifies clean (but for what the migration relaxed and reported,
             as Core Data relaxes it). Each store of --stores DIR is copied and checked the same
-            way. Mappings come from --mapping files and the .json files of --mappings DIR.
+            way. Mappings come from --mapping files (JSON, .xcmappingmodel, .cdm) and every such
+            file in --mappings DIR; tern runs no Swift policies, so a mapping that names one is
+            refused (run MigrationTesting in the app's tests for those).
 
             Prints a table: source (a version, or a store's file name), steps, objects, result
             ("ok", or the failure naming the step, the entity and the property) and time. Exits 0
@@ -87,20 +89,15 @@ struct CheckMigrationsCommand: Command {
     func run(in context: CommandContext) async throws {
         let model = try selection.read(in: context)
         let environment = context.environment
-        var mappingFiles = mappingPaths.map(environment.url(forPath:))
+        var mappingFiles = mappingPaths
         if let mappingsPath {
-            mappingFiles += try Self.files(in: environment.url(forPath: mappingsPath), describedAs: "--mappings") {
-                $0.pathExtension == "json"
-            }
+            let folder = environment.url(forPath: mappingsPath)
+            mappingFiles += try Self.files(in: folder, describedAs: "--mappings") { url in
+                ["json"].contains(url.pathExtension.lowercased())
+                    || StepMapping.xcodeMappingExtensions.contains(url.pathExtension.lowercased())
+            }.map(\.path)
         }
-        var mappings: [StepMapping] = []
-        for file in mappingFiles {
-            do {
-                mappings.append(try StepMapping(contentsOf: file))
-            } catch {
-                throw CommandFailure("cannot read the mapping file \(file.path): \(error.message)")
-            }
-        }
+        let mappings = try MigrationArguments.mappings(at: mappingFiles, model: model, in: context).map(\.mapping)
         var stores: [URL] = []
         if let storesPath {
             stores = try Self.files(in: environment.url(forPath: storesPath), describedAs: "--stores") { url in

@@ -25,7 +25,8 @@ struct ConvertCommand: Command {
         abstract: "Copies a store to another place and type.",
         discussion: """
             The store is opened read-only and its objects are copied in batches, with their
-            primary keys (so object IDs stay valid), relationships and the store's metadata (UUID,
+            primary keys and primary-key counters (so object IDs stay valid and no deleted
+            object's key is handed out again), relationships and the store's metadata (UUID,
             version hashes and application keys). A SQLite copy records the model in Z_MODELCACHE,
             a binary or XML copy in its metadata. Core Data's history tables are not copied (they
             are not part of the model), and a SQLite copy computes derived attributes again with

@@ -17,8 +17,7 @@ struct LintCommand: Command {
     static let cloudKit = ArgumentDefinition.flag(
         "cloudkit", help: "Also checks the rules NSPersistentCloudKitContainer enforces on the current version.")
     /// Mapping files, repeatable.
-    static let mapping = ArgumentDefinition.option(
-        "mapping", value: "FILE", help: "A JSON mapping file covering one step (repeatable; see docs/MappingFormat.md).")
+    static let mapping = MigrationArguments.mapping
 
     /// The command's name, arguments and help.
     static let configuration = CommandConfiguration(
@@ -48,7 +47,8 @@ struct LintCommand: Command {
             the findings), 0 otherwise. --json prints {"errors": INT, "warnings": INT,
             "findings": [{"severity": "error"|"warning", "rule": RULE, "version": NAME|null,
             "entity": NAME|null, "property": NAME|null, "message": TEXT}]}, also on failure.
-            --mapping is an extension of the contract: mappings the app ships cover their steps.
+            --mapping (JSON, .xcmappingmodel or .cdm, repeatable) is an extension of the
+            contract: the mappings the app ships cover their steps.
             """,
         arguments: [model, ModelSelection.version, ModelSelection.order, against, cloudKit, mapping, .json],
         examples: [
@@ -83,14 +83,7 @@ struct LintCommand: Command {
     func run(in context: CommandContext) async throws {
         let model = try selection.read(in: context)
         let url = context.environment.url(forPath: selection.path)
-        var mappings: [StepMapping] = []
-        for path in mappingPaths {
-            do {
-                mappings.append(try StepMapping(contentsOf: context.environment.url(forPath: path)))
-            } catch {
-                throw CommandFailure("cannot read the mapping file \(path): \(error.message)")
-            }
-        }
+        let mappings = try MigrationArguments.mappings(at: mappingPaths, model: model, in: context).map(\.mapping)
         var released: VersionedModel?
         if let revision { released = try GitRevision.model(at: url, revision: revision, order: selection.order) }
         let findings = ModelLint.findings(in: model, released: released, mappings: mappings, cloudKit: checksCloudKit)

@@ -85,12 +85,32 @@ struct MigrationArguments: Sendable {
         _ = try store.kind()  // SQLite, binary and XML stores migrate; anything else fails here.
         let model = try selection.read(in: context)
         var loaded = LoadedMigration(store: store, model: model)
+        for (mapping, paths) in try Self.mappings(at: mappingPaths, model: model, in: context) {
+            loaded.add(mapping, origin: .option, paths: paths)
+        }
+        try discover(into: &loaded, in: context)
+        return loaded
+    }
+
+    /// Reads mapping files: JSON files each one step, Xcode mapping models (`.xcmappingmodel`,
+    /// `.cdm`) grouped by the step they map, as its passes in the order given.
+    ///
+    /// - Parameters:
+    ///   - paths: The files as typed.
+    ///   - model: The model the mapping models bind to.
+    ///   - context: Where relative paths start.
+    /// - Returns: Each step's mapping with the paths it was read from, in the order given.
+    /// - Throws: ``CommandFailure`` naming the file, and for a mapping model its problems.
+    static func mappings(at paths: [String], model: VersionedModel, in context: CommandContext) throws
+        -> [(mapping: StepMapping, paths: [String])]
+    {
+        var result: [(mapping: StepMapping, paths: [String])] = []
         var xcode: [(versions: MappingOrigin.Step, paths: [String])] = []
-        for path in mappingPaths {
+        for path in paths {
             let url = context.environment.url(forPath: path)
             guard StepMapping.xcodeMappingExtensions.contains(url.pathExtension.lowercased()) else {
                 do {
-                    loaded.add(try StepMapping(contentsOf: url), origin: .option, paths: [path])
+                    result.append((try StepMapping(contentsOf: url), [path]))
                 } catch {
                     throw CommandFailure("cannot read the mapping file \(path): \(error.message)")
                 }
@@ -109,10 +129,9 @@ struct MigrationArguments: Sendable {
             }
         }
         for (_, paths) in xcode {
-            loaded.add(try Self.xcodeStep(paths, model: model, in: context), origin: .option, paths: paths)
+            result.append((try Self.xcodeStep(paths, model: model, in: context), paths))
         }
-        try discover(into: &loaded, in: context)
-        return loaded
+        return result
     }
 
     // MARK: - Non public
