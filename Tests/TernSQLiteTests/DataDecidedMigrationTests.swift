@@ -222,24 +222,8 @@ import Testing
 
     // MARK: - Links that no longer fit
 
-    /// `Album.cover` held any Artwork in v1 and holds Images in v2.
-    static func covers() throws -> VersionedModel {
-        try VersionedModel("Albums") {
-            ModelVersion("v1") {
-                Entity("Album") { Relationship("cover", to: "Artwork") }
-                Entity("Artwork") { Attribute("title", .string) }
-                Entity("Image", parent: "Artwork") { Attribute("pixels", .integer64) }
-            }
-            ModelVersion("v2") {
-                Entity("Album") { Relationship("cover", to: "Image") }
-                Entity("Artwork") { Attribute("title", .string) }
-                Entity("Image", parent: "Artwork") { Attribute("pixels", .integer64) }
-            }
-        }
-    }
-
     @Test func aToOneWhoseDestinationChangedDropsTheLinksThatNoLongerFitInPlace() async throws {
-        let model = try Self.covers()
+        let model = try AlbumCovers.model()
         let rows = [
             StoreRow(reference: Self.ref("Artwork", 1)), StoreRow(reference: Self.ref("Image", 2)),
             StoreRow(reference: Self.ref("Album", 1), toOne: ["cover": Self.ref("Artwork", 1)]),

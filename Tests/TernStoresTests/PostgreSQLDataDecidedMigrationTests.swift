@@ -12,31 +12,12 @@ import Testing
 /// reports their number, and a new required attribute is refused only when there are objects.
 @Suite(.enabled(if: PostgreSQLTestServer.isAvailable, PostgreSQLTestServer.skipComment))
 struct PostgreSQLDataDecidedMigrationTests {
-    /// `Album.cover` holds any Artwork in v1 and Images in v2.
-    static func covers() throws -> VersionedModel {
-        try VersionedModel("Albums") {
-            ModelVersion("v1") {
-                Entity("Album") { Relationship("cover", to: "Artwork") }
-                Entity("Artwork") { Attribute("title", .string) }
-                Entity("Image", parent: "Artwork") { Attribute("pixels", .integer64) }
-            }
-            ModelVersion("v2") {
-                Entity("Album") {
-                    Relationship("cover", to: "Image")
-                    Attribute("name", .string).required()
-                }
-                Entity("Artwork") { Attribute("title", .string) }
-                Entity("Image", parent: "Artwork") { Attribute("pixels", .integer64) }
-            }
-        }
-    }
-
     static func ref(_ entity: String, _ key: Int64) -> RowReference { RowReference(entityName: entity, primaryKey: key) }
 
     @Test(arguments: [MigrationStrategy.automatic, .rebuild])
     func dropsAndCountsTheLinksAsSQLiteDoes(strategy: MigrationStrategy) async throws {
         // Without albums the new required name refuses nothing; the links are on artwork only.
-        var model = try Self.covers()
+        var model = try AlbumCovers.model(requiredName: true)
         let folder = try TemporaryDirectory()
         let art = [StoreRow(reference: Self.ref("Artwork", 1)), StoreRow(reference: Self.ref("Image", 2))]
         let (_, empty) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: art, in: folder)
@@ -58,18 +39,7 @@ struct PostgreSQLDataDecidedMigrationTests {
         #expect(error?.message.contains("Album.name is required in v2, but 2 Album object(s) have no value") == true)
 
         // With a default, the links decide: one dropped, on both stores alike.
-        let v1 = try #require(Self.covers().version(named: "v1")).model
-        model = try VersionedModel("Albums") {
-            ModelVersion(name: "v1", model: v1)
-            ModelVersion("v2") {
-                Entity("Album") {
-                    Relationship("cover", to: "Image")
-                    Attribute("name", .string).required().default(.string("untitled"))
-                }
-                Entity("Artwork") { Attribute("title", .string) }
-                Entity("Image", parent: "Artwork") { Attribute("pixels", .integer64) }
-            }
-        }
+        model = try AlbumCovers.model(requiredName: true, nameDefault: .string("untitled"))
         let warnings = try #require(try PostgreSQLMigrator().plan(forStoreAt: postgreSQL, model: model).steps.first?.warnings)
         #expect(warnings.map { "\($0.kind)|\($0.propertyName)|\($0.count)" } == ["droppedLinks|cover|1"])
         #expect(try StoreMigrator().plan(forStoreAt: sqlite, model: model).steps.first?.warnings == warnings)

@@ -8,29 +8,11 @@ import Testing
 /// `tern plan` and `tern migrate` on changes decided from the store's data: the plan lists what
 /// is relaxed or dropped as `warning:` lines (and in `--json`), the migration prints them on stderr
 /// and counts the dropped links; a new required property is refused only when there are objects.
+/// The model is ``AlbumCovers``.
 @Suite struct DataDecidedMigrationCommandTests {
-    /// `Album.cover` holds any Artwork in v1 and Images in v2; v2 also adds a required `name`.
-    static func model(requiredName: Bool) throws -> VersionedModel {
-        try VersionedModel("Albums") {
-            ModelVersion("v1") {
-                Entity("Album") { Relationship("cover", to: "Artwork") }
-                Entity("Artwork") { Attribute("title", .string) }
-                Entity("Image", parent: "Artwork") { Attribute("pixels", .integer64) }
-            }
-            ModelVersion("v2") {
-                Entity("Album") {
-                    Relationship("cover", to: "Image")
-                    if requiredName { Attribute("name", .string).required() }
-                }
-                Entity("Artwork") { Attribute("title", .string) }
-                Entity("Image", parent: "Artwork") { Attribute("pixels", .integer64) }
-            }
-        }
-    }
-
     /// The bundle, and a v1 store whose album 1 shows an Artwork and album 2 an Image.
     func setUp(_ tmp: TemporaryDirectory, requiredName: Bool = false) async throws -> (bundle: String, store: String) {
-        let model = try Self.model(requiredName: requiredName)
+        let model = try AlbumCovers.model(requiredName: requiredName)
         let bundle = tmp.path("Albums.xcdatamodeld")
         try XcodeModel.write(model, to: bundle)
         let url = tmp.path("Albums.sqlite")
