@@ -18,6 +18,7 @@ extension PostgreSQLStore {
             guard let from = model.version(named: step.from)?.model, let to = model.version(named: step.to)?.model else {
                 return StepDataCheck.Findings()
             }
+            guard StepDataCheck.hasChecks(mapping, source: from, destination: to) else { return StepDataCheck.Findings() }
             let connection = try Connection(try PostgreSQLLocation(url))
             let layout = try connection.readSchema(model: from)
             return try StepDataCheck.evaluate(mapping, source: layout, destination: to, step: (step.from, step.to)) {

@@ -59,6 +59,7 @@ public struct StoreMigrator: Sendable {
             guard let from = model.version(named: step.from)?.model, let to = model.version(named: step.to)?.model else {
                 return StepDataCheck.Findings()
             }
+            guard StepDataCheck.hasChecks(mapping, source: from, destination: to) else { return StepDataCheck.Findings() }
             let connection = try SQLiteStore.openExisting(url, configuration: .readOnly)
             try connection.registerExternalValueFunction(storeURL: url)
             return try connection.dataFindings(

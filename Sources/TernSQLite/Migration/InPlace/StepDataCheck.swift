@@ -145,6 +145,20 @@ package struct StepDataCheck: Sendable, Hashable {
         return findings
     }
 
+    /// Whether a step has anything to count, judged from the models alone (a layout of the
+    /// source model as a new store would have it): when not, the store need not be opened.
+    ///
+    /// - Parameters:
+    ///   - mapping: The step's inferred mapping.
+    ///   - source: The source model.
+    ///   - destination: The destination model.
+    /// - Complexity: O(*e* · *p*) in the number of entities and properties.
+    package static func hasChecks(_ mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel) -> Bool {
+        guard let layout = try? StoreSchema(model: source, numbers: StoreSchema.assignedNumbers(for: source)) else { return true }
+        return !RequiredValueCheck.checks(of: mapping, source: layout, destination: destination).isEmpty
+            || !checks(of: mapping, source: layout, destination: destination).isEmpty
+    }
+
     /// ``evaluate(_:source:destination:step:count:)``, throwing when the step is refused.
     ///
     /// - Returns: The warnings.
