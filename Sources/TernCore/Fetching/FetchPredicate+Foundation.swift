@@ -30,7 +30,24 @@ extension FetchPredicate {
         _ predicate: Predicate<Root>, keyPathName: (AnyKeyPath) -> String? = { _ in nil }
     ) throws(TernError) {
         let converted = withoutActuallyEscaping(keyPathName) { keyPathName in
-            var context = TypedPredicateContext(keyPathName: keyPathName)
+            Result { () throws(TernError) in
+                try FetchPredicate(predicate, resolvingKeyPaths: { keyPath throws(TernError) in keyPathName(keyPath) })
+            }
+        }
+        self = try converted.get()
+    }
+
+    /// Converts a typed predicate, naming key paths with a resolver that may refuse them.
+    ///
+    /// - Parameters:
+    ///   - predicate: A predicate over one input.
+    ///   - resolver: The property name of a single-property key path, nil to read it from the key
+    ///     path's description, or an error for a key path that stands for no stored property.
+    init<Root>(
+        _ predicate: Predicate<Root>, resolvingKeyPaths resolver: (AnyKeyPath) throws(TernError) -> String?
+    ) throws(TernError) {
+        let converted = withoutActuallyEscaping(resolver) { resolver in
+            var context = TypedPredicateContext(keyPathName: resolver)
             context.prefixes[predicate.variable.key] = ""
             return Result { () throws(TernError) in try context.predicate(from: predicate.expression) }
         }
@@ -41,7 +58,7 @@ extension FetchPredicate {
 /// What converting a typed predicate needs: how to name key paths, and the key path each
 /// closure variable stands for.
 struct TypedPredicateContext {
-    var keyPathName: (AnyKeyPath) -> String?
+    var keyPathName: (AnyKeyPath) throws(TernError) -> String?
     /// The key path that each variable stands for: empty for the predicate's input.
     var prefixes: [PredicateExpressions.VariableID: String] = [:]
 
@@ -54,6 +71,9 @@ struct TypedPredicateContext {
     func predicate(from expression: Any) throws(TernError) -> FetchPredicate {
         if let convertible = expression as? any TypedPredicateConvertible {
             return try convertible.fetchPredicate(in: self)
+        }
+        if let coalescing = expression as? any TypedNilCoalescing, let predicate = try coalescedPredicate(coalescing) {
+            return predicate
         }
         switch try self.expression(from: expression) {
         case .constant(.bool(let value)?): return .constant(value)
@@ -78,7 +98,7 @@ struct TypedPredicateContext {
 
     /// The name of a single-property key path: the caller's, else the last member of its description.
     func name(of keyPath: AnyKeyPath) throws(TernError) -> String {
-        if let name = keyPathName(keyPath) { return name }
+        if let name = try keyPathName(keyPath) { return name }
         let text = String(describing: keyPath)
         guard let dot = text.lastIndex(of: "."), !text.contains("<"), !text.contains("?"), !text.contains("!")
         else {
@@ -268,9 +288,12 @@ extension TypedPredicateContext {
         return terms
     }
 
-    /// A comparison of two value expressions.
+    /// A comparison of two value expressions; a side that is an optional chain ending in a test
+    /// (`$0.title?.starts(with: "T") == true`) or a nil-coalescing (`($0.title ?? "") == "T"`)
+    /// becomes the equivalent comparisons of the optional value.
     func comparison(_ lhs: Any, _ op: FetchPredicate.Operator, _ rhs: Any) throws(TernError) -> FetchPredicate {
-        .compare(try expression(from: lhs), op, try expression(from: rhs))
+        if let predicate = try optionalComparison(lhs, op, rhs) { return predicate }
+        return .compare(try expression(from: lhs), op, try expression(from: rhs))
     }
 
     /// `ANY`/`ALL` over a to-many key path, for a closure holding one comparison of its element.
