@@ -26,6 +26,8 @@ let package = Package(
         .library(name: "TernPostgreSQL", targets: ["TernPostgreSQL"]),
         .library(name: "TernSync", targets: ["TernSync"]),
         .executable(name: "tern", targets: ["tern"]),
+        .library(name: "TernCodegen", targets: ["TernCodegen"]),
+        .plugin(name: "TernModelCodegen", targets: ["TernModelCodegen"]),
     ],
     targets: [
         // MARK: C libraries (Debian: libsqlite3-dev, zlib1g-dev, libssl-dev, libpq-dev)
@@ -66,11 +68,20 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "ChefsBook", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernContainer"],
-            path: "Examples/ChefsBook/Sources/ChefsBook", swiftSettings: swiftSettings),
+            path: "Examples/ChefsBook", exclude: ["StarterRecipes.json", "StarterRecipes.tsv"], sources: ["Sources/ChefsBook"],
+            resources: [.copy("ChefsBook.xcdatamodeld")], swiftSettings: swiftSettings, plugins: ["TernModelCodegen"]),
+
+        // MARK: Code generation (`TernModelCodegen` build plugin, `tern generate`)
+        .target(name: "TernCodegen", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "tern-model-codegen", dependencies: ["TernCodegen", "TernFormats", "TernCore"],
+            path: "Sources/TernModelCodegenTool", swiftSettings: swiftSettings),
+        .plugin(name: "TernModelCodegen", capability: .buildTool(), dependencies: ["tern-model-codegen"]),
         .target(
             name: "TernTool",
             dependencies: [
                 "TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook", "TernPostgreSQL", "TernSync",
+                "TernCodegen",
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
@@ -139,6 +150,11 @@ let package = Package(
                 "tern-crash-helper", "TernMigration", "TernStores",
             ],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TernCodegenTests",
+            dependencies: ["TernCodegen", "TernCore", "TernFormats", "TernSQLite", "TernTestSupport", "ChefsBook"],
+            resources: [.copy("Kitchen.xcdatamodeld")], swiftSettings: swiftSettings,
+            plugins: ["TernModelCodegen"]),
         .testTarget(
             name: "TernStoresTests",
             dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport", "TernPostgreSQL"],
