@@ -38,6 +38,17 @@ extension PredicateExpressions.OptionalFlatMap: TypedOptionalChaining {
     var transformOperand: Any { transform }
 }
 
+extension PredicateExpressions.Variable: TypedExpressionConvertible {
+    /// The key path the variable stands for (the unwrapped value of an optional chain, the
+    /// element of a to-many relationship), or `SELF` for the predicate's input.
+    func fetchExpression(in context: TypedPredicateContext) throws(TernError) -> FetchPredicate.Expression {
+        guard let prefix = context.prefixes[key] else {
+            throw TypedPredicateContext.unsupported("A variable from outside the predicate")
+        }
+        return prefix.isEmpty ? .evaluatedObject : .keyPath(prefix)
+    }
+}
+
 extension TypedPredicateContext {
     /// The comparison of an optional chain ending in a test, or of a nil-coalescing, with another
     /// expression; nil when neither side is one.
