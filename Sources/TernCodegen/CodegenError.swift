@@ -3,7 +3,7 @@
 /// ```swift
 /// do {
 ///     _ = try ModelCodegen.generate(model, bundleName: "Kitchen")
-/// } catch where error.code == .nameCollision {
+/// } catch where error.code == .emptyModel {
 ///     print(error.message)
 /// }
 /// ```
@@ -15,8 +15,6 @@ public struct CodegenError: Error, Sendable, Hashable, CustomStringConvertible {
 
         private init(_ name: String) { self.name = name }
 
-        /// Two generated types would have the same name.
-        public static let nameCollision = Code("nameCollision")
         /// The model has no version to generate code for.
         public static let emptyModel = Code("emptyModel")
 

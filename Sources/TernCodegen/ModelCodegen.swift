@@ -27,8 +27,7 @@ public enum ModelCodegen {
     ///     `Kitchen.xcdatamodeld`), which names the model's enum.
     ///   - options: The style, layout and access level.
     /// - Returns: The files, and warnings for what was renamed or left out.
-    /// - Throws: ``CodegenError/Code/emptyModel`` for a model without versions;
-    ///   ``CodegenError/Code/nameCollision`` when the model's enum would have the name of a class.
+    /// - Throws: ``CodegenError/Code/emptyModel`` for a model without versions.
     /// - Complexity: O(*n*) in the size of the model.
     public static func generate(
         _ model: VersionedModel, bundleName: String, options: CodegenOptions = CodegenOptions()
@@ -36,7 +35,7 @@ public enum ModelCodegen {
         guard !model.versions.isEmpty else {
             throw CodegenError(.emptyModel, "the model \(bundleName) has no version to generate code for")
         }
-        let plan = try ModelPlan(model: model, bundleName: bundleName, options: options)
+        let plan = ModelPlan(model: model, bundleName: bundleName, options: options)
         let writer = CodeWriter(plan: plan, model: model, options: options)
         return GeneratedCode(
             files: writer.files(), warnings: plan.warnings, modelTypeName: plan.modelTypeName,
@@ -44,7 +43,8 @@ public enum ModelCodegen {
     }
 
     /// The name of a model's enum: the bundle's name in UpperCamelCase, followed by `Model`
-    /// unless it ends with it already.
+    /// unless it ends with it already. (When an entity's class has that name, the enum gets one
+    /// more `Model`, and a warning says so.)
     ///
     /// ```swift
     /// ModelCodegen.modelTypeName(forBundleName: "Kitchen")         // "KitchenModel"

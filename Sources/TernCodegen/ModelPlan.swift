@@ -14,7 +14,7 @@ struct ModelPlan {
     /// What was renamed or left out.
     var warnings: [String] = []
 
-    init(model: VersionedModel, bundleName: String, options: CodegenOptions) throws(CodegenError) {
+    init(model: VersionedModel, bundleName: String, options: CodegenOptions) {
         let current = model.currentVersion.model
         self.bundleName = bundleName
         currentVersionName = model.currentVersionName
@@ -22,12 +22,12 @@ struct ModelPlan {
         var builder = Builder(model: current, options: options)
         classes = current.entities.compactMap { builder.plan(of: $0.name) }
         warnings = builder.warnings
-        if let clash = classes.first(where: { $0.className == modelTypeName || $0.machineName == modelTypeName }) {
-            throw CodegenError(
-                .nameCollision,
-                "the model's enum and the class of entity \(clash.entity.name) would both be named \(modelTypeName); "
-                    + "rename the model file or set the entity's class name",
-                entity: clash.entity.name)
+        let taken = Set(classes.flatMap { [$0.className] + ($0.machineName.map { [$0] } ?? []) })
+        if taken.contains(modelTypeName) {
+            let first = modelTypeName
+            while taken.contains(modelTypeName) { modelTypeName += "Model" }
+            warnings.append(
+                "the model's enum is named \(modelTypeName), since the class of an entity is named \(first)")
         }
     }
 }
