@@ -130,7 +130,7 @@ let package = Package(
             name: "TernToolTests",
             dependencies: [
                 "TernTool", "TernSQLite", "TernFormats", "TernMigration", "TernStores", "TernContainer", "TernTestSupport",
-                "ChefsBook", "tern-crash-helper", "TernPostgreSQL",
+                "ChefsBook", "tern-crash-helper", "TernPostgreSQL", "TernCodegen",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

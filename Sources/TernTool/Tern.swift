@@ -29,6 +29,7 @@ public enum Tern {
             RecoverCommand.self,
             HistoryCommand.self,
             SyncCommand.self,
+            GenerateCommand.self,
             DemoCommand.self,
         ]
     }

@@ -45,7 +45,8 @@ import Testing
         }
         #expect(generated.count >= 200, "\(generated.count) models generated")
         #expect(checkedProperties >= 2_000, "\(checkedProperties) properties checked")
-        try Self.typecheck(generated.map(\.file))
+        let result = try SwiftTypechecker.typecheck(generated.map(\.file), moduleName: "CorpusCodegen")
+        #expect(result.succeeded, "swiftc failed:\n\(result.output.split(separator: "\n").prefix(60).joined(separator: "\n"))")
         for model in generated {
             // Each entity has a class, unless another entity of the model took its class name.
             let entities = model.model.currentVersion.model.entities.count
@@ -135,32 +136,5 @@ import Testing
         lines.append("    let _: TernCore.VersionedModel = \(code.modelTypeName).versioned")
         lines.append("}")
         return (lines.joined(separator: "\n") + "\n", lines.count { $0.contains("KeyPath<") || $0.contains("isolated") })
-    }
-
-    // MARK: - Compiling
-
-    /// Type-checks the files as one module against the built TernCore and TernFormats.
-    static func typecheck(_ files: [URL]) throws {
-        let folders = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
-            + CommandLine.arguments.prefix(1).map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
-        let modules = try #require(
-            folders.map { $0.appendingPathComponent("Modules") }
-                .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("TernCore.swiftmodule").path) },
-            "TernCore.swiftmodule is not beside the test binary; build the package first")
-        let sources = Fixtures.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
-        var arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-module-name", "CorpusCodegen", "-I", modules.path]
-        for library in ["CCrypto", "CZlib"] {
-            arguments += ["-Xcc", "-fmodule-map-file=\(sources.appendingPathComponent("\(library)/module.modulemap").path)"]
-        }
-        arguments += files.map(\.path)
-        let folder = try TemporaryDirectory()
-        let errors = folder.path("swiftc.txt")
-        let child = try ChildProcess(
-            URL(fileURLWithPath: "/usr/bin/env"), arguments, standardOutput: errors.path, standardError: errors.path)
-        try child.waitUntilExit(timeout: .seconds(900))
-        let output = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        #expect(
-            child.terminationReason == .exit && child.terminationStatus == 0,
-            "swiftc failed:\n\(output.split(separator: "\n").prefix(60).joined(separator: "\n"))")
     }
 }
