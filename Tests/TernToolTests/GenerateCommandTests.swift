@@ -115,4 +115,13 @@ import Testing
         #expect(result.errorLines.first?.hasPrefix("error: no model exists at") == true)
         #expect(result.standardOutput.isEmpty)
     }
+
+    @Test func theBinaryWritesTheFilesAndFailsCleanly() throws {
+        let folder = try TemporaryDirectory()
+        let result = try Binary.succeed(["generate", Binary.chefsBook, "--output=\(folder.url.path)", "--style=machine-human"])
+        #expect(result.standardOutput.split(separator: "\n").count == 7)
+        #expect(FileManager.default.fileExists(atPath: folder.path("_Step.swift").path))
+        try Binary.fail(["generate", folder.path("Missing.xcdatamodeld").path], status: 1)
+        try Binary.fail(["generate", Binary.chefsBook, "--style", "mogenerator"], status: 2)
+    }
 }
