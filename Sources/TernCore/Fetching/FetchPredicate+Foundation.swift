@@ -11,7 +11,10 @@ extension FetchPredicate {
     /// (`$0.owner?.name`), `contains(_:)` on strings (`CONTAINS`), on constant arrays (`IN`) and on
     /// collections (`CONTAINS`), `starts(with:)` (`BEGINSWITH`), `count` of a collection (`@count`),
     /// and `contains(where:)`/`allSatisfy(_:)` over a to-many relationship with one comparison inside
-    /// (`ANY`/`ALL`).
+    /// (`ANY`/`ALL`). Optional values, as generated classes have them, may be tested through an
+    /// optional chain compared with `true`, `false` or `nil` (`$0.title?.starts(with: "T") == true`,
+    /// `title BEGINSWITH "T"`) or followed by `?? true`/`?? false`, and through `??` with a
+    /// fallback (`($0.price ?? 0) > 5`, `price != nil AND price > 5`).
     ///
     /// ```swift
     /// let typed = #Predicate<Person> { $0.age >= 18 && $0.name.starts(with: "A") }
