@@ -94,15 +94,9 @@ extension CodeWriter {
 
     private func classTables(in source: inout SourceText) {
         source.doc("The generated class of each entity that has one, by entity name.")
-        if plan.classes.isEmpty {
-            source.line("\(access)static let classes: [Swift.String: TernCore.ManagedObject.Type] = [:]")
-        } else {
-            source.line("\(access)static let classes: [Swift.String: TernCore.ManagedObject.Type] = [")
-            for plan in plan.classes {
-                source.line("    \(SwiftName.literal(plan.entity.name)): \(plan.className).self,")
-            }
-            source.line("]")
-        }
+        dictionary(
+            "\(access)static let classes: [Swift.String: TernCore.ManagedObject.Type] =",
+            plan.classes.map { "\(SwiftName.literal($0.entity.name)): \($0.className).self" }, in: &source)
         source.line()
         source.doc(
             "The entity of a generated class.", "",
@@ -112,15 +106,22 @@ extension CodeWriter {
             source.line("entityNames[Swift.ObjectIdentifier(type)]")
         }
         source.line()
-        if plan.classes.isEmpty {
-            source.line("private static let entityNames: [Swift.ObjectIdentifier: Swift.String] = [:]")
-        } else {
-            source.line("private static let entityNames: [Swift.ObjectIdentifier: Swift.String] = [")
-            for plan in plan.classes {
-                source.line("    Swift.ObjectIdentifier(\(plan.className).self): \(SwiftName.literal(plan.entity.name)),")
-            }
-            source.line("]")
+        dictionary(
+            "private static let entityNames: [Swift.ObjectIdentifier: Swift.String] =",
+            plan.classes.map { "Swift.ObjectIdentifier(\($0.className).self): \(SwiftName.literal($0.entity.name))" }, in: &source)
+    }
+
+    /// `declaration [entries…]`, one entry a line, or `declaration [:]`.
+    private func dictionary(_ declaration: String, _ entries: [String], in source: inout SourceText) {
+        guard !entries.isEmpty else {
+            source.line(declaration + " [:]")
+            return
         }
+        source.line(declaration + " [")
+        source.nested { source in
+            for entry in entries { source.line(entry + ",") }
+        }
+        source.line("]")
     }
 
     private func registration(in source: inout SourceText) {

@@ -32,12 +32,9 @@ extension FetchPredicate {
     public init<Root>(
         _ predicate: Predicate<Root>, keyPathName: (AnyKeyPath) -> String? = { _ in nil }
     ) throws(TernError) {
-        let converted = withoutActuallyEscaping(keyPathName) { keyPathName in
-            Result { () throws(TernError) in
-                try FetchPredicate(predicate, resolvingKeyPaths: { keyPath throws(TernError) in keyPathName(keyPath) })
-            }
+        self = try TypedPredicateContext.resolving(with: keyPathName) { resolver throws(TernError) in
+            try FetchPredicate(predicate, resolvingKeyPaths: resolver)
         }
-        self = try converted.get()
     }
 
     /// Converts a typed predicate, naming key paths with a resolver that may refuse them.
@@ -64,6 +61,18 @@ struct TypedPredicateContext {
     var keyPathName: (AnyKeyPath) throws(TernError) -> String?
     /// The key path that each variable stands for: empty for the predicate's input.
     var prefixes: [PredicateExpressions.VariableID: String] = [:]
+
+    /// Runs `body` with a resolver that names key paths through `keyPathName`, which never
+    /// refuses one: what the public conversions, which take such a closure, share.
+    static func resolving<Converted>(
+        with keyPathName: (AnyKeyPath) -> String?,
+        _ body: ((AnyKeyPath) throws(TernError) -> String?) throws(TernError) -> Converted
+    ) throws(TernError) -> Converted {
+        let converted = withoutActuallyEscaping(keyPathName) { keyPathName in
+            Result { () throws(TernError) in try body { keyPath throws(TernError) in keyPathName(keyPath) } }
+        }
+        return try converted.get()
+    }
 
     static func unsupported(_ what: String) -> TernError {
         TernError(

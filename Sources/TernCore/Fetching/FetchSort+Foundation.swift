@@ -26,12 +26,9 @@ extension FetchSort {
     public init<Compared>(
         _ descriptor: SortDescriptor<Compared>, keyPathName: (AnyKeyPath) -> String? = { _ in nil }
     ) throws(TernError) {
-        let converted = withoutActuallyEscaping(keyPathName) { keyPathName in
-            Result { () throws(TernError) in
-                try FetchSort(descriptor, resolvingKeyPaths: { keyPath throws(TernError) in keyPathName(keyPath) })
-            }
+        self = try TypedPredicateContext.resolving(with: keyPathName) { resolver throws(TernError) in
+            try FetchSort(descriptor, resolvingKeyPaths: resolver)
         }
-        self = try converted.get()
     }
 
     /// Converts a sort descriptor, naming its key path with a resolver that may refuse it.
