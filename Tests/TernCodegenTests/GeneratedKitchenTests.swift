@@ -103,6 +103,10 @@ extension Dish {
             let salt = try #require(dish.ingredients.first)
             #expect(salt.name == "salt" && salt.Shelf?.entity.name == "Shelf")
             #expect(try await dish.veganDishes(in: context).map(\.objectID) == [written])
+            let chef = try #require(dish.chef)
+            #expect(try await chef.ownVeganDishes(in: context).map(\.objectID) == [written])
+            let other = context.insert(Chef.self)
+            #expect(try await other.ownVeganDishes(in: context).isEmpty)
             dish.removeFromIngredients(salt)
             #expect(dish.ingredients.isEmpty && salt.dish == nil)
         }
