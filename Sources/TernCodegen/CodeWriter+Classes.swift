@@ -37,11 +37,11 @@ extension CodeWriter {
         let entity = SwiftName.commentText(plan.entity.name)
         if let machine = plan.machineName {
             source.doc(
-                "The generated base of `\(plan.className)`, for the entity `\(entity)` of \(modelFileName): its properties.",
+                "The generated base of `\(plan.className)`, for the entity `\(entity)` of \(modelPhrase): its properties.",
                 "Write your own code in `\(plan.className)`; this class is generated again whenever the model changes.")
             source.line("\(access)class \(machine): \(plan.superclassName) {}")
         } else {
-            source.doc("An object of the entity `\(entity)` of \(modelFileName).")
+            source.doc("An object of the entity `\(entity)` of \(modelPhrase).")
             let final = plan.isLeaf ? "final " : ""
             source.line("\(access)\(final)class \(plan.className): \(plan.superclassName) {}")
         }
@@ -52,7 +52,7 @@ extension CodeWriter {
     private func humanClass(of plan: ClassPlan) -> String {
         var source = SourceText()
         source.doc(
-            "An object of the entity `\(SwiftName.commentText(plan.entity.name))` of \(modelFileName).",
+            "An object of the entity `\(SwiftName.commentText(plan.entity.name))` of \(modelPhrase).",
             "",
             "The generated properties are in `\(plan.declaringName)`; add your own code here.")
         source.line("\(access)class \(plan.className): \(plan.declaringName) {}")
@@ -202,7 +202,7 @@ extension CodeWriter {
             }
             source.line()
             source.doc(
-                "Registers the classes generated from \(modelFileName) with a context.", "",
+                "Registers the classes generated from \(modelPhrase) with a context.", "",
                 "- Parameter context: The context.")
             source.block("\(access)static func registerModelClasses(in context: isolated TernCore.ObjectContext)") { source in
                 source.line("\(model).register(in: context)")

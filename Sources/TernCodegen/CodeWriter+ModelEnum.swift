@@ -12,7 +12,7 @@ extension CodeWriter {
         let name = plan.modelTypeName
         let modelName = SwiftName.literal(model.name)
         source.doc(
-            "The \(SwiftName.commentText(model.name)) model (\(modelFileName)): every version, embedded when the code was",
+            "The \(SwiftName.commentText(plan.bundleName)) model: every version, embedded when the code was",
             "generated, and the classes generated for its current version, \(SwiftName.commentText(plan.currentVersionName)).",
             "",
             "```swift",
@@ -34,7 +34,7 @@ extension CodeWriter {
                     source.line("} catch {")
                     source.nested { source in
                         source.line(
-                            "Swift.preconditionFailure(\"the embedded version \\(name) of \(modelFileName) does not read: \\(error)\")")
+                            "Swift.preconditionFailure(\"the embedded version \\(name) of \(name) does not read: \\(error)\")")
                     }
                     source.line("}")
                 }
