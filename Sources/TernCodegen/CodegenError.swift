@@ -44,3 +44,10 @@ public struct CodegenError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The message, preceded by the entity when there is one.
     public var description: String { entityName.map { "\($0): \(message)" } ?? message }
 }
+
+extension CodegenError.Code {
+    /// Matches an error against a code, so that `catch CodegenError.Code.emptyModel` works.
+    public static func ~= (code: Self, error: any Error) -> Bool {
+        (error as? CodegenError)?.code == code
+    }
+}
