@@ -27,6 +27,8 @@ let package = Package(
         .library(name: "TernSync", targets: ["TernSync"]),
         .library(name: "TernMigrationTesting", targets: ["TernMigrationTesting"]),
         .executable(name: "tern", targets: ["tern"]),
+        .library(name: "TernCodegen", targets: ["TernCodegen"]),
+        .plugin(name: "TernModelCodegen", targets: ["TernModelCodegen"]),
     ],
     targets: [
         // MARK: C libraries (Debian: libsqlite3-dev, zlib1g-dev, libssl-dev, libpq-dev)
@@ -70,12 +72,21 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "ChefsBook", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernContainer"],
-            path: "Examples/ChefsBook/Sources/ChefsBook", swiftSettings: swiftSettings),
+            path: "Examples/ChefsBook", exclude: ["StarterRecipes.json", "StarterRecipes.tsv"], sources: ["Sources/ChefsBook"],
+            resources: [.copy("ChefsBook.xcdatamodeld")], swiftSettings: swiftSettings, plugins: ["TernModelCodegen"]),
+
+        // MARK: Code generation (`TernModelCodegen` build plugin, `tern generate`)
+        .target(name: "TernCodegen", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "tern-model-codegen", dependencies: ["TernCodegen", "TernFormats", "TernCore"],
+            path: "Sources/TernModelCodegenTool", swiftSettings: swiftSettings),
+        .plugin(name: "TernModelCodegen", capability: .buildTool(), dependencies: ["tern-model-codegen"]),
         .target(
             name: "TernTool",
             dependencies: [
                 "TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook", "TernPostgreSQL", "TernSync",
                 "TernMigrationTesting",
+                "TernCodegen",
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
@@ -124,7 +135,7 @@ let package = Package(
             name: "TernToolTests",
             dependencies: [
                 "TernTool", "TernSQLite", "TernFormats", "TernMigration", "TernStores", "TernContainer", "TernTestSupport",
-                "ChefsBook", "tern-crash-helper", "TernPostgreSQL",
+                "ChefsBook", "tern-crash-helper", "TernPostgreSQL", "TernCodegen",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
@@ -148,6 +159,11 @@ let package = Package(
             name: "TernMigrationTestingTests",
             dependencies: ["TernMigrationTesting", "TernFormats", "TernTestSupport", "ChefsBook"],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "TernCodegenTests",
+            dependencies: ["TernCodegen", "TernCore", "TernFormats", "TernSQLite", "TernTestSupport", "ChefsBook"],
+            resources: [.copy("Kitchen.xcdatamodeld")], swiftSettings: swiftSettings,
+            plugins: ["TernModelCodegen"]),
         .testTarget(
             name: "TernStoresTests",
             dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport", "TernPostgreSQL"],

@@ -31,6 +31,7 @@ public enum Tern {
             RecoverCommand.self,
             HistoryCommand.self,
             SyncCommand.self,
+            GenerateCommand.self,
             DemoCommand.self,
         ]
     }

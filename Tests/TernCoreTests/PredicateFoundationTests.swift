@@ -14,6 +14,8 @@ private final class Owner {
 
 private final class Pet {
     var name = ""
+    var nickname: String?
+    var price: Decimal?
     var age = 0
     var weight: Double?
     var isVaccinated = false
@@ -79,5 +81,59 @@ private final class Pet {
         #expect(throws: TernError.self) { try FetchPredicate(compound) }
         let computed = #Predicate<Pet> { $0.name.isEmpty }
         #expect(throws: TernError.self) { try FetchPredicate(computed) }
+    }
+
+    @Test func optionalChainsEndingInATestCompareWithTrueFalseAndNil() throws {
+        let cases: [(Predicate<Pet>, String)] = [
+            (#Predicate { $0.nickname?.starts(with: "R") == true }, "nickname BEGINSWITH 'R'"),
+            (#Predicate { true == $0.nickname?.starts(with: "R") }, "nickname BEGINSWITH 'R'"),
+            (#Predicate { $0.nickname?.contains("e") == false }, "nickname != nil AND NOT nickname CONTAINS 'e'"),
+            (#Predicate { $0.nickname?.contains("e") != true }, "nickname == nil OR NOT nickname CONTAINS 'e'"),
+            (#Predicate { $0.nickname?.contains("e") != false }, "nickname == nil OR nickname CONTAINS 'e'"),
+            (#Predicate { $0.nickname?.contains("e") == nil }, "nickname == nil"),
+            (#Predicate { $0.nickname?.contains("e") != nil }, "nickname != nil"),
+            (#Predicate { $0.nickname?.starts(with: "R") ?? false }, "nickname BEGINSWITH 'R'"),
+            (#Predicate { $0.owner?.name.starts(with: "A") == true }, "owner.name BEGINSWITH 'A'"),
+        ]
+        for (typed, format) in cases {
+            #expect(try FetchPredicate(typed) == FetchPredicate(format), "\(format)")
+        }
+        let flag = true
+        let captured = #Predicate<Pet> { $0.nickname?.starts(with: "R") == flag }
+        #expect(try FetchPredicate(captured) == FetchPredicate("nickname BEGINSWITH 'R'"))
+    }
+
+    @Test func nilCoalescingComparesTheValueOrTheFallback() throws {
+        let folded = #Predicate<Pet> { ($0.nickname ?? "").starts(with: "R") }
+        #expect(try FetchPredicate(folded) == FetchPredicate("nickname != nil AND nickname BEGINSWITH 'R'"))
+        let always = #Predicate<Pet> { ($0.nickname ?? "Rex") == "Rex" }
+        #expect(try FetchPredicate(always) == FetchPredicate("nickname == nil OR nickname == 'Rex'"))
+        let price = #Predicate<Pet> { 5 < ($0.price ?? 0) }
+        #expect(try FetchPredicate(price) == FetchPredicate("price != nil AND %@ < price", arguments: [.value(.decimal(5))]))
+        let versus = #Predicate<Pet> { ($0.nickname ?? "") == $0.name }
+        #expect(
+            try FetchPredicate(versus)
+                == FetchPredicate("(nickname != nil AND nickname == name) OR (nickname == nil AND '' == name)"))
+        // Each form evaluates as Foundation evaluates the typed predicate.
+        for nickname in [nil, "Rex", "Max", ""] as [String?] {
+            let pet = Pet()
+            pet.nickname = nickname
+            pet.name = "Rex"
+            let row: [String: PredicateValue] = [
+                "nickname": .single(nickname.map { .string($0) }), "name": .single(.string("Rex")), "price": .single(nil),
+            ]
+            for typed in [folded, always, price, versus] {
+                #expect(try FetchPredicate(typed).evaluate(with: row) == typed.evaluate(pet), "\(String(describing: nickname))")
+            }
+        }
+    }
+
+    @Test func sortDescriptorsConvertByKeyPathAndOrder() throws {
+        #expect(try FetchSort(SortDescriptor(\Pet.age)) == FetchSort(key: "age"))
+        #expect(try FetchSort(SortDescriptor(\Pet.name, order: .reverse)) == FetchSort(key: "name", ascending: false))
+        #expect(try FetchSort(SortDescriptor(\Pet.name, comparator: .lexical, order: .reverse)) == FetchSort(key: "name", ascending: false))
+        #expect(try FetchSort(SortDescriptor(\Owner.born)) { $0 == \Owner.born ? "birthDate" : nil } == FetchSort(key: "birthDate"))
+        // Through a relationship, the key path names no single property.
+        #expect(throws: TernError.self) { try FetchSort(SortDescriptor(\Pet.owner?.name)) }
     }
 }

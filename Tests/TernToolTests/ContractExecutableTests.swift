@@ -40,6 +40,7 @@ import Testing
 // | `tern history [--after] [--json]`                   | E+M historyListsImportsAfterATokenAndRejectsBadTokens   |
 // | `tern sync --server [--model] [--json]`             | PG syncTwoDevicesThroughTheBinary, PG syncFailures…     |
 // | `tern sync --resync`, `--page-size N` (N ≥ 1)       | PG syncInPagesAndResyncAfterTheServerPurged             |
+// | `tern generate MODEL [--version] [--output] [--style]` | GenerateCommandTests theBinaryWritesTheFiles…, …      |
 // | `tern demo [DIR]`                                   | E+M demoTellsTheStoryAndRefusesAnEarlierFolder          |
 // | failure: a missing file                             | X missingFileFailsWithExitOne, E+M failures…            |
 // | failure: a file that is not a store                 | E+M failuresOfEveryKindThroughTheBinary                 |

@@ -11,17 +11,21 @@ import Testing
 @Suite struct ReadmeExampleTests {
     @Test func swiftTourRunsAsWritten() async throws {
         let folder = try TemporaryDirectory()
-        try XcodeModel.write(try ChefsBook.model(), to: folder.path("Recipes.xcdatamodeld"))
         // An old store, so that the example's migration has work to do.
         try await ChefsBook.createLegacyStore(at: folder.path("Recipes.sqlite"), model: try ChefsBook.model())
-        let titles = try await Self.tour(in: folder.url)
-        #expect(titles == [.string("Tomato Soup"), .string("Tomato Soup")])
+        let (titles, sameTitles) = try await Self.tour(in: folder.url)
+        #expect(titles == ["Tomato Soup", "Tomato Soup"])
+        #expect(sameTitles == [.string("Tomato Soup"), .string("Tomato Soup")])
     }
 
-    /// The README's code, with paths inside `folder`.
-    static func tour(in folder: URL) async throws -> [AttributeValue?] {
-        // An Xcode model bundle, every version of it, in migration order.
-        let recipes = try XcodeModel.readVersionedModel(at: folder.appendingPathComponent("Recipes.xcdatamodeld"))
+    /// The README's code, with paths inside `folder` (the Chef's Book's generated code as the
+    /// app's: `RecipesModel` is `ChefsBookModel`).
+    static func tour(in folder: URL) async throws -> ([String?], [AttributeValue?]) {
+        typealias RecipesModel = ChefsBookModel
+        // The app's target holds Recipes.xcdatamodeld and uses Tern's build plugin, which turns it into
+        // Swift at build time, as Xcode's code generation does: the classes Recipe, Ingredient and Step,
+        // and RecipesModel, which embeds every version of the model.
+        let recipes = RecipesModel.versioned
 
         // A store written by any earlier version of the app: migrate it first (a no-op when current).
         let url = folder.appendingPathComponent("Recipes.sqlite")
@@ -37,17 +41,27 @@ import Testing
         try await coordinator.addStore(try SQLiteStore(at: url, model: model))
         let context = ObjectContext(coordinator: coordinator)
 
-        return try await context.perform { context in
-            let soup = context.insert("Recipe")
-            soup[attribute: "title"] = .string("Tomato Soup")
-            soup[attribute: "uid"] = .string("tomato-soup-2")
+        let titles = try await context.perform { context in
+            let soup = context.insert(Recipe.self)
+            soup.title = "Tomato Soup"
+            soup.uid = "tomato-soup-2"
             try await context.save()
 
+            // A typed fetch: #Predicate and SortDescriptor, run in SQL like string predicates.
+            let request = Recipe.fetchRequest(
+                predicate: #Predicate { $0.title?.starts(with: "Tomato") == true },
+                sortBy: [SortDescriptor(\.title, comparator: .lexical)])
+            return try await context.fetch(request).map(\.title)  // [Recipe] → [String?]
+        }
+
+        // The string-keyed API stays, for tools and for models known only at run time.
+        let sameTitles = try await context.perform { context in
             let request = FetchRequest(
                 entityName: "Recipe", predicate: try FetchPredicate("title BEGINSWITH[c] %@", arguments: ["tomato"]),
                 sortDescriptors: [FetchSort(key: "title")])
             return try await context.fetch(request).map { $0[attribute: "title"] }
         }
+        return (titles, sameTitles)
     }
 
     @Test func containerTourRunsAsWritten() async throws {

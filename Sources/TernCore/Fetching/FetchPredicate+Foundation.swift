@@ -11,7 +11,10 @@ extension FetchPredicate {
     /// (`$0.owner?.name`), `contains(_:)` on strings (`CONTAINS`), on constant arrays (`IN`) and on
     /// collections (`CONTAINS`), `starts(with:)` (`BEGINSWITH`), `count` of a collection (`@count`),
     /// and `contains(where:)`/`allSatisfy(_:)` over a to-many relationship with one comparison inside
-    /// (`ANY`/`ALL`).
+    /// (`ANY`/`ALL`). Optional values, as generated classes have them, may be tested through an
+    /// optional chain compared with `true`, `false` or `nil` (`$0.title?.starts(with: "T") == true`,
+    /// `title BEGINSWITH "T"`) or followed by `?? true`/`?? false`, and through `??` with a
+    /// fallback (`($0.price ?? 0) > 5`, `price != nil AND price > 5`).
     ///
     /// ```swift
     /// let typed = #Predicate<Person> { $0.age >= 18 && $0.name.starts(with: "A") }
@@ -29,8 +32,22 @@ extension FetchPredicate {
     public init<Root>(
         _ predicate: Predicate<Root>, keyPathName: (AnyKeyPath) -> String? = { _ in nil }
     ) throws(TernError) {
-        let converted = withoutActuallyEscaping(keyPathName) { keyPathName in
-            var context = TypedPredicateContext(keyPathName: keyPathName)
+        self = try TypedPredicateContext.resolving(with: keyPathName) { resolver throws(TernError) in
+            try FetchPredicate(predicate, resolvingKeyPaths: resolver)
+        }
+    }
+
+    /// Converts a typed predicate, naming key paths with a resolver that may refuse them.
+    ///
+    /// - Parameters:
+    ///   - predicate: A predicate over one input.
+    ///   - resolver: The property name of a single-property key path, nil to read it from the key
+    ///     path's description, or an error for a key path that stands for no stored property.
+    init<Root>(
+        _ predicate: Predicate<Root>, resolvingKeyPaths resolver: (AnyKeyPath) throws(TernError) -> String?
+    ) throws(TernError) {
+        let converted = withoutActuallyEscaping(resolver) { resolver in
+            var context = TypedPredicateContext(keyPathName: resolver)
             context.prefixes[predicate.variable.key] = ""
             return Result { () throws(TernError) in try context.predicate(from: predicate.expression) }
         }
@@ -41,9 +58,21 @@ extension FetchPredicate {
 /// What converting a typed predicate needs: how to name key paths, and the key path each
 /// closure variable stands for.
 struct TypedPredicateContext {
-    var keyPathName: (AnyKeyPath) -> String?
+    var keyPathName: (AnyKeyPath) throws(TernError) -> String?
     /// The key path that each variable stands for: empty for the predicate's input.
     var prefixes: [PredicateExpressions.VariableID: String] = [:]
+
+    /// Runs `body` with a resolver that names key paths through `keyPathName`, which never
+    /// refuses one: what the public conversions, which take such a closure, share.
+    static func resolving<Converted>(
+        with keyPathName: (AnyKeyPath) -> String?,
+        _ body: ((AnyKeyPath) throws(TernError) -> String?) throws(TernError) -> Converted
+    ) throws(TernError) -> Converted {
+        let converted = withoutActuallyEscaping(keyPathName) { keyPathName in
+            Result { () throws(TernError) in try body { keyPath throws(TernError) in keyPathName(keyPath) } }
+        }
+        return try converted.get()
+    }
 
     static func unsupported(_ what: String) -> TernError {
         TernError(
@@ -54,6 +83,9 @@ struct TypedPredicateContext {
     func predicate(from expression: Any) throws(TernError) -> FetchPredicate {
         if let convertible = expression as? any TypedPredicateConvertible {
             return try convertible.fetchPredicate(in: self)
+        }
+        if let coalescing = expression as? any TypedNilCoalescing, let predicate = try coalescedPredicate(coalescing) {
+            return predicate
         }
         switch try self.expression(from: expression) {
         case .constant(.bool(let value)?): return .constant(value)
@@ -78,7 +110,7 @@ struct TypedPredicateContext {
 
     /// The name of a single-property key path: the caller's, else the last member of its description.
     func name(of keyPath: AnyKeyPath) throws(TernError) -> String {
-        if let name = keyPathName(keyPath) { return name }
+        if let name = try keyPathName(keyPath) { return name }
         let text = String(describing: keyPath)
         guard let dot = text.lastIndex(of: "."), !text.contains("<"), !text.contains("?"), !text.contains("!")
         else {
@@ -268,9 +300,12 @@ extension TypedPredicateContext {
         return terms
     }
 
-    /// A comparison of two value expressions.
+    /// A comparison of two value expressions; a side that is an optional chain ending in a test
+    /// (`$0.title?.starts(with: "T") == true`) or a nil-coalescing (`($0.title ?? "") == "T"`)
+    /// becomes the equivalent comparisons of the optional value.
     func comparison(_ lhs: Any, _ op: FetchPredicate.Operator, _ rhs: Any) throws(TernError) -> FetchPredicate {
-        .compare(try expression(from: lhs), op, try expression(from: rhs))
+        if let predicate = try optionalComparison(lhs, op, rhs) { return predicate }
+        return .compare(try expression(from: lhs), op, try expression(from: rhs))
     }
 
     /// `ANY`/`ALL` over a to-many key path, for a closure holding one comparison of its element.

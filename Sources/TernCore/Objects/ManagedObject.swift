@@ -49,7 +49,9 @@ public struct ObjectSeed {
 /// type is a programmer error and stops the program; ``setValue(_:forAttribute:)`` throws
 /// instead. Rules such as "required" or "at most 10 characters" are checked on save.
 ///
-/// For typed access, subclass and register the class with the context:
+/// For typed access, let the `TernModelCodegen` build plugin or `tern generate` write the classes
+/// from the model, as Xcode does (`docs/Codegen.md`), or subclass and register the class with the
+/// context:
 ///
 /// ```swift
 /// final class Recipe: ManagedObject {

@@ -84,41 +84,39 @@ extension ChefsBook {
         return try await context.perform { context in
             // On a conflict with a concurrent writer, the seeded values win property by property.
             context.mergePolicy = .objectTrumps
-            let uids = starterRecipes.map { AttributeValue.string($0.uid) }
-            let request = FetchRequest(
-                entityName: "Recipe", predicate: try FetchPredicate("uid IN %@", arguments: [.values(uids)]))
-            let existing = try await context.fetch(request)
-            var byUID: [String: ManagedObject] = [:]
+            let uids: [String?] = starterRecipes.map(\.uid)
+            let existing = try await context.fetch(Recipe.fetchRequest(predicate: #Predicate { uids.contains($0.uid) }))
+            var byUID: [String: Recipe] = [:]
             for recipe in existing {
-                if case .string(let uid)? = recipe[attribute: "uid"] { byUID[uid] = recipe }
+                if let uid = recipe.uid { byUID[uid] = recipe }
             }
             var inserted = 0
             for starter in starterRecipes {
-                let recipe: ManagedObject
+                let recipe: Recipe
                 if let match = byUID[starter.uid] {
                     recipe = match
                 } else {
-                    recipe = context.insert("Recipe")
-                    recipe[attribute: "uid"] = .string(starter.uid)
+                    recipe = context.insert(Recipe.self)
+                    recipe.uid = starter.uid
                     for item in starter.ingredients {
-                        let ingredient = context.insert("Ingredient")
-                        ingredient[attribute: "name"] = .string(item.name)
-                        ingredient[attribute: "quantity"] = .string(item.quantity)
-                        recipe.add(ingredient, to: "ingredients")
+                        let ingredient = context.insert(Ingredient.self)
+                        ingredient.name = item.name
+                        ingredient.quantity = item.quantity
+                        recipe.addToIngredients(ingredient)
                     }
                     for (index, text) in starter.steps.enumerated() {
-                        let step = context.insert("Step")
-                        step[attribute: "text"] = .string(text)
-                        recipe.insert(step, into: "steps", at: index)
+                        let step = context.insert(Step.self)
+                        step.text = text
+                        recipe.insertIntoSteps(step, at: index)
                     }
                     inserted += 1
                 }
-                let values: [(String, AttributeValue)] = [
-                    ("title", .string(starter.title)), ("servings", .integer(starter.servings)),
-                    ("preparationTime", .integer(starter.preparationTime)),
-                    ("cookingTime", .integer(starter.cookingTime)),
-                ]
-                for (key, value) in values where recipe[attribute: key] != value { recipe[attribute: key] = value }
+                // Setting a value equal to the current one changes nothing, so a second seeding
+                // leaves the recipe unchanged.
+                recipe.title = starter.title
+                recipe.servings = Int16(starter.servings)
+                recipe.preparationTime = Int32(starter.preparationTime)
+                recipe.cookingTime = Int32(starter.cookingTime)
             }
             try await context.save()
             return (inserted, existing.count)
@@ -147,19 +145,13 @@ extension ChefsBook {
     /// - Throws: Store errors.
     public static func summaries(in context: ObjectContext) async throws -> [RecipeSummary] {
         try await context.perform { context in
-            let request = FetchRequest(entityName: "Recipe", sortDescriptors: [FetchSort(key: "title")])
-            return try await context.fetch(request).map { recipe in
-                var uid: String?
-                if case .string(let text)? = recipe[attribute: "uid"] { uid = text }
-                var title = ""
-                if case .string(let text)? = recipe[attribute: "title"] { title = text }
-                var minutes: Int64 = 0
-                for key in ["preparationTime", "cookingTime"] {
-                    if case .integer(let value)? = recipe[attribute: key] { minutes += value }
-                }
-                return RecipeSummary(
-                    title: title, uid: uid, ingredientCount: recipe.objectIDs(for: "ingredients").count,
-                    stepCount: recipe.objectIDs(for: "steps").count, totalMinutes: minutes)
+            // A lexical comparison, as the store sorts: Apple's Foundation would otherwise pick a
+            // localized one for a String key path, which no store can run.
+            let recipes = try await context.fetch(Recipe.fetchRequest(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
+            return recipes.map { recipe in
+                RecipeSummary(
+                    title: recipe.title ?? "", uid: recipe.uid, ingredientCount: recipe.ingredients.count,
+                    stepCount: recipe.steps.count, totalMinutes: Int64(recipe.preparationTime) + Int64(recipe.cookingTime))
             }
         }
     }
