@@ -14,11 +14,7 @@ extension PostgreSQLStore {
     /// - Throws: ``PostgreSQLError`` when the store cannot be read.
     /// - Complexity: One `COUNT(*)` per check of the first step.
     package static func checkingData(of plan: MigrationPlan, at url: String, model: VersionedModel) throws -> MigrationPlan {
-        try plan.checkingFirstStep { step, mapping in
-            guard let from = model.version(named: step.from)?.model, let to = model.version(named: step.to)?.model else {
-                return StepDataCheck.Findings()
-            }
-            guard StepDataCheck.hasChecks(mapping, source: from, destination: to) else { return StepDataCheck.Findings() }
+        try plan.checkingFirstStep(in: model) { step, mapping, from, to in
             let connection = try Connection(try PostgreSQLLocation(url))
             let layout = try connection.readSchema(model: from)
             return try StepDataCheck.evaluate(mapping, source: layout, destination: to, step: (step.from, step.to)) {

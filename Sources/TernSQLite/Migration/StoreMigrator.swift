@@ -55,11 +55,7 @@ public struct StoreMigrator: Sendable {
     /// - Throws: ``SQLiteError`` when the store cannot be read.
     /// - Complexity: One `COUNT(*)` per check of the first step.
     package static func checkingData(of plan: MigrationPlan, at url: URL, model: VersionedModel) throws -> MigrationPlan {
-        try plan.checkingFirstStep { step, mapping in
-            guard let from = model.version(named: step.from)?.model, let to = model.version(named: step.to)?.model else {
-                return StepDataCheck.Findings()
-            }
-            guard StepDataCheck.hasChecks(mapping, source: from, destination: to) else { return StepDataCheck.Findings() }
+        try plan.checkingFirstStep(in: model) { step, mapping, from, to in
             let connection = try SQLiteStore.openExisting(url, configuration: .readOnly)
             try connection.registerExternalValueFunction(storeURL: url)
             return try connection.dataFindings(

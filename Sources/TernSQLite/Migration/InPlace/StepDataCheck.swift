@@ -177,16 +177,24 @@ package struct StepDataCheck: Sendable, Hashable {
 extension MigrationPlan {
     /// The plan with its first step checked against the store's data: the step's refusals join
     /// its problems and its warnings are set. Later steps are checked when they run, on the data
-    /// the steps before them wrote.
+    /// the steps before them wrote. The store is not read when the two versions show there is
+    /// nothing to count (``StepDataCheck/hasChecks(_:source:destination:)``).
     ///
-    /// - Parameter findings: Counts the first step's checks (called for an inferred first step only).
+    /// - Parameters:
+    ///   - model: The versioned model the plan was made with.
+    ///   - findings: Counts the first step's checks on the store, given the step's mapping and
+    ///     its source and destination models (called for an inferred first step only).
     /// - Throws: What `findings` throws.
     package func checkingFirstStep(
-        _ findings: (_ step: Step, _ mapping: MappingModel) throws -> StepDataCheck.Findings
+        in model: VersionedModel,
+        _ findings: (_ step: Step, _ mapping: MappingModel, _ from: ManagedObjectModel, _ to: ManagedObjectModel) throws
+            -> StepDataCheck.Findings
     ) rethrows -> MigrationPlan {
-        guard var first = steps.first, first.kind == .inferred, first.problems.isEmpty, let mapping = first.mappings.first
+        guard var first = steps.first, first.kind == .inferred, first.problems.isEmpty, let mapping = first.mappings.first,
+            let from = model.version(named: first.from)?.model, let to = model.version(named: first.to)?.model,
+            StepDataCheck.hasChecks(mapping, source: from, destination: to)
         else { return self }
-        let found = try findings(first, mapping)
+        let found = try findings(first, mapping, from, to)
         first.problems += found.failures
         first.warnings = found.warnings
         var plan = self
