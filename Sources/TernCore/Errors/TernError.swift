@@ -38,6 +38,16 @@ public struct TernError: Error, Sendable, Hashable {
         public static let unwritableStore = Code("unwritableStore")
         /// An I/O operation failed.
         public static let ioFailure = Code("ioFailure")
+        /// The file or database holds no Core Data store: a required table is missing or malformed.
+        public static let notACoreDataStore = Code("notACoreDataStore")
+        /// A store's metadata could not be decoded or encoded.
+        public static let invalidMetadata = Code("invalidMetadata")
+        /// A store's tables do not match the model: a property has no column, an entity no row.
+        public static let schemaMismatch = Code("schemaMismatch")
+        /// A stored value does not fit its column or attribute.
+        public static let invalidValue = Code("invalidValue")
+        /// A reference to external binary data is malformed, or its file is missing.
+        public static let invalidExternalData = Code("invalidExternalData")
         /// The operation is not supported by this store type.
         public static let unsupported = Code("unsupported")
         /// A predicate's text could not be parsed, or a predicate could not be evaluated.
