@@ -39,6 +39,10 @@ public final class ChildProcess: Sendable {
 
     /// The child's process identifier.
     public let processIdentifier: Int32
+    /// The file the child's standard output goes to.
+    public let standardOutputPath: String
+    /// The file the child's standard error goes to.
+    public let standardErrorPath: String
     /// The command line, for messages.
     private let commandLine: String
     /// The raw `waitpid` status once the child was reaped; nil while it runs.
@@ -59,6 +63,8 @@ public final class ChildProcess: Sendable {
         standardOutput: String = "/dev/null", standardError: String = "/dev/null"
     ) throws {
         commandLine = ([executable.path] + arguments).joined(separator: " ")
+        standardOutputPath = standardOutput
+        standardErrorPath = standardError
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -70,7 +76,7 @@ public final class ChildProcess: Sendable {
                 throw Failure(description: "cannot run \(commandLine) in \(currentDirectory.path) on this system")
             }
         }
-        _ = Self.addClosefrom?(&actions, 3)
+        Self.closeInheritedDescriptors(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -133,6 +139,35 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// Waits until the child has written a whole first line to ``standardOutputPath``, such as a
+    /// helper's `ready`; kills it and throws when that takes longer than `timeout`.
+    ///
+    /// - Parameter timeout: How long to wait, such as ``defaultTimeout``.
+    /// - Returns: The line, without its newline; nil when the child ended without writing one.
+    /// - Throws: ``Failure`` naming the command once the child was killed and reaped.
+    /// - Complexity: Polls every few milliseconds, rereading the output each time.
+    public func firstLine(timeout: Duration) throws(Failure) -> String? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var pause = 500_000  // nanoseconds, doubled up to 10 ms
+        while true {
+            let ended = !isRunning
+            let output = FileManager.default.contents(atPath: standardOutputPath) ?? Data()
+            if let end = output.firstIndex(of: UInt8(ascii: "\n")) {
+                return String(decoding: output[..<end], as: UTF8.self)
+            }
+            if ended { return nil }
+            guard clock.now < deadline else {
+                kill(processIdentifier, SIGKILL)
+                while reap() == nil { usleep(1_000) }
+                throw Failure(description: "\(commandLine) wrote no line in \(timeout); it was killed")
+            }
+            var interval = timespec(tv_sec: 0, tv_nsec: pause)
+            nanosleep(&interval, nil)
+            pause = min(pause * 2, 10_000_000)
+        }
+    }
+
     /// Waits for the child to end, as Foundation's `Process.waitUntilExit()`; a child that
     /// outlives ``defaultTimeout`` is killed and the test records an issue naming it.
     public func waitUntilExit() {
@@ -144,6 +179,12 @@ public final class ChildProcess: Sendable {
     }
 
     // MARK: - How it ended
+
+    /// What the child wrote to its standard output so far, decoded as UTF-8.
+    public var output: String { Self.text(atPath: standardOutputPath) }
+
+    /// What the child wrote to its standard error so far, decoded as UTF-8.
+    public var errorOutput: String { Self.text(atPath: standardErrorPath) }
 
     /// The exit status, or the number of the signal that killed it; 0 while it runs.
     public var terminationStatus: Int32 {
@@ -162,8 +203,22 @@ public final class ChildProcess: Sendable {
     /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29), looked up at run time: Swift's Glibc
     /// module does not declare the `_np` functions.
     private static let addChdir: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32)? = symbol("posix_spawn_file_actions_addchdir_np")
+    /// Makes a child keep only its standard input, output and error: no descriptor the test
+    /// process has open, such as a pipe another test reads to its end, lives on in the child.
+    ///
+    /// A long-lived child, such as the PostgreSQL server, that inherits a pipe's write end keeps the
+    /// pipe open for as long as it runs, and the test reading that pipe waits forever.
+    static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        _ = addClosefrom?(&actions, 3)
+    }
+
     /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34): the child keeps no other descriptor.
     private static let addClosefrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = symbol("posix_spawn_file_actions_addclosefrom_np")
+
+    /// A file's text, empty when it cannot be read.
+    private static func text(atPath path: String) -> String {
+        String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+    }
 
     /// A C function of the running program or its libraries, by name.
     private static func symbol<Function>(_ name: String) -> Function? {

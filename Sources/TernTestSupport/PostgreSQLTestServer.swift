@@ -172,6 +172,8 @@ public enum PostgreSQLTestServer {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // The server and the watchdog outlive this call: they must not hold another test's pipe.
+        ChildProcess.closeInheritedDescriptors(&actions)
         var pid: pid_t = 0
         var cArguments = arguments.map { strdup($0) } + [nil]
         defer { for argument in cArguments { free(argument) } }

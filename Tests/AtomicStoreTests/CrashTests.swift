@@ -25,19 +25,14 @@ import Darwin
     }
 
     /// Runs the helper and waits until it has opened the store; it saves `saves` times (0: until killed).
-    static func start(_ format: AtomicFormat, _ url: URL, saves: Int) throws -> Process {
-        let process = Process()
-        process.executableURL = try helper()
-        process.arguments = [format == .xml ? "xml" : "binary", url.path, String(saves)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
+    ///
+    /// Its output goes to a file in `output`, not to a pipe, and it is waited for with
+    /// `waitpid` (``ChildProcess``): a child killed the instant it started never hangs the test.
+    static func start(_ format: AtomicFormat, _ url: URL, saves: Int, output: TemporaryDirectory) throws -> ChildProcess {
+        let process = try ChildProcess(
+            try helper(), [format == .xml ? "xml" : "binary", url.path, String(saves)],
+            standardOutput: output.path("helper-\(UUID().uuidString).out").path)
+        _ = try process.firstLine(timeout: ChildProcess.defaultTimeout)
         return process
     }
 
@@ -66,14 +61,15 @@ import Darwin
     func aKilledSaveLeavesTheOldOrTheNewStore(format: AtomicFormat) async throws {
         let tmp = try TemporaryDirectory()
         let url = tmp.path("store.\(format.fileExtension)")
-        let first = try Self.start(format, url, saves: 1)
+        let outputs = try TemporaryDirectory()
+        let first = try Self.start(format, url, saves: 1, output: outputs)
         first.waitUntilExit()
         #expect(first.terminationStatus == 0)
         var last: Int64 = 0
         var generator = SplitMix64(state: 2026)
         var interrupted = 0
         for iteration in 0..<100 {
-            let process = try Self.start(format, url, saves: 0)
+            let process = try Self.start(format, url, saves: 0, output: outputs)
             usleep(UInt32(generator.next() % 40_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -90,7 +86,7 @@ import Darwin
             #expect(try fileNames(in: tmp.url) == ["store.\(format.fileExtension)"])
         }
         print("\(format): \(last) saves completed in 100 runs, \(interrupted) killed while writing")
-        let final = try Self.start(format, url, saves: 1)
+        let final = try Self.start(format, url, saves: 1, output: outputs)
         final.waitUntilExit()
         #expect(final.terminationStatus == 0)
         #expect(try Self.generations(format, url).0 == [last + 1])

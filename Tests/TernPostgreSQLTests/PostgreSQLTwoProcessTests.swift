@@ -20,33 +20,32 @@ struct PostgreSQLTwoProcessTests {
         return try #require(found, "tern-postgres-helper is not next to the test binary; build the package first")
     }
 
-    /// Starts the helper.
-    static func start(_ arguments: [String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = try helper()
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        return (process, output)
+    /// Starts the helper, its output going to a file of `outputs` (not a pipe, so that no other
+    /// process can keep it open), waited for with `waitpid` (``ChildProcess``).
+    static func start(_ arguments: [String], outputs: TemporaryDirectory) throws -> ChildProcess {
+        let name = UUID().uuidString
+        return try ChildProcess(
+            try helper(), arguments, standardOutput: outputs.path("\(name).out").path,
+            standardError: outputs.path("\(name).err").path)
     }
 
     /// Waits for the helper and returns the numbers it printed.
-    static func finish(_ started: (Process, Pipe)) throws -> [Int64] {
-        let text = String(decoding: started.1.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        started.0.waitUntilExit()
-        try #require(started.0.terminationStatus == 0, "helper failed: \(text)")
+    static func finish(_ started: ChildProcess) throws -> [Int64] {
+        try started.waitUntilExit(timeout: ChildProcess.defaultTimeout)
+        let text = started.output
+        try #require(started.terminationStatus == 0, "helper failed: \(text)\(started.errorOutput)")
         return text.split(whereSeparator: \.isWhitespace).compactMap { Int64($0) }
     }
 
     @Test(arguments: ["error", "storeTrumps", "objectTrumps", "overwrite", "rollback"])
     func concurrentIncrements(policy: String) throws {
         let url = try PostgreSQLTestServer.freshStoreURL(prefix: "two")
-        _ = try Self.finish(try Self.start(["create", url]))
-        let a = try Self.start(["increment", url, policy, "countA", String(Self.times)])
-        let b = try Self.start(["increment", url, policy, "countB", String(Self.times)])
+        let outputs = try TemporaryDirectory()
+        _ = try Self.finish(try Self.start(["create", url], outputs: outputs))
+        let a = try Self.start(["increment", url, policy, "countA", String(Self.times)], outputs: outputs)
+        let b = try Self.start(["increment", url, policy, "countB", String(Self.times)], outputs: outputs)
         let (resultA, resultB) = (try Self.finish(a), try Self.finish(b))
-        let values = try Self.finish(try Self.start(["read", url]))
+        let values = try Self.finish(try Self.start(["read", url], outputs: outputs))
         try #require(values.count == 4 && resultA.count == 2 && resultB.count == 2)
         let (countA, countB, total, version) = (values[0], values[1], values[2], values[3])
         let n = Int64(Self.times)
