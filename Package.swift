@@ -92,7 +92,10 @@ let package = Package(
         .executableTarget(name: "tern", dependencies: ["TernTool"], swiftSettings: swiftSettings),
         .executableTarget(
             name: "tern-crash-helper",
-            dependencies: ["TernBinaryStore", "TernXMLStore", "TernSQLite", "TernStores", "TernContainer", "ChefsBook", "TernSync", "TernPostgreSQL"],
+            dependencies: [
+                "TernBinaryStore", "TernXMLStore", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook", "TernSync",
+                "TernPostgreSQL",
+            ],
             path: "Sources/TernCrashHelper", swiftSettings: swiftSettings),
 
         .executableTarget(
@@ -141,7 +144,8 @@ let package = Package(
         .testTarget(
             name: "TernContainerTests",
             dependencies: [
-                "TernContainer", "TernStores", "TernSQLite", "TernFormats", "TernTestSupport", "ChefsBook", "tern-crash-helper",
+                "TernContainer", "TernStores", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport", "ChefsBook",
+                "tern-crash-helper",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

@@ -121,8 +121,8 @@ struct StoreLoader: Sendable {
         let options = MigrationOptions(batchSize: description.options.migrationBatchSize, policies: description.migration.policies)
         let report = try await reportingProgress(progress, phase: .migrating, of: url) {
             // SQLite stores stream through StoreMigrator; binary and XML stores are migrated whole.
-            try await StoreFiles.migrateStore(
-                at: url, model: model, mappings: description.migration.mappings, options: options, progress: progress)
+            try await StoreMigrator().migrateStore(
+                at: .file(url), model: model, mappings: description.migration.mappings, options: options, progress: progress)
         }
         emit(.migrated(store: url, steps: report.plan.steps.count))
     }

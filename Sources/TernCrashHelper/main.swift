@@ -41,6 +41,7 @@ import Foundation
 import TernBinaryStore
 import TernContainer
 import TernCore
+import TernMigration
 import TernPostgreSQL
 import TernSQLite
 import TernStores
@@ -128,8 +129,8 @@ case "lock":
     lock.release()
 case "migrate":
     let model = try ChefsBook.model()
-    try await StoreFiles.migrateStore(
-        at: URL(fileURLWithPath: arguments[2]), model: model, mappings: try ChefsBook.mappings(for: model),
+    try await StoreMigrator().migrateStore(
+        at: .file(URL(fileURLWithPath: arguments[2])), model: model, mappings: try ChefsBook.mappings(for: model),
         options: MigrationOptions(policies: ChefsBook.policies))
 case "stress":
     guard arguments.count == 6, let rounds = Int(arguments[5]), let policy = StressWriter.policies[arguments[4]] else {

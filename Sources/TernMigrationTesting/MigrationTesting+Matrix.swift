@@ -1,7 +1,7 @@
 public import Foundation
 public import TernCore
 public import TernMigration
-public import TernSQLite
+import TernSQLite
 
 extension MigrationTesting {
     /// How one historical version's store migrated to the current version.

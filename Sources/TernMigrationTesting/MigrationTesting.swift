@@ -1,7 +1,7 @@
 public import Foundation
 public import TernCore
 public import TernMigration
-public import TernSQLite
+import TernSQLite
 import TernStores
 
 /// A kit for an app's own migration tests, with Swift Testing or XCTest: make a store of any
@@ -94,8 +94,8 @@ public enum MigrationTesting {
         let before = try await Snapshot(of: url, model: model, version: sourceVersion)
         let report: MigrationReport
         do {
-            report = try await StoreFiles.migrateStore(
-                at: url, model: model, to: target, mappings: mappings, options: MigrationOptions(policies: policies))
+            report = try await StoreMigrator().migrateStore(
+                at: .file(url), model: model, to: target, mappings: mappings, options: MigrationOptions(policies: policies))
         } catch {
             let step = (error as? MigrationError)?.versionName
             throw MigrationTestError(

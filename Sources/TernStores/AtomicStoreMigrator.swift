@@ -1,9 +1,9 @@
-public import Foundation
-public import TernCore
+package import Foundation
+package import TernCore
 import TernBinaryStore
 import TernFormats
-public import TernMigration
-public import TernSQLite
+package import TernMigration
+import TernSQLite
 import TernXMLStore
 
 /// Migrates binary and XML stores (atomic, whole-file stores) from the model version that wrote
@@ -17,7 +17,7 @@ import TernXMLStore
 /// written in one piece. A migration from a binary or XML store therefore holds the source rows,
 /// one step's destination rows and that step's associations in memory at once, about three times
 /// the store's rows. A migration from a SQLite store into a binary or XML one streams the steps
-/// through ``TernSQLite/StoreMigrator`` into a temporary SQLite store beside the destination
+/// through ``TernSQLite/SQLiteStoreMigrator`` into a temporary SQLite store beside the destination
 /// (batches of `batchSize`), then reads that in keyset pages into the destination's rows and
 /// writes the file once: its peak is the destination's rows plus the encoded file, whatever the
 /// source's size. Keep large data sets in SQLite stores, whose migrations stream in batches.
@@ -33,15 +33,16 @@ import TernXMLStore
 /// let report = try await AtomicStoreMigrator().migrateStore(at: recipesURL, model: versions, progress: progress)
 /// print(report.plan.steps.count, "steps")
 /// ```
-public struct AtomicStoreMigrator: Sendable {
+package struct AtomicStoreMigrator: Sendable {
     /// Creates a migrator.
-    public init() {}
+    package init() {}
 
     /// Migrates a store to a version of its model, in place or to a destination, optionally
     /// changing its type.
     ///
     /// - Parameters:
     ///   - url: The store file (binary, XML or SQLite).
+    ///   - sourceKind: The store's type, when the caller has read it already; read here when nil.
     ///   - model: The app's versioned model.
     ///   - target: The version to migrate to; the model's current version when nil.
     ///   - mappings: Explicit mappings for some steps; the others are inferred.
@@ -56,31 +57,31 @@ public struct AtomicStoreMigrator: Sendable {
     ///   file exists at the destination.
     /// - Complexity: O(*n*) in the number of objects per step; memory O(*n*) (see above).
     @discardableResult
-    public func migrateStore(
-        at url: URL, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = [],
-        kind: StoreKind? = nil, options: MigrationOptions = MigrationOptions(), progress: Progress? = nil,
-        onEvent: (@Sendable (MigrationEvent) -> Void)? = nil
+    package func migrateStore(
+        at url: URL, sourceKind: StoreKind? = nil, model: VersionedModel, to target: String? = nil,
+        mappings: [StepMapping] = [], kind: StoreKind? = nil, options: MigrationOptions = MigrationOptions(),
+        progress: Progress? = nil, onEvent: (@Sendable (MigrationEvent) -> Void)? = nil
     ) async throws -> MigrationReport {
         let emit = onEvent ?? { _ in }
-        let sourceKind = try StoreFiles.kind(ofStoreAt: url)
+        let sourceKind = try sourceKind ?? StoreFiles.kind(ofStoreAt: url)
         let kind = kind ?? sourceKind
-        let finalURL = options.destination ?? url
+        let finalURL = options.destinationURL ?? url
         guard kind == .binary || kind == .xml || kind == .sqlite else {
             throw TernError(.unsupported, "a migration writes SQLite, Binary or XML stores, not \(kind)", path: finalURL.path)
         }
-        guard options.destination != nil || kind == sourceKind || sourceKind != .sqlite else {
+        guard options.destinationURL != nil || kind == sourceKind || sourceKind != .sqlite else {
             throw TernError(
                 .unsupported, "a SQLite store changes type only into a new file; give a destination", path: url.path)
         }
         let cleaned = Self.removeLeftovers(of: finalURL)
         if !cleaned.isEmpty { emit(.cleanedUp(files: cleaned)) }
-        if let destination = options.destination, FileManager.default.fileExists(atPath: destination.path) {
+        if let destination = options.destinationURL, FileManager.default.fileExists(atPath: destination.path) {
             throw TernError(
                 .unsupported, "a file already exists at the destination; choose a new path or remove it",
                 path: destination.path)
         }
         // Migrating in place writes the store: roll back what a crashed writer left first.
-        if sourceKind == .sqlite, options.destination == nil { try SQLiteStore.recoverInterruptedWrite(at: url) }
+        if sourceKind == .sqlite, options.destinationURL == nil { try SQLiteStore.recoverInterruptedWrite(at: url) }
         let metadata = try StoreFiles.metadata(at: url)
         let plan = try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target)
         try plan.requireExecutable()
@@ -95,7 +96,7 @@ public struct AtomicStoreMigrator: Sendable {
         }
         var report = MigrationReport(
             following: plan, at: finalURL, objectsPerStep: [], editedMappings: edited, cleanedUpFiles: cleaned)
-        if plan.isEmpty, kind == sourceKind, options.destination == nil {
+        if plan.isEmpty, kind == sourceKind, options.destinationURL == nil {
             emit(.finished(report))
             return report
         }
@@ -153,7 +154,7 @@ public struct AtomicStoreMigrator: Sendable {
     // MARK: - Non public
 
     /// Migrates a SQLite store into a binary or XML one with bounded memory: the steps stream
-    /// through ``TernSQLite/StoreMigrator`` into a temporary SQLite store beside the destination
+    /// through ``TernSQLite/SQLiteStoreMigrator`` into a temporary SQLite store beside the destination
     /// (reading the source in batches), which is then read in keyset pages into the destination's
     /// rows and written once. Peak memory is the destination's rows plus its encoded file, not
     /// the source's rows, every step's rows and the file at once.
@@ -165,9 +166,9 @@ public struct AtomicStoreMigrator: Sendable {
             .appendingPathComponent(DurableFile.temporaryPrefix(for: destination) + UUID().uuidString + ".sqlite")
         defer { try? StoreFiles.destroy(at: temporary) }
         var stepOptions = options
-        stepOptions.destination = temporary
+        stepOptions.destination = .file(temporary)
         // The events of the steps are this migration's; its own start and end are reported by the caller.
-        try await StoreMigrator().migrateStore(
+        try await SQLiteStoreMigrator().migrateStore(
             at: url, model: model, to: target, mappings: mappings, options: stepOptions, progress: progress,
             onEvent: { event in
                 switch event {

@@ -2,9 +2,11 @@ public import Foundation
 public import TernCore
 
 extension PersistentStoreCoordinator {
-    // MARK: - Migrating
+    // MARK: - Copying
 
-    /// Moves a store to a new location and/or type: Core Data's `migratePersistentStore`.
+    /// Copies a store to a new location and/or type and uses the copy in its place: Core Data's
+    /// `migratePersistentStore`, which changes a store's place and type, never its model version
+    /// (that is ``StoreMigrator``'s job).
     ///
     /// Rows are copied in batches (a SQLite source is read `batchSize` rows at a time, and a
     /// SQLite destination written one batch per transaction, so memory stays bounded for SQLite
@@ -18,7 +20,7 @@ extension PersistentStoreCoordinator {
     /// atomic destination is written once, at the end.
     ///
     /// ```swift
-    /// let moved = try await coordinator.migrateStore(store, to: libraryURL, kind: .binary)
+    /// let moved = try await coordinator.copyStore(store, to: libraryURL, kind: .binary)
     /// ```
     ///
     /// - Parameters:
@@ -33,7 +35,7 @@ extension PersistentStoreCoordinator {
     ///   source or writing the new store, which is then removed.
     /// - Complexity: O(*n*) in the number of rows.
     @discardableResult
-    public func migrateStore(
+    public func copyStore(
         _ store: any PersistentStore, to url: URL?, kind: StoreKind, isReadOnly: Bool = false, batchSize: Int = 500
     ) async throws -> any PersistentStore {
         precondition(batchSize > 0, "a batch holds at least one row")

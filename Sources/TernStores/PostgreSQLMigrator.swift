@@ -1,11 +1,11 @@
-public import Foundation
-public import TernCore
-public import TernMigration
+package import Foundation
+package import TernCore
+package import TernMigration
 import TernPostgreSQL
-public import TernSQLite
+import TernSQLite
 
 /// Migrates PostgreSQL stores from the model version that wrote them to a later one: the
-/// PostgreSQL counterpart of ``TernSQLite/StoreMigrator``, following the same plan
+/// PostgreSQL counterpart of ``TernSQLite/SQLiteStoreMigrator``, following the same plan
 /// (``TernMigration/MigrationPlanner``: inferred steps, mapping models, progressive chains) and
 /// recording the same journal in `Z_METADATA`.
 ///
@@ -32,9 +32,9 @@ public import TernSQLite
 ///     at: "postgres://app@db.example.com/recipes?schema=kitchen", model: versions)
 /// print(report.plan.steps.count, "steps,", report.inPlaceSteps.count, "in place")
 /// ```
-public struct PostgreSQLMigrator: Sendable {
+package struct PostgreSQLMigrator: Sendable {
     /// Creates a migrator.
-    public init() {}
+    package init() {}
 
     /// The migration forecast for a PostgreSQL store, without touching it.
     ///
@@ -46,7 +46,7 @@ public struct PostgreSQLMigrator: Sendable {
     /// - Returns: The plan; its steps carry problems when they cannot run.
     /// - Throws: ``TernPostgreSQL/PostgreSQLError`` when the store's metadata cannot be read,
     ///   ``TernMigration/MigrationError`` when no version wrote the store or it would be a downgrade.
-    public func plan(
+    package func plan(
         forStoreAt url: String, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = []
     ) throws -> MigrationPlan {
         let plan = try MigrationPlanner(model: model, mappings: mappings).plan(for: try PostgreSQLStore.metadata(at: url), to: target)
@@ -72,7 +72,7 @@ public struct PostgreSQLMigrator: Sendable {
     ///   size; in place, O(*n* log *n*) in the rows of rebuilt tables and nothing per row for
     ///   renamed or added columns.
     @discardableResult
-    public func migrateStore(
+    package func migrateStore(
         at url: String, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = [],
         options: MigrationOptions = MigrationOptions(), progress: Progress? = nil,
         onEvent: (@Sendable (MigrationEvent) -> Void)? = nil

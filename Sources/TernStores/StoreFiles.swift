@@ -154,7 +154,7 @@ public enum StoreFiles {
 
     /// Copies every row of a store into a new store of any type, keeping primary keys,
     /// relationships and metadata, in batches: the streaming part of
-    /// ``TernCore/PersistentStoreCoordinator/migrateStore(_:to:kind:isReadOnly:batchSize:)``
+    /// ``TernCore/PersistentStoreCoordinator/copyStore(_:to:kind:isReadOnly:batchSize:)``
     /// without a coordinator.
     ///
     /// - Parameters:

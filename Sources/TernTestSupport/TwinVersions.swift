@@ -10,7 +10,7 @@ public import TernMigration
 /// ```swift
 /// var options = MigrationOptions(batchSize: 7)
 /// options.policies.register(TwinVersions.TwinPolicy(calls: TwinVersions.Calls()), named: "Twins")
-/// try await StoreMigrator().migrateStore(at: url, model: try TwinVersions.model(),
+/// try await StoreMigrator().migrateStore(at: .file(url), model: try TwinVersions.model(),
 ///                                        mappings: [TwinVersions.mapping()], options: options)
 /// ```
 public enum TwinVersions {

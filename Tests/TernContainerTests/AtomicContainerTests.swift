@@ -2,6 +2,7 @@ import ChefsBook
 import Foundation
 import TernContainer
 import TernCore
+import TernMigration
 import TernSQLite
 import TernStores
 import TernTestSupport
@@ -70,8 +71,8 @@ import Testing
                     throw CrashHarness.Failure("the store is at \(version ?? "no known version")")
                 }
                 // Running the migration again finishes the job and removes what the kill left.
-                try await StoreFiles.migrateStore(
-                    at: url, model: model, mappings: try ChefsBook.mappings(for: model),
+                try await StoreMigrator().migrateStore(
+                    at: .file(url), model: model, mappings: try ChefsBook.mappings(for: model),
                     options: MigrationOptions(policies: ChefsBook.policies))
                 let store = try StoreFiles.open(at: url, model: model.currentVersion.model, isReadOnly: true)
                 let coordinator = PersistentStoreCoordinator(model: model.currentVersion.model)

@@ -192,7 +192,7 @@ import Testing
         for (url, isPerValue) in [(batched, false), (perValue, true)] {
             var options = MigrationOptions(batchSize: batchSize)
             options.policies = Self.policies(perValue: isPerValue)
-            try await StoreMigrator().migrateStore(at: url, model: model, mappings: [try Self.mapping()], options: options)
+            try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [try Self.mapping()], options: options)
         }
         let reference = InMemoryMigrationManager(source: model.versions[0].model, rows: Self.rows(), destination: model.versions[1].model)
         try MappingRunner(policies: Self.policies(perValue: false)).run(try Self.mapping().passes, manager: reference)
@@ -232,7 +232,7 @@ import Testing
             var options = MigrationOptions(batchSize: 7)
             options.policies = Self.policies(perValue: isPerValue, failure: failure)
             let error = await #expect(throws: MigrationError.self) {
-                try await StoreMigrator().migrateStore(at: url, model: model, mappings: [try Self.mapping()], options: options)
+                try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [try Self.mapping()], options: options)
             }
             #expect(try Data(contentsOf: url) == before)
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).allSatisfy { !$0.contains("migrating") })
@@ -274,7 +274,7 @@ import Testing
         options.policies.register(RecordingSplitPolicy(log: log, name: "printed", destinationAttributeNames: ["printedDate"]), named: "Printed")
         options.policies.register(RecordingSplitPolicy(log: log, name: "stamped", destinationAttributeNames: ["timeStamp"]), named: "Stamped")
         let progress = Progress(totalUnitCount: 0)
-        try await StoreMigrator().migrateStore(at: url, model: events, mappings: [mapping], options: options, progress: progress)
+        try await SQLiteStoreMigrator().migrateStore(at: url, model: events, mappings: [mapping], options: options, progress: progress)
         // Every seventh of the 2,500 events has no date; the others give one object of each, in turns.
         let dated = (1...2_500).filter { $0 % 7 != 0 }.count
         #expect(log.entries == Array(repeating: ["printed", "stamped"], count: dated).flatMap { $0 })

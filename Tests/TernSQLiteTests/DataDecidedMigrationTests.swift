@@ -30,8 +30,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let rebuilt = directory.path("Rebuilt.sqlite")
         try FileManager.default.copyItem(at: url, to: rebuilt)
-        let automatic = try await StoreMigrator().migrateStore(at: url, model: model)
-        let rebuild = try await StoreMigrator().migrateStore(at: rebuilt, model: model, options: MigrationOptions(strategy: .rebuild))
+        let automatic = try await SQLiteStoreMigrator().migrateStore(at: url, model: model)
+        let rebuild = try await SQLiteStoreMigrator().migrateStore(at: rebuilt, model: model, options: MigrationOptions(strategy: .rebuild))
         #expect(automatic.inPlaceSteps == (expected ? [0] : []) && rebuild.inPlaceSteps.isEmpty)
         #expect(automatic.warnings == rebuild.warnings)
         #expect(automatic.droppedLinks == rebuild.droppedLinks)
@@ -67,7 +67,7 @@ import Testing
         let model = try Self.garage()
         let url = try await Self.store(
             model, rows: [StoreRow(reference: Self.ref("Person", 1), attributes: ["name": .string("Ann")])], in: directory)
-        let plan = try StoreMigrator().plan(forStoreAt: url, model: model)
+        let plan = try SQLiteStoreMigrator().plan(forStoreAt: url, model: model)
         #expect(plan.isExecutable && plan.steps.first?.warnings == [])
         let (report, migrated) = try await Self.migrateBothWays(url, model: model)
         #expect(report.plan.destination == "v2")
@@ -82,11 +82,11 @@ import Testing
         let rows = (1...3).map { StoreRow(reference: Self.ref("Car", $0), attributes: ["plate": .string("P\($0)")]) }
         let url = try await Self.store(model, rows: rows, in: directory)
         let before = try StoreContents(of: url)
-        let plan = try StoreMigrator().plan(forStoreAt: url, model: model)
+        let plan = try SQLiteStoreMigrator().plan(forStoreAt: url, model: model)
         #expect(!plan.isExecutable)
         #expect(Set(plan.steps[0].problems.compactMap(\.propertyName)) == ["vin", "owner"])
         let error = await #expect(throws: MigrationError.self) {
-            try await StoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: strategy))
+            try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: strategy))
         }
         let refusal = try #require(error)
         #expect(refusal.code == .constraintViolated && refusal.message.contains("nothing was written"))
@@ -113,7 +113,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let partly = try await Self.store(
             model, rows: [person, owned, StoreRow(reference: Self.ref("Car", 2))], in: directory, name: "Partly")
-        let error = await #expect(throws: MigrationError.self) { try await StoreMigrator().migrateStore(at: partly, model: model) }
+        let error = await #expect(throws: MigrationError.self) { try await SQLiteStoreMigrator().migrateStore(at: partly, model: model) }
         #expect(error?.entityName == "Car" && error?.propertyName == "owner")
         #expect(error?.message.contains("1 Car object(s) have none") == true, "\(error?.message ?? "")")
         let complete = try await Self.store(model, rows: [person, owned], in: directory, name: "Complete")
@@ -159,7 +159,7 @@ import Testing
         }
         let directory = try TemporaryDirectory()
         let url = try await Self.store(model, rows: authors + books, in: directory)
-        let plan = try StoreMigrator().plan(forStoreAt: url, model: model)
+        let plan = try SQLiteStoreMigrator().plan(forStoreAt: url, model: model)
         #expect(plan.isExecutable, "\(plan)")
         let warnings = try #require(plan.steps.first?.warnings)
         // Author 2 holds one book (author 3 none, which an optional relationship allows); every
@@ -206,7 +206,7 @@ import Testing
         }
         let directory = try TemporaryDirectory()
         let url = try await Self.store(model, rows: rows, in: directory)
-        let plan = try StoreMigrator().plan(forStoreAt: url, model: model)
+        let plan = try SQLiteStoreMigrator().plan(forStoreAt: url, model: model)
         #expect(plan.isExecutable, "\(plan)")
         let warnings = try #require(plan.steps.first?.warnings)
         #expect(Set(warnings.map { "\($0.kind)|\($0.propertyName)|\($0.count)" }) == ["valuesOutOfRange|done|1", "valuesOutOfRange|priority|1"])
@@ -232,7 +232,7 @@ import Testing
         ]
         let directory = try TemporaryDirectory()
         let url = try await Self.store(model, rows: rows, in: directory)
-        let warnings = try #require(try StoreMigrator().plan(forStoreAt: url, model: model).steps.first?.warnings)
+        let warnings = try #require(try SQLiteStoreMigrator().plan(forStoreAt: url, model: model).steps.first?.warnings)
         #expect(warnings.map { "\($0.kind)|\($0.propertyName)|\($0.count)" } == ["droppedLinks|cover|2"])
         let (report, migrated) = try await Self.migrateBothWays(url, model: model)
         #expect(report.droppedLinks == 2 && report.warnings == warnings)
@@ -292,7 +292,7 @@ import Testing
         ]
         let directory = try TemporaryDirectory()
         let url = try await Self.store(model, rows: art + albums, in: directory)
-        let plan = try StoreMigrator().plan(forStoreAt: url, model: model)
+        let plan = try SQLiteStoreMigrator().plan(forStoreAt: url, model: model)
         #expect(plan.isExecutable, "\(plan)")
         #expect(plan.steps[0].changes.contains { $0.kind == .dropLinks && $0.propertyName == "cover" })
         let warnings = try #require(plan.steps.first?.warnings)

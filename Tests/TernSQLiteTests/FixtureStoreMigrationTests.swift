@@ -34,11 +34,11 @@ import Testing
         let newest = try #require(order.last)
         let directory = try TemporaryDirectory()
         let url = try directory.copy(Fixtures.url(path))
-        let plan = try StoreMigrator().plan(forStoreAt: url, model: model, to: newest)
+        let plan = try SQLiteStoreMigrator().plan(forStoreAt: url, model: model, to: newest)
         let source = try #require(model.version(named: plan.source)?.model)
         let before = try await Self.counts(at: url, model: source)
 
-        let report = try await StoreMigrator().migrateStore(at: url, model: model, to: newest)
+        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, to: newest)
         #expect(report.plan.destination == newest)
         #expect(report.inPlaceSteps == Array(report.plan.steps.indices), "every step of \(path) is inferred and runs in place")
         let target = try #require(model.version(named: newest)?.model)
@@ -81,7 +81,7 @@ import Testing
 
         let options = MigrationOptions(strategy: strategy)
         let error = try await #require(throws: MigrationError.self) {
-            try await StoreMigrator().migrateStore(at: url, model: model, to: "SampleModel3", options: options)
+            try await SQLiteStoreMigrator().migrateStore(at: url, model: model, to: "SampleModel3", options: options)
         }
         #expect(error.code == .storeFailure)
         #expect(error.message.hasPrefix("125 row(s) of ZCAR have an entity number (Z_ENT)"), "\(error)")

@@ -70,7 +70,7 @@ import Testing
         let url = try await Self.store(in: directory)
         #expect(Self.externalFiles(of: url).count == 1)
         let model = try Self.photos()
-        let report = try await StoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
         // The thumb's file was read into its column, then removed once the migration committed.
         #expect(report.removedExternalFiles == 1)
@@ -98,10 +98,10 @@ import Testing
         for name in Self.externalFiles(of: url) { try FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
         let before = try StoreContents(of: url)
         let error = await #expect(throws: SQLiteError.self) {
-            try await StoreMigrator().migrateStore(at: url, model: try Self.photos(), options: MigrationOptions(strategy: .inPlace))
+            try await SQLiteStoreMigrator().migrateStore(at: url, model: try Self.photos(), options: MigrationOptions(strategy: .inPlace))
         }
         #expect(error?.message.contains("external data file is missing") == true, "\(String(describing: error))")
         #expect(try StoreContents(of: url).differences(from: before).isEmpty)
-        #expect(try StoreMigrator().plan(forStoreAt: url, model: try Self.photos()).source == "v1")
+        #expect(try SQLiteStoreMigrator().plan(forStoreAt: url, model: try Self.photos()).source == "v1")
     }
 }

@@ -401,7 +401,7 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
         let versions = try change.versions()
         let url = directory.path("Case.sqlite")
         try await MigrationStores.make(at: url, model: versions.versions[0].model, rows: change.rows)
-        let report = try await StoreMigrator().migrateStore(at: url, model: versions, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: versions, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
         return (url, versions.versions[1].model)
     }

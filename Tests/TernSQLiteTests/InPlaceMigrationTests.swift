@@ -98,7 +98,7 @@ struct StoreContents: Equatable, CustomStringConvertible {
             try FileManager.default.copyItem(at: support(store), to: support(inPlace))
             try FileManager.default.copyItem(at: support(store), to: support(beside))
         }
-        let migrator = StoreMigrator()
+        let migrator = SQLiteStoreMigrator()
         var options = MigrationOptions(strategy: expectInPlace ? .inPlace : .automatic)
         let report = try await migrator.migrateStore(at: inPlace, model: model, to: target, options: options)
         options.strategy = .rebuild
@@ -171,7 +171,7 @@ struct StoreContents: Equatable, CustomStringConvertible {
             try connection.execute("DROP TABLE Z_MODELCACHE")
         }
         let recipes = try RecipeVersions.model()
-        let report = try await StoreMigrator().migrateStore(
+        let report = try await SQLiteStoreMigrator().migrateStore(
             at: store, model: recipes, to: "v2", options: MigrationOptions(strategy: strategy))
         #expect(report.plan.destination == "v2")
         let connection = try Connection(path: store.path, configuration: .readOnly)

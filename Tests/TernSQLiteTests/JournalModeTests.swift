@@ -53,7 +53,7 @@ import Testing
         let folder = try TemporaryDirectory()
         let url = folder.path("Notes.sqlite")
         try await Self.makeStore(url)
-        try await StoreMigrator().migrateStore(at: url, model: try Self.model())
+        try await SQLiteStoreMigrator().migrateStore(at: url, model: try Self.model())
         #expect(try Self.isWAL(url))
         #expect(try Self.model().versions[1].model.isCompatible(with: SQLiteStore.metadata(at: url)))
     }

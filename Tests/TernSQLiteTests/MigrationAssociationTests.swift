@@ -21,7 +21,7 @@ import Testing
         let calls = TwinVersions.Calls()
         var options = MigrationOptions(batchSize: batchSize)
         options.policies.register(TwinVersions.TwinPolicy(calls: calls), named: "Twins")
-        try await StoreMigrator().migrateStore(at: url, model: model, mappings: [TwinVersions.mapping()], options: options)
+        try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [TwinVersions.mapping()], options: options)
 
         let referenceCalls = TwinVersions.Calls()
         var policies = MigrationPolicyRegistry()

@@ -52,7 +52,7 @@ import Testing
         let url = try await Self.store(model, rows: Self.rows, in: directory)
         let before = try StoreContents(of: url)
         let error = await #expect(throws: MigrationError.self) {
-            try await StoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: strategy))
+            try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: strategy))
         }
         let refusal = try #require(error)
         #expect(refusal.code == .constraintViolated)
@@ -67,7 +67,7 @@ import Testing
         // The store is exactly as it was: same rows, same version.
         let differences = try StoreContents(of: url).differences(from: before)
         #expect(differences.isEmpty, "\(differences)")
-        #expect(try StoreMigrator().plan(forStoreAt: url, model: model).source == "v1")
+        #expect(try SQLiteStoreMigrator().plan(forStoreAt: url, model: model).source == "v1")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") }
         #expect(leftovers.isEmpty)
     }
@@ -78,7 +78,7 @@ import Testing
         let rows = [Self.rows[0], Self.rows[3]]
         let url = try await Self.store(model, rows: rows, in: directory)
         try await InPlaceMigrationTests.compare(url, model: model)
-        let report = try await StoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
         let migrated = try await MigrationStores.rows(of: "Item", at: url, model: try #require(model.version(named: "v2")?.model))
         #expect(migrated.map(\.reference.primaryKey) == [1, 4])
@@ -91,7 +91,7 @@ import Testing
         let model = try Self.items(countDefault: .integer(7), labelDefault: .string("none"))
         let url = try await Self.store(model, rows: Self.rows, in: directory)
         try await InPlaceMigrationTests.compare(url, model: model)
-        let report = try await StoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
         let migrated = try await MigrationStores.rows(of: "Item", at: url, model: try #require(model.version(named: "v2")?.model))
         #expect(migrated.map(\.reference.primaryKey) == [1, 2, 3, 4])
@@ -121,12 +121,12 @@ import Testing
         try await MigrationStores.make(at: url, model: try #require(model.versions.first?.model), rows: rows)
         let before = try StoreContents(of: url)
         let error = await #expect(throws: MigrationError.self) {
-            try await StoreMigrator().migrateStore(at: url, model: model)
+            try await SQLiteStoreMigrator().migrateStore(at: url, model: model)
         }
         #expect(error?.code == .constraintViolated)
         #expect(error?.failures.first?.message.contains("Item.note is required in v3, but 1 Item object(s)") == true)
         #expect(try StoreContents(of: url).differences(from: before).isEmpty)
-        #expect(try StoreMigrator().plan(forStoreAt: url, model: model).source == "v1")
+        #expect(try SQLiteStoreMigrator().plan(forStoreAt: url, model: model).source == "v1")
     }
 
     // MARK: - Uniqueness constraints
@@ -166,7 +166,7 @@ import Testing
         try await MigrationStores.make(at: url, model: try #require(model.versions.first?.model), rows: rows)
         let before = try StoreContents(of: url)
         let error = await #expect(throws: MigrationError.self) {
-            try await StoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
+            try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
         }
         #expect(error?.code == .constraintViolated)
         #expect(error?.entityName == "Person" && error?.propertyName == "email")
@@ -181,7 +181,7 @@ import Testing
         let url = directory.path("People.sqlite")
         try await MigrationStores.make(at: url, model: try #require(model.versions.first?.model), rows: rows)
         try await InPlaceMigrationTests.compare(url, model: model)
-        let report = try await StoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
         let migrated = try await MigrationStores.rows(of: "Person", at: url, model: try #require(model.version(named: "v2")?.model))
         #expect(migrated.map { $0.attributes["email"] } == [.string("a@x"), .string("b@x"), nil, nil])
@@ -205,7 +205,7 @@ import Testing
         let before = try StoreContents(of: url)
         let recorder = EventRecorder()
         let error = await #expect(throws: MigrationError.self) {
-            try await StoreMigrator().migrateStore(
+            try await SQLiteStoreMigrator().migrateStore(
                 at: url, model: model, options: MigrationOptions(strategy: .rebuild), onEvent: { recorder.record($0) })
         }
         // Counted on the store's rows before the new file is written: no entity mapping started.
@@ -235,14 +235,14 @@ import Testing
         let before = try StoreContents(of: url)
         let mapping = try StepMapping(jsonData: Data(Self.lowercasingStep.utf8))
         let error = await #expect(throws: MigrationError.self) {
-            try await StoreMigrator().migrateStore(at: url, model: model, mappings: [mapping])
+            try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [mapping])
         }
         #expect(error?.code == .constraintViolated)
         #expect(error?.entityName == "Person" && error?.propertyName == "email")
         #expect(error?.message.contains("uniqueness constraint on (email) in v2, but 2 objects share 1 value(s)") == true, "\(String(describing: error))")
         #expect(error?.message.contains("mapping that makes the values unique") == true)
         #expect(try StoreContents(of: url).differences(from: before).isEmpty)
-        #expect(try StoreMigrator().plan(forStoreAt: url, model: model).source == "v1")
+        #expect(try SQLiteStoreMigrator().plan(forStoreAt: url, model: model).source == "v1")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") }
         #expect(leftovers.isEmpty)
 
@@ -250,7 +250,7 @@ import Testing
         try FileManager.default.removeItem(at: url)
         try await MigrationStores.make(
             at: url, model: try #require(model.versions.first?.model), rows: [Self.person(1, "A@x"), Self.person(2, "b@x")])
-        try await StoreMigrator().migrateStore(at: url, model: model, mappings: [mapping])
+        try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [mapping])
         let migrated = try await MigrationStores.rows(of: "Person", at: url, model: try #require(model.version(named: "v2")?.model))
         #expect(migrated.map { $0.attributes["email"] } == [.string("a@x"), .string("b@x")])
         let connection = try Connection(path: url.path, configuration: .readOnly)

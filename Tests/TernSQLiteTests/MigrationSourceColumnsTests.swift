@@ -90,7 +90,7 @@ import Testing
         options.policies.register(LabelPolicy(), named: "LabelPolicy")
         let mapping = try Self.mapping(
             #"{"name": "ItemToLabel", "kind": "custom", "source": "Item", "destination": "Label", "policy": "LabelPolicy"}"#)
-        try await StoreMigrator().migrateStore(at: url, model: model, mappings: [mapping], options: options)
+        try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [mapping], options: options)
         let labels = try await MigrationStores.rows(of: "Label", at: url, model: model.versions[1].model)
         #expect(labels.map { $0.attributes["text"] } == (1...7).map { .string("item \($0)/\($0 % 2 == 0 ? "even" : "odd")") })
     }
@@ -104,7 +104,7 @@ import Testing
             {"name": "ItemToLabel", "kind": "transform", "source": "Item", "destination": "Label", "filter": "note == 'even'",
              "attributes": {"count": "$source.count * 10", "text": "uppercase($source.name)"}}
             """#)
-        try await StoreMigrator().migrateStore(at: url, model: model, mappings: [mapping])
+        try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [mapping])
         let labels = try await MigrationStores.rows(of: "Label", at: url, model: model.versions[1].model)
         #expect(labels.map { $0.attributes["count"] } == [.integer(20), .integer(40), .integer(60)])
         #expect(labels.map { $0.attributes["text"] } == [.string("ITEM 2"), .string("ITEM 4"), .string("ITEM 6")])

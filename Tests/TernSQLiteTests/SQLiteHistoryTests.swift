@@ -184,7 +184,7 @@ import Testing
             }
             before = try await store.currentHistoryToken()
         }
-        try await StoreMigrator().migrateStore(at: url, model: versions, to: "v2")
+        try await SQLiteStoreMigrator().migrateStore(at: url, model: versions, to: "v2")
 
         // The rebuilt store records history; the old transactions described the old layout and are gone.
         let store = try SQLiteStore(at: url, model: v2)

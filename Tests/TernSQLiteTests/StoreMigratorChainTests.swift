@@ -43,7 +43,7 @@ struct MinutesAsText: EntityMigrationPolicy {
         var options = MigrationOptions(batchSize: 2)
         options.policies.register(MinutesAsText(), named: "MinutesAsText")
         let mapping = try StepMapping(jsonData: Data(Self.customStep.utf8))
-        let report = try await StoreMigrator().migrateStore(at: url, model: model, mappings: [mapping], options: options)
+        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [mapping], options: options)
         let kinds = report.plan.steps.map { "\($0.from)→\($0.to):\($0.kind.rawValue)" }
         #expect(kinds == (version == "v4" ? [] : ["\(version)→v4:inferred"]) + ["v4→v5:mapping"])
 
@@ -85,7 +85,7 @@ struct MinutesAsText: EntityMigrationPolicy {
         var options = MigrationOptions()
         options.policies.register(MinutesAsText(), named: "MinutesAsText")
         let mapping = try StepMapping(jsonData: Data(Self.customStep.utf8))
-        try await StoreMigrator().migrateStore(at: url, model: model, mappings: [mapping], options: options)
+        try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [mapping], options: options)
         // Put the journal on a fresh v4 store, as if the store had gone back, and edit the mapping.
         let journal = try SQLiteStore.metadata(at: url).applicationKeys[MigrationJournal.journalKey]
         let again = directory.path("Again.sqlite")
@@ -94,9 +94,9 @@ struct MinutesAsText: EntityMigrationPolicy {
         metadata.applicationKeys[MigrationJournal.journalKey] = journal
         try SQLiteStore.setMetadata(metadata, at: again)
         let edited = try StepMapping(jsonData: Data(Self.customStep.replacingOccurrences(of: "$source.notes", with: "uppercase($source.notes)").utf8))
-        let report = try await StoreMigrator().migrateStore(at: again, model: model, mappings: [edited], options: options)
+        let report = try await SQLiteStoreMigrator().migrateStore(at: again, model: model, mappings: [edited], options: options)
         #expect(report.editedMappings == ["v4 → v5"])
-        let untouched = try StoreMigrator().plan(forStoreAt: url, model: model)
+        let untouched = try SQLiteStoreMigrator().plan(forStoreAt: url, model: model)
         #expect(untouched.isEmpty)
     }
 }

@@ -46,7 +46,7 @@ import Testing
         let (options, mapping) = try Self.customStep()
         var events: [String] = []
         var report: MigrationReport?
-        for try await event in StoreMigrator().events(
+        for try await event in SQLiteStoreMigrator().events(
             migratingStoreAt: url, model: try RecipeVersions.model(breaking: true), mappings: [mapping], options: options)
         {
             events.append(Self.summary(event))
@@ -69,14 +69,14 @@ import Testing
         var events: [String] = []
         // The policy is not registered: the mapped step fails, the store stays at v3.
         await #expect(throws: MigrationError.self) {
-            for try await event in StoreMigrator().events(
+            for try await event in SQLiteStoreMigrator().events(
                 migratingStoreAt: url, model: try RecipeVersions.model(breaking: true), mappings: [mapping])
             {
                 events.append(Self.summary(event))
             }
         }
         #expect(events.first == "planned 2" && !events.contains("finished"))
-        #expect(try StoreMigrator().plan(forStoreAt: url, model: try RecipeVersions.model(breaking: true)).source == "v3")
+        #expect(try SQLiteStoreMigrator().plan(forStoreAt: url, model: try RecipeVersions.model(breaking: true)).source == "v3")
     }
 
     @Test func progressCountsStepsAndEachStepsObjects() async throws {
@@ -86,7 +86,7 @@ import Testing
         let progress = Progress(totalUnitCount: 0)
         let fractions = FractionRecorder()
         let observed = ProgressBox(progress)
-        try await StoreMigrator().migrateStore(
+        try await SQLiteStoreMigrator().migrateStore(
             at: url, model: try RecipeVersions.model(breaking: true), mappings: [mapping], options: options, progress: progress,
             onEvent: { event in
                 if case .stepFinished = event { fractions.record(observed.progress.fractionCompleted) }
@@ -103,7 +103,7 @@ import Testing
         try await MigrationStores.make(at: url, model: model.versions[0].model, rows: RecipeVersions.rows(for: "v1"))
         let progress = Progress(totalUnitCount: 0)
         let recorder = EventRecorder()
-        let report = try await StoreMigrator().migrateStore(
+        let report = try await SQLiteStoreMigrator().migrateStore(
             at: url, model: model, to: "v3", progress: progress, onEvent: { recorder.record($0) })
         // v1 → v3 infers in one step, run in place.
         #expect(report.inPlaceSteps == [0] && report.objectsPerStep == [3])
@@ -121,7 +121,7 @@ import Testing
         for name in leftovers { try Data("partial".utf8).write(to: directory.path(name)) }
         try Data("other".utf8).write(to: directory.path(".Other.sqlite.migrating-0-1.sqlite"))
         let recorder = EventRecorder()
-        let report = try await StoreMigrator().migrateStore(
+        let report = try await SQLiteStoreMigrator().migrateStore(
             at: url, model: try RecipeVersions.model(breaking: true), to: "v4", onEvent: { recorder.record($0) })
         #expect(report.cleanedUpFiles == leftovers)
         #expect(recorder.events.first.map(Self.summary) == "cleanedUp 2")
@@ -131,7 +131,7 @@ import Testing
         #expect(names.contains(".Other.sqlite.migrating-0-1.sqlite"))
         // With nothing left to migrate, a run still cleans up.
         try Data("partial".utf8).write(to: directory.path(leftovers[0]))
-        let again = try await StoreMigrator().migrateStore(at: url, model: try RecipeVersions.model(breaking: true), to: "v4")
+        let again = try await SQLiteStoreMigrator().migrateStore(at: url, model: try RecipeVersions.model(breaking: true), to: "v4")
         #expect(again.plan.isEmpty && again.cleanedUpFiles == [leftovers[0]])
     }
 
@@ -156,7 +156,7 @@ import Testing
         let before = try Self.snapshot(directory)
         // The migration runs in a task of its own, cancelled as it starts on the objects.
         let migration = Task {
-            try await StoreMigrator().migrateStore(
+            try await SQLiteStoreMigrator().migrateStore(
                 at: url, model: model, options: MigrationOptions(batchSize: 100, strategy: strategy),
                 onEvent: { event in
                     if case .entityMappingStarted = event { withUnsafeCurrentTask { $0?.cancel() } }

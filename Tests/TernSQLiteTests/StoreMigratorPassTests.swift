@@ -21,7 +21,7 @@ import Testing
         let mapping = try StepMapping(jsonData: Data(Self.passes.utf8))
         var events: [String] = []
         let recorder = EventRecorder()
-        try await StoreMigrator().migrateStore(
+        try await SQLiteStoreMigrator().migrateStore(
             at: url, model: model, mappings: [mapping], options: MigrationOptions(batchSize: 1),
             onEvent: { recorder.record($0) })
         for event in recorder.events { if case .entityMappingStarted(_, let name, let count) = event { events.append("\(name):\(count)") } }
@@ -65,7 +65,7 @@ import Testing
         pass.order = .dependencies
         let mapping = StepMapping(from: "v1", to: "v2", passes: [pass])
         let recorder = EventRecorder()
-        try await StoreMigrator().migrateStore(
+        try await SQLiteStoreMigrator().migrateStore(
             at: url, model: model, mappings: [mapping], options: MigrationOptions(batchSize: 2),
             onEvent: { recorder.record($0) })
         let started = recorder.events.compactMap { event -> String? in
@@ -108,7 +108,7 @@ import Testing
         let observed = ProgressBox(progress)
         // In a task of its own, so that the cancellation stops the migration and not the test.
         let migration = Task {
-            try await StoreMigrator().migrateStore(
+            try await SQLiteStoreMigrator().migrateStore(
                 at: url, model: model, mappings: [mapping], options: MigrationOptions(batchSize: 100), progress: observed.progress,
                 onEvent: { event in
                     // Cancel as soon as the Course mapping starts reading.

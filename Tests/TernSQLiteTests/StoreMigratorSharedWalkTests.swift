@@ -66,7 +66,7 @@ import Testing
         let sharedLog = StageOneLog()
         let (sharedMapping, sharedOptions) = try recordedSplit(independent: true, log: sharedLog)
         let progress = Progress(totalUnitCount: 0)
-        let report = try await StoreMigrator().migrateStore(
+        let report = try await SQLiteStoreMigrator().migrateStore(
             at: shared, model: events, mappings: [sharedMapping], options: sharedOptions, progress: progress)
         // One walk: each event gives its PrintedEvent, then its TimeStampEvent.
         #expect(sharedLog.entries == keys.flatMap { ["EventToPrintedEvent \($0)", "EventToTimeStampEvent \($0)"] })
@@ -75,7 +75,7 @@ import Testing
 
         let apartLog = StageOneLog()
         let (apartMapping, apartOptions) = try recordedSplit(independent: false, log: apartLog)
-        try await StoreMigrator().migrateStore(at: apart, model: events, mappings: [apartMapping], options: apartOptions)
+        try await SQLiteStoreMigrator().migrateStore(at: apart, model: events, mappings: [apartMapping], options: apartOptions)
         // Policies that do not say they are independent keep Core Data's order: one pass after the other.
         #expect(apartLog.entries == keys.map { "EventToPrintedEvent \($0)" } + keys.map { "EventToTimeStampEvent \($0)" })
 
@@ -171,9 +171,9 @@ struct WholeSecondsPolicy: AttributeMigrationPolicy {
         let json = directory.path("JSON.sqlite")
         try FileManager.default.copyItem(at: url, to: json)
         let (policyMapping, policyOptions) = try split(policies: true)
-        try await StoreMigrator().migrateStore(at: url, model: events, mappings: [policyMapping], options: policyOptions)
+        try await SQLiteStoreMigrator().migrateStore(at: url, model: events, mappings: [policyMapping], options: policyOptions)
         let (jsonMapping, jsonOptions) = try split(policies: false)
-        try await StoreMigrator().migrateStore(at: json, model: events, mappings: [jsonMapping], options: jsonOptions)
+        try await SQLiteStoreMigrator().migrateStore(at: json, model: events, mappings: [jsonMapping], options: jsonOptions)
 
         let target = events.versions[1].model
         let printed = try await MigrationStores.rows(of: "PrintedEvent", at: url, model: target)
@@ -204,7 +204,7 @@ struct WholeSecondsPolicy: AttributeMigrationPolicy {
         options.policies.register(wrong, named: "Printed")
         let before = try Data(contentsOf: url)
         let error = await #expect(throws: MigrationError.self) {
-            try await StoreMigrator().migrateStore(at: url, model: events, mappings: [mapping], options: options)
+            try await SQLiteStoreMigrator().migrateStore(at: url, model: events, mappings: [mapping], options: options)
         }
         #expect(error?.code == .invalidMapping)
         #expect(error?.mappingName == "EventToPrintedEvent" && error?.propertyName == "printedDay")

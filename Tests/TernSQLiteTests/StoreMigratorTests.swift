@@ -62,7 +62,7 @@ enum MigrationStores {
         let url = try await eventStore(in: directory)
         let mapping = try StepMapping(contentsOf: MigrationFiles.eventSplit)
         let progress = Progress(totalUnitCount: 0)
-        let report = try await StoreMigrator().migrateStore(
+        let report = try await SQLiteStoreMigrator().migrateStore(
             at: url, model: events, mappings: [mapping], progress: progress)
         #expect(report.plan.steps.map(\.kind) == [.mapping])
         #expect(report.objectsPerStep == [8])  // two passes read the four events

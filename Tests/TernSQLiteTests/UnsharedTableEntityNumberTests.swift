@@ -132,7 +132,7 @@ import Testing
     func migrationCarriesTheRow(strategy: MigrationStrategy) async throws {
         let directory = try TemporaryDirectory()
         let url = try await Self.store(in: directory)
-        let report = try await StoreMigrator().migrateStore(
+        let report = try await SQLiteStoreMigrator().migrateStore(
             at: url, model: try Self.model(), to: "v2", options: MigrationOptions(strategy: strategy))
         #expect(report.inPlaceSteps.isEmpty == (strategy == .rebuild))
         let v2 = try #require(try Self.model().version(named: "v2")?.model)

@@ -32,7 +32,7 @@ import Testing
         let original = try copy(storePath, into: folder, prefix: "original-")
         var options = MigrationOptions()
         options.policies = policies
-        let report = try await StoreMigrator().migrateStore(
+        let report = try await SQLiteStoreMigrator().migrateStore(
             at: url, model: model, to: step.destinationVersion, mappings: [step], options: options)
         #expect(report.plan.steps.map(\.kind) == [.mapping])
         let sourceName = try #require(step.sourceVersion)

@@ -112,7 +112,7 @@ import Testing
         } else {
             var options = MigrationOptions()
             options.policies = policies
-            let report = try await StoreMigrator().migrateStore(
+            let report = try await SQLiteStoreMigrator().migrateStore(
                 at: url, model: model, to: step.destinationVersion, mappings: [step], options: options)
             #expect(report.plan.steps.map(\.kind).contains(.mapping))
             migrated = try SQLiteStore(at: url, model: destination)

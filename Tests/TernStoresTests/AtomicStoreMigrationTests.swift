@@ -71,8 +71,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let url = directory.path("Recipes.store")
         try await Self.make(url, kind: kind, model: try #require(model.version(named: version)).model, rows: RecipeVersions.rows(for: version))
-        let report = try await StoreFiles.migrateStore(
-            at: url, model: model, mappings: [mapping], options: MigrationOptions(batchSize: 2))
+        let report = try await StoreMigrator().migrateStore(
+            at: .file(url), model: model, mappings: [mapping], options: MigrationOptions(batchSize: 2))
         let kinds = report.plan.steps.map { "\($0.from)→\($0.to):\($0.kind.rawValue)" }
         #expect(kinds == (version == "v4" ? [] : ["\(version)→v4:inferred"]) + ["v4→v5:mapping"])
         #expect(try StoreFiles.kind(ofStoreAt: url) == kind)
@@ -91,7 +91,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let url = directory.path("Recipes.store")
         try await Self.make(url, kind: kind, model: model.versions[0].model, rows: RecipeVersions.rows(for: "v1"))
-        let report = try await StoreFiles.migrateStore(at: url, model: model)
+        let report = try await StoreMigrator().migrateStore(at: .file(url), model: model)
         #expect(report.plan.steps.allSatisfy { $0.kind == .inferred })
         #expect(report.objectsPerStep.allSatisfy { $0 == 3 })
         let recipes = try await Self.rows(of: "Recipe", at: url, model: model.versions[4].model)
@@ -117,7 +117,7 @@ import Testing
                  "attributes": {"title": "concat(\"Course \", $source.name)"}}]}]}
             """#
         let mapping = try StepMapping(jsonData: Data(passes.utf8))
-        try await StoreFiles.migrateStore(at: schoolURL, model: school, mappings: [mapping])
+        try await StoreMigrator().migrateStore(at: .file(schoolURL), model: school, mappings: [mapping])
         let people = try await Self.rows(of: "Person", at: schoolURL, model: school.versions[1].model)
         let students = try await Self.rows(of: "Student", at: schoolURL, model: school.versions[1].model)
         let courses = try await Self.rows(of: "Course", at: schoolURL, model: school.versions[1].model)
@@ -146,25 +146,25 @@ import Testing
         let original = try Data(contentsOf: binary)
         for kind in [StoreKind.xml, .sqlite] {
             let destination = directory.path("Recipes-\(kind.rawValue).store")
-            try await StoreFiles.migrateStore(
-                at: binary, model: model, mappings: [mapping], kind: kind, options: MigrationOptions(destination: destination))
+            try await StoreMigrator().migrateStore(
+                at: .file(binary), model: model, mappings: [mapping], kind: kind, options: MigrationOptions(destination: .file(destination)))
             #expect(try StoreFiles.kind(ofStoreAt: destination) == kind)
             try await Self.expectMigratedRecipes(at: destination, from: "v3", model: model)
             #expect(try Data(contentsOf: binary) == original)
         }
         // An existing destination is refused before anything is written.
         await #expect(throws: TernError.self) {
-            try await StoreFiles.migrateStore(
-                at: binary, model: model, mappings: [mapping], kind: .xml,
-                options: MigrationOptions(destination: directory.path("Recipes-\(StoreKind.xml.rawValue).store")))
+            try await StoreMigrator().migrateStore(
+                at: .file(binary), model: model, mappings: [mapping], kind: .xml,
+                options: MigrationOptions(destination: .file(directory.path("Recipes-\(StoreKind.xml.rawValue).store"))))
         }
         // In place into SQLite: the binary file is replaced by a SQLite store.
-        try await StoreFiles.migrateStore(at: binary, model: model, mappings: [mapping], kind: .sqlite)
+        try await StoreMigrator().migrateStore(at: .file(binary), model: model, mappings: [mapping], kind: .sqlite)
         #expect(try StoreFiles.kind(ofStoreAt: binary) == .sqlite)
         try await Self.expectMigratedRecipes(at: binary, from: "v3", model: model)
         // A SQLite store changes type only into a new file.
         await #expect(throws: TernError.self) {
-            try await StoreFiles.migrateStore(at: binary, model: model, kind: .xml)
+            try await StoreMigrator().migrateStore(at: .file(binary), model: model, kind: .xml)
         }
     }
 
@@ -175,8 +175,8 @@ import Testing
         try await Self.make(url, kind: .xml, model: model.versions[2].model, rows: RecipeVersions.rows(for: "v3"))
         let progress = Progress(totalUnitCount: 1)
         let events = Mutex<[MigrationEvent]>([])
-        try await StoreFiles.migrateStore(
-            at: url, model: model, mappings: [mapping], options: MigrationOptions(batchSize: 2), progress: progress,
+        try await StoreMigrator().migrateStore(
+            at: .file(url), model: model, mappings: [mapping], options: MigrationOptions(batchSize: 2), progress: progress,
             onEvent: { event in events.withLock { $0.append(event) } })
         #expect(progress.totalUnitCount == 2)
         #expect(progress.completedUnitCount == 2)
@@ -202,7 +202,7 @@ import Testing
         let original = try Data(contentsOf: url)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            try await StoreFiles.migrateStore(at: url, model: model, mappings: [mapping])
+            try await StoreMigrator().migrateStore(at: .file(url), model: model, mappings: [mapping])
         }
         do {
             _ = try await task.value
@@ -221,7 +221,7 @@ import Testing
         try await Self.make(url, kind: .binary, model: model.versions[0].model, rows: RecipeVersions.rows(for: "v1"))
         let stray = ".Recipes.binary.tern-tmp-1234"
         try Data("half".utf8).write(to: directory.path(stray))
-        let report = try await StoreFiles.migrateStore(at: url, model: model)
+        let report = try await StoreMigrator().migrateStore(at: .file(url), model: model)
         #expect(report.cleanedUpFiles == [stray])
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == ["Recipes.binary"])
     }
@@ -240,12 +240,12 @@ import Testing
                 }
                 try original.write(to: url)
             },
-            operation: { try await StoreFiles.migrateStore(at: url, model: model, mappings: [mapping], kind: destination) },
+            operation: { try await StoreMigrator().migrateStore(at: .file(url), model: model, mappings: [mapping], kind: destination) },
             isTyped: { $0 is TernError || $0 is SQLiteError || $0 is MigrationError },
             check: { error in
                 if try Data(contentsOf: url) == original {
                     // The old store: a rerun finishes the job.
-                    try await StoreFiles.migrateStore(at: url, model: model, mappings: [mapping], kind: destination)
+                    try await StoreMigrator().migrateStore(at: .file(url), model: model, mappings: [mapping], kind: destination)
                     try await Self.expectMigratedRecipes(at: url, from: "v1", model: model)
                     if error == nil { Issue.record("the migration reported success but left the old store") }
                     return "old"
@@ -269,9 +269,9 @@ import Testing
         let original = InterruptedWrite.files(of: sqlite)
         let destination = directory.path("Recipes.\(kind.rawValue)")
         let events = Mutex<[String]>([])
-        let report = try await StoreFiles.migrateStore(
-            at: sqlite, model: model, mappings: [mapping], kind: kind,
-            options: MigrationOptions(destination: destination, batchSize: 2),
+        let report = try await StoreMigrator().migrateStore(
+            at: .file(sqlite), model: model, mappings: [mapping], kind: kind,
+            options: MigrationOptions(destination: .file(destination), batchSize: 2),
             onEvent: { event in events.withLock { $0.append("\(event)".prefix(while: { $0 != "(" }).description) } })
         #expect(report.plan.destination == "v5")
         #expect(try StoreFiles.kind(ofStoreAt: destination) == kind)

@@ -23,7 +23,7 @@ import TernTestSupport
 
         let url: URL? = destination == .inMemory ? nil : folder.path("moved/new-store")
         if let url { try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true) }
-        let migrated = try await coordinator.migrateStore(store, to: url, kind: destination, batchSize: 2)
+        let migrated = try await coordinator.copyStore(store, to: url, kind: destination, batchSize: 2)
 
         #expect(coordinator.stores.count == 1)
         #expect(coordinator.stores.first === migrated)
@@ -51,7 +51,7 @@ import TernTestSupport
         let occupied = folder.path("occupied")
         try Data("keep me".utf8).write(to: occupied)
         await #expect(throws: TernError.self) {
-            try await coordinator.migrateStore(store, to: occupied, kind: kind)
+            try await coordinator.copyStore(store, to: occupied, kind: kind)
         }
         #expect(try Data(contentsOf: occupied) == Data("keep me".utf8))
         #expect(coordinator.stores.first === store)
@@ -69,7 +69,7 @@ import TernTestSupport
         try await source.save(StoreChangeSet(inserted: rows))
         let coordinator = PersistentStoreCoordinator(model: ConformanceModel.model)
         try await coordinator.addStore(source)
-        let migrated = try await coordinator.migrateStore(source, to: folder.path("copy.sqlite"), kind: .sqlite, batchSize: 64)
+        let migrated = try await coordinator.copyStore(source, to: folder.path("copy.sqlite"), kind: .sqlite, batchSize: 64)
         #expect(try await migrated.count(StoreFetchRequest(entityName: "Pet")) == count)
         let last = try await migrated.rows(for: [RowReference(entityName: "Pet", primaryKey: Int64(count))])
         #expect(last.first?.attributes["name"] == .string("p\(count)"))
@@ -79,7 +79,7 @@ import TernTestSupport
         let coordinator = PersistentStoreCoordinator(model: ConformanceModel.model)
         let store = InMemoryStore(model: ConformanceModel.model)
         await #expect(throws: TernError.self) {
-            try await coordinator.migrateStore(store, to: nil, kind: .inMemory)
+            try await coordinator.copyStore(store, to: nil, kind: .inMemory)
         }
     }
 }

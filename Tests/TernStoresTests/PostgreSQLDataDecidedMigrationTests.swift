@@ -42,7 +42,7 @@ struct PostgreSQLDataDecidedMigrationTests {
         model = try AlbumCovers.model(requiredName: true, nameDefault: .string("untitled"))
         let warnings = try #require(try PostgreSQLMigrator().plan(forStoreAt: postgreSQL, model: model).steps.first?.warnings)
         #expect(warnings.map { "\($0.kind)|\($0.propertyName)|\($0.count)" } == ["droppedLinks|cover|1"])
-        #expect(try StoreMigrator().plan(forStoreAt: sqlite, model: model).steps.first?.warnings == warnings)
+        #expect(try StoreMigrator().plan(forStoreAt: .file(sqlite), model: model).steps.first?.warnings == warnings)
         let report = try await PostgreSQLMigrator().migrateStore(
             at: postgreSQL, model: model, options: MigrationOptions(strategy: strategy))
         #expect(report.droppedLinks == 1 && report.warnings == warnings)

@@ -96,7 +96,7 @@ struct PostgreSQLMappedMigrationTests {
         var options = MigrationOptions(batchSize: batchSize)
         options.policies.register(DefaultMigrationPolicy(), named: "Playlists")
         let mapping = try StepMapping(jsonData: Data(Self.songsStep.utf8))
-        let expected = try await StoreMigrator().migrateStore(at: sqlite, model: model, mappings: [mapping], options: options)
+        let expected = try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, mappings: [mapping], options: options)
         let events = EventLog()
         let progress = Progress(totalUnitCount: 1)
         let report = try await PostgreSQLMigrator().migrateStore(
@@ -130,7 +130,7 @@ struct PostgreSQLMappedMigrationTests {
         let options = MigrationOptions(batchSize: batchSize)
         let sqliteEvents = EventLog()
         try await StoreMigrator().migrateStore(
-            at: sqlite, model: model, mappings: [mapping], options: options, onEvent: { sqliteEvents.append($0) })
+            at: .file(sqlite), model: model, mappings: [mapping], options: options, onEvent: { sqliteEvents.append($0) })
         let events = EventLog()
         try await PostgreSQLMigrator().migrateStore(
             at: postgreSQL, model: model, mappings: [mapping], options: options, onEvent: { events.append($0) })
@@ -153,7 +153,7 @@ struct PostgreSQLMappedMigrationTests {
         let (sqliteCalls, calls) = (TwinVersions.Calls(), TwinVersions.Calls())
         var options = MigrationOptions(batchSize: batchSize)
         options.policies.register(TwinVersions.TwinPolicy(calls: sqliteCalls), named: "Twins")
-        try await StoreMigrator().migrateStore(at: sqlite, model: model, mappings: [TwinVersions.mapping()], options: options)
+        try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, mappings: [TwinVersions.mapping()], options: options)
         options.policies.register(TwinVersions.TwinPolicy(calls: calls), named: "Twins")
         try await PostgreSQLMigrator().migrateStore(
             at: postgreSQL, model: model, mappings: [TwinVersions.mapping()], options: options)
@@ -196,7 +196,7 @@ struct PostgreSQLMappedMigrationTests {
         let (sqliteLog, log) = (StageOneLog(), StageOneLog())
         var options = MigrationOptions(batchSize: 10)
         options.policies.register(RecordingPolicy(log: sqliteLog, independent: true), named: "Recording")
-        try await StoreMigrator().migrateStore(at: sqlite, model: model, mappings: [mapping], options: options)
+        try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, mappings: [mapping], options: options)
         options.policies.register(RecordingPolicy(log: log, independent: true), named: "Recording")
         let report = try await PostgreSQLMigrator().migrateStore(
             at: postgreSQL, model: model, mappings: [mapping], options: options)
@@ -225,7 +225,7 @@ struct PostgreSQLMappedMigrationTests {
         let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: rows, in: folder)
         var options = MigrationOptions(batchSize: 2)
         options.strategy = .rebuild
-        let expected = try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        let expected = try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
         let report = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
         #expect(report.plan.steps.map(\.kind) == [.inferred] && report.inPlaceSteps.isEmpty)
         #expect(report.objectsPerStep == expected.objectsPerStep)
@@ -275,7 +275,7 @@ struct PostgreSQLMappedMigrationTests {
         var options = MigrationOptions(batchSize: 2)
         options.policies.register(MinutesAsText(), named: "MinutesAsText")
         let mapping = try StepMapping(jsonData: Data(PostgreSQLMigrationTests.customStep.utf8))
-        try await StoreMigrator().migrateStore(at: sqlite, model: model, mappings: [mapping], options: options)
+        try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, mappings: [mapping], options: options)
         let report = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, mappings: [mapping], options: options)
         #expect(report.cleanedUpFiles == [leftovers.map { "schema \($0)" }.joined(separator: ", ")])
         #expect(report.plan.steps.count == 2 && report.inPlaceSteps.isEmpty)

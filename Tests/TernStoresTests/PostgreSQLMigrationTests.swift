@@ -86,7 +86,7 @@ struct PostgreSQLMigrationTests {
         let (sqlite, postgreSQL) = try await Self.stores(model, version: version, rows: RecipeVersions.rows(for: version), in: folder)
         let before = try PostgreSQLStore.metadata(at: postgreSQL)
         let options = MigrationOptions(batchSize: 2)
-        let expected = try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        let expected = try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
         let events = EventLog()
         let progress = Progress(totalUnitCount: 1)
         let report = try await PostgreSQLMigrator().migrateStore(
@@ -151,7 +151,7 @@ struct PostgreSQLMigrationTests {
         let versions: SQL = #"SELECT "Z_PK", xmin::text FROM "ZITEM" ORDER BY 1"#
         let before = try connection.fetchAll(versions)
         let options = MigrationOptions(strategy: .inPlace)
-        try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
         let report = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
         #expect(report.inPlaceSteps == [0])
         // The defaults were read from the catalog: no row was rewritten, and no column keeps one.
@@ -177,7 +177,7 @@ struct PostgreSQLMigrationTests {
         let (sqlite, postgreSQL) = try await Self.stores(model, version: "v3", rows: RecipeVersions.rows(for: "v3"), in: folder)
         var options = MigrationOptions(batchSize: 2)
         options.strategy = .rebuild
-        try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
         let report = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
         #expect(report.inPlaceSteps.isEmpty && report.objectsPerStep == [9])
         let v5 = try #require(model.version(named: "v5")).model
@@ -194,7 +194,7 @@ struct PostgreSQLMigrationTests {
         var options = MigrationOptions(batchSize: 2)
         options.policies.register(MinutesAsText(), named: "MinutesAsText")
         let mapping = try StepMapping(jsonData: Data(Self.customStep.utf8))
-        let expected = try await StoreMigrator().migrateStore(at: sqlite, model: model, mappings: [mapping], options: options)
+        let expected = try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, mappings: [mapping], options: options)
         let report = try await PostgreSQLMigrator().migrateStore(
             at: postgreSQL, model: model, mappings: [mapping], options: options)
         #expect(report.plan == expected.plan)
@@ -465,7 +465,7 @@ struct PostgreSQLInPlaceChangeTests {
         let folder = try TemporaryDirectory()
         let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: Self.rows, in: folder)
         let options = MigrationOptions(strategy: .inPlace)
-        try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
         let report = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
         #expect(report.inPlaceSteps == [0])
         let v2 = try #require(model.version(named: "v2")).model
@@ -497,7 +497,7 @@ struct PostgreSQLInPlaceChangeTests {
         let folder = try TemporaryDirectory()
         let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: Self.rows, in: folder)
         let options = MigrationOptions(strategy: strategy)
-        try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
         _ = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
         let v2 = try #require(model.version(named: "v2")).model
         #expect(try await Self.pageCounts(sqlite: sqlite, postgreSQL: postgreSQL, model: v2) == [.integer(2), .integer(0)])
@@ -551,7 +551,7 @@ struct PostgreSQLInPlaceChangeTests {
         let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: rows, in: folder)
         let options = MigrationOptions(strategy: strategy)
         let onSQLite = await #expect(throws: MigrationError.self) {
-            try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+            try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
         }
         let before = try PostgreSQLStore.metadata(at: postgreSQL)
         let v1 = try #require(model.version(named: "v1")).model

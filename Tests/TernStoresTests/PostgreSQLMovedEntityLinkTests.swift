@@ -20,7 +20,7 @@ struct PostgreSQLMovedEntityLinkTests {
         let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(
             model, version: "v1", rows: ZooVersions.rows, in: folder)
         let options = MigrationOptions(batchSize: 2)
-        let expected = try await StoreMigrator().migrateStore(at: sqlite, model: model, options: options)
+        let expected = try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
         let report = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
         #expect(report.plan.steps.flatMap(\.changes).filter { $0.kind == .dropLinks }.count == 3)
         #expect(report.objectsPerStep == expected.objectsPerStep)

@@ -61,7 +61,7 @@ import Testing
         let store = try await Self.storeWithDeletedObjects(source, in: folder)
         let coordinator = PersistentStoreCoordinator(model: ConformanceModel.model)
         try await coordinator.addStore(store)
-        let moved = try await coordinator.migrateStore(store, to: nil, kind: .inMemory)
+        let moved = try await coordinator.copyStore(store, to: nil, kind: .inMemory)
         try await Self.expectNoKeyHandedOutAgain(
             by: moved, perHierarchy: Self.countsPerHierarchy(source), "\(source) moved into memory")
     }

@@ -1,7 +1,9 @@
 import ChefsBook
 import Foundation
 import TernCore
+import TernMigration
 import TernSQLite
+import TernStores
 import TernSync
 import TernTestSupport
 import Testing
@@ -23,7 +25,7 @@ struct SyncMigrationTests {
     static func migrate(_ url: URL, to version: Int, strategy: MigrationStrategy) async throws {
         let model = try ChefsBook.model()
         try await StoreMigrator().migrateStore(
-            at: url, model: model, to: ChefsBook.versionNames[version - 1], mappings: try ChefsBook.mappings(for: model),
+            at: .file(url), model: model, to: ChefsBook.versionNames[version - 1], mappings: try ChefsBook.mappings(for: model),
             options: MigrationOptions(policies: ChefsBook.policies, strategy: strategy))
     }
 

@@ -58,7 +58,7 @@ import Testing
         let report = try await FaultSweep(name: "migrate \(migration)").run(
             reset: { try scenario.restore(template, to: url) },
             operation: {
-                try await StoreMigrator().migrateStore(at: url, model: scenario.model, to: migration.to, mappings: mappings)
+                try await StoreMigrator().migrateStore(at: .file(url), model: scenario.model, to: migration.to, mappings: mappings)
             },
             isTyped: Self.isTyped,
             check: { error in

@@ -2,8 +2,10 @@ import ChefsBook
 import Foundation
 import TernCore
 import TernFormats
+import TernMigration
 import TernContainer
 import TernSQLite
+import TernStores
 import TernTestSupport
 import Testing
 
@@ -31,7 +33,7 @@ import Testing
         let url = folder.appendingPathComponent("Recipes.sqlite")
         if FileManager.default.fileExists(atPath: url.path) {
             try await StoreMigrator().migrateStore(
-                at: url, model: recipes, mappings: try ChefsBook.mappings(for: recipes),
+                at: .file(url), model: recipes, mappings: try ChefsBook.mappings(for: recipes),
                 options: MigrationOptions(policies: ChefsBook.policies))
         }
 

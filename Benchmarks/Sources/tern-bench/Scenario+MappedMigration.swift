@@ -2,6 +2,7 @@ import Foundation
 import TernCore
 import TernMigration
 import TernSQLite
+import TernStores
 
 /// The seeds' Event split: each `Event` becomes a `PrintedEvent` (the date as text,
 /// `yyyy-MM-dd HH:mm:ss` in UTC) and a `TimeStampEvent` (the date as seconds, a Double), and
@@ -62,7 +63,7 @@ struct MappedMigrationScenario: ScenarioImplementation {
         var watch = Stopwatch()
         watch.start()
         let mapping = try StepMapping(jsonData: Data(json.utf8))
-        try await StoreMigrator().migrateStore(at: input.store, model: model, mappings: [mapping], options: options)
+        try await StoreMigrator().migrateStore(at: .file(input.store), model: model, mappings: [mapping], options: options)
         watch.stop()
         return watch.timing(checksum: 0)
     }

@@ -2,6 +2,7 @@ import Foundation
 import TernCore
 import TernMigration
 import TernSQLite
+import TernStores
 
 /// The inferred migrations: `inferred-migration` (one step: an attribute added with a default,
 /// one renamed through its renaming identifier, one removed) and `progressive-migration` (five
@@ -95,7 +96,7 @@ struct InferredMigrationScenario: ScenarioImplementation {
         let model = try scenario == .inferredMigration ? Self.inferredModel() : Self.progressiveModel()
         var watch = Stopwatch()
         watch.start()
-        let report = try await StoreMigrator().migrateStore(at: input.store, model: model)
+        let report = try await StoreMigrator().migrateStore(at: .file(input.store), model: model)
         watch.stop()
         // The planner may join consecutive inferred steps into one; the rows end the same.
         FileHandle.standardError.write(Data("  Tern planned \(report.plan.steps.count) step(s)\n".utf8))

@@ -6,7 +6,7 @@ import TernStores
 
 /// The PostgreSQL scenarios: a batch insert and a fetch through an ``ObjectContext`` over a
 /// ``PostgreSQLStore`` (the same code as `batch-insert` and `fetch`, see ``TernSide``), and an
-/// inferred migration through ``PostgreSQLMigrator``. The baselines go through `psql`: `\copy`
+/// inferred migration through `StoreMigrator`. The baselines go through `psql`: `\copy`
 /// of the same rows from a text file, a plain `SELECT` of every column, and the migration's
 /// DDL written by hand in one transaction (`ADD COLUMN … DEFAULT`, `RENAME COLUMN`, `DROP COLUMN`).
 ///
@@ -68,14 +68,14 @@ struct PostgreSQLScenario: ScenarioImplementation {
             let mapping = try StepMapping(jsonData: Data(MappedMigrationScenario.jsonMapping.utf8))
             var watch = Stopwatch()
             watch.start()
-            try await PostgreSQLMigrator().migrateStore(
-                at: input.location, model: MappedMigrationScenario.model(), mappings: [mapping])
+            try await StoreMigrator().migrateStore(
+                at: .postgreSQL(input.location), model: MappedMigrationScenario.model(), mappings: [mapping])
             watch.stop()
             return watch.timing(checksum: 0)
         default:
             var watch = Stopwatch()
             watch.start()
-            try await PostgreSQLMigrator().migrateStore(at: input.location, model: InferredMigrationScenario.inferredModel())
+            try await StoreMigrator().migrateStore(at: .postgreSQL(input.location), model: InferredMigrationScenario.inferredModel())
             watch.stop()
             return watch.timing(checksum: 0)
         }

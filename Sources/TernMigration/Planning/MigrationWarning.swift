@@ -3,7 +3,7 @@
 /// say so, with the number of objects or links concerned.
 ///
 /// ```swift
-/// let plan = try StoreMigrator().plan(forStoreAt: url, model: versions)
+/// let plan = try StoreMigrator().plan(forStoreAt: .file(url), model: versions)
 /// for warning in plan.steps.flatMap(\.warnings) { print(warning) }
 /// // 3 Album objects link Album.cover to objects that are not Image objects; those links are dropped
 /// ```

@@ -5,6 +5,7 @@ import TernCore
 import TernFormats
 import TernMigration
 import TernSQLite
+import TernStores
 
 /// `tern demo [DIR]`: the Chef's Book walk-through, on the same library calls an app makes.
 struct DemoCommand: Command {
@@ -76,7 +77,7 @@ struct DemoCommand: Command {
 
         context.print("")
         context.print("3. The forecast, before anything is touched:")
-        let plan = try StoreMigrator().plan(forStoreAt: found, model: model, mappings: description.migration.mappings)
+        let plan = try StoreMigrator().plan(forStoreAt: .file(found), model: model, mappings: description.migration.mappings)
         for line in plan.description.split(separator: "\n") { context.print("   \(line)") }
 
         context.print("")

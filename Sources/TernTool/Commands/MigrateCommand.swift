@@ -119,25 +119,26 @@ struct MigrateCommand: Command {
     func run(in context: CommandContext) async throws {
         let loaded = try migration.load(in: context)
         let (store, model, mappings) = (loaded.store, loaded.model, loaded.mappings)
-        let involvesPostgreSQL = store.isPostgreSQL || kind == .postgreSQL || destinationPath.map(PostgreSQLLocation.isURL) == true
-        var options = MigrationOptions(
-            destination: involvesPostgreSQL ? nil : destinationPath.map(context.environment.url(forPath:)))
+        let destination = destinationPath.map { StoreFile($0, environment: context.environment) }
+        try checkTypes(of: store, destination: destination)
+        var options = MigrationOptions(destination: destination?.location)
         options.strategy = strategy
         options.lockTimeout = lockTimeout
+        let (environment, isQuiet) = (context.environment, context.isQuiet)
         let progress = Progress(totalUnitCount: 1)
         let bar = context.progressBar("migrating", for: progress)
         let report: MigrationReport
         do {
             defer { bar.finish() }
-            if involvesPostgreSQL {
-                report = try await migrateWithPostgreSQL(
-                    store, model: model, mappings: mappings, options: options, progress: progress, in: context)
-            } else {
-                // SQLite stores stream through StoreMigrator; binary and XML ones (and type changes) are loaded whole.
-                report = try await StoreFiles.migrateStore(
-                    at: store.url, model: model, to: migration.target, mappings: mappings, kind: kind, options: options,
-                    progress: progress)
-            }
+            report = try await StoreMigrator().migrateStore(
+                at: store.location, model: model, to: migration.target, mappings: mappings, kind: kind, options: options,
+                progress: progress,
+                onEvent: { event in
+                    if case .waitingForMigrationLock(let holder) = event, !isQuiet {
+                        environment.output.write(
+                            "waiting: another process is migrating the store (\(holder))\n", to: .standardError)
+                    }
+                })
         } catch let error as MigrationError {
             throw MigrationArguments.failure(error, model: model)
         } catch let error as CommandFailure {
@@ -148,7 +149,7 @@ struct MigrateCommand: Command {
         for file in report.cleanedUpFiles { context.note("removed \(file), left by an interrupted migration") }
         for step in report.editedMappings { context.note("the mapping of step \(step) changed since it was applied") }
         for warning in report.warnings { context.warn(warning.message) }
-        let place = destinationPath.map { StoreFile($0, environment: context.environment).displayName } ?? store.displayName
+        let place = destination?.displayName ?? store.displayName
         if report.plan.isEmpty {
             context.print("\(place) is already at version \(report.plan.destination)")
         } else {
@@ -160,64 +161,25 @@ struct MigrateCommand: Command {
         }
     }
 
-    /// Migrates a PostgreSQL store in its schema, or copies a store into a new PostgreSQL schema
-    /// (or a PostgreSQL store into a file) and migrates the copy; a failed migration removes the copy.
-    private func migrateWithPostgreSQL(
-        _ store: StoreFile, model: VersionedModel, mappings: [StepMapping], options: MigrationOptions, progress: Progress,
-        in context: CommandContext
-    ) async throws -> MigrationReport {
-        let (environment, isQuiet) = (context.environment, context.isQuiet)
-        let onEvent: @Sendable (MigrationEvent) -> Void = { event in
-            if case .waitingForMigrationLock(let holder) = event, !isQuiet {
-                environment.output.write("waiting: another process is migrating the store (\(holder))\n", to: .standardError)
-            }
-        }
-        guard let destinationPath else {
+    /// Refuses, in the command's words, a `--type` that the store or destination cannot have
+    /// when PostgreSQL is involved: a PostgreSQL store is named by a URL, and a file by a path.
+    private func checkTypes(of store: StoreFile, destination: StoreFile?) throws {
+        guard store.isPostgreSQL || kind == .postgreSQL || destination?.isPostgreSQL == true else { return }
+        guard let destination else {
             guard store.isPostgreSQL else {
                 throw CommandFailure("a migration into a PostgreSQL store needs --destination postgres://…")
             }
             guard kind == nil || kind == .postgreSQL else {
                 throw CommandFailure("a PostgreSQL store migrates in its own schema; give --destination for another type")
             }
-            return try await PostgreSQLMigrator().migrateStore(
-                at: store.path, model: model, to: migration.target, mappings: mappings, options: options, progress: progress,
-                onEvent: onEvent)
+            return
         }
-        let destination = StoreFile(destinationPath, environment: context.environment)
         let destinationKind = kind ?? (destination.isPostgreSQL ? .postgreSQL : store.isPostgreSQL ? .sqlite : nil)
         guard (destinationKind == .postgreSQL) == destination.isPostgreSQL else {
             throw CommandFailure(
                 destination.isPostgreSQL
                     ? "\(destination.displayName) is a PostgreSQL URL; use --type postgres"
-                    : "a PostgreSQL destination is a postgres:// URL, not \(destinationPath)")
-        }
-        let plan = try store.isPostgreSQL
-            ? PostgreSQLMigrator().plan(forStoreAt: store.path, model: model, to: migration.target, mappings: mappings)
-            : StoreFiles.migrationPlan(forStoreAt: store.url, model: model, to: migration.target, mappings: mappings)
-        try plan.requireExecutable()
-        let source = try store.open(model: model.version(named: plan.source)?.model, isReadOnly: true)
-        if destination.isPostgreSQL {
-            _ = try await StoreFiles.copy(source, toPostgreSQL: destinationPath)
-            do {
-                return try await PostgreSQLMigrator().migrateStore(
-                    at: destinationPath, model: model, to: migration.target, mappings: mappings, options: options,
-                    progress: progress, onEvent: onEvent)
-            } catch {
-                try? PostgreSQLStore.destroy(at: destinationPath)
-                throw error
-            }
-        }
-        guard let fileKind = destinationKind, fileKind != .postgreSQL else {
-            throw CommandFailure("give the destination's type with --type sqlite, binary or xml")
-        }
-        _ = try await StoreFiles.copy(source, to: destination.url, kind: fileKind)
-        do {
-            return try await StoreFiles.migrateStore(
-                at: destination.url, model: model, to: migration.target, mappings: mappings, options: options,
-                progress: progress)
-        } catch {
-            try? StoreFiles.destroy(at: destination.url)
-            throw error
+                    : "a PostgreSQL destination is a postgres:// URL, not \(destination.path)")
         }
     }
 }

@@ -79,12 +79,7 @@ struct PlanCommand: Command {
         let (store, model, mappings) = (loaded.store, loaded.model, loaded.mappings)
         let plan: MigrationPlan
         do {
-            if store.isPostgreSQL {
-                plan = try PostgreSQLMigrator().plan(
-                    forStoreAt: store.path, model: model, to: migration.target, mappings: mappings)
-            } else {
-                plan = try StoreFiles.migrationPlan(forStoreAt: store.url, model: model, to: migration.target, mappings: mappings)
-            }
+            plan = try StoreMigrator().plan(forStoreAt: store.location, model: model, to: migration.target, mappings: mappings)
         } catch let error as MigrationError {
             throw MigrationArguments.failure(error, model: model)
         } catch let error as PostgreSQLError {

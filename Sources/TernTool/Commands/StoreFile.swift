@@ -170,6 +170,9 @@ struct StoreFile {
     /// Whether the argument is a PostgreSQL connection URL (`postgres://…`) rather than a file.
     var isPostgreSQL: Bool { PostgreSQLLocation.isURL(path) }
 
+    /// The store the argument names, for the library.
+    var location: StoreLocation { isPostgreSQL ? .postgreSQL(path) : .file(url) }
+
     /// The argument as it may be shown: a PostgreSQL URL without its password.
     var displayName: String {
         guard isPostgreSQL else { return path }

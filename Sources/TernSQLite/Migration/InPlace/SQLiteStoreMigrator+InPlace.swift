@@ -2,7 +2,7 @@ import Foundation
 import TernCore
 import TernMigration
 
-extension StoreMigrator {
+extension SQLiteStoreMigrator {
     // MARK: - Inferred steps in place
 
     /// Runs inferred steps on the store itself, with SQL in one transaction, without loading

@@ -1,9 +1,10 @@
-public import Foundation
-public import TernCore
+package import Foundation
+package import TernCore
 import TernFormats
-public import TernMigration
+package import TernMigration
 
-/// Migrates SQLite stores from the model version that wrote them to a later one, in the steps
+/// The SQLite half of TernStores' `StoreMigrator`, the public entry point: migrates SQLite stores
+/// from the model version that wrote them to a later one, in the steps
 /// ``TernMigration/MigrationPlanner`` plans (one inferred step straight to the target unless
 /// mappings or an explicit version order call for a chain), without ever writing to the source
 /// store.
@@ -17,17 +18,17 @@ public import TernMigration
 /// step with a checksum of its mapping (``MigrationJournal``).
 ///
 /// ```swift
-/// let migrator = StoreMigrator()
+/// let migrator = SQLiteStoreMigrator()
 /// let progress = Progress(totalUnitCount: 100)
 /// let report = try await migrator.migrateStore(at: url, model: versions, mappings: [eventSplit], progress: progress)
 /// print(report.plan)
 /// ```
-public struct StoreMigrator: Sendable {
+package struct SQLiteStoreMigrator: Sendable {
     /// The prefix of the temporary files of a store's migration.
     static func temporaryPrefix(for store: URL) -> String { ".\(store.lastPathComponent).migrating-" }
 
     /// Creates a migrator.
-    public init() {}
+    package init() {}
 
     // MARK: - Planning
 
@@ -41,7 +42,7 @@ public struct StoreMigrator: Sendable {
     /// - Returns: The plan; its steps carry problems when they cannot run.
     /// - Throws: ``SQLiteError`` when the store's metadata cannot be read, ``TernMigration/MigrationError``
     ///   when no version wrote the store or it would be a downgrade.
-    public func plan(
+    package func plan(
         forStoreAt url: URL, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = []
     ) throws -> MigrationPlan {
         let metadata = try SQLiteStore.metadata(at: url)
@@ -80,7 +81,7 @@ public struct StoreMigrator: Sendable {
     ///   source is unchanged), or ``SQLiteError`` when a store cannot be read or written.
     /// - Complexity: O(*n*) in the number of objects per step; memory bounded by the batch size.
     @discardableResult
-    public func migrateStore(
+    package func migrateStore(
         at url: URL, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = [],
         options: MigrationOptions = MigrationOptions(), progress: Progress? = nil,
         onEvent: (@Sendable (MigrationEvent) -> Void)? = nil
@@ -90,7 +91,7 @@ public struct StoreMigrator: Sendable {
         if !cleaned.isEmpty { emit(.cleanedUp(files: cleaned)) }
         // Migrating in place writes the store: roll back what a crashed writer left first. A
         // migration to a destination leaves the source as it is, so such a source is refused.
-        if options.destination == nil { try SQLiteStore.recoverInterruptedWrite(at: url) }
+        if options.destinationURL == nil { try SQLiteStore.recoverInterruptedWrite(at: url) }
         let metadata = try SQLiteStore.metadata(at: url)
         let plan = try Self.checkingData(
             of: try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target), at: url, model: model)
@@ -105,17 +106,17 @@ public struct StoreMigrator: Sendable {
                 emit(.editedMapping(from: step.from, to: step.to))
             }
         }
-        let finalURL = options.destination ?? url
+        let finalURL = options.destinationURL ?? url
         var report = MigrationReport(
-            plan: plan, url: finalURL, objectsPerStep: [], editedMappings: edited, cleanedUpFiles: cleaned)
+            following: plan, at: finalURL, objectsPerStep: [], editedMappings: edited, cleanedUpFiles: cleaned)
         guard !plan.isEmpty else {
-            if let destination = options.destination { try Self.copyStore(url, to: destination) }
+            if let destination = options.destinationURL { try Self.copyStore(url, to: destination) }
             emit(.finished(report))
             return report
         }
         try Self.checkEntityNumbers(of: url, version: plan.steps[0].from, in: model)
         progress?.totalUnitCount = Int64(plan.steps.count)
-        if options.destination == nil, options.strategy != .rebuild,
+        if options.destinationURL == nil, options.strategy != .rebuild,
             let outcomes = try runInPlaceIfPossible(
                 plan, of: model, at: url, journal: journal, strategy: options.strategy, progress: progress, emit: emit)
         {
@@ -152,7 +153,7 @@ public struct StoreMigrator: Sendable {
                 current = next
             }
             try Task.checkCancellationAsMigration()
-            try Self.replace(url, with: current, destination: options.destination)
+            try Self.replace(url, with: current, destination: options.destinationURL)
         } catch {
             for temporary in temporaries { Self.removeStoreFiles(temporary) }
             throw error
@@ -174,22 +175,12 @@ public struct StoreMigrator: Sendable {
     ///   - mappings: Explicit mappings for some steps.
     ///   - options: Destination, batch size, policies.
     /// - Returns: The events; cancelling the iterating task cancels the migration.
-    public func events(
+    package func events(
         migratingStoreAt url: URL, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = [],
         options: MigrationOptions = MigrationOptions()
     ) -> AsyncThrowingStream<MigrationEvent, any Error> {
-        AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    try await migrateStore(
-                        at: url, model: model, to: target, mappings: mappings, options: options,
-                        onEvent: { continuation.yield($0) })
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
+        MigrationEvent.stream { onEvent in
+            try await migrateStore(at: url, model: model, to: target, mappings: mappings, options: options, onEvent: onEvent)
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import TernCore
 
-extension StoreMigrator {
+extension SQLiteStoreMigrator {
     // MARK: - Temporary files
 
     /// Removes the temporary files an interrupted migration of a store left beside it.
