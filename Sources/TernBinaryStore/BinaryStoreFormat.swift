@@ -102,7 +102,7 @@ public enum BinaryStoreFormat: AtomicStoreFormat {
         } catch {
             throw TernError(
                 .unreadableStore, "could not open the binary store; check that the file exists and is readable",
-                path: url.path)
+                path: url.path, underlyingError: error)
         }
         defer { try? handle.close() }
         let fixedSize = magic.count + 12
@@ -121,7 +121,7 @@ public enum BinaryStoreFormat: AtomicStoreFormat {
         } catch let error as TernError {
             throw error
         } catch {
-            throw TernError(.unreadableStore, "could not read the binary store's header; check the file", path: url.path)
+            throw TernError(.unreadableStore, "could not read the binary store's header; check the file", path: url.path, underlyingError: error)
         }
     }
 

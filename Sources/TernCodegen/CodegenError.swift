@@ -1,3 +1,5 @@
+public import TernCore
+
 /// Why ``ModelCodegen`` cannot generate code for a model.
 ///
 /// ```swift
@@ -7,7 +9,7 @@
 ///     print(error.message)
 /// }
 /// ```
-public struct CodegenError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CodegenError: CodedError, Sendable, Hashable {
     /// The kind of failure, which callers can match.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         /// The code's name.
@@ -28,6 +30,13 @@ public struct CodegenError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// The entity involved, if any.
     public var entityName: String?
+    /// The error that caused this one, kept as it was thrown; nil when this one is the first.
+    public var underlyingError: (any Error)? {
+        get { cause?.error }
+        set { cause = newValue.map(ErrorCause.init) }
+    }
+    /// ``underlyingError``, in a form that leaves the error's equality to its code and context.
+    private var cause: ErrorCause?
 
     /// Creates an error.
     ///
@@ -35,10 +44,12 @@ public struct CodegenError: Error, Sendable, Hashable, CustomStringConvertible {
     ///   - code: The kind of failure.
     ///   - message: What went wrong and what to do.
     ///   - entity: The entity involved.
-    public init(_ code: Code, _ message: String, entity: String? = nil) {
+    ///   - underlyingError: The error that caused this one.
+    public init(_ code: Code, _ message: String, entity: String? = nil, underlyingError: (any Error)? = nil) {
         self.code = code
         self.message = message
         self.entityName = entity
+        self.underlyingError = underlyingError
     }
 
     /// The message, preceded by the entity when there is one.

@@ -138,7 +138,7 @@ struct StoreLoader: Sendable {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw TernError(.objectNotFound, "the seed file cannot be read; check that the app ships it", path: file.path)
+            throw TernError(.objectNotFound, "the seed file cannot be read; check that the app ships it", path: file.path, underlyingError: error)
         }
         let digest = PropertyListValue.data(Digest.sha256(Array(data)))
         var metadata = try await store.metadata()

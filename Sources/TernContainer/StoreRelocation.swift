@@ -53,7 +53,7 @@ struct StoreRelocation: Codable, Sendable, Hashable {
             throw TernError(
                 .unreadableStore,
                 "the journal of an interrupted store move cannot be read; remove it once you have checked which store to keep",
-                path: url.path)
+                path: url.path, underlyingError: error)
         }
     }
 
@@ -69,7 +69,7 @@ struct StoreRelocation: Codable, Sendable, Hashable {
         do {
             if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
         } catch {
-            throw TernError(.ioFailure, "could not remove the journal of a finished store move; check permissions", path: url.path)
+            throw TernError(.ioFailure, "could not remove the journal of a finished store move; check permissions", path: url.path, underlyingError: error)
         }
         try FileSystem.synchronizeDirectory(atPath: url.deletingLastPathComponent().path)
     }

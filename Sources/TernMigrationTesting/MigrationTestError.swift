@@ -1,3 +1,5 @@
+public import TernCore
+
 /// Why a migration test failed: the code to match, and a message naming the source version, the
 /// step, the entity and the property where they are known.
 ///
@@ -8,7 +10,7 @@
 ///     print(error.message)   // v1 → v3: 2 of 5 Recipe object(s) are missing from Recipe after the migration
 /// }
 /// ```
-public struct MigrationTestError: Error, Sendable, CustomStringConvertible {
+public struct MigrationTestError: CodedError, Sendable {
     /// What went wrong. New codes may be added in any release.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's stable spelling.
@@ -24,7 +26,7 @@ public struct MigrationTestError: Error, Sendable, CustomStringConvertible {
         public static let unknownVersion = Code("unknownVersion")
         /// Sample objects cannot be made for a property (a pattern with no default to follow).
         public static let cannotSample = Code("cannotSample")
-        /// The migration itself failed; ``MigrationTestError/underlying`` is its error.
+        /// The migration itself failed; ``MigrationTestError/underlyingError`` is its error.
         public static let migrationFailed = Code("migrationFailed")
         /// Source objects that the plan carries over are missing afterwards.
         public static let objectsLost = Code("objectsLost")
@@ -49,7 +51,7 @@ public struct MigrationTestError: Error, Sendable, CustomStringConvertible {
     /// The property concerned.
     public var propertyName: String?
     /// The error that caused this one, kept as it was thrown.
-    public var underlying: (any Error & Sendable)?
+    public var underlyingError: (any Error)?
 
     /// Creates an error.
     ///
@@ -60,10 +62,10 @@ public struct MigrationTestError: Error, Sendable, CustomStringConvertible {
     ///   - step: The failing step, `from → to`.
     ///   - entity: The entity concerned.
     ///   - property: The property concerned.
-    ///   - underlying: The error that caused this one.
+    ///   - underlyingError: The error that caused this one.
     public init(
         _ code: Code, _ message: String, sourceVersion: String? = nil, step: String? = nil, entity: String? = nil,
-        property: String? = nil, underlying: (any Error & Sendable)? = nil
+        property: String? = nil, underlyingError: (any Error)? = nil
     ) {
         self.code = code
         self.message = message
@@ -71,12 +73,12 @@ public struct MigrationTestError: Error, Sendable, CustomStringConvertible {
         self.step = step
         self.entityName = entity
         self.propertyName = property
-        self.underlying = underlying
+        self.underlyingError = underlyingError
     }
 
     /// The message, then the underlying error's text when there is one.
     public var description: String {
-        guard let underlying else { return message }
-        return message + "\n  caused by: \(underlying)"
+        guard let underlyingError else { return message }
+        return message + "\n  caused by: \(underlyingError)"
     }
 }

@@ -124,6 +124,6 @@ extension MigrationTesting {
     /// An error as a test failure, naming its source.
     private static func failure(_ error: any Error, source: String) -> MigrationTestError {
         if let failure = error as? MigrationTestError { return failure }
-        return MigrationTestError(.migrationFailed, "\(source): \(error)", sourceVersion: source, underlying: error)
+        return MigrationTestError(.migrationFailed, "\(source): \(error)", sourceVersion: source, underlyingError: error)
     }
 }

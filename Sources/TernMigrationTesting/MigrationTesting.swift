@@ -101,7 +101,7 @@ public enum MigrationTesting {
             throw MigrationTestError(
                 .migrationFailed, "\(sourceVersion): the migration failed: \(error)", sourceVersion: sourceVersion,
                 step: step, entity: (error as? MigrationError)?.entityName, property: (error as? MigrationError)?.propertyName,
-                underlying: error)
+                underlyingError: error)
         }
         let destination = report.plan.destination
         let after = try await Snapshot(of: url, model: model, version: destination)

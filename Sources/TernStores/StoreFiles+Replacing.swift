@@ -40,7 +40,7 @@ extension StoreFiles {
             do {
                 data = try Data(contentsOf: source)
             } catch {
-                throw TernError(.unreadableStore, "could not read the store to copy; check its permissions", path: source.path)
+                throw TernError(.unreadableStore, "could not read the store to copy; check its permissions", path: source.path, underlyingError: error)
             }
             try DurableFile.write(data, to: destination)
         }
@@ -63,7 +63,7 @@ extension StoreFiles {
             try? manager.removeItem(at: staging)
             throw TernError(
                 .ioFailure, "could not copy the store's _SUPPORT folder (external data); check free space and permissions",
-                path: to.path)
+                path: to.path, underlyingError: error)
         }
     }
 }

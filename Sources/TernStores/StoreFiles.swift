@@ -50,7 +50,7 @@ public enum StoreFiles {
             defer { try? handle.close() }
             head = try handle.read(upToCount: 64) ?? Data()
         } catch {
-            throw TernError(.unreadableStore, "the store file cannot be read; check its permissions", path: url.path)
+            throw TernError(.unreadableStore, "the store file cannot be read; check its permissions", path: url.path, underlyingError: error)
         }
         if head.starts(with: Data("SQLite format 3\u{0}".utf8)) { return .sqlite }
         if head.starts(with: BinaryStoreFormat.magic) { return .binary }
@@ -225,7 +225,7 @@ public enum StoreFiles {
                 try FileManager.default.removeItem(at: file)
             } catch {
                 throw TernError(
-                    .ioFailure, "could not remove a file of the store; check the folder's permissions", path: file.path)
+                    .ioFailure, "could not remove a file of the store; check the folder's permissions", path: file.path, underlyingError: error)
             }
         }
         DurableFile.removeTemporaryFiles(for: url)
@@ -267,7 +267,7 @@ public enum StoreFiles {
         do {
             return try ModelCache.decode(cache)
         } catch {
-            throw TernError(.unreadableStore, "the model recorded in the store is damaged; give the model", path: url.path)
+            throw TernError(.unreadableStore, "the model recorded in the store is damaged; give the model", path: url.path, underlyingError: error)
         }
     }
 }

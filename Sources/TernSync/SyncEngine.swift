@@ -174,7 +174,7 @@ public struct SyncSummary: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// An error of sync.
-public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SyncError: CodedError, Sendable, Hashable {
     /// What kind of failure.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's name.
@@ -197,14 +197,23 @@ public struct SyncError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Code
     /// What went wrong and what to do.
     public var message: String
+    /// The error that caused this one, kept as it was thrown; nil when this one is the first.
+    public var underlyingError: (any Error)? {
+        get { cause?.error }
+        set { cause = newValue.map(ErrorCause.init) }
+    }
+    /// ``underlyingError``, in a form that leaves the error's equality to its code and context.
+    private var cause: ErrorCause?
 
     /// Creates an error.
     ///
     /// - Parameters:
     ///   - code: The kind.
     ///   - message: What went wrong and what to do.
-    public init(_ code: Code, _ message: String) {
+    ///   - underlyingError: The error that caused this one.
+    public init(_ code: Code, _ message: String, underlyingError: (any Error)? = nil) {
         (self.code, self.message) = (code, message)
+        self.underlyingError = underlyingError
     }
 
     /// The message.

@@ -162,7 +162,7 @@ public enum XMLStoreFormat: AtomicStoreFormat {
         } catch {
             throw TernError(
                 .unreadableStore, "could not read the XML store; check that the file exists and is readable",
-                path: url.path)
+                path: url.path, underlyingError: error)
         }
         guard let found = prefix.range(of: end) else {
             throw TernError(.unreadableStore, "the XML store is damaged: there is no </databaseInfo>", path: url.path)

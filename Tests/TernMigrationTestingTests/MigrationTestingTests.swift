@@ -64,7 +64,7 @@ import Testing
         }
         let failure = try #require(error)
         #expect(failure.code == .migrationFailed && failure.sourceVersion == "ChefsBook 1")
-        #expect(failure.underlying is MigrationError)
+        #expect(failure.underlyingError is MigrationError)
         #expect(failure.message.contains("cannot be inferred"), "\(failure.message)")
     }
 

@@ -56,7 +56,7 @@ import Testing
             #expect(expected == nil, "\(model) migrates, but is listed as failing with \(expected.map(String.init(describing:)) ?? "")")
             #expect(results.count == versioned.versions.count - 1)
         } catch let error as MigrationTestError {
-            let cause = error.underlying as? MigrationError
+            let cause = error.underlyingError as? MigrationError
             #expect(
                 error.code == .migrationFailed && cause?.code == expected && expected != nil,
                 "\(model): \(error.message)")

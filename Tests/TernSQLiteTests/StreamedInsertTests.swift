@@ -171,6 +171,7 @@ import Testing
         try writeEvents(100, to: file, extra: "100\tBig\t5000\t\n")
         let broken = try await failure(importing: file, into: context)
         #expect(broken?.code == .saveFailed && broken?.line == 102 && broken?.column == 3)
+        #expect(broken?.underlyingError is TernError, "the store's refusal is kept as the cause")
         #expect(broken?.message.contains("Event.amount") == true && broken?.message.contains("5000") == false)
         #expect(try await count(context) == 0)
         #expect(await context.hasChanges == false)

@@ -83,7 +83,7 @@ extension ObjectContext {
             } catch {
                 throw TernError(
                     .invalidPredicate, "the predicate of the fetched property does not parse: \(error.message)",
-                    entity: entity, property: name)
+                    entity: entity, property: name, underlyingError: error)
             }
             let predicate = parsed.substituting(arguments: ["FETCH_SOURCE": .value(.uri(object.objectID.uriRepresentation))])
             if predicate.variableNames.contains("FETCHED_PROPERTY") {

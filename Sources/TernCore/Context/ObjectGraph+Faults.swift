@@ -70,9 +70,11 @@ extension ObjectGraph {
         } catch let error as TernError {
             throw error
         } catch {
-            throw TernError(
+            var failure = TernError(
                 .unreadableStore, "could not read \(requested) from its store (\(error)); check the store",
                 objectID: requested)
+            failure.underlyingError = error
+            throw failure
         }
         return rows.first.map {
             ObjectState(row: $0, storeIdentifier: identifier, keys: schema(for: $0.reference.entityName).attributeKeys)

@@ -10,7 +10,7 @@
 ///     print("the model is broken")
 /// }
 /// ```
-public struct TernError: Error, Sendable, Hashable {
+public struct TernError: CodedError, Sendable, Hashable {
     /// A kind of failure. New codes may be added in any release: match on the ones you handle.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's stable spelling.
@@ -83,6 +83,13 @@ public struct TernError: Error, Sendable, Hashable {
     /// The individual failures behind this error: one per object and property for
     /// ``Code/validationFailed``, ``Code/mergeConflict`` and ``Code/constraintConflict``.
     public var failures: [TernError] = []
+    /// The error that caused this one, kept as it was thrown; nil when this one is the first.
+    public var underlyingError: (any Error)? {
+        get { cause?.error }
+        set { cause = newValue.map(ErrorCause.init) }
+    }
+    /// ``underlyingError``, in a form that leaves the error's equality to its code and context.
+    private var cause: ErrorCause?
 
     /// Creates an error.
     ///
@@ -92,15 +99,17 @@ public struct TernError: Error, Sendable, Hashable {
     ///   - entity: The entity involved.
     ///   - property: The property involved.
     ///   - path: The file involved.
+    ///   - underlyingError: The error that caused this one.
     public init(
         _ code: Code, _ message: String, entity: String? = nil, property: String? = nil,
-        path: String? = nil
+        path: String? = nil, underlyingError: (any Error)? = nil
     ) {
         self.code = code
         self.message = message
         self.entityName = entity
         self.propertyName = property
         self.path = path
+        self.underlyingError = underlyingError
     }
 
     /// Creates an error about one object, or one that gathers several failures.
@@ -111,11 +120,12 @@ public struct TernError: Error, Sendable, Hashable {
     ///   - objectID: The object involved.
     ///   - property: The property involved.
     ///   - failures: The individual failures this error gathers.
+    ///   - underlyingError: The error that caused this one.
     public init(
         _ code: Code, _ message: String, objectID: ObjectID?, property: String? = nil,
-        failures: [TernError] = []
+        failures: [TernError] = [], underlyingError: (any Error)? = nil
     ) {
-        self.init(code, message, entity: objectID?.entityName, property: property)
+        self.init(code, message, entity: objectID?.entityName, property: property, underlyingError: underlyingError)
         self.objectID = objectID
         self.failures = failures
     }

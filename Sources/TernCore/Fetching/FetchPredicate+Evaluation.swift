@@ -299,7 +299,7 @@ private final class RegularExpressionCache: Sendable {
             whole = try NSRegularExpression(pattern: "(?:" + pattern + ")\\z", options: options)
         } catch {
             throw TernError(
-                .invalidPredicate, "The pattern of MATCHES is not an ICU regular expression; check its syntax")
+                .invalidPredicate, "The pattern of MATCHES is not an ICU regular expression; check its syntax", underlyingError: error)
         }
         expressions.withLock { cache in
             if cache.count >= Self.capacity { cache.removeAll() }

@@ -222,7 +222,7 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
         } catch {
             throw TernError(
                 .unreadableStore, "could not read the \(Format.kind) store file; check that it exists and is readable",
-                path: url.path)
+                path: url.path, underlyingError: error)
         }
     }
 

@@ -53,7 +53,7 @@ public final class DelimitedRecordReader {
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
-            throw RecordError(.unreadableFile, "cannot open the file; check that it exists and is readable", path: url.path)
+            throw RecordError(.unreadableFile, "cannot open the file; check that it exists and is readable", path: url.path, underlyingError: error)
         }
         guard let (headerLine, names) = try readStrings() else {
             throw RecordError(.malformedFile, "the file is empty; give a header row of attribute names", path: path)
@@ -142,7 +142,7 @@ public final class DelimitedRecordReader {
             do {
                 chunk = try handle.read(upToCount: 1 << 16)
             } catch {
-                throw RecordError(.unreadableFile, "cannot read the file: \(error.localizedDescription)", path: path)
+                throw RecordError(.unreadableFile, "cannot read the file: \(error.localizedDescription)", path: path, underlyingError: error)
             }
             guard let chunk, !chunk.isEmpty else {
                 isAtEnd = true

@@ -1,3 +1,5 @@
+public import TernCore
+
 /// One record read from a TSV, CSV or JSON file, before its values are converted.
 ///
 /// Readers keep values in the file's own forms: text for TSV and CSV fields, JSON's kinds for JSON.
@@ -55,7 +57,7 @@ public indirect enum RecordValue: Sendable, Hashable {
 /// do { try await context.importRecords(from: url, options: options) }
 /// catch let error as RecordError { print(error.line ?? 0, error.message) }
 /// ```
-public struct RecordError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct RecordError: CodedError, Sendable, Hashable {
     /// The kind of failure, extensible by other modules.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's name.
@@ -95,6 +97,13 @@ public struct RecordError: Error, Sendable, Hashable, CustomStringConvertible {
     public var line: Int?
     /// The 1-based column (TSV, CSV) or byte offset in the line (JSON), when known.
     public var column: Int?
+    /// The error that caused this one, kept as it was thrown; nil when this one is the first.
+    public var underlyingError: (any Error)? {
+        get { cause?.error }
+        set { cause = newValue.map(ErrorCause.init) }
+    }
+    /// ``underlyingError``, in a form that leaves the error's equality to its code and context.
+    private var cause: ErrorCause?
 
     /// Creates an error.
     ///
@@ -104,12 +113,17 @@ public struct RecordError: Error, Sendable, Hashable, CustomStringConvertible {
     ///   - path: The file involved.
     ///   - line: The line to blame.
     ///   - column: The column to blame.
-    public init(_ code: Code, _ message: String, path: String? = nil, line: Int? = nil, column: Int? = nil) {
+    ///   - underlyingError: The error that caused this one, such as the store's refusal of a save.
+    public init(
+        _ code: Code, _ message: String, path: String? = nil, line: Int? = nil, column: Int? = nil,
+        underlyingError: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.path = path
         self.line = line
         self.column = column
+        self.underlyingError = underlyingError
     }
 
     /// `path:line:column: message`, with the parts that are known.

@@ -41,7 +41,7 @@ public final class JSONRecordReader {
         } catch let error as RecordError {
             throw error
         } catch {
-            throw RecordError(.unreadableFile, "cannot read the file; check that it exists and is readable", path: url.path)
+            throw RecordError(.unreadableFile, "cannot read the file; check that it exists and is readable", path: url.path, underlyingError: error)
         }
         var parser = JSONRecordParser(bytes: Array(data), path: url.path)
         records = try parser.parseDocument()

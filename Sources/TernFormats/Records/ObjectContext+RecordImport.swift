@@ -85,7 +85,7 @@ extension ObjectContext {
         } catch {
             rollback()
             let kept = options.savesEachBatch ? "the batches before it are saved" : "nothing was imported"
-            throw RecordError(.saveFailed, "the store refused the import: \(error); \(kept)", path: url.path)
+            throw RecordError(.saveFailed, "the store refused the import: \(error); \(kept)", path: url.path, underlyingError: error)
         }
         return importer.summary
     }
@@ -181,7 +181,7 @@ struct RecordImporter {
                 try target.setValue(value, forAttribute: attribute)
             } catch {
                 throw RecordError(.invalidValue, "\(name).\(attribute): \(error.message)", path: path,
-                                  line: record.line, column: record.columns[attribute])
+                                  line: record.line, column: record.columns[attribute], underlyingError: error)
             }
         }
         for (relationship, attribute, value, column) in links
@@ -198,7 +198,8 @@ struct RecordImporter {
         do {
             try await context.save()
         } catch {
-            throw RecordError(.saveFailed, "the store refused a batch of the import: \(error); the batches before it are saved", path: path)
+            throw RecordError(.saveFailed, "the store refused a batch of the import: \(error); the batches before it are saved", path: path,
+                underlyingError: error)
         }
         byKey = [:]
     }

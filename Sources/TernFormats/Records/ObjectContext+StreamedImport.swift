@@ -66,7 +66,7 @@ struct StreamedImportPlan: Sendable {
         if let first = failures.first {
             let column = columns.firstIndex { $0?.name == first.propertyName }.map { $0 + 1 }
             throw RecordError(.saveFailed, "the store refused the import: \(first.message); nothing was imported",
-                              path: path, line: line, column: column)
+                              path: path, line: line, column: column, underlyingError: first)
         }
     }
 }
@@ -149,7 +149,8 @@ extension ObjectContext {
         } catch let error as RecordError {
             throw error
         } catch {
-            throw RecordError(.saveFailed, "the store refused the import: \(error); nothing was imported", path: path)
+            throw RecordError(.saveFailed, "the store refused the import: \(error); nothing was imported", path: path,
+                underlyingError: error)
         }
         var summary = RecordImportSummary()
         if count > 0 { summary.inserted[plan.entityName] = count }

@@ -34,10 +34,10 @@ struct LegacyModelDecoder {
             throw TernError(
                 .unreadableModelFile,
                 "the Xcode 3 model file (`elements`) cannot be read: \(error.message)",
-                entity: error.entityName, property: error.propertyName, path: path)
+                entity: error.entityName, property: error.propertyName, path: path, underlyingError: error)
         } catch {
             throw TernError(
-                .unreadableModelFile, "the Xcode 3 model file (`elements`) cannot be read", path: path)
+                .unreadableModelFile, "the Xcode 3 model file (`elements`) cannot be read", path: path, underlyingError: error)
         }
     }
 

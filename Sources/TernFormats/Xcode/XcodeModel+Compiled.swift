@@ -55,9 +55,9 @@ extension XcodeModel {
         } catch let error as TernError {
             throw TernError(
                 .unreadableModelFile, "the compiled model cannot be read: \(error.message)",
-                entity: error.entityName, property: error.propertyName, path: path)
+                entity: error.entityName, property: error.propertyName, path: path, underlyingError: error)
         } catch {
-            throw TernError(.unreadableModelFile, "the compiled model cannot be read", path: path)
+            throw TernError(.unreadableModelFile, "the compiled model cannot be read", path: path, underlyingError: error)
         }
     }
 

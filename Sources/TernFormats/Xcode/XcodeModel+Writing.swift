@@ -70,7 +70,7 @@ extension XcodeModel {
                 to: url.appendingPathComponent(contentsFileName), options: .atomic)
         } catch {
             throw TernError(
-                .unwritableModelFile, "the model cannot be written: \(describe(error))", path: url.path)
+                .unwritableModelFile, "the model cannot be written: \(describe(error))", path: url.path, underlyingError: error)
         }
     }
 
@@ -123,7 +123,7 @@ extension XcodeModel {
             try FileManager.default.moveItem(at: staging, to: url)
         } catch {
             throw TernError(
-                .unwritableModelFile, "the model bundle cannot be written: \(describe(error))", path: url.path)
+                .unwritableModelFile, "the model bundle cannot be written: \(describe(error))", path: url.path, underlyingError: error)
         }
     }
 

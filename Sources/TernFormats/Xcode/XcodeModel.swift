@@ -53,7 +53,7 @@ public enum XcodeModel {
             return try Data(contentsOf: url)
         } catch {
             throw TernError(
-                .unreadableModelFile, "the file cannot be read: \(describe(error))", path: url.path)
+                .unreadableModelFile, "the file cannot be read: \(describe(error))", path: url.path, underlyingError: error)
         }
     }
 
@@ -63,7 +63,7 @@ public enum XcodeModel {
             return try FileManager.default.contentsOfDirectory(atPath: folder.path)
         } catch {
             throw TernError(
-                .unreadableModelFile, "the folder cannot be listed: \(describe(error))", path: folder.path)
+                .unreadableModelFile, "the folder cannot be listed: \(describe(error))", path: folder.path, underlyingError: error)
         }
     }
 

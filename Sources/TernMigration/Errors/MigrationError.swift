@@ -1,4 +1,5 @@
 import Foundation
+public import TernCore
 
 /// An error of Tern's migration layer: mapping models, value expressions, inference and planning.
 ///
@@ -15,7 +16,7 @@ import Foundation
 ///     print("add a mapping for this step")
 /// }
 /// ```
-public struct MigrationError: Error, Sendable, Hashable {
+public struct MigrationError: CodedError, Sendable, Hashable {
     /// A kind of failure. New codes may be added in any release: match on the ones you handle.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's stable spelling.
@@ -74,6 +75,13 @@ public struct MigrationError: Error, Sendable, Hashable {
     public var path: String?
     /// The individual problems behind this error, such as every non-inferable change of a step.
     public var failures: [MigrationError]
+    /// The error that caused this one, kept as it was thrown; nil when this one is the first.
+    public var underlyingError: (any Error)? {
+        get { cause?.error }
+        set { cause = newValue.map(ErrorCause.init) }
+    }
+    /// ``underlyingError``, in a form that leaves the error's equality to its code and context.
+    private var cause: ErrorCause?
 
     /// Creates an error.
     ///
@@ -86,9 +94,11 @@ public struct MigrationError: Error, Sendable, Hashable {
     ///   - position: The character offset in the value expression involved.
     ///   - version: The model version involved.
     ///   - failures: The individual problems this error gathers.
+    ///   - underlyingError: The error that caused this one, such as a store's error during a migration.
     public init(
         _ code: Code, _ message: String, mapping: String? = nil, entity: String? = nil,
-        property: String? = nil, position: Int? = nil, version: String? = nil, failures: [MigrationError] = []
+        property: String? = nil, position: Int? = nil, version: String? = nil, failures: [MigrationError] = [],
+        underlyingError: (any Error)? = nil
     ) {
         self.code = code
         self.message = message
@@ -99,6 +109,7 @@ public struct MigrationError: Error, Sendable, Hashable {
         self.versionName = version
         self.path = nil
         self.failures = failures
+        self.underlyingError = underlyingError
     }
 
     // MARK: - Adding context

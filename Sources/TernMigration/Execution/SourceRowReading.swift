@@ -67,7 +67,7 @@ public enum SourceRowReading {
         } catch {
             throw MigrationError(
                 .invalidMapping, "The filter cannot be evaluated: \(error.message)", mapping: mapping.name,
-                entity: reference.entityName)
+                entity: reference.entityName, underlyingError: error)
         }
     }
 
@@ -85,7 +85,7 @@ public enum SourceRowReading {
                 case .destinationInstances: return .single(nil)
                 }
             } catch {
-                throw TernError(.invalidPredicate, error.message, entity: reference.entityName)
+                throw TernError(.invalidPredicate, error.message, entity: reference.entityName, underlyingError: error)
             }
         }
     }

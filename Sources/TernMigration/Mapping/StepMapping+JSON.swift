@@ -36,9 +36,9 @@ extension StepMapping {
         do {
             file = try JSONDecoder().decode(MappingFileJSON.self, from: jsonData)
         } catch let error as DecodingError {
-            throw MigrationError(.unreadableMappingFile, "The mapping file is not valid: \(Self.describe(error))")
+            throw MigrationError(.unreadableMappingFile, "The mapping file is not valid: \(Self.describe(error))", underlyingError: error)
         } catch {
-            throw MigrationError(.unreadableMappingFile, "The mapping file is not valid JSON")
+            throw MigrationError(.unreadableMappingFile, "The mapping file is not valid JSON", underlyingError: error)
         }
         var passes: [MappingModel] = []
         if let filePasses = file.passes {
@@ -104,7 +104,7 @@ extension StepMapping {
         do {
             return try encoder.encode(file)
         } catch {
-            throw MigrationError(.unreadableMappingFile, "The mapping could not be encoded as JSON")
+            throw MigrationError(.unreadableMappingFile, "The mapping could not be encoded as JSON", underlyingError: error)
         }
     }
 
@@ -259,7 +259,7 @@ private struct EntityMappingJSON: Codable {
                 predicate = try FetchPredicate(filter)
             } catch {
                 throw MigrationError(
-                    .invalidMapping, "The filter does not parse: \(error.message)", mapping: mappingName, entity: source)
+                    .invalidMapping, "The filter does not parse: \(error.message)", mapping: mappingName, entity: source, underlyingError: error)
             }
         }
         var mapping = EntityMapping(

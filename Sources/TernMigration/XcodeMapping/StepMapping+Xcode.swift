@@ -183,7 +183,7 @@ extension XcodeMappingDescription {
                         throw MigrationError(
                             .invalidMapping, "'\(property.valueExpression.map(String.init(describing:)) ?? "")' cannot be written "
                                 + "to an Xcode mapping model: \(error.reason)",
-                            mapping: entity.name, entity: entity.destinationEntityName, property: property.name)
+                            mapping: entity.name, entity: entity.destinationEntityName, property: property.name, underlyingError: error)
                     }
                 }
                 return result

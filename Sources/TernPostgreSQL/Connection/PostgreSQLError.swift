@@ -1,3 +1,5 @@
+public import TernCore
+
 /// An error of the PostgreSQL store: a failure reported by the server or by libpq, or a database
 /// that does not hold a Core Data layout.
 ///
@@ -12,7 +14,7 @@
 ///     print("the server cannot be reached")
 /// }
 /// ```
-public struct PostgreSQLError: Error, Sendable, Hashable {
+public struct PostgreSQLError: CodedError, Sendable, Hashable {
     /// A kind of failure. New codes may be added in any release: match on the ones you handle.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's stable spelling.
@@ -54,6 +56,13 @@ public struct PostgreSQLError: Error, Sendable, Hashable {
     public var message: String
     /// The SQL statement involved, if any, with `$n` placeholders in place of values.
     public var sql: String?
+    /// The error that caused this one, kept as it was thrown; nil when this one is the first.
+    public var underlyingError: (any Error)? {
+        get { cause?.error }
+        set { cause = newValue.map(ErrorCause.init) }
+    }
+    /// ``underlyingError``, in a form that leaves the error's equality to its code and context.
+    private var cause: ErrorCause?
 
     /// Creates an error.
     ///
@@ -62,11 +71,15 @@ public struct PostgreSQLError: Error, Sendable, Hashable {
     ///   - message: What went wrong and what to do.
     ///   - sqlState: The server's SQLSTATE.
     ///   - sql: The statement involved.
-    public init(_ code: Code, _ message: String, sqlState: String? = nil, sql: String? = nil) {
+    ///   - underlyingError: The error that caused this one.
+    public init(
+        _ code: Code, _ message: String, sqlState: String? = nil, sql: String? = nil, underlyingError: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.sqlState = sqlState
         self.sql = sql
+        self.underlyingError = underlyingError
     }
 }
 

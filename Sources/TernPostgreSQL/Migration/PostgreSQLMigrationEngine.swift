@@ -319,13 +319,13 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
         } catch let error as PostgreSQLError {
             throw failure(error)
         } catch {
-            throw MigrationError(.storeFailure, "The store failed while migrating: \(error)")
+            throw MigrationError(.storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
         }
     }
 
     /// A migration error for a server failure.
     static func failure(_ error: PostgreSQLError) -> MigrationError {
-        MigrationError(.storeFailure, "The store failed while migrating: \(error)")
+        MigrationError(.storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
     }
 
     /// Writes the pending destination rows: one `COPY` per table, each in creation order.

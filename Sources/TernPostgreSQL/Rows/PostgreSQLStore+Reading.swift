@@ -75,7 +75,7 @@ extension PostgreSQLStore {
             rowPlans.withLock { $0[number] = plan }
             return plan
         } catch {
-            throw PostgreSQLError(.schemaMismatch, error.message)
+            throw PostgreSQLError(.schemaMismatch, error.message, underlyingError: error)
         }
     }
 
@@ -156,7 +156,7 @@ extension PostgreSQLStore {
             throw PostgreSQLError(
                 .invalidValue,
                 "\(entity).\(attribute.name) of row \(primaryKey.map(String.init) ?? "?") holds a value a "
-                    + "\(attribute.type.xcodeName) attribute cannot read.")
+                    + "\(attribute.type.xcodeName) attribute cannot read.", underlyingError: error)
         }
     }
 

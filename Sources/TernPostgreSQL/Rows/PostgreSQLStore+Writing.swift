@@ -152,7 +152,7 @@ extension PostgreSQLStore {
             try connection.copy(into: layout.table, columns: columns, rows: data)
         } catch {
             guard error.sqlState == "23505" else { throw error }
-            throw TernError(.constraintConflict, "the save would break a uniqueness constraint")
+            throw TernError(.constraintConflict, "the save would break a uniqueness constraint", underlyingError: error)
         }
     }
 
@@ -212,7 +212,7 @@ extension PostgreSQLStore {
             failure.objectID = objectID(reference)
             throw TernError(
                 .constraintConflict, "the save would break a uniqueness constraint; change the values or merge the objects",
-                objectID: nil, failures: [failure])
+                objectID: nil, failures: [failure], underlyingError: error)
         }
     }
 

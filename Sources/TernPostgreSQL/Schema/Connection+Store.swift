@@ -243,7 +243,9 @@ extension Connection {
         do {
             return try ModelCache.decode(content)
         } catch {
-            throw PostgreSQLError(.schemaMismatch, "The store's model cache cannot be decoded (\(error)); open it with its model.")
+            throw PostgreSQLError(
+                .schemaMismatch, "The store's model cache cannot be decoded (\(error)); open it with its model.",
+                underlyingError: error)
         }
     }
 
@@ -268,7 +270,7 @@ extension Connection {
         do {
             return try StoreSchema(model: model, primaryKeyRows: rows, actualColumns: columns)
         } catch {
-            throw PostgreSQLError(.schemaMismatch, error.message)
+            throw PostgreSQLError(.schemaMismatch, error.message, underlyingError: error)
         }
     }
 }

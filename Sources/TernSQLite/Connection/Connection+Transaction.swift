@@ -62,7 +62,7 @@ extension Connection {
                     throw error
                 } catch {
                     failure = error
-                    throw SQLiteError(.sqliteFailure, "The transaction was rolled back.")
+                    throw SQLiteError(.sqliteFailure, "The transaction was rolled back.", underlyingError: error)
                 }
             }
         } catch {

@@ -1,3 +1,5 @@
+public import TernCore
+
 /// An error of the SQLite store: a failure reported by SQLite, or a store that does not have
 /// Core Data's layout.
 ///
@@ -12,7 +14,7 @@
 ///     print("not a SQLite file")
 /// }
 /// ```
-public struct SQLiteError: Error, Sendable, Hashable {
+public struct SQLiteError: CodedError, Sendable, Hashable {
     /// A kind of failure. New codes may be added in any release: match on the ones you handle.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         /// The code's stable spelling.
@@ -64,6 +66,13 @@ public struct SQLiteError: Error, Sendable, Hashable {
     public var sql: String?
     /// The file involved, if any.
     public var path: String?
+    /// The error that caused this one, kept as it was thrown; nil when this one is the first.
+    public var underlyingError: (any Error)? {
+        get { cause?.error }
+        set { cause = newValue.map(ErrorCause.init) }
+    }
+    /// ``underlyingError``, in a form that leaves the error's equality to its code and context.
+    private var cause: ErrorCause?
 
     /// Creates an error.
     ///
@@ -74,9 +83,10 @@ public struct SQLiteError: Error, Sendable, Hashable {
     ///   - extendedResultCode: SQLite's extended result code.
     ///   - sql: The statement involved.
     ///   - path: The file involved.
+    ///   - underlyingError: The error that caused this one.
     public init(
         _ code: Code, _ message: String, resultCode: Int? = nil, extendedResultCode: Int? = nil,
-        sql: String? = nil, path: String? = nil
+        sql: String? = nil, path: String? = nil, underlyingError: (any Error)? = nil
     ) {
         self.code = code
         self.message = message
@@ -84,6 +94,7 @@ public struct SQLiteError: Error, Sendable, Hashable {
         self.extendedResultCode = extendedResultCode
         self.sql = sql
         self.path = path
+        self.underlyingError = underlyingError
     }
 }
 

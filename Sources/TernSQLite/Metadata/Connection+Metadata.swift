@@ -18,7 +18,7 @@ extension Connection {
             if error.code == .notADatabase {
                 throw SQLiteError(
                     .notADatabase, "The file is not a SQLite database; pick a Core Data SQLite store.",
-                    resultCode: error.resultCode, extendedResultCode: error.extendedResultCode, path: path)
+                    resultCode: error.resultCode, extendedResultCode: error.extendedResultCode, path: path, underlyingError: error)
             }
             var located = error
             located.path = path

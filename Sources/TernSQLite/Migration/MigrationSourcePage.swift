@@ -176,7 +176,7 @@ final class MigrationSourcePage: @unchecked Sendable {
             throw SQLiteError(
                 .invalidValue,
                 "\(plan.layout.name).\(attribute.name) of row \(keys[index]) holds a value a "
-                    + "\(attribute.type.xcodeName) attribute cannot read.", path: store.url.path)
+                    + "\(attribute.type.xcodeName) attribute cannot read.", path: store.url.path, underlyingError: error)
         }
     }
 

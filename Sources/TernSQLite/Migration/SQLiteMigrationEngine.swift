@@ -343,7 +343,7 @@ final class SQLiteMigrationEngine: MigrationManager {
         } catch let error as SQLiteError {
             throw failure(error)
         } catch {
-            throw MigrationError(.storeFailure, "The store failed while migrating: \(error)")
+            throw MigrationError(.storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
         }
     }
 
@@ -358,7 +358,7 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     /// A migration error for a SQLite failure.
     static func failure(_ error: SQLiteError) -> MigrationError {
-        var failure = MigrationError(.storeFailure, "The store failed while migrating: \(error)")
+        var failure = MigrationError(.storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
         failure.path = error.path
         return failure
     }

@@ -68,7 +68,7 @@ extension SQLiteStoreMigrator {
             throw SQLiteError(
                 .ioFailure,
                 "The migrated store replaced the old one, but the folder could not be flushed to disk (\(error.message)); "
-                    + "a power cut before the disk catches up could bring the old store back", path: store.path)
+                    + "a power cut before the disk catches up could bring the old store back", path: store.path, underlyingError: error)
         }
         // Both are empty or absent after the checkpoint; an empty log carries nothing into the new file.
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }

@@ -52,7 +52,7 @@ struct ExternalDataStore {
             } catch {
                 throw SQLiteError(
                     .invalidExternalData, "The external data file is missing or unreadable; copy the store with its _SUPPORT folder.",
-                    path: file.path)
+                    path: file.path, underlyingError: error)
             }
         default:
             // Stores written before the marker convention keep raw bytes.
@@ -96,7 +96,9 @@ struct ExternalDataStore {
             throw error
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw SQLiteError(.ioFailure, "Cannot write external data (\(error.localizedDescription)); check the disk.", path: file.path)
+            throw SQLiteError(
+                .ioFailure, "Cannot write external data (\(error.localizedDescription)); check the disk.", path: file.path,
+                underlyingError: error)
         }
         return Data([Self.externalMarker]) + Data(name.utf8) + Data([0])
     }

@@ -43,7 +43,7 @@ extension SQLiteStore {
         } catch {
             throw SQLiteError(
                 .schemaMismatch, "The store's model cache (Z_MODELCACHE) cannot be decoded (\(error)); "
-                    + "open the store with its model.", path: path)
+                    + "open the store with its model.", path: path, underlyingError: error)
         }
     }
 

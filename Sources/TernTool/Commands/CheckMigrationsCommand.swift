@@ -165,7 +165,7 @@ struct CheckMigrationsCommand: Command {
     /// A failure in one line of at most 120 characters: the migration's own message when it
     /// failed, the check's otherwise (the whole text is on stderr).
     static func summary(of failure: MigrationTestError) -> String {
-        let text = (failure.underlying as? MigrationError)?.message ?? failure.message
+        let text = (failure.underlyingError as? MigrationError)?.message ?? failure.message
         let line = text.split(separator: "\n").first.map(String.init) ?? text
         return line.count > 120 ? String(line.prefix(119)) + "…" : line
     }
