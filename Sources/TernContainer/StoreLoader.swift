@@ -21,20 +21,24 @@ struct StoreLoader: Sendable {
         if description.kind == .inMemory { return try await loadInMemory() }
         var lock: StoreLock?
         defer { lock?.release() }
+        // The store's type, once read: each file is detected once on the way to the open store.
+        var kind: StoreKind?
         if !description.options.isReadOnly {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             // Another process loading the same store (an app extension) finishes first.
             lock = try await StoreLock.acquire(for: url, timeout: description.options.lockTimeout) {
                 emit(.waitingForStoreLock(url))
             }
-            try await locate()
-            if FileManager.default.fileExists(atPath: url.path) { try await migrateIfNeeded(url) }
+            // A store moved or copied in is migrated on the way; one already in place here.
+            kind = try await locate()
+            if kind == nil, FileManager.default.fileExists(atPath: url.path) { kind = try await migrateIfNeeded(url) }
         }
         let exists = FileManager.default.fileExists(atPath: url.path)
         let current = model.currentVersion.model
         let store: any PersistentStore
         if exists || description.kind == .sqlite {
-            store = try StoreFiles.open(at: url, kind: exists ? nil : .sqlite, model: current, isReadOnly: description.options.isReadOnly)
+            store = try StoreFiles.open(
+                at: url, kind: exists ? kind : .sqlite, model: current, isReadOnly: description.options.isReadOnly)
         } else {
             store = try await StoreFiles.create(at: url, kind: description.kind, model: current)
         }
@@ -59,8 +63,9 @@ struct StoreLoader: Sendable {
 
     /// Makes sure the current location holds the store if any location does: recovers an
     /// interrupted move, reports stray legacy stores, moves the first legacy store found, or
-    /// copies the seed store.
-    private func locate() async throws {
+    /// copies the seed store. Returns the type of a store it moved or copied in (and migrated),
+    /// nil when it placed none.
+    private func locate() async throws -> StoreKind? {
         let url = description.url
         let manager = FileManager.default
         if let pending = try StoreRelocation.pending(for: url) {
@@ -76,39 +81,46 @@ struct StoreLoader: Sendable {
         }
         if manager.fileExists(atPath: url.path) {
             for stray in legacy { emit(.strayLegacyStore(at: stray, current: url)) }
-            return
+            return nil
         }
         if let first = legacy.first {
             // The legacy store is moved and then removed: roll back what a crashed writer left first.
-            try Self.recoverInterruptedWrite(at: first)
-            let version = (try? StoreFiles.metadata(at: first)).flatMap { model.version(matching: $0)?.name }
+            let kind = try StoreFiles.kind(ofStoreAt: first)
+            if kind == .sqlite { try SQLiteStore.recoverInterruptedWrite(at: first) }
+            let version = (try? StoreFiles.metadata(at: first, kind: kind)).flatMap { model.version(matching: $0)?.name }
             emit(.foundLegacyStore(at: first, version: version))
             let move = StoreRelocation(source: first.path, destination: url.path, phase: StoreRelocation.copying, removesSource: true)
-            let kept = try await move.run(migrate: migrateIfNeeded)
+            // The copy has the source's type.
+            let kept = try await move.run(sourceKind: kind) { _ = try await migrateIfNeeded($0, kind: kind) }
             emit(.movedStore(from: first, to: url))
             if let kept { emit(.legacyStoreNotRemoved(at: first, current: url, reason: kept)) }
             for stray in legacy.dropFirst() { emit(.strayLegacyStore(at: stray, current: url)) }
+            return kind
         } else if case .store(let seed)? = description.seed {
+            let kind = try StoreFiles.kind(ofStoreAt: seed)
             let copy = StoreRelocation(source: seed.path, destination: url.path, phase: StoreRelocation.copying, removesSource: false)
-            try await copy.run(migrate: migrateIfNeeded)
+            try await copy.run(sourceKind: kind) { _ = try await migrateIfNeeded($0, kind: kind) }
             emit(.copiedSeedStore(from: seed, to: url))
+            return kind
         }
+        return nil
     }
 
     // MARK: - Migrating
 
-    /// Rolls back what a crashed writer left in a SQLite store the container is about to open
-    /// read-write anyway (read-only peeks at its metadata would refuse it otherwise).
-    private static func recoverInterruptedWrite(at url: URL) throws {
-        if try StoreFiles.kind(ofStoreAt: url) == .sqlite { try SQLiteStore.recoverInterruptedWrite(at: url) }
-    }
-
-    /// Migrates the store at `url` in place to the current model version, when another version wrote it.
-    private func migrateIfNeeded(_ url: URL) async throws {
-        try Self.recoverInterruptedWrite(at: url)
-        let metadata = try StoreFiles.metadata(at: url)
+    /// Migrates the store at `url` in place to the current model version, when another version
+    /// wrote it; returns its type. `kind` is the type when the caller knows it; the file is read
+    /// for it otherwise.
+    ///
+    /// What a crashed writer left in a SQLite store is rolled back first: the container opens it
+    /// read-write anyway, and the read-only read of its metadata would refuse it otherwise.
+    private func migrateIfNeeded(_ url: URL, kind: StoreKind? = nil) async throws -> StoreKind {
+        let kind = try kind ?? StoreFiles.kind(ofStoreAt: url)
+        let metadata =
+            try kind == .sqlite
+            ? SQLiteStore.metadataRecoveringInterruptedWrite(at: url) : StoreFiles.metadata(at: url, kind: kind)
         let current = model.currentVersion
-        guard !current.model.isCompatible(with: metadata) else { return }
+        guard !current.model.isCompatible(with: metadata) else { return kind }
         let writer = model.version(matching: metadata)?.name
         guard description.migration.isAutomatic else {
             throw TernError(
@@ -120,11 +132,13 @@ struct StoreLoader: Sendable {
         let progress = Progress(totalUnitCount: 1)
         let options = MigrationOptions(batchSize: description.options.migrationBatchSize, policies: description.migration.policies)
         let report = try await reportingProgress(progress, phase: .migrating, of: url) {
-            // SQLite stores stream through StoreMigrator; binary and XML stores are migrated whole.
+            // SQLite stores stream in batches; binary and XML stores are migrated whole.
             try await StoreMigrator().migrateStore(
-                at: .file(url), model: model, mappings: description.migration.mappings, options: options, progress: progress)
+                resolvedAt: url, kind: kind, metadata: metadata, model: model, mappings: description.migration.mappings,
+                options: options, progress: progress)
         }
         emit(.migrated(store: url, steps: report.plan.steps.count))
+        return kind
     }
 
     // MARK: - Seeding

@@ -119,14 +119,15 @@ struct StoreRelocation: Codable, Sendable, Hashable {
     /// Copies the source to the destination, migrates it there, and then, for a move, removes
     /// the source. `migrate` runs on the new copy, between the copy and the clean-up.
     ///
+    /// - Parameter sourceKind: The source's type, when the caller has read it; read from the file when nil.
     /// - Returns: Why the source was kept when it could not be removed, or nil.
     @discardableResult
-    func run(migrate: (URL) async throws -> Void) async throws -> String? {
+    func run(sourceKind: StoreKind? = nil, migrate: (URL) async throws -> Void) async throws -> String? {
         let sourceURL = URL(fileURLWithPath: source)
         let destinationURL = URL(fileURLWithPath: destination)
         try record()
         do {
-            try StoreFiles.replace(at: destinationURL, withStoreAt: sourceURL)
+            try StoreFiles.replace(at: destinationURL, withStoreAt: sourceURL, sourceKind: sourceKind)
             try FileSystem.synchronizeFile(atPath: destinationURL.path)
             try await migrate(destinationURL)
         } catch {

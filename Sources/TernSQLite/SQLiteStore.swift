@@ -203,6 +203,22 @@ public actor SQLiteStore {
         return hasTables
     }
 
+    /// A store's metadata, read after rolling back what a crashed writer left (as
+    /// ``recoverInterruptedWrite(at:)``), on one connection when there is nothing to roll back:
+    /// what a writer of the store reads before it plans its work.
+    ///
+    /// - Parameter url: The store file.
+    /// - Returns: The metadata.
+    /// - Throws: ``SQLiteError`` as ``metadata(at:)`` and ``recoverInterruptedWrite(at:)`` do.
+    package static func metadataRecoveringInterruptedWrite(at url: URL) throws -> StoreMetadata {
+        do {
+            return try metadata(at: url)
+        } catch let error as SQLiteError where error.code == .needsRecovery {
+            try recoverInterruptedWrite(at: url)
+            return try metadata(at: url)
+        }
+    }
+
     /// Opens a connection to a file that must already exist.
     static func openExisting(_ url: URL, configuration: SQLiteConfiguration) throws(SQLiteError) -> Connection {
         guard FileManager.default.fileExists(atPath: url.path) else {

@@ -51,6 +51,8 @@ package struct AtomicStoreMigrator: Sendable {
     ///   - options: Destination, batch size (for progress and cancellation checks), policies.
     ///   - progress: Updated with one child per step, counting source objects.
     ///   - onEvent: Called with each event, in order.
+    ///   - recoveredMetadata: The store's metadata, when the caller has already rolled back
+    ///     what a crashed writer left and read it; read here when nil.
     /// - Returns: What was done.
     /// - Throws: ``TernMigration/MigrationError`` (code `cancelled` when the task is cancelled: the
     ///   source is unchanged), ``TernCore/TernError`` when a store cannot be read or written, or a
@@ -60,7 +62,8 @@ package struct AtomicStoreMigrator: Sendable {
     package func migrateStore(
         at url: URL, sourceKind: StoreKind? = nil, model: VersionedModel, to target: String? = nil,
         mappings: [StepMapping] = [], kind: StoreKind? = nil, options: MigrationOptions = MigrationOptions(),
-        progress: Progress? = nil, onEvent: (@Sendable (MigrationEvent) -> Void)? = nil
+        progress: Progress? = nil, onEvent: (@Sendable (MigrationEvent) -> Void)? = nil,
+        recoveredMetadata: StoreMetadata? = nil
     ) async throws -> MigrationReport {
         let emit = onEvent ?? { _ in }
         let sourceKind = try sourceKind ?? StoreFiles.kind(ofStoreAt: url)
@@ -80,9 +83,16 @@ package struct AtomicStoreMigrator: Sendable {
                 .unsupported, "a file already exists at the destination; choose a new path or remove it",
                 path: destination.path)
         }
-        // Migrating in place writes the store: roll back what a crashed writer left first.
-        if sourceKind == .sqlite, options.destinationURL == nil { try SQLiteStore.recoverInterruptedWrite(at: url) }
-        let metadata = try StoreFiles.metadata(at: url)
+        // Migrating in place writes the store: roll back what a crashed writer left first (unless
+        // the caller did, and hands the metadata it read).
+        let metadata: StoreMetadata
+        if let recoveredMetadata {
+            metadata = recoveredMetadata
+        } else if sourceKind == .sqlite, options.destinationURL == nil {
+            metadata = try SQLiteStore.metadataRecoveringInterruptedWrite(at: url)
+        } else {
+            metadata = try StoreFiles.metadata(at: url, kind: sourceKind)
+        }
         let plan = try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target)
         try plan.requireExecutable()
         emit(.planned(plan))

@@ -1,5 +1,5 @@
 public import Foundation
-import TernCore
+package import TernCore
 import TernSQLite
 
 extension StoreFiles {
@@ -25,10 +25,21 @@ extension StoreFiles {
     ///   reading the source or writing the destination.
     /// - Complexity: O(*n*) in the size of the source; SQLite copies stream page by page.
     public static func replace(at destination: URL, withStoreAt source: URL) throws {
+        try replace(at: destination, withStoreAt: source, sourceKind: nil)
+    }
+
+    /// ``replace(at:withStoreAt:)``, for a caller that has already read the source's type.
+    ///
+    /// - Parameters:
+    ///   - destination: The store file to replace; it need not exist. Close it first.
+    ///   - source: The store to copy; it may be open.
+    ///   - sourceKind: The source's type; read from the file when nil.
+    /// - Throws: As ``replace(at:withStoreAt:)``.
+    package static func replace(at destination: URL, withStoreAt source: URL, sourceKind: StoreKind?) throws {
         guard source.standardizedFileURL.path != destination.standardizedFileURL.path else {
             throw TernError(.unsupported, "a store cannot replace itself; pick another destination", path: source.path)
         }
-        let kind = try kind(ofStoreAt: source)
+        let kind = try sourceKind ?? self.kind(ofStoreAt: source)
         if FileManager.default.fileExists(atPath: destination.path),
             (try? self.kind(ofStoreAt: destination)) != kind {
             try destroy(at: destination)

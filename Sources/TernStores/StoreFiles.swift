@@ -41,6 +41,7 @@ public enum StoreFiles {
     ///   ``TernError/Code/unreadableStore`` when it cannot be read or is of no known type.
     /// - Complexity: Reads at most 64 bytes.
     public static func kind(ofStoreAt url: URL) throws -> StoreKind {
+        StoreAccessLog.record(.typeDetected, path: url.path)
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw TernError(.objectNotFound, "there is no store file at this path; check the path", path: url.path)
         }
@@ -72,7 +73,18 @@ public enum StoreFiles {
     ///   a SQLite file that is not a Core Data store.
     /// - Complexity: Proportional to the metadata, not to the store.
     public static func metadata(at url: URL) throws -> StoreMetadata {
-        switch try kind(ofStoreAt: url) {
+        try metadata(at: url, kind: nil)
+    }
+
+    /// A store file's metadata, for a caller that has already read the file's type.
+    ///
+    /// - Parameters:
+    ///   - url: The store file.
+    ///   - kind: Its type; read from the file when nil.
+    /// - Returns: The metadata.
+    /// - Throws: As ``metadata(at:)``.
+    package static func metadata(at url: URL, kind: StoreKind?) throws -> StoreMetadata {
+        switch try kind ?? self.kind(ofStoreAt: url) {
         case .sqlite: try SQLiteStore.metadata(at: url)
         case .binary: try BinaryStore.metadata(at: url)
         default: try XMLStore.metadata(at: url)

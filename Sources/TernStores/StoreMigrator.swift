@@ -145,6 +145,33 @@ public struct StoreMigrator: Sendable {
         }
     }
 
+    /// Migrates a store file whose type the caller has read, and whose metadata it has read
+    /// after rolling back what a crashed writer left: the container's way in, so that the file is
+    /// neither detected nor opened again for what is already known.
+    ///
+    /// - Parameters:
+    ///   - url: The store file.
+    ///   - kind: Its type: SQLite, binary or XML.
+    ///   - metadata: Its metadata, read after recovery.
+    ///   - model: The app's versioned model.
+    ///   - mappings: Explicit mappings for some steps; the others are inferred.
+    ///   - options: Strategy, batch size, policies; no destination.
+    ///   - progress: Updated with one child per step, counting source objects.
+    /// - Returns: What was done.
+    /// - Throws: As ``migrateStore(at:model:to:mappings:kind:options:progress:onEvent:)``.
+    package func migrateStore(
+        resolvedAt url: URL, kind: StoreKind, metadata: StoreMetadata, model: VersionedModel, mappings: [StepMapping],
+        options: MigrationOptions, progress: Progress?
+    ) async throws -> MigrationReport {
+        if kind == .sqlite {
+            return try await SQLiteStoreMigrator().migrateStore(
+                at: url, model: model, mappings: mappings, options: options, progress: progress, recoveredMetadata: metadata)
+        }
+        return try await AtomicStoreMigrator().migrateStore(
+            at: url, sourceKind: kind, model: model, mappings: mappings, options: options, progress: progress,
+            recoveredMetadata: metadata)
+    }
+
     // MARK: - Non public
 
     /// Copies a store at its own version into a destination where one end is PostgreSQL, then

@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import TernCore
 
 /// A SQLite connection: the one owner of a `sqlite3` handle, closed with `sqlite3_close_v2`
 /// in `deinit`.
@@ -53,6 +54,7 @@ package final class Connection {
             throw error
         }
         self.handle = database
+        StoreAccessLog.record(.connectionOpened, path: path)
         sqlite3_extended_result_codes(database, 1)
         let milliseconds = configuration.busyTimeout.components.seconds * 1000
             + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000

@@ -76,6 +76,8 @@ package struct SQLiteStoreMigrator: Sendable {
     ///   - options: Destination, batch size, policies.
     ///   - progress: Updated with one child per step, counting source objects.
     ///   - onEvent: Called with each event, in order.
+    ///   - recoveredMetadata: The store's metadata, when the caller has already rolled back
+    ///     what a crashed writer left and read it; read here when nil.
     /// - Returns: What was done.
     /// - Throws: ``TernMigration/MigrationError`` (code `cancelled` when the task is cancelled: the
     ///   source is unchanged), or ``SQLiteError`` when a store cannot be read or written.
@@ -84,15 +86,18 @@ package struct SQLiteStoreMigrator: Sendable {
     package func migrateStore(
         at url: URL, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = [],
         options: MigrationOptions = MigrationOptions(), progress: Progress? = nil,
-        onEvent: (@Sendable (MigrationEvent) -> Void)? = nil
+        onEvent: (@Sendable (MigrationEvent) -> Void)? = nil, recoveredMetadata: StoreMetadata? = nil
     ) async throws -> MigrationReport {
         let emit = onEvent ?? { _ in }
         let cleaned = try Self.removeLeftovers(of: url)
         if !cleaned.isEmpty { emit(.cleanedUp(files: cleaned)) }
         // Migrating in place writes the store: roll back what a crashed writer left first. A
         // migration to a destination leaves the source as it is, so such a source is refused.
-        if options.destinationURL == nil { try SQLiteStore.recoverInterruptedWrite(at: url) }
-        let metadata = try SQLiteStore.metadata(at: url)
+        // A caller that did both already hands the metadata it read.
+        let metadata =
+            try recoveredMetadata
+            ?? (options.destinationURL == nil
+                ? SQLiteStore.metadataRecoveringInterruptedWrite(at: url) : SQLiteStore.metadata(at: url))
         let plan = try Self.checkingData(
             of: try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target), at: url, model: model)
         try plan.requireExecutable()
