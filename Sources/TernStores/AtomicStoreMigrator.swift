@@ -97,13 +97,9 @@ package struct AtomicStoreMigrator: Sendable {
         try plan.requireExecutable()
         emit(.planned(plan))
         var journal = MigrationJournal(metadata: metadata)
-        var edited: [String] = []
-        for step in plan.steps {
-            if let entry = journal.entry(from: step.from, to: step.to), entry.checksum != step.mappingChecksum {
-                edited.append("\(step.from) → \(step.to)")
-                emit(.editedMapping(from: step.from, to: step.to))
-            }
-        }
+        let editedSteps = journal.editedSteps(of: plan)
+        for step in editedSteps { emit(.editedMapping(from: step.from, to: step.to)) }
+        let edited = editedSteps.map { "\($0.from) → \($0.to)" }
         var report = MigrationReport(
             following: plan, at: finalURL, objectsPerStep: [], editedMappings: edited, cleanedUpFiles: cleaned)
         if plan.isEmpty, kind == sourceKind, options.destinationURL == nil {

@@ -124,19 +124,7 @@ public final class ChildProcess: Sendable {
     /// - Throws: ``Failure`` naming the command once the child was killed and reaped.
     /// - Complexity: Polls every few milliseconds until the child ends.
     public func waitUntilExit(timeout: Duration) throws(Failure) {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        var pause = 500_000  // nanoseconds, doubled up to 10 ms
-        while reap() == nil {
-            guard clock.now < deadline else {
-                kill(processIdentifier, SIGKILL)
-                while reap() == nil { usleep(1_000) }
-                throw Failure(description: "\(commandLine) was still running after \(timeout); it was killed")
-            }
-            var interval = timespec(tv_sec: 0, tv_nsec: pause)
-            nanosleep(&interval, nil)
-            pause = min(pause * 2, 10_000_000)
-        }
+        _ = try poll(timeout: timeout, failure: "was still running after \(timeout)") { reap() == nil ? nil : () }
     }
 
     /// Waits until the child has written a whole first line to ``standardOutputPath``, such as a
@@ -147,20 +135,28 @@ public final class ChildProcess: Sendable {
     /// - Throws: ``Failure`` naming the command once the child was killed and reaped.
     /// - Complexity: Polls every few milliseconds, rereading the output each time.
     public func firstLine(timeout: Duration) throws(Failure) -> String? {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        var pause = 500_000  // nanoseconds, doubled up to 10 ms
-        while true {
+        try poll(timeout: timeout, failure: "wrote no line in \(timeout)") { () -> String?? in
             let ended = !isRunning
             let output = FileManager.default.contents(atPath: standardOutputPath) ?? Data()
             if let end = output.firstIndex(of: UInt8(ascii: "\n")) {
-                return String(decoding: output[..<end], as: UTF8.self)
+                return .some(String(decoding: output[..<end], as: UTF8.self))
             }
-            if ended { return nil }
+            return ended ? .some(nil) : nil
+        }
+    }
+
+    /// Calls `check` every few milliseconds (500 µs, doubled up to 10 ms) until it gives a value;
+    /// kills and reaps the child and throws, naming `failure`, once `timeout` has passed.
+    private func poll<Value>(timeout: Duration, failure: String, _ check: () -> Value?) throws(Failure) -> Value {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var pause = 500_000  // nanoseconds
+        while true {
+            if let value = check() { return value }
             guard clock.now < deadline else {
                 kill(processIdentifier, SIGKILL)
                 while reap() == nil { usleep(1_000) }
-                throw Failure(description: "\(commandLine) wrote no line in \(timeout); it was killed")
+                throw Failure(description: "\(commandLine) \(failure); it was killed")
             }
             var interval = timespec(tv_sec: 0, tv_nsec: pause)
             nanosleep(&interval, nil)

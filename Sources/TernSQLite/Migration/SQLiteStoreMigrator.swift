@@ -103,14 +103,10 @@ package struct SQLiteStoreMigrator: Sendable {
         try plan.requireExecutable()
         emit(.planned(plan))
         var journal = MigrationJournal(metadata: metadata)
-        var edited: [String] = []
-        for step in plan.steps {
-            // Steps that already ran appear again only when the store went back to an older version.
-            if let entry = journal.entry(from: step.from, to: step.to), entry.checksum != step.mappingChecksum {
-                edited.append("\(step.from) → \(step.to)")
-                emit(.editedMapping(from: step.from, to: step.to))
-            }
-        }
+        // Steps that already ran appear again only when the store went back to an older version.
+        let editedSteps = journal.editedSteps(of: plan)
+        for step in editedSteps { emit(.editedMapping(from: step.from, to: step.to)) }
+        let edited = editedSteps.map { "\($0.from) → \($0.to)" }
         let finalURL = options.destinationURL ?? url
         var report = MigrationReport(
             following: plan, at: finalURL, objectsPerStep: [], editedMappings: edited, cleanedUpFiles: cleaned)
