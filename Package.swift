@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "TernCore", targets: ["TernCore"]),
         .library(name: "TernFormats", targets: ["TernFormats"]),
+        .library(name: "TernRelational", targets: ["TernRelational"]),
         .library(name: "TernSQLite", targets: ["TernSQLite"]),
         .library(name: "TernMigration", targets: ["TernMigration"]),
         .library(name: "TernBinaryStore", targets: ["TernBinaryStore"]),
@@ -49,20 +50,26 @@ let package = Package(
         .target(name: "TernCore", dependencies: ["CCrypto"], swiftSettings: swiftSettings),
         .target(name: "TernFormats", dependencies: ["TernCore", "CZlib"], swiftSettings: swiftSettings),
         .target(
-            name: "TernSQLite", dependencies: ["TernCore", "TernFormats", "TernMigration", "CSQLite"],
+            name: "TernRelational", dependencies: ["TernCore", "TernFormats", "TernMigration"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "TernSQLite", dependencies: ["TernCore", "TernFormats", "TernMigration", "TernRelational", "CSQLite"],
             swiftSettings: swiftSettings),
         .target(name: "TernMigration", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
         .target(
             name: "TernBinaryStore", dependencies: ["TernCore", "TernFormats", "CZlib"], swiftSettings: swiftSettings),
         .target(name: "TernXMLStore", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
         .target(
-            name: "TernPostgreSQL", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "CPostgreSQL"],
+            name: "TernPostgreSQL",
+            dependencies: ["TernCore", "TernFormats", "TernRelational", "TernSQLite", "TernMigration", "CPostgreSQL"],
             swiftSettings: swiftSettings),
         .target(
             name: "TernSync", dependencies: ["TernCore", "TernSQLite", "TernPostgreSQL"], swiftSettings: swiftSettings),
         .target(
             name: "TernStores",
-            dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernBinaryStore", "TernXMLStore", "TernPostgreSQL"],
+            dependencies: ["TernCore", "TernFormats", "TernRelational", "TernSQLite", "TernMigration", "TernBinaryStore", "TernXMLStore",
+                "TernPostgreSQL",
+            ],
             swiftSettings: swiftSettings),
         .target(
             name: "TernMigrationTesting", dependencies: ["TernCore", "TernMigration", "TernSQLite", "TernStores"],
@@ -84,7 +91,8 @@ let package = Package(
         .target(
             name: "TernTool",
             dependencies: [
-                "TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook", "TernPostgreSQL", "TernSync",
+                "TernCore", "TernFormats", "TernRelational", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook",
+                "TernPostgreSQL", "TernSync",
                 "TernMigrationTesting",
                 "TernCodegen",
             ],
@@ -122,7 +130,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernSQLiteTests",
-            dependencies: ["TernSQLite", "TernFormats", "TernMigration", "TernTestSupport", "tern-crash-helper"],
+            dependencies: ["TernSQLite", "TernRelational", "TernFormats", "TernMigration", "TernTestSupport", "tern-crash-helper"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "StoreConformanceTests", dependencies: ["TernCore", "TernTestSupport"],
@@ -137,7 +145,7 @@ let package = Package(
         .testTarget(
             name: "TernToolTests",
             dependencies: [
-                "TernTool", "TernSQLite", "TernFormats", "TernMigration", "TernStores", "TernContainer", "TernTestSupport",
+                "TernTool", "TernRelational", "TernSQLite", "TernFormats", "TernMigration", "TernStores", "TernContainer", "TernTestSupport",
                 "ChefsBook", "tern-crash-helper", "TernPostgreSQL", "TernCodegen",
             ],
             swiftSettings: swiftSettings),
@@ -150,7 +158,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernPostgreSQLTests",
-            dependencies: ["TernPostgreSQL", "TernSQLite", "TernFormats", "TernTestSupport", "tern-postgres-helper"],
+            dependencies: ["TernPostgreSQL", "TernRelational", "TernSQLite", "TernFormats", "TernTestSupport", "tern-postgres-helper"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernSyncTests",
@@ -170,7 +178,9 @@ let package = Package(
             plugins: ["TernModelCodegen"]),
         .testTarget(
             name: "TernStoresTests",
-            dependencies: ["TernStores", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport", "TernPostgreSQL"],
+            dependencies: [
+                "TernStores", "TernRelational", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport", "TernPostgreSQL",
+            ],
             swiftSettings: swiftSettings),
     ]
 )

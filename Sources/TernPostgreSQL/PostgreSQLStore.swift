@@ -2,7 +2,8 @@ public import Foundation
 import Synchronization
 public import TernCore
 import TernFormats
-package import TernSQLite
+import TernSQLite
+package import TernRelational
 
 /// A store in a PostgreSQL database, in the layout of Core Data's SQLite store: `Z_PRIMARYKEY`,
 /// `Z_METADATA`, `Z_MODELCACHE` and one `Z<ROOT>` table per inheritance root with `Z_PK`,
@@ -88,7 +89,7 @@ public actor PostgreSQLStore {
         let metadata = try connection.readMetadata()
         let storeModel = try model ?? connection.readModelCache()
         if model != nil, !storeModel.isCompatible(with: metadata) {
-            throw PostgreSQLError(
+            throw TernError(
                 .schemaMismatch,
                 "The model's entity version hashes differ from the store's at \(location.description); "
                     + "migrate the store to this model first.")

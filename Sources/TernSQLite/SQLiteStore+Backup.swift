@@ -1,5 +1,6 @@
 internal import CSQLite
 public import Foundation
+import TernRelational
 
 extension SQLiteStore {
     // MARK: - Copying a store file

@@ -1,4 +1,5 @@
 package import Foundation
+import TernRelational
 
 extension SQLiteStore {
     // MARK: - Putting a finished store in place

@@ -1,6 +1,7 @@
 public import Foundation
 import Synchronization
 public import TernCore
+package import TernRelational
 
 /// A Core Data SQLite store: the file Core Data's `NSSQLiteStoreType` writes, read and written
 /// in Core Data's own layout (`Z_PRIMARYKEY`, `Z_METADATA`, `Z_MODELCACHE`, one table per
@@ -100,7 +101,7 @@ public actor SQLiteStore {
             let metadata = try connection.readMetadata()
             let storeModel = try model ?? connection.readModelCache()
             if model != nil, !storeModel.isCompatible(with: metadata) {
-                throw SQLiteError(
+                throw TernError(
                     .schemaMismatch,
                     "The model's entity version hashes differ from the store's; migrate the store to this model first.",
                     path: url.path)

@@ -5,6 +5,7 @@ import TernFormats
 package import TernMigration
 import TernSQLite
 import TernXMLStore
+import TernRelational
 
 /// Migrates binary and XML stores (atomic, whole-file stores) from the model version that wrote
 /// them to a later one, and migrates any store into a store of another type on the way.

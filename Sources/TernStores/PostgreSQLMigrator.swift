@@ -3,6 +3,7 @@ package import TernCore
 package import TernMigration
 import TernPostgreSQL
 import TernSQLite
+import TernRelational
 
 /// Migrates PostgreSQL stores from the model version that wrote them to a later one: the
 /// PostgreSQL counterpart of ``TernSQLite/SQLiteStoreMigrator``, following the same plan

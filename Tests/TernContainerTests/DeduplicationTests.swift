@@ -5,6 +5,7 @@ import TernCore
 import TernSQLite
 import TernTestSupport
 import Testing
+import TernRelational
 
 /// `removeDuplicates` on a Chef's Book store into which a sync planted duplicates.
 @Suite struct DeduplicationTests {

@@ -4,6 +4,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernPostgreSQL
+import TernRelational
 
 /// Numbers read from the bytes of text results agree with the standard library's parsers on
 /// every form PostgreSQL prints, and reject what is not a number.

@@ -6,6 +6,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernPostgreSQL
+import TernRelational
 
 /// Merge-policy conflicts are resolved inside the save's transaction on PostgreSQL too: the
 /// conflicting rows are locked (`SELECT … FOR UPDATE`) and read in the transaction that writes

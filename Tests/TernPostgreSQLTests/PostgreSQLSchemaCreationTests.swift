@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernPostgreSQL
+import TernRelational
 
 /// Opening a store creates its schema; several processes opening the same new store at once
 /// must all succeed, whichever of them creates the schema.

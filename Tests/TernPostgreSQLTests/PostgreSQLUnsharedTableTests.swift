@@ -4,6 +4,7 @@ import TernCore
 import TernSQLite
 import TernTestSupport
 import Testing
+import TernRelational
 
 /// As on SQLite: a row whose `Z_ENT` disagrees with the only entity of its table is one of that
 /// entity's objects, and verification warns about it; in a shared table `Z_ENT` still decides.

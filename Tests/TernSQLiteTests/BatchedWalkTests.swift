@@ -4,6 +4,7 @@ import Testing
 
 @testable import TernCore
 @testable import TernSQLite
+import TernRelational
 
 /// A context's batched walk over a SQLite store with more rows than one packed page holds:
 /// small batches share a page, and the next page is read while the body runs.

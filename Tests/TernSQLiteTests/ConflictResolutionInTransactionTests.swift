@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Merge-policy conflicts are resolved inside the save's IMMEDIATE transaction: the conflicting
 /// rows are read and the resolved change set written while the store's write lock is held, so no

@@ -3,6 +3,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 @Suite struct ConnectionTests {
     static let hostile = ["it's", "\"quoted\"", "'; DROP TABLE x; --", "nul\u{0}inside", "🦅 émoji", ""]

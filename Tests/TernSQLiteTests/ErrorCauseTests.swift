@@ -3,6 +3,7 @@ import TernCore
 @testable import TernSQLite
 import TernTestSupport
 import Testing
+import TernRelational
 
 /// SQLite errors keep what caused them, instead of turning it into text.
 @Suite struct ErrorCauseTests {
@@ -18,7 +19,7 @@ import Testing
             let connection = try SQLiteStore.openExisting(url, configuration: SQLiteConfiguration())
             try connection.executeOnce("UPDATE Z_MODELCACHE SET Z_CONTENT = x'0011223344556677'")
         }
-        let error = try #require(throws: SQLiteError.self) { try SQLiteStore(at: url) }
+        let error = try #require(throws: TernError.self) { try SQLiteStore(at: url) }
         #expect(error.code == .schemaMismatch)
         #expect(error.message.contains("Z_MODELCACHE"))
         let cause = try #require(error.underlyingError)

@@ -6,6 +6,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Every real fixture store with a model bundle migrates, from the version that wrote it, to the
 /// bundle's newest version, with every row accounted for.

@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Objects saved by Tern through a context into a copy of a store Core Data wrote.
 @Suite struct FixtureStoreWritingTests {

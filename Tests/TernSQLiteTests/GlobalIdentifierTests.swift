@@ -4,6 +4,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Global identities (sync's object UUIDs) in `TERNSYNC_OBJECT`.
 @Suite struct GlobalIdentifierTests {
@@ -42,7 +43,7 @@ import Testing
         let url = try tmp.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite"))
         let plain = try SQLiteStore(at: url)
         #expect(!plain.tracksGlobalIdentifiers)
-        await #expect(throws: SQLiteError.self) { try await plain.globalIdentity(withIdentifier: UUID()) }
+        await #expect(throws: TernError.self) { try await plain.globalIdentity(withIdentifier: UUID()) }
 
         let store = try SQLiteStore(at: url, configuration: Self.tracking)
         let counts = try Connection(path: url.path, configuration: .readOnly).fetchAll("""

@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Entities that move under another inheritance root, migrated in place: their objects get new
 /// keys in the new root's table, and every reference to them follows.

@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Attributes that start or stop allowing external storage, migrated in place with SQL.
 @Suite struct InPlaceExternalStorageTests {

@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// One inferred change between two versions, with objects of the first version.
 struct InferredCase: CustomTestStringConvertible, Sendable {

@@ -6,6 +6,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// The content of a store, for comparing the results of two migrations: every table's rows
 /// (external values resolved, rows sorted), each table's columns and declared types, the

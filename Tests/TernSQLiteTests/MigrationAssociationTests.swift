@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Associations kept as runs: dense keys, gaps, several destinations per source, a destination
 /// of several sources, lookups in every direction, each destination's stage 2 run once; the

@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Rules the destination version adds (required values, uniqueness constraints), checked as Core
 /// Data's lightweight migration checks them, before anything is written.

@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// An entity that leaves the inheritance tree a relationship points into: the relationship can no
 /// longer hold its objects, so the links to them are dropped (join rows deleted, to-one keys

@@ -4,6 +4,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 extension SQLiteStore {
     /// The details of SQLite's plan for a statement (`EXPLAIN QUERY PLAN`).

@@ -4,6 +4,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Every `PersistentStore` requirement with a default implementation is answered by the SQLite
 /// store's own implementation, whether it is called on the concrete type, through the protocol

@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// A store of the real-world corpus, copied with its `-wal`/`-shm` into a temporary folder.
 struct CorpusStore: Sendable, CustomStringConvertible {

@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Persistent history on SQLite, in Core Data's own tables.
 @Suite struct SQLiteHistoryTests {

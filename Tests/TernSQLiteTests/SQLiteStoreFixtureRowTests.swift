@@ -4,6 +4,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 @Suite struct SQLiteStoreFixtureRowTests {
     func open(_ index: Int, in folder: TemporaryDirectory) throws -> (SQLiteStore, Connection) {

@@ -4,6 +4,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 @Suite struct SQLiteStoreMetadataTests {
     @Test(arguments: ExpectedStore.all)

@@ -4,6 +4,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 @Suite struct SQLiteStoreWritingTests {
     static func libraryModel(playlist: String = "Playlist", name: String = "name") -> ManagedObjectModel {
@@ -200,7 +201,7 @@ import Testing
     @Test func namesWithNulAreRefused() throws {
         let model = ManagedObjectModel(entities: [EntityDescription(name: "Bad\u{0}Name")])
         let folder = try TemporaryDirectory()
-        let error = try #require(throws: SQLiteError.self) { try SQLiteStore(at: folder.path("nul.sqlite"), model: model) }
+        let error = try #require(throws: TernError.self) { try SQLiteStore(at: folder.path("nul.sqlite"), model: model) }
         #expect(error.code == .schemaMismatch)
     }
 

@@ -6,6 +6,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Turns `minutes` (an integer) into text such as "25 min": the Swift policy of the v4 → v5 step.
 struct MinutesAsText: EntityMigrationPolicy {

@@ -6,6 +6,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Stage 1 of independent mappings of one source entity, across passes, in one walk over the
 /// source: the seeds' Event split reads each event once for both destination objects.

@@ -6,6 +6,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Files of the migration tests, shared with `TernMigrationTests`.
 enum MigrationFiles {

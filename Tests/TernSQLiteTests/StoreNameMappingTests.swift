@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// Opening stores whose names are Core Data's variants: the real stores of the corpus, and
 /// minimal stores that reproduce each variant (`docs/SQLiteStore.md`, "Names").
@@ -159,7 +160,7 @@ import Testing
         let other = try StoreSchema(model: model, numbers: numbers, actualColumns: columns(["ZTEXT", "ZTEXT2"]))
         #expect(try other.entity(named: "Note").attribute(named: "text")?.column == "ZTEXT")
         #expect(try other.entity(named: "Text").attribute(named: "text")?.column == "ZTEXT2")
-        let error = try #require(throws: SQLiteError.self) {
+        let error = try #require(throws: TernError.self) {
             try StoreSchema(model: model, numbers: numbers, actualColumns: columns(["ZTEXT"]))
         }
         #expect(error.code == .schemaMismatch)
@@ -196,7 +197,7 @@ import Testing
             model: model, numbers: StoreSchema.assignedNumbers(for: model), actualColumns: actual)
         #expect(unsuffixed.joinTables["Z_3TRAVELS"]?.columns == ["Z_3RATES", "Z_4TRAVELS"])
         actual["Z_3TRAVELS"] = ["Z_3RATES"]
-        let error = try #require(throws: SQLiteError.self) {
+        let error = try #require(throws: TernError.self) {
             try StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model), actualColumns: actual)
         }
         #expect(error.message.contains("Rate.travels") && error.message.contains("Z_4TRAVELS1"))
@@ -270,7 +271,7 @@ import Testing
         })
         // With neither, the message names the relationship and both forms looked for.
         try connection.execute("DROP TABLE Z_1METADATA")
-        let error = try #require(throws: SQLiteError.self) { try SQLiteStore(at: url, model: Self.log, configuration: .readOnly) }
+        let error = try #require(throws: TernError.self) { try SQLiteStore(at: url, model: Self.log, configuration: .readOnly) }
         #expect(error.code == .schemaMismatch)
         #expect(error.message.contains("Message.metadata") && error.message.contains("Z1METADATA") && error.message.contains("Z_1METADATA"))
     }

@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// The schema of a SQLite file as SQLite reports it: tables with their columns in order, indexes
 /// with their columns.
@@ -179,11 +180,11 @@ struct FixtureWithModel: Sendable, CustomStringConvertible {
         var model = try #require(FixtureWithModel.all.first { $0.version == "SampleModel3" }).model()
         model.entities[0].attributes.append(AttributeDescription(name: "nickname", type: .string))
         let connection = try Connection(path: url.path, configuration: .readOnly)
-        let error = try #require(throws: SQLiteError.self) { try connection.readSchema(model: model) }
+        let error = try #require(throws: TernError.self) { try connection.readSchema(model: model) }
         #expect(error.code == .schemaMismatch)
         #expect(error.message.contains("ZNICKNAME"))
         #expect(error.path == url.path)
-        #expect(throws: SQLiteError.self) { try SQLiteStore(at: url, model: model, configuration: .readOnly) }
+        #expect(throws: TernError.self) { try SQLiteStore(at: url, model: model, configuration: .readOnly) }
     }
 
     @Test func numbersSiblingsByNameCaseSensitively() {

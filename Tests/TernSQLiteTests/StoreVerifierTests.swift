@@ -4,6 +4,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 @Suite struct StoreVerifierTests {
     /// Authors with a unique name, an external portrait, at least one book, a one-to-one profile and tags.
@@ -47,7 +48,7 @@ import Testing
             schema = store.schema
             let tags = try #require(schema.entity(named: "Author").toMany(named: "tags"))
             guard case .joinTable(let join, let authorColumn, let tagColumn, _) = tags.storage else {
-                throw SQLiteError(.schemaMismatch, "tags is not stored in a join table")
+                throw TernError(.schemaMismatch, "tags is not stored in a join table")
             }
             let book = try schema.entity(named: "Book"), novel = try schema.entity(named: "Novel")
             try execute("""

@@ -5,6 +5,7 @@ import TernTestSupport
 import Testing
 
 @testable import TernSQLite
+import TernRelational
 
 /// A row whose `Z_ENT` disagrees with the only entity of its table (a root without subentities)
 /// is one of that entity's objects, as Core Data reads it: counted, fetched, verified (a warning)

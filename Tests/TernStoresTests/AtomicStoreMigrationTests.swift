@@ -6,6 +6,7 @@ import TernSQLite
 import TernStores
 import TernTestSupport
 import Testing
+import TernRelational
 
 /// Migrations of binary and XML stores between model versions: inferred, mapped and chained
 /// steps, changes of type, progress, cancellation and I/O faults during the swap.

@@ -7,6 +7,7 @@ import TernSQLite
 import TernStores
 import TernTestSupport
 import Testing
+import TernRelational
 
 /// Fails in stage 2 on the `failing`-th destination object whose relationships it sets, after
 /// earlier batches were written: a failure in the middle of a mapped step.

@@ -7,6 +7,7 @@ import TernSQLite
 import TernStores
 import TernTestSupport
 import Testing
+import TernRelational
 
 /// Turns `minutes` (an integer) into text such as "25 min": the Swift policy of the v4 → v5 step.
 struct MinutesAsText: EntityMigrationPolicy {

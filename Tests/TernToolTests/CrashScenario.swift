@@ -5,6 +5,7 @@ import TernSQLite
 import TernStores
 import TernTestSupport
 import Testing
+import TernRelational
 
 /// The store the crash and fault-injection cases work on: `Item` rows whose values follow from their key, in three
 /// model versions, so that a check can tell a complete old state from a complete new one.

@@ -59,7 +59,7 @@ import TernSQLite
 /// Messages of lower layers read well after `error: … :`.
 @Suite struct StoreFileMessageTests {
     @Test func lowerLayerMessagesFollowAColon() {
-        let mismatch = SQLiteError(.schemaMismatch, "The model differs; migrate first.")
+        let mismatch = SQLiteError(.notADatabase, "The model differs; migrate first.")
         #expect(StoreFile.message(of: mismatch) == "the model differs; migrate first")
         let acronym = TernError(.unreadableStore, "SQLite said no")
         #expect(StoreFile.message(of: acronym) == "SQLite said no")

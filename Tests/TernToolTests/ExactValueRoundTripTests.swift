@@ -4,6 +4,7 @@ import TernFormats
 import TernSQLite
 import TernTestSupport
 import Testing
+import TernRelational
 
 /// Export → import reproduces every stored value bit for bit: dates with all the digits their
 /// double needs, rounded rather than truncated, in every era; doubles, floats and decimals.

@@ -4,6 +4,7 @@ import TernSQLite
 import TernTestSupport
 import Testing
 @testable import TernTool
+import TernRelational
 
 /// `tern export` and `tern verify` on a store some of whose values cannot be read: external data
 /// files missing (a store copied without its `_SUPPORT` folder) and a column its type cannot read.

@@ -5,6 +5,7 @@ import TernMigration
 import TernSQLite
 import TernTestSupport
 import Testing
+import TernRelational
 
 /// Every file of the hostile corpus in `Tests/Fixtures/Hostile` (made by
 /// `Scripts/make-hostile-corpus`, plus the fuzzers' regression cases) goes through its reader

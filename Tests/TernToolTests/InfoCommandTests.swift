@@ -4,6 +4,7 @@ import TernFormats
 import TernSQLite
 import TernTestSupport
 import Testing
+import TernRelational
 
 /// `tern info` on copies of the real Core Data stores (facts in Tests/Fixtures/EXPECTED.md).
 @Suite struct InfoCommandTests {

@@ -3,6 +3,7 @@ import TernPostgreSQL
 import TernSQLite
 import TernTestSupport
 import Testing
+import TernRelational
 
 /// `tern plan` and `tern migrate` on PostgreSQL stores: the Core Data fixture stores migrate as
 /// they do on SQLite (same `tern export`), into and out of PostgreSQL with `--destination`, and

@@ -2,6 +2,7 @@ import Foundation
 import TernSQLite
 import TernTestSupport
 import Testing
+import TernRelational
 
 /// Every store of the real-world corpus (`Tests/Fixtures/RealWorld`) through `tern convert` to
 /// every other store type and back to SQLite, as a user would run it: nothing may be lost. The

@@ -4,6 +4,7 @@ import TernSQLite
 import TernTestSupport
 import Testing
 @testable import TernTool
+import TernRelational
 
 /// `tern export` and `tern verify` on a store where a row of a table that is one entity's alone
 /// (a root without subentities) has another entity's `Z_ENT`: Core Data reads it as the

@@ -3,6 +3,7 @@ import TernSQLite
 import TernTestSupport
 import Testing
 @testable import TernTool
+import TernRelational
 
 /// `tern verify`: clean stores, each kind of planted problem, JSON output and failures, in-process
 /// and through the built binary.

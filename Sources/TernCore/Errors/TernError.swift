@@ -78,6 +78,8 @@ public struct TernError: CodedError, Sendable, Hashable {
     public var propertyName: String?
     /// The file involved, if any.
     public var path: String?
+    /// The SQL statement involved, if any, with placeholders in place of values.
+    public var sql: String?
     /// The object involved, if any.
     public var objectID: ObjectID?
     /// The individual failures behind this error: one per object and property for
@@ -99,16 +101,18 @@ public struct TernError: CodedError, Sendable, Hashable {
     ///   - entity: The entity involved.
     ///   - property: The property involved.
     ///   - path: The file involved.
+    ///   - sql: The SQL statement involved, with placeholders in place of values.
     ///   - underlyingError: The error that caused this one.
     public init(
         _ code: Code, _ message: String, entity: String? = nil, property: String? = nil,
-        path: String? = nil, underlyingError: (any Error)? = nil
+        path: String? = nil, sql: String? = nil, underlyingError: (any Error)? = nil
     ) {
         self.code = code
         self.message = message
         self.entityName = entity
         self.propertyName = property
         self.path = path
+        self.sql = sql
         self.underlyingError = underlyingError
     }
 
@@ -145,7 +149,9 @@ extension TernError: CustomStringConvertible {
         if let entityName {
             place = propertyName.map { "\(entityName).\($0): " } ?? "\(entityName): "
         }
-        if let path { return "\(place)\(message) (\(path))" }
-        return place + message
+        var text = place + message
+        if let sql { text += " – SQL: \(sql)" }
+        if let path { text += " (\(path))" }
+        return text
     }
 }

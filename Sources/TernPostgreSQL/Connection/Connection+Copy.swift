@@ -1,6 +1,7 @@
 internal import CPostgreSQL
 import Foundation
 import TernSQLite
+import TernRelational
 
 extension Connection {
     // MARK: - Bulk loading with COPY

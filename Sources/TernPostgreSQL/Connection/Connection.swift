@@ -1,6 +1,7 @@
 internal import CPostgreSQL
 import Foundation
 import TernSQLite
+import TernRelational
 
 /// One libpq connection (`PGconn`), owned by exactly one ``PostgreSQLStore`` (or tool) and used
 /// on its serial executor only. It closes the connection in `deinit`.
@@ -103,6 +104,20 @@ final class Connection {
                 try body(values)
             }
         }
+    }
+
+    /// ``forEachRow(_:_:)`` for a body that throws more than the server's errors (a layout
+    /// lookup's `TernError`): the first error the body throws ends the calls and is rethrown.
+    ///
+    /// - Throws: ``PostgreSQLError`` from the server, or what `body` throws.
+    /// - Complexity: O(*n*) in the number of rows the statement returns.
+    func forEachRow(_ sql: SQL, _ body: ([DatabaseValue]) throws -> Void) throws {
+        var failure: (any Error)?
+        try forEachRow(sql) { (values) throws(PostgreSQLError) in
+            guard failure == nil else { return }
+            do { try body(values) } catch { failure = error }
+        }
+        if let failure { throw failure }
     }
 
     /// Runs statements in one transaction: committed when `body` returns, rolled back when it throws.

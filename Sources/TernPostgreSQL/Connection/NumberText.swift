@@ -1,3 +1,5 @@
+import TernRelational
+
 /// Numbers read from the bytes of PostgreSQL's text results, without making a `String` first.
 ///
 /// Integers are parsed digit by digit. Reals take the exact fast path when there are at most

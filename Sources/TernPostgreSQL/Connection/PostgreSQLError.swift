@@ -1,4 +1,5 @@
 public import TernCore
+import TernRelational
 
 /// An error of the PostgreSQL store: a failure reported by the server or by libpq, or a database
 /// that does not hold a Core Data layout.
@@ -36,8 +37,6 @@ public struct PostgreSQLError: CodedError, Sendable, Hashable {
         public static let notACoreDataStore = Code("notACoreDataStore")
         /// The store's metadata could not be decoded or encoded.
         public static let invalidMetadata = Code("invalidMetadata")
-        /// The store's tables do not match the model.
-        public static let schemaMismatch = Code("schemaMismatch")
         /// A row that was asked for does not exist.
         public static let rowNotFound = Code("rowNotFound")
         /// A value does not fit its column or attribute.

@@ -1,4 +1,5 @@
 import Foundation
+import TernRelational
 
 /// Where a PostgreSQL store lives: a connection string as `psql` accepts it, plus the schema
 /// that holds the store's tables.

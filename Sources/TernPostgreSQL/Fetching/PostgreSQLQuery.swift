@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernSQLite
+import TernRelational
 
 /// A fetch request translated into PostgreSQL over the store's tables: the `FROM` clause with
 /// the joins that to-one key paths need, a `WHERE` condition, and an `ORDER BY` when every sort

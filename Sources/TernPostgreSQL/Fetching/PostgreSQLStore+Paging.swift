@@ -1,5 +1,6 @@
 public import TernCore
 import TernSQLite
+import TernRelational
 
 extension PostgreSQLStore: PackedRowReading {
     // MARK: - Paging

@@ -2,6 +2,7 @@ import Foundation
 import TernCore
 import TernMigration
 import TernSQLite
+import TernRelational
 
 extension Connection {
     // MARK: - Running a table migration plan

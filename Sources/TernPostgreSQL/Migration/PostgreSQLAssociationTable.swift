@@ -1,5 +1,6 @@
 import TernCore
 import TernSQLite
+import TernRelational
 
 /// The associations of a migration step on PostgreSQL (which destination objects each source
 /// object became under each entity mapping), kept as runs in a table of the scratch schema the

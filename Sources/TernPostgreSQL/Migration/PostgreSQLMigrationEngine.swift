@@ -2,6 +2,7 @@ import Foundation
 import TernCore
 import TernMigration
 import TernSQLite
+import TernRelational
 
 /// The PostgreSQL store's migration engine: a ``TernMigration/MigrationManager`` that reads the
 /// tables of one schema and writes the destination model's tables in another schema of the same

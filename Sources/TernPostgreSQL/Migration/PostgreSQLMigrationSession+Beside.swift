@@ -1,7 +1,8 @@
 import Foundation
 package import TernCore
 package import TernMigration
-package import TernSQLite
+import TernSQLite
+package import TernRelational
 
 extension PostgreSQLMigrationSession {
     // MARK: - Built beside, on the server

@@ -1,7 +1,8 @@
 import Foundation
 package import TernCore
 package import TernMigration
-package import TernSQLite
+import TernSQLite
+package import TernRelational
 
 /// One process's migration of a PostgreSQL store: a connection of its own holding the store's
 /// session-level migration lock (`pg_advisory_lock`, keyed on the store's schema) from creation

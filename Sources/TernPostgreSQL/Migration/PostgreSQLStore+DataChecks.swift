@@ -1,6 +1,7 @@
 package import TernCore
 package import TernMigration
 import TernSQLite
+import TernRelational
 
 extension PostgreSQLStore {
     /// A plan with its first step checked against a store's data (``TernSQLite/StepDataCheck``):

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernSQLite
+import TernRelational
 
 extension AttributeValue {
     /// The value as the PostgreSQL store keeps it: integers and Booleans as `bigint`, dates as

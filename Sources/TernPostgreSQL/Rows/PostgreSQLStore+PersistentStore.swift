@@ -1,6 +1,7 @@
 import Foundation
 public import TernCore
 import TernSQLite
+import TernRelational
 
 extension PostgreSQLStore: PersistentStore {
     // MARK: - Fetching
@@ -108,7 +109,7 @@ extension PostgreSQLStore: PersistentStore {
         let range = try connection.inTransaction { () throws -> ClosedRange<Int64> in
             let select: SQL = #"SELECT "Z_MAX" FROM "Z_PRIMARYKEY" WHERE "Z_ENT" = "# + "\(root.number) FOR UPDATE"
             guard let current = try connection.fetchValue(select) else {
-                throw PostgreSQLError(
+                throw TernError(
                     .schemaMismatch, "Z_PRIMARYKEY has no row for entity \(SQL.quoted(root.name)); the store is damaged.",
                     sql: select.text)
             }

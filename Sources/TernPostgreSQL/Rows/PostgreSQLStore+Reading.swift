@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 package import TernCore
 import TernSQLite
+import TernRelational
 
 extension PostgreSQLStore {
     // MARK: - Reading rows
@@ -33,9 +34,9 @@ extension PostgreSQLStore {
 
     /// Every column of an entity's root table, `Z_PK`, `Z_ENT` and `Z_OPT` first: what
     /// ``packedRows(_:using:alongside:)`` reads.
-    nonisolated func columnNames(of layout: EntityLayout) throws(SQLiteError) -> [String] {
+    nonisolated func columnNames(of layout: EntityLayout) throws(TernError) -> [String] {
         guard let table = schema.tables[layout.table] else {
-            throw SQLiteError(.schemaMismatch, "The schema has no table \(layout.table).")
+            throw TernError(.schemaMismatch, "The schema has no table \(layout.table).")
         }
         return ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
     }
@@ -43,12 +44,12 @@ extension PostgreSQLStore {
     /// The columns of ``columnNames(of:)`` qualified with the alias `t0`, for a select list, with
     /// each row's entity number in place of `Z_ENT` (``EntityLayout/rowEntityNumber(alias:)``:
     /// the entity's own number for a table that is its alone).
-    nonisolated func selectList(of layout: EntityLayout) throws(SQLiteError) -> [SQL] {
+    nonisolated func selectList(of layout: EntityLayout) throws(TernError) -> [SQL] {
         try columnNames(of: layout).map { $0 == "Z_ENT" ? layout.rowEntityNumber(alias: "t0") : "t0." + SQL.identifier($0) }
     }
 
     /// The SELECT of every column of an entity's root table, aliased `t0`.
-    nonisolated func selection(for layout: EntityLayout) throws(SQLiteError) -> SQL {
+    nonisolated func selection(for layout: EntityLayout) throws(TernError) -> SQL {
         "SELECT \(SQL.joined(try selectList(of: layout))) FROM \(.identifier(layout.table)) AS t0"
     }
 
@@ -64,19 +65,15 @@ extension PostgreSQLStore {
     /// The cached plan for reading every column of a concrete entity's rows.
     ///
     /// - Parameter number: The entity's number (`Z_ENT`).
-    /// - Throws: ``PostgreSQLError`` with code `schemaMismatch` for an unknown number.
-    nonisolated func rowPlan(number: Int) throws(PostgreSQLError) -> RowPlan {
+    /// - Throws: `TernError` with code `schemaMismatch` for an unknown number.
+    nonisolated func rowPlan(number: Int) throws(TernError) -> RowPlan {
         if let plan = rowPlans.withLock({ $0[number] }) { return plan }
-        do {
-            let layout = try schema.entity(number: number)
-            var positions: [String: Int] = [:]
-            for (index, name) in try columnNames(of: layout).enumerated() { positions[name] = index }
-            let plan = RowPlan(layout: layout, keys: attributeKeys(of: layout), positions: positions)
-            rowPlans.withLock { $0[number] = plan }
-            return plan
-        } catch {
-            throw PostgreSQLError(.schemaMismatch, error.message, underlyingError: error)
-        }
+        let layout = try schema.entity(number: number)
+        var positions: [String: Int] = [:]
+        for (index, name) in try columnNames(of: layout).enumerated() { positions[name] = index }
+        let plan = RowPlan(layout: layout, keys: attributeKeys(of: layout), positions: positions)
+        rowPlans.withLock { $0[number] = plan }
+        return plan
     }
 
     /// The rows of a query that selects every column of a root table (``selectList(of:)``,
@@ -94,7 +91,7 @@ extension PostgreSQLStore {
         var rows: [PackedRow] = []
         var plans: [RowPlan] = []
         var last: RowPlan?
-        try connection.forEachRow(sql) { (values) throws(PostgreSQLError) in
+        try connection.forEachRow(sql) { (values) throws in
             let number = Int(values[1].int64 ?? 0)
             let plan: RowPlan
             if let last, last.layout.number == number { plan = last } else { plan = try rowPlan(number: number) }
@@ -109,7 +106,7 @@ extension PostgreSQLStore {
 
     /// A row from selected values, read with a plan: `Z_PK`, `Z_ENT` and `Z_OPT` first; its
     /// to-many relationships are left for ``loadToMany(of:plans:using:)``.
-    nonisolated func decodePacked(_ values: [DatabaseValue], plan: RowPlan) throws(PostgreSQLError) -> PackedRow {
+    nonisolated func decodePacked(_ values: [DatabaseValue], plan: RowPlan) throws -> PackedRow {
         let primaryKey = values[0].int64 ?? 0
         var attributes = [AttributeValue?](repeating: nil, count: plan.keys.names.count)
         for attribute in plan.attributes {
@@ -204,7 +201,7 @@ extension PostgreSQLStore {
         }
         var found: [Int64: [RowReference]] = [:]
         var entity: (number: Int, name: String)?
-        try connection.forEachRow(sql) { (values) throws(PostgreSQLError) in
+        try connection.forEachRow(sql) { (values) throws in
             let number = Int(values[1].int64 ?? 0)
             if entity?.number != number { entity = (number, try rowPlan(number: number).layout.name) }
             found[values[0].int64 ?? 0, default: []].append(RowReference(entityName: entity?.name ?? "", primaryKey: values[2].int64 ?? 0))

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernSQLite
+import TernRelational
 
 extension PostgreSQLStore {
     // MARK: - Column values and relationships of written rows

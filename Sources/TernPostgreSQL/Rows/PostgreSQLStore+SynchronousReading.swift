@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 public import TernCore
 import TernSQLite
+import TernRelational
 
 extension PostgreSQLStore {
     // MARK: - Reading without the actor

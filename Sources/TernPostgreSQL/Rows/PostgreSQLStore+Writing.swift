@@ -1,6 +1,7 @@
 import Foundation
 public import TernCore
 import TernSQLite
+import TernRelational
 
 extension PostgreSQLStore {
     // MARK: - Writing rows

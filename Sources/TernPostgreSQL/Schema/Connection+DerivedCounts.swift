@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernSQLite
+import TernRelational
 
 extension Connection {
     // MARK: - Derived counts

@@ -2,6 +2,7 @@ import Foundation
 import TernCore
 import TernFormats
 import TernSQLite
+import TernRelational
 
 extension Connection {
     // MARK: - The store's tables
@@ -238,12 +239,12 @@ extension Connection {
     func readModelCache() throws -> ManagedObjectModel {
         let content = try fetchValue(#"SELECT "Z_CONTENT" FROM "Z_MODELCACHE" LIMIT 1"#)?.data
         guard let content, !content.isEmpty else {
-            throw PostgreSQLError(.schemaMismatch, "The store has no model cache (Z_MODELCACHE); open it with its model.")
+            throw TernError(.schemaMismatch, "The store has no model cache (Z_MODELCACHE); open it with its model.")
         }
         do {
             return try ModelCache.decode(content)
         } catch {
-            throw PostgreSQLError(
+            throw TernError(
                 .schemaMismatch, "The store's model cache cannot be decoded (\(error)); open it with its model.",
                 underlyingError: error)
         }
@@ -254,7 +255,7 @@ extension Connection {
     /// Builds the schema of an existing store: entity numbers from `Z_PRIMARYKEY` (by name, else
     /// by renaming identifier), columns from the catalog.
     ///
-    /// - Throws: ``PostgreSQLError`` with code `schemaMismatch` when a table or column is missing.
+    /// - Throws: `TernError` with code `schemaMismatch` when a table or column is missing.
     func readSchema(model: ManagedObjectModel) throws -> StoreSchema {
         var rows: [StoreSchema.PrimaryKeyRow] = []
         try forEachRow(#"SELECT "Z_ENT", "Z_NAME", "Z_SUPER" FROM "Z_PRIMARYKEY" ORDER BY "Z_ENT""#) { row in
@@ -270,7 +271,7 @@ extension Connection {
         do {
             return try StoreSchema(model: model, primaryKeyRows: rows, actualColumns: columns)
         } catch {
-            throw PostgreSQLError(.schemaMismatch, error.message, underlyingError: error)
+            throw TernError(.schemaMismatch, error.message, underlyingError: error)
         }
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import TernRelational
 
 /// One object's change as a device pushes it to a ``SyncServer``.
 ///

@@ -1,5 +1,6 @@
 public import Foundation
 import TernSQLite
+import TernRelational
 
 /// The server side of sync: a PostgreSQL schema holding the change log (transactions in server
 /// order, `seq`) and the current state of every object by global identifier (docs/Sync.md).

@@ -1,6 +1,7 @@
 public import Foundation
 public import TernCore
 import TernSQLite
+import TernRelational
 
 extension PostgreSQLStore {
     // MARK: - Verifying the store's contents

@@ -1,3 +1,4 @@
+import TernRelational
 /// How a transaction takes its locks.
 package enum TransactionKind: String, Sendable {
     /// Locks are taken when first needed: a read, then a write.

@@ -1,6 +1,7 @@
 internal import CSQLite
 import Foundation
 import TernCore
+package import TernRelational
 
 /// A SQLite connection: the one owner of a `sqlite3` handle, closed with `sqlite3_close_v2`
 /// in `deinit`.
@@ -97,11 +98,29 @@ package final class Connection {
     /// - Parameters:
     ///   - sql: The query and its arguments.
     ///   - body: Called with the values of each row; throw to stop.
-    /// - Throws: ``SQLiteError`` from SQLite or from `body`.
+    /// - Throws: ``SQLiteError`` from SQLite, or what `body` throws.
     /// - Complexity: O(*n*) in the number of rows; memory stays that of one row.
     package func forEachRow(
         _ sql: SQL, _ body: ([DatabaseValue]) throws(SQLiteError) -> Void
     ) throws(SQLiteError) {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        while try statement.step() {
+            try body(statement.row())
+        }
+    }
+
+    /// ``forEachRow(_:_:)`` for a body that throws more than SQLite's errors (a layout lookup's
+    /// `TernError`, a migration's `MigrationError`).
+    ///
+    /// - Parameters:
+    ///   - sql: The query and its arguments.
+    ///   - body: Called with the values of each row; throw to stop.
+    /// - Throws: ``SQLiteError`` from SQLite, or what `body` throws.
+    /// - Complexity: O(*n*) in the number of rows; memory stays that of one row.
+    package func forEachRow(
+        _ sql: SQL, _ body: ([DatabaseValue]) throws -> Void
+    ) throws {
         let statement = try cachedStatement(sql)
         defer { statement.reset() }
         while try statement.step() {
@@ -115,8 +134,22 @@ package final class Connection {
     /// - Parameters:
     ///   - sql: The query and its arguments.
     ///   - body: Called for each row; it must not keep the statement.
-    /// - Throws: ``SQLiteError`` from SQLite or from `body`.
+    /// - Throws: ``SQLiteError`` from SQLite, or what `body` throws.
     func forEachStatementRow(_ sql: SQL, _ body: (Statement) throws(SQLiteError) -> Void) throws(SQLiteError) {
+        let statement = try cachedStatement(sql)
+        defer { statement.reset() }
+        while try statement.step() {
+            try body(statement)
+        }
+    }
+
+    /// ``forEachStatementRow(_:_:)`` for a body that throws more than SQLite's errors.
+    ///
+    /// - Parameters:
+    ///   - sql: The query and its arguments.
+    ///   - body: Called for each row; it must not keep the statement.
+    /// - Throws: ``SQLiteError`` from SQLite, or what `body` throws.
+    func forEachStatementRow(_ sql: SQL, _ body: (Statement) throws -> Void) throws {
         let statement = try cachedStatement(sql)
         defer { statement.reset() }
         while try statement.step() {

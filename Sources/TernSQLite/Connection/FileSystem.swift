@@ -6,6 +6,7 @@ internal import Musl
 internal import Darwin
 #endif
 import TernCore
+import TernRelational
 
 /// File-system calls Foundation does not offer, made through ``TernCore/FileOperationsScope``
 /// so that tests can make them fail.

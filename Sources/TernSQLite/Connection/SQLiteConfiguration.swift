@@ -1,3 +1,5 @@
+import TernRelational
+
 /// How a SQLite store is opened: journal, durability, vacuuming and access.
 ///
 /// The defaults are Core Data's: write-ahead logging, incremental auto-vacuum, full synchronous

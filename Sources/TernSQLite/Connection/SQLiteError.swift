@@ -1,4 +1,5 @@
 public import TernCore
+import TernRelational
 
 /// An error of the SQLite store: a failure reported by SQLite, or a store that does not have
 /// Core Data's layout.
@@ -34,8 +35,6 @@ public struct SQLiteError: CodedError, Sendable, Hashable {
         public static let notACoreDataStore = Code("notACoreDataStore")
         /// The store's metadata could not be decoded or encoded.
         public static let invalidMetadata = Code("invalidMetadata")
-        /// The store's tables do not match the model: a property has no column, an entity no row.
-        public static let schemaMismatch = Code("schemaMismatch")
         /// A row changed since it was read (optimistic locking): `Z_OPT` no longer matches.
         public static let optimisticLockingConflict = Code("optimisticLockingConflict")
         /// A row that was asked for does not exist.

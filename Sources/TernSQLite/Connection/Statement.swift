@@ -1,6 +1,7 @@
 internal import CSQLite
 import TernCore
 import Foundation
+import TernRelational
 
 /// A prepared statement, the one owner of its `sqlite3_stmt` handle (finalized in `deinit`).
 ///

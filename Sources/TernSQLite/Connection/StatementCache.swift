@@ -1,3 +1,5 @@
+import TernRelational
+
 /// The prepared statements of one connection, keyed by SQL text.
 ///
 /// Statements are prepared with `SQLITE_PREPARE_PERSISTENT` and finalized when the cache (and so

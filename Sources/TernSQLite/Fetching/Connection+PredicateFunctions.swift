@@ -1,6 +1,7 @@
 internal import CSQLite
 import Foundation
 import TernCore
+import TernRelational
 
 extension Connection {
     /// Registers the SQL function and collations that fetches translated from predicates use, so

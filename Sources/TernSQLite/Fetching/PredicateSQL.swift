@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernRelational
 
 /// A fetch request translated into SQL over Core Data's tables: the `FROM` clause with the joins
 /// that to-one key paths need, a `WHERE` condition, and an `ORDER BY` when every sort translates.

@@ -1,4 +1,5 @@
 public import TernCore
+import TernRelational
 
 extension SQLiteStore {
     // MARK: - Paging
@@ -82,7 +83,7 @@ extension SQLiteStore {
             LIMIT \(Int64(wanted)) OFFSET \(offset)
             """
         var lastValues: [AttributeValue?] = []
-        let rows = try packedRows(sql, expectedCount: wanted) { (statement) throws(SQLiteError) in
+        let rows = try packedRows(sql, expectedCount: wanted) { (statement) throws in
             lastValues = []
             for (index, key) in keys.enumerated() {
                 lastValues.append(try AttributeValue(databaseValue: statement.value(at: names.count + index), type: key.type))

@@ -1,5 +1,6 @@
 import Foundation
 package import TernCore
+import TernRelational
 
 extension SQLiteStore: PackedRowReading {
     // MARK: - Fetching in SQL
@@ -12,7 +13,7 @@ extension SQLiteStore: PackedRowReading {
     /// - Throws: ``SQLiteError`` for an unknown entity or table.
     func translatedFetch(
         _ request: StoreFetchRequest
-    ) throws(SQLiteError) -> (sql: SQL, isOrdered: Bool)? {
+    ) throws -> (sql: SQL, isOrdered: Bool)? {
         guard let query = PredicateSQL(request, schema: schema) else { return nil }
         let list = try selectList(for: schema.entity(named: request.entityName), alias: "t0")
         var sql: SQL = "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY "
@@ -59,7 +60,7 @@ extension SQLiteStore: PackedRowReading {
         let list = SQL.joined(columns.map { "t0." + SQL.identifier($0) })
         let sql: SQL = "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY \(order)\(Self.window(request))"
         var dictionaries: [[String: AttributeValue]] = []
-        try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
+        try connection.forEachStatementRow(sql) { (statement) throws in
             dictionaries.append(try decodeAttributes(statement, plan: plan, primaryKey: nil))
         }
         return dictionaries
@@ -76,7 +77,7 @@ extension SQLiteStore: PackedRowReading {
             ORDER BY \(order)
             """
         var references: [RowReference] = []
-        try connection.forEachRow(sql + Self.window(request)) { (values) throws(SQLiteError) in
+        try connection.forEachRow(sql + Self.window(request)) { (values) throws in
             let entity = try schema.entity(number: Int(values[1].int64 ?? 0)).name
             references.append(RowReference(entityName: entity, primaryKey: values[0].int64 ?? 0))
         }

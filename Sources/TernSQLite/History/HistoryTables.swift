@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernRelational
 
 /// Core Data's persistent-history tables, as `NSPersistentHistoryTrackingKey` creates them.
 ///

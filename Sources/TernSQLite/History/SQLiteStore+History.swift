@@ -1,5 +1,6 @@
 import Foundation
 public import TernCore
+import TernRelational
 
 extension SQLiteStore {
     // MARK: - Reading history

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernFormats
+import TernRelational
 
 extension Connection {
     // MARK: - Reading and writing Z_METADATA

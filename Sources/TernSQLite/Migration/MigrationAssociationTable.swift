@@ -1,4 +1,5 @@
 import TernCore
+import TernRelational
 
 /// The associations of a migration step (which destination objects each source object became
 /// under each entity mapping), kept as runs in a table of the destination file.
@@ -179,3 +180,5 @@ final class MigrationAssociationTable {
             """) != nil
     }
 }
+
+extension MigrationAssociationTable: MigrationAssociationStorage {}

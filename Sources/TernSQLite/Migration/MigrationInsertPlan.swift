@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernRelational
 
 /// How the migration engine inserts rows of one destination entity: one prepared INSERT of
 /// `Z_PK`, `Z_ENT`, `Z_OPT` and every attribute column, with each attribute's slot among the

@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernRelational
 
 /// One page of source rows of one entity, read with one keyset query into a flat buffer of
 /// column values, reused from page to page: what the migration engine migrates between two
@@ -66,7 +67,7 @@ final class MigrationSourcePage: @unchecked Sendable {
     ///   - attributes: The names of the attributes mappings read; nil for every column.
     ///   - store: The source store (on its executor).
     /// - Throws: ``SQLiteError`` for an entity the store does not have.
-    convenience init(entity: String, attributes: Set<String>?, in store: isolated SQLiteStore) throws(SQLiteError) {
+    convenience init(entity: String, attributes: Set<String>?, in store: isolated SQLiteStore) throws {
         let (plan, columns) = try Self.selection(entity: entity, attributes: attributes, in: store)
         self.init(plan: plan, columns: columns)
     }
@@ -74,7 +75,7 @@ final class MigrationSourcePage: @unchecked Sendable {
     /// The plan and the selected columns of a page (see ``init(entity:attributes:in:)``).
     static func selection(
         entity: String, attributes: Set<String>?, in store: isolated SQLiteStore
-    ) throws(SQLiteError) -> (plan: RowPlan, columns: [String]) {
+    ) throws -> (plan: RowPlan, columns: [String]) {
         let layout = try store.schema.entity(named: entity)
         guard let attributes else { return (try store.rowPlan(number: layout.number), try store.columnNames(of: layout)) }
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
@@ -101,7 +102,7 @@ final class MigrationSourcePage: @unchecked Sendable {
     ///   - limit: The most rows to read.
     /// - Throws: ``SQLiteError`` when the query fails.
     /// - Complexity: O(`limit` · log *n*); memory bounded by `limit` rows.
-    func read(from store: isolated SQLiteStore, after key: Int64, limit: Int) throws(SQLiteError) {
+    func read(from store: isolated SQLiteStore, after key: Int64, limit: Int) throws {
         // Filled as locals, moved back at the end: no access check per value, buffers reused.
         var keys: [Int64] = []
         var values: [DatabaseValue] = []
@@ -155,7 +156,7 @@ final class MigrationSourcePage: @unchecked Sendable {
     /// - Returns: nil when the entity has no stored attribute of that name; otherwise the value,
     ///   nil for NULL.
     /// - Throws: ``SQLiteError`` with code `invalidValue` when the column holds something the type cannot read.
-    func value(ofAttribute name: String, at index: Int, in store: SQLiteStore) throws(SQLiteError) -> AttributeValue?? {
+    func value(ofAttribute name: String, at index: Int, in store: SQLiteStore) throws -> AttributeValue?? {
         guard let found = self.index(ofAttribute: name) else { return nil }
         return .some(try value(atAttribute: found, row: index, in: store))
     }
@@ -164,7 +165,7 @@ final class MigrationSourcePage: @unchecked Sendable {
     /// at a position, decoded as the store decodes it; nil for NULL.
     ///
     /// - Throws: ``SQLiteError`` with code `invalidValue` when the column holds something the type cannot read.
-    func value(atAttribute found: Int, row index: Int, in store: SQLiteStore) throws(SQLiteError) -> AttributeValue? {
+    func value(atAttribute found: Int, row index: Int, in store: SQLiteStore) throws -> AttributeValue? {
         var value = values[index * width + positions[found]]
         if case .blob(let bytes) = value, plan.attributes[found].allowsExternalStorage {
             value = .blob(try store.externalData.resolve(bytes))
@@ -197,7 +198,7 @@ final class MigrationSourcePage: @unchecked Sendable {
     /// The whole row at a position, with its relationships, read again from the store.
     ///
     /// - Throws: ``SQLiteError`` when a value cannot be read.
-    func row(at index: Int, in store: isolated SQLiteStore) throws(SQLiteError) -> StoreRow? {
+    func row(at index: Int, in store: isolated SQLiteStore) throws -> StoreRow? {
         try store.row(of: entityName, primaryKey: keys[index])
     }
 }

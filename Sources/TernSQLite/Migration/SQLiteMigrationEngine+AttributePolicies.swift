@@ -1,5 +1,6 @@
 import TernCore
 import TernMigration
+import TernRelational
 
 extension SQLiteMigrationEngine {
     // MARK: - Attribute policies
@@ -47,7 +48,7 @@ extension SQLiteMigrationEngine {
         let store = self.source
         for position in sources.indices {
             if let attribute = route.pageAttributes[position] {
-                sources[position] = try Self.sqlite { () throws(SQLiteError) in
+                sources[position] = try Self.store {
                     try page.value(atAttribute: attribute, row: row, in: store)
                 }
             } else {

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernRelational
 
 /// The SQLite store's migration engine: a ``TernMigration/MigrationManager`` that reads a source
 /// store and writes a new destination file beside it.
@@ -342,6 +343,10 @@ final class SQLiteMigrationEngine: MigrationManager {
             throw error
         } catch let error as SQLiteError {
             throw failure(error)
+        } catch let error as TernError {
+            var failure = MigrationError(.storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
+            failure.path = error.path
+            throw failure
         } catch {
             throw MigrationError(.storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
         }
@@ -495,5 +500,12 @@ extension MigrationError {
         var copy = self
         copy.entityName = copy.entityName ?? entity
         return copy
+    }
+}
+
+extension SQLiteMigrationEngine: AssociatingMigrationEngine {
+    func deferFailure(_ error: any Error) {
+        guard pendingFailure == nil else { return }
+        do { try Self.store { () throws -> Void in throw error } } catch { pendingFailure = error }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 package import TernMigration
+package import TernRelational
 
 /// One migration step as the source store runs it.
 struct StepJob: Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernRelational
 
 extension SQLiteStoreMigrator {
     // MARK: - Temporary files

@@ -2,6 +2,7 @@ package import Foundation
 package import TernCore
 import TernFormats
 package import TernMigration
+import TernRelational
 
 /// The SQLite half of TernStores' `StoreMigrator`, the public entry point: migrates SQLite stores
 /// from the model version that wrote them to a later one, in the steps

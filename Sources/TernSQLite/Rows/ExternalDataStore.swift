@@ -1,4 +1,5 @@
 import Foundation
+import TernRelational
 
 /// The files of binary values stored outside the store, as Core Data keeps them:
 /// `<store folder>/.<store name>_SUPPORT/_EXTERNAL_DATA/<UUID>`.
@@ -14,9 +15,9 @@ struct ExternalDataStore {
     let isDurable: Bool
 
     /// The marker of an inline value.
-    static let inlineMarker: UInt8 = 0x01
+    static let inlineMarker = ExternalValueMarker.inline
     /// The marker of a value in a file.
-    static let externalMarker: UInt8 = 0x02
+    static let externalMarker = ExternalValueMarker.external
 
     /// The external data folder of a store.
     init(storeURL: URL, threshold: Int, isDurable: Bool) {

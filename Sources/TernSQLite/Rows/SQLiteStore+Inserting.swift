@@ -1,5 +1,6 @@
 import Foundation
 public import TernCore
+import TernRelational
 
 /// How the rows of one entity are inserted: the INSERT's text and where each of its values
 /// comes from, made once per entity, so that a row is bound straight from its attribute values
@@ -89,7 +90,7 @@ extension SQLiteStore {
     }
 
     /// The insert plan of an entity, made on first use.
-    func insertPlan(forEntity name: String) throws(SQLiteError) -> InsertPlan {
+    func insertPlan(forEntity name: String) throws -> InsertPlan {
         if let plan = insertPlans[name] { return plan }
         let layout = try schema.entity(named: name)
         if layout.isAbstract {
@@ -205,7 +206,7 @@ extension Statement {
     ///
     /// - Returns: False, binding nothing, when the value does not fit the attribute's type.
     /// - Throws: ``SQLiteError`` when SQLite refuses the value.
-    func bind(_ value: AttributeValue, for type: AttributeType, at index: Int32) throws(SQLiteError) -> Bool {
+    func bind(_ value: AttributeValue, for type: AttributeType, at index: Int32) throws -> Bool {
         switch (value, type) {
         case (.integer(let number), .integer16), (.integer(let number), .integer32), (.integer(let number), .integer64):
             try bind(number, at: index)

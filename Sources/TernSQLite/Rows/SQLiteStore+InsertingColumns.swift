@@ -1,5 +1,6 @@
 import Foundation
 public import TernCore
+import TernRelational
 
 /// Where each placeholder of an entity's INSERT takes its value from in the rows of a
 /// ``RowBatch``: worked out once per batch, so that binding a row looks nothing up by name.

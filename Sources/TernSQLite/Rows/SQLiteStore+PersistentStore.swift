@@ -1,5 +1,6 @@
 public import Foundation
 public import TernCore
+import TernRelational
 
 extension SQLiteStore: PersistentStore {
     // MARK: - Describing the store
@@ -115,7 +116,7 @@ extension SQLiteStore: PersistentStore {
             for start in stride(from: 0, to: group.count, by: Self.fetchBatchSize) {
                 let keys = Self.boundList(group[start..<min(start + Self.fetchBatchSize, group.count)].map(\.primaryKey))
                 let sql: SQL = "\(select) WHERE Z_PK IN (\(keys)) AND \(layout.rowFilter())"
-                let rows = try packedRows(sql, using: connection) { (number) throws(SQLiteError) in
+                let rows = try packedRows(sql, using: connection) { (number) throws in
                     if let plan = plans[number] { return plan }
                     return try makeRowPlan(number: number)
                 }
@@ -182,7 +183,7 @@ extension SQLiteStore: PersistentStore {
                 """
             var count = 0
             var proceed = true
-            try connection.forEachRow(sql) { (values) throws(SQLiteError) in
+            try connection.forEachRow(sql) { (values) throws in
                 guard proceed else { return }
                 count += 1
                 last = values[0].int64 ?? 0

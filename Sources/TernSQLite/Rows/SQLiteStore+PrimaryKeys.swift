@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernRelational
 
 extension SQLiteStore {
     // MARK: - Allocating primary keys
@@ -20,7 +21,7 @@ extension SQLiteStore {
     /// - Returns: The reserved keys.
     /// - Throws: ``SQLiteError`` when the store is read-only, the entity unknown or the lock
     ///   cannot be taken within the busy timeout.
-    package func allocatePrimaryKeys(for entity: String, count: Int) throws(SQLiteError) -> ClosedRange<Int64> {
+    package func allocatePrimaryKeys(for entity: String, count: Int) throws -> ClosedRange<Int64> {
         precondition(count > 0, "allocate at least one key")
         try requireWritable()
         let layout = try schema.entity(named: entity)
@@ -34,19 +35,19 @@ extension SQLiteStore {
                 try? connection.execute(SQL(unsafeSQL: "PRAGMA synchronous = \(configuration.effectiveSynchronous.rawValue.uppercased())"))
             }
         }
-        return try connection.inTransaction(.immediate) { () throws(SQLiteError) in
+        return try connection.inTransaction(.immediate) { () throws in
             try reservePrimaryKeys(for: layout, count: count)
         }
     }
 
     /// Reserves keys; the caller holds the write lock.
-    func reservePrimaryKeys(for layout: EntityLayout, count: Int) throws(SQLiteError) -> ClosedRange<Int64> {
+    func reservePrimaryKeys(for layout: EntityLayout, count: Int) throws -> ClosedRange<Int64> {
         let root = try schema.entity(named: layout.rootName)
         let select: SQL = "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(root.number)"
         guard let current = try connection.fetchValue(select) else {
-            throw SQLiteError(
+            throw TernError(
                 .schemaMismatch, "Z_PRIMARYKEY has no row for entity \(SQL.quoted(root.name)); the store is damaged.",
-                sql: select.text, path: url.path)
+                path: url.path, sql: select.text)
         }
         // Z_MAX should never lag behind the table, but a key handed out twice would be worse.
         let largest = try connection.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(root.table))")?.int64 ?? 0
@@ -60,7 +61,7 @@ extension SQLiteStore {
     /// the keys of deleted objects.
     ///
     /// - Throws: ``SQLiteError`` when `Z_PRIMARYKEY` cannot be read.
-    package func lastPrimaryKeys() throws(SQLiteError) -> [String: Int64] {
+    package func lastPrimaryKeys() throws -> [String: Int64] {
         schema.lastPrimaryKeys(fromCounters: try connection.fetchAll("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY"))
     }
 
@@ -70,11 +71,11 @@ extension SQLiteStore {
     /// - Parameter keys: The last primary key handed out, by inheritance root; names that are
     ///   not a root of this store's model are ignored.
     /// - Throws: ``SQLiteError`` when the store is read-only or cannot be written.
-    package func raiseLastPrimaryKeys(to keys: [String: Int64]) throws(SQLiteError) {
+    package func raiseLastPrimaryKeys(to keys: [String: Int64]) throws {
         try requireWritable()
         let counters = schema.rootCounters(keys)
         guard !counters.isEmpty else { return }
-        try connection.inTransaction(.immediate) { () throws(SQLiteError) in
+        try connection.inTransaction(.immediate) { () throws in
             for (number, key) in counters {
                 try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(key) WHERE Z_ENT = \(number) AND Z_MAX < \(key)")
             }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 package import TernCore
+import TernRelational
 
 extension SQLiteStore {
     // MARK: - Reading rows
@@ -13,7 +14,7 @@ extension SQLiteStore {
     /// - Returns: The row with its exact entity, values, references and version, or nil.
     /// - Throws: ``SQLiteError`` when the entity is unknown or a value cannot be read.
     /// - Complexity: O(log *n*) plus the size of the object's to-many relationships.
-    package func row(of entity: String, primaryKey: Int64) throws(SQLiteError) -> StoreRow? {
+    package func row(of entity: String, primaryKey: Int64) throws -> StoreRow? {
         let layout = try schema.entity(named: entity)
         let select = try selection(for: layout)
         let sql: SQL = "\(select) WHERE Z_PK = \(primaryKey) AND \(layout.rowFilter())"
@@ -32,7 +33,7 @@ extension SQLiteStore {
     /// - Complexity: O(`limit` · log *n*); memory is bounded by `limit`.
     package func rows(
         of entity: String, includingSubentities: Bool = true, after primaryKey: Int64 = 0, limit: Int
-    ) throws(SQLiteError) -> [StoreRow] {
+    ) throws -> [StoreRow] {
         precondition(limit > 0, "a batch holds at least one row")
         let layout = try schema.entity(named: entity)
         let select = try selection(for: layout)
@@ -63,7 +64,7 @@ extension SQLiteStore {
     /// The number of rows of exactly this entity (subentities excluded).
     ///
     /// - Complexity: O(*n*) in the rows of the entity's table.
-    package func count(of entity: String) throws(SQLiteError) -> Int {
+    package func count(of entity: String) throws -> Int {
         let layout = try schema.entity(named: entity)
         let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE \(layout.rowFilter(includingSubentities: false))"
         return Int(try connection.fetchValue(sql)?.int64 ?? 0)
@@ -72,7 +73,7 @@ extension SQLiteStore {
     // MARK: - Non public
 
     /// The SELECT of every column of an entity's root table, in the order of ``columnNames(of:)``.
-    nonisolated func selection(for layout: EntityLayout) throws(SQLiteError) -> SQL {
+    nonisolated func selection(for layout: EntityLayout) throws -> SQL {
         "SELECT \(try selectList(for: layout)) FROM \(.identifier(layout.table))"
     }
 
@@ -80,7 +81,7 @@ extension SQLiteStore {
     /// each row's entity number in place of `Z_ENT`: the entity's own number for a table that is
     /// its alone (``EntityLayout/rowEntityNumber(alias:)``), so such a table's every row is read
     /// as its object.
-    nonisolated func selectList(for layout: EntityLayout, alias: String? = nil) throws(SQLiteError) -> SQL {
+    nonisolated func selectList(for layout: EntityLayout, alias: String? = nil) throws -> SQL {
         let prefix = SQL(unsafeSQL: alias.map { $0 + "." } ?? "")
         return SQL.joined(try columnNames(of: layout).map { name in
             name == "Z_ENT" ? layout.rowEntityNumber(alias: alias) : prefix + SQL.identifier(name)
@@ -89,9 +90,9 @@ extension SQLiteStore {
 
     /// Every column of an entity's root table, `Z_PK`, `Z_ENT` and `Z_OPT` first: what
     /// ``packedRows(_:alongside:)`` reads.
-    nonisolated func columnNames(of layout: EntityLayout) throws(SQLiteError) -> [String] {
+    nonisolated func columnNames(of layout: EntityLayout) throws -> [String] {
         guard let table = schema.tables[layout.table] else {
-            throw SQLiteError(.schemaMismatch, "The schema has no table \(layout.table).")
+            throw TernError(.schemaMismatch, "The schema has no table \(layout.table).")
         }
         return ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
     }
@@ -108,8 +109,8 @@ extension SQLiteStore {
     /// The cached plan for reading every column of an entity's rows.
     ///
     /// - Parameter number: The concrete entity's number (`Z_ENT`).
-    /// - Throws: ``SQLiteError`` with code `schemaMismatch` for an unknown number.
-    func rowPlan(number: Int) throws(SQLiteError) -> RowPlan {
+    /// - Throws: `TernError` with code `schemaMismatch` for an unknown number.
+    func rowPlan(number: Int) throws -> RowPlan {
         if let plan = rowPlans[number] { return plan }
         let plan = try makeRowPlan(number: number)
         rowPlans[number] = plan
@@ -117,7 +118,7 @@ extension SQLiteStore {
     }
 
     /// A new plan for reading every column of an entity's rows.
-    nonisolated func makeRowPlan(number: Int) throws(SQLiteError) -> RowPlan {
+    nonisolated func makeRowPlan(number: Int) throws -> RowPlan {
         let layout = try schema.entity(number: number)
         var positions: [String: Int] = [:]
         for (index, name) in try columnNames(of: layout).enumerated() { positions[name] = index }
@@ -134,19 +135,19 @@ extension SQLiteStore {
     ///     is made for them at once instead of growing as rows come.
     ///   - alongside: Called with each row of the statement after it is decoded, to read more columns.
     func packedRows(
-        _ sql: SQL, expectedCount: Int = 0, alongside: (Statement) throws(SQLiteError) -> Void = { _ in }
-    ) throws(SQLiteError) -> [PackedRow] {
+        _ sql: SQL, expectedCount: Int = 0, alongside: (Statement) throws -> Void = { _ in }
+    ) throws -> [PackedRow] {
         try packedRows(
-            sql, using: connection, plan: { (number) throws(SQLiteError) in try rowPlan(number: number) },
+            sql, using: connection, plan: { (number) throws in try rowPlan(number: number) },
             expectedCount: expectedCount, alongside: alongside)
     }
 
     /// ``packedRows(_:expectedCount:alongside:)`` through a connection, with the plans `plan`
     /// gives by entity number.
     nonisolated func packedRows(
-        _ sql: SQL, using connection: Connection, plan: (Int) throws(SQLiteError) -> RowPlan, expectedCount: Int = 0,
-        alongside: (Statement) throws(SQLiteError) -> Void = { _ in }
-    ) throws(SQLiteError) -> [PackedRow] {
+        _ sql: SQL, using connection: Connection, plan: (Int) throws -> RowPlan, expectedCount: Int = 0,
+        alongside: (Statement) throws -> Void = { _ in }
+    ) throws -> [PackedRow] {
         // Room for at most 10,000 rows at once: a larger expected count grows as rows come.
         let expectedCount = min(max(expectedCount, 0), 10_000)
         // The rows are made once the statement is done: while it steps, each row leaves its key
@@ -159,7 +160,7 @@ extension SQLiteStore {
         // Where each run of rows of one entity starts, with its plan.
         var runs: [(start: Int, plan: RowPlan)] = []
         var last: RowPlan?
-        try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
+        try connection.forEachStatementRow(sql) { (statement) throws in
             let number = Int(statement.integer(at: 1) ?? 0)
             let found: RowPlan
             if let last, last.layout.number == number {
@@ -208,7 +209,7 @@ extension SQLiteStore {
     /// the plan.
     nonisolated func decodePacked(
         _ values: some ColumnValues, plan: RowPlan, primaryKey: Int64, into buffer: inout [AttributeValue?]
-    ) throws(SQLiteError) {
+    ) throws {
         // Slot after slot, those no column fills left nil: every slot is written once.
         var slot = 0
         for column in plan.columns {
@@ -226,7 +227,7 @@ extension SQLiteStore {
     }
 
     /// The non-nil to-one destinations of a row read with a plan, by relationship name.
-    nonisolated func decodeToOne(_ values: some ColumnValues, plan: RowPlan) throws(SQLiteError) -> [String: RowReference] {
+    nonisolated func decodeToOne(_ values: some ColumnValues, plan: RowPlan) throws -> [String: RowReference] {
         var destinations: [String: RowReference] = [:]
         for relationship in plan.toOne {
             guard let key = values.integer(at: relationship.position) else { continue }
@@ -244,7 +245,7 @@ extension SQLiteStore {
     /// - Parameter primaryKey: The row's key, for the message of a value that cannot be read.
     nonisolated func decodeAttributes(
         _ values: some ColumnValues, plan: RowPlan, primaryKey: Int64?
-    ) throws(SQLiteError) -> [String: AttributeValue] {
+    ) throws -> [String: AttributeValue] {
         var attributes = [String: AttributeValue](minimumCapacity: plan.attributes.count)
         for column in plan.columns {
             if let decoded = try decodeValue(values, column: column, plan: plan, primaryKey: primaryKey) {
@@ -266,7 +267,7 @@ extension SQLiteStore {
     /// when the store reads such values as nil (it is then logged).
     private nonisolated func decodeValue(
         _ values: some ColumnValues, column: RowPlan.Column, plan: RowPlan, primaryKey: Int64?
-    ) throws(SQLiteError) -> AttributeValue? {
+    ) throws -> AttributeValue? {
         // External references are blobs, which the common path never reads.
         switch values.commonAttributeValue(at: column.position, type: column.type) {
         case .null?: return nil
@@ -286,7 +287,7 @@ extension SQLiteStore {
                 return nil
             }
         }
-        do throws(SQLiteError) {
+        do throws {
             return try AttributeValue(databaseValue: value, type: column.type)
         } catch {
             let failure = SQLiteError(
@@ -303,7 +304,7 @@ extension SQLiteStore {
     /// `failure`.
     private nonisolated func skipUnreadable(
         _ kind: UnreadableValue.Kind, column: RowPlan.Column, plan: RowPlan, primaryKey: Int64?, failure: SQLiteError
-    ) throws(SQLiteError) {
+    ) throws {
         guard configuration.unreadableValues == .readAsNil else { throw failure }
         let value = UnreadableValue(
             kind, entityName: plan.layout.name, primaryKey: primaryKey, propertyName: plan.attributes[column.attribute].name,
@@ -320,7 +321,7 @@ extension SQLiteStore {
     ///   - connection: The connection to read with (the store's own, or the one of synchronous reads).
     nonisolated func loadToMany(
         of rows: inout [PackedRow], plans: [RowPlan], using connection: Connection
-    ) throws(SQLiteError) {
+    ) throws {
         var groups: [ToManyMapping: [Int]] = [:]
         for (index, plan) in plans.enumerated() {
             for relationship in plan.toMany { groups[relationship, default: []].append(index) }
@@ -341,7 +342,7 @@ extension SQLiteStore {
     /// ordered one; sources without destinations are left out.
     nonisolated func references(
         of relationship: ToManyMapping, from primaryKeys: [Int64], using connection: Connection
-    ) throws(SQLiteError) -> [Int64: [RowReference]] {
+    ) throws -> [Int64: [RowReference]] {
         let destination = try schema.entity(named: relationship.destination)
         let keys = Self.boundList(primaryKeys)
         let sql: SQL
@@ -362,7 +363,7 @@ extension SQLiteStore {
         }
         var found: [Int64: [RowReference]] = [:]
         var entity: (number: Int, name: String)?
-        try connection.forEachStatementRow(sql) { (statement) throws(SQLiteError) in
+        try connection.forEachStatementRow(sql) { (statement) throws in
             let number = Int(statement.integer(at: 1) ?? 0)
             if entity?.number != number { entity = (number, try schema.entity(number: number).name) }
             let reference = RowReference(entityName: entity?.name ?? "", primaryKey: statement.integer(at: 2) ?? 0)

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 public import TernCore
+import TernRelational
 
 extension SQLiteStore {
     // MARK: - Reading without the actor

@@ -1,5 +1,6 @@
 import Foundation
 public import TernCore
+import TernRelational
 
 extension SQLiteStore {
     // MARK: - Writing rows
@@ -144,7 +145,7 @@ extension SQLiteStore {
     }
 
     /// The external data files the rows reference now.
-    func externalFiles(of references: [RowReference]) throws(SQLiteError) -> [String] {
+    func externalFiles(of references: [RowReference]) throws -> [String] {
         var names: [String] = []
         for reference in references {
             let layout = try schema.entity(named: reference.entityName)
@@ -175,7 +176,7 @@ extension SQLiteStore {
             """, constraintsOf: row.reference)
     }
 
-    func deleteRow(_ reference: RowReference, version: Int64) throws(SQLiteError) {
+    func deleteRow(_ reference: RowReference, version: Int64) throws {
         let layout = try schema.entity(named: reference.entityName)
         try connection.execute("""
             DELETE FROM \(.identifier(layout.table)) WHERE Z_PK = \(reference.primaryKey) AND Z_OPT = \(version) \
@@ -198,7 +199,7 @@ extension SQLiteStore {
     }
 
     /// Replaces the to-many relationships present in a row.
-    func writeToMany(_ row: StoreRow) throws(SQLiteError) {
+    func writeToMany(_ row: StoreRow) throws {
         let layout = try schema.entity(named: row.reference.entityName)
         guard !layout.toManyRelationships.isEmpty || !row.toMany.isEmpty else { return }
         let primaryKey = row.reference.primaryKey
@@ -278,7 +279,7 @@ extension SQLiteStore {
     /// - Complexity: O(*k*) for *k* columns: one lookup per attribute of the entity.
     func appendColumnValues(
         of row: StoreRow, layout: EntityLayout, to values: inout [DatabaseValue]
-    ) throws(SQLiteError) {
+    ) throws {
         values.reserveCapacity(values.count + layout.attributes.count + 2 * layout.toOneRelationships.count)
         var found = 0
         // Derived attributes are read-only: the store's triggers keep them.
@@ -309,7 +310,7 @@ extension SQLiteStore {
             }
             values.append(reference.map { .integer($0.primaryKey) } ?? .null)
             if relationship.entityColumn != nil {
-                let number = try reference.map { reference throws(SQLiteError) in try schema.entity(named: reference.entityName).number }
+                let number = try reference.map { reference throws in try schema.entity(named: reference.entityName).number }
                 values.append(number.map { .integer(Int64($0)) } ?? .null)
             }
         }
@@ -318,7 +319,7 @@ extension SQLiteStore {
     /// Throws for a key of a row that names no stored attribute or to-one relationship.
     ///
     /// - Parameter matchedAttributes: How many of the row's attribute keys matched an attribute.
-    func checkKeys(of row: StoreRow, layout: EntityLayout, matchedAttributes: Int) throws(SQLiteError) {
+    func checkKeys(of row: StoreRow, layout: EntityLayout, matchedAttributes: Int) throws {
         // Every key of the row matched an attribute, unless some did not: name the first.
         if matchedAttributes != row.attributes.count,
            let name = row.attributes.keys.sorted().first(where: { layout.attribute(named: $0) == nil }) {
@@ -330,7 +331,7 @@ extension SQLiteStore {
     }
 
     /// Throws unless a reference names the destination entity or one of its subentities.
-    func checkReference(_ reference: RowReference, destination: EntityLayout, relationship: String) throws(SQLiteError) {
+    func checkReference(_ reference: RowReference, destination: EntityLayout, relationship: String) throws {
         let target = try schema.entity(named: reference.entityName)
         guard destination.hierarchyNumbers.contains(target.number) else {
             throw SQLiteError(

@@ -1,3 +1,5 @@
+import TernRelational
+
 /// A stored value a read could not give, which a store opened with
 /// ``SQLiteConfiguration/UnreadableValues/readAsNil`` read as nil: where it is and why.
 public struct UnreadableValue: Sendable, Hashable {

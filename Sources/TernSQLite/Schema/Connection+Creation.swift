@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernFormats
+import TernRelational
 
 extension Connection {
     // MARK: - Creating a store
@@ -24,11 +25,11 @@ extension Connection {
 
     /// The model recorded in the store's `Z_MODELCACHE`.
     ///
-    /// - Throws: ``SQLiteError`` with code `schemaMismatch` when the store has no usable model cache.
-    func readModelCache() throws(SQLiteError) -> ManagedObjectModel {
+    /// - Throws: `TernError` with code `schemaMismatch` when the store has no usable model cache.
+    func readModelCache() throws(TernError) -> ManagedObjectModel {
         let content = try? fetchValue("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")?.data
         guard let content, !content.isEmpty else {
-            throw SQLiteError(
+            throw TernError(
                 .schemaMismatch, "The store has no model cache (Z_MODELCACHE); open it with its model.", path: path)
         }
         return try SQLiteStore.decodeModelCache(content, path: path)
@@ -37,11 +38,11 @@ extension Connection {
 
 extension SQLiteStore {
     /// Decodes a `Z_MODELCACHE` blob into a model.
-    static func decodeModelCache(_ content: Data, path: String) throws(SQLiteError) -> ManagedObjectModel {
+    static func decodeModelCache(_ content: Data, path: String) throws(TernError) -> ManagedObjectModel {
         do {
             return try ModelCache.decode(content)
         } catch {
-            throw SQLiteError(
+            throw TernError(
                 .schemaMismatch, "The store's model cache (Z_MODELCACHE) cannot be decoded (\(error)); "
                     + "open the store with its model.", path: path, underlyingError: error)
         }

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernFormats
+package import TernRelational
 
 extension StoreSchema {
     /// The fixed tables of every Core Data store, in Core Data's exact text.
@@ -111,14 +112,6 @@ extension StoreSchema {
         }
     }
 
-    /// The relationship a derivation counts: `pages.@count` (Xcode) or `count:(pages)` (archives).
-    package static func countedRelationship(_ expression: String?) -> String? {
-        let text = expression?.filter { !$0.isWhitespace } ?? ""
-        if text.hasSuffix(".@count") { return String(text.dropLast(".@count".count)) }
-        if text.hasPrefix("count:("), text.hasSuffix(")") { return String(text.dropFirst("count:(".count).dropLast()) }
-        return nil
-    }
-
     /// A name as it appears in schema text: bare when it is a plain upper-case `Z…` identifier
     /// (no SQLite keyword starts with Z), quoted otherwise.
     static func schemaName(_ name: String) -> String {
@@ -151,9 +144,9 @@ extension Connection {
     /// (matching an entity by name, else by its renaming identifier), columns from the tables.
     ///
     /// - Parameter model: The model the store was written with.
-    /// - Throws: ``SQLiteError`` with code `schemaMismatch` when the store lacks an entity,
+    /// - Throws: `TernError` with code `schemaMismatch` when the store lacks an entity,
     ///   table or column the model needs.
-    func readSchema(model: ManagedObjectModel) throws(SQLiteError) -> StoreSchema {
+    func readSchema(model: ManagedObjectModel) throws -> StoreSchema {
         var rows: [StoreSchema.PrimaryKeyRow] = []
         try forEachRow("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT") { row in
             rows.append(StoreSchema.PrimaryKeyRow(

@@ -1,5 +1,6 @@
 public import Foundation
 public import TernCore
+import TernRelational
 
 /// An object's identity across devices: a UUID that stays the same whatever primary key the
 /// object gets in each store (see docs/Sync.md).
@@ -92,7 +93,7 @@ extension SQLiteStore {
     public func removeDeletedGlobalIdentities() throws -> Int {
         try requireWritable()
         try requireGlobalIdentifiers()
-        return try connection.inTransaction(.immediate) { () throws(SQLiteError) in
+        return try connection.inTransaction(.immediate) { () throws in
             try connection.execute("DELETE FROM TERNSYNC_OBJECT WHERE ZDELETED = 1")
             return connection.changedRowCount
         }
@@ -101,7 +102,7 @@ extension SQLiteStore {
     // MARK: - Recording (inside a save's transaction)
 
     /// Gives each inserted row a new identity and marks deleted rows' identities deleted.
-    func recordGlobalIdentifiers(of changes: StoreChangeSet, given identifiers: [RowReference: UUID]) throws(SQLiteError) {
+    func recordGlobalIdentifiers(of changes: StoreChangeSet, given identifiers: [RowReference: UUID]) throws {
         for row in changes.inserted {
             let entity = try schema.entity(named: row.reference.entityName)
             try connection.execute("""
@@ -123,7 +124,7 @@ extension SQLiteStore {
     /// identity one (a batch at a time), and tells whether the store tracks identities.
     static func prepareGlobalIdentifiers(
         _ connection: Connection, schema: StoreSchema, configuration: SQLiteConfiguration
-    ) throws(SQLiteError) -> Bool {
+    ) throws -> Bool {
         let exists = try connection.fetchValue(
             "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'TERNSYNC_OBJECT'")?.int64 == 1
         guard !configuration.isReadOnly, configuration.tracksGlobalIdentifiers || exists else { return exists }
@@ -134,7 +135,7 @@ extension SQLiteStore {
             for table in tables where try needsIdentities(table, schema: schema, connection) { isComplete = false }
             if isComplete { return true }
         }
-        try connection.inTransaction(.immediate) { () throws(SQLiteError) in
+        try connection.inTransaction(.immediate) { () throws in
             try connection.execute(Connection.globalIdentityTable)
             for table in tables where try needsIdentities(table, schema: schema, connection) {
                 try backfillIdentities(of: table, schema: schema, connection: connection)
@@ -146,7 +147,7 @@ extension SQLiteStore {
     /// Whether some rows of a table have no identity (two counts).
     private static func needsIdentities(
         _ table: TableLayout, schema: StoreSchema, _ connection: Connection
-    ) throws(SQLiteError) -> Bool {
+    ) throws -> Bool {
         let entity = entityNumber(ofRowsOf: table, schema: schema)
         let rows = try connection.fetchValue("SELECT COUNT(*) FROM \(.identifier(table.name))")?.int64 ?? 0
         let identities = try connection.fetchValue("""
@@ -165,7 +166,7 @@ extension SQLiteStore {
     /// Gives the rows of a table that have no identity one, a batch at a time.
     private static func backfillIdentities(
         of table: TableLayout, schema: StoreSchema, connection: Connection
-    ) throws(SQLiteError) {
+    ) throws {
         let entity = entityNumber(ofRowsOf: table, schema: schema)
         var last: Int64 = 0
         while true {
@@ -184,9 +185,9 @@ extension SQLiteStore {
     }
 
     /// Throws unless the store tracks global identities.
-    func requireGlobalIdentifiers() throws(SQLiteError) {
+    func requireGlobalIdentifiers() throws {
         guard tracksGlobalIdentifiers else {
-            throw SQLiteError(
+            throw TernError(
                 .schemaMismatch,
                 "The store does not track global identities; open it with SQLiteConfiguration.tracksGlobalIdentifiers.",
                 path: url.path)

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernRelational
 
 /// Global identities and sync state through migrations (docs/Sync.md, "Migrations"): every
 /// object keeps its UUID, deleted objects keep theirs, and the device is told to push its whole

@@ -1,5 +1,6 @@
 public import Foundation
 public import TernCore
+import TernRelational
 
 extension SQLiteStore {
     // MARK: - Sync state

@@ -1,5 +1,6 @@
 import Foundation
 import TernCore
+import TernRelational
 
 extension SQLiteStore {
     // MARK: - Verifying the store's contents

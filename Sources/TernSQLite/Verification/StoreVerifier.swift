@@ -1,5 +1,6 @@
 public import Foundation
 public import TernCore
+import TernRelational
 
 /// Checks a Core Data SQLite store for damage: SQLite's own `integrity_check`, the primary-key
 /// counters, entity numbers, references that point nowhere, inverses that disagree, required

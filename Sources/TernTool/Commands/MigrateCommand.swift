@@ -4,6 +4,7 @@ import TernMigration
 import TernPostgreSQL
 import TernSQLite
 import TernStores
+import TernRelational
 
 /// `tern migrate STORE --model MODEL [--to V] [--mapping FILE]… [--destination PATH] [--type T]`:
 /// migrates a store in place (atomically) or to a destination.

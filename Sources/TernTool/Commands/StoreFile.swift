@@ -4,6 +4,7 @@ import TernFormats
 import TernSQLite
 import TernPostgreSQL
 import TernStores
+import TernRelational
 
 /// A `STORE` argument: its location, its type found from its contents, and reading it.
 struct StoreFile {

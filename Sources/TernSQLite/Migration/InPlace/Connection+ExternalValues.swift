@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import TernRelational
 
 extension Connection {
     // MARK: - External values in SQL
@@ -8,7 +9,7 @@ extension Connection {
     /// `TERN_EXTERNAL_VALUE(column)` removes Core Data's inline marker (`0x01`), reads the file a
     /// reference (`0x02` + UUID) names from the store's `_EXTERNAL_DATA` folder, and keeps other
     /// bytes as they are; NULL stays NULL.
-    static let externalValueFunction = "TERN_EXTERNAL_VALUE"
+    static let externalValueFunction = TableMigrationPlan.externalValueFunction
 
     /// Registers ``externalValueFunction`` for a store's external data folder, so that an
     /// in-place migration can bring values an attribute kept in files back into its column

@@ -1,5 +1,6 @@
 import TernCore
 import TernMigration
+import TernRelational
 
 extension Connection {
     // MARK: - Rules of the destination version

@@ -1,6 +1,7 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernRelational
 
 extension SQLiteStoreMigrator {
     // MARK: - Inferred steps in place

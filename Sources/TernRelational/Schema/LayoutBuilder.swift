@@ -1,11 +1,11 @@
-import TernCore
+package import TernCore
 
 /// Works out tables, columns and indexes, entity by entity, with Core Data's names: for a new
 /// store the names Core Data gives, for an existing store the store's own columns, Core Data's
 /// names expected and their variants accepted (`docs/SQLiteStore.md`, "Names").
-struct LayoutBuilder {
+package struct LayoutBuilder {
     /// A property declared by an entity.
-    struct PropertyKey: Hashable {
+    package struct PropertyKey: Hashable {
         var entity: String
         var property: String
 
@@ -14,7 +14,7 @@ struct LayoutBuilder {
     }
 
     /// A to-many relationship without an inverse, kept as a foreign key in its destination's table.
-    struct ForeignKeyPlan {
+    package struct ForeignKeyPlan {
         /// The relationship, by the entity that declares it.
         var key: PropertyKey
         /// The destination entity.
@@ -25,46 +25,46 @@ struct LayoutBuilder {
         var isOrdered: Bool
     }
 
-    let model: ManagedObjectModel
-    let numbers: [String: StoreSchema.EntityNumber]
+    package let model: ManagedObjectModel
+    package let numbers: [String: StoreSchema.EntityNumber]
     /// For an existing store, each table's columns; nil for a new store.
-    let actualColumns: [String: Set<String>]?
-    var tables: [String: TableLayout] = [:]
-    var joinTables: [String: JoinTableLayout] = [:]
+    package let actualColumns: [String: Set<String>]?
+    package var tables: [String: TableLayout] = [:]
+    package var joinTables: [String: JoinTableLayout] = [:]
     /// The column of each stored attribute and to-one relationship, by declaring entity.
-    var columns: [PropertyKey: String] = [:]
+    package var columns: [PropertyKey: String] = [:]
     /// The `Z<n>_` entity column of to-one relationships whose destination has subentities.
-    var entityColumns: [PropertyKey: String] = [:]
+    package var entityColumns: [PropertyKey: String] = [:]
     /// The `Z_FOK_` order column of to-one relationships whose inverse is an ordered to-many.
-    var orderColumns: [PropertyKey: String] = [:]
+    package var orderColumns: [PropertyKey: String] = [:]
     /// Where to-many relationships without a to-one inverse live, by declaring entity.
-    var storages: [PropertyKey: ToManyMapping.Storage] = [:]
+    package var storages: [PropertyKey: ToManyMapping.Storage] = [:]
     /// The foreign keys of to-many relationships without an inverse, by destination root table.
-    var foreignKeyPlans: [String: [ForeignKeyPlan]] = [:]
+    package var foreignKeyPlans: [String: [ForeignKeyPlan]] = [:]
 
-    init(model: ManagedObjectModel, numbers: [String: StoreSchema.EntityNumber], actualColumns: [String: Set<String>]?) {
+    package init(model: ManagedObjectModel, numbers: [String: StoreSchema.EntityNumber], actualColumns: [String: Set<String>]?) {
         self.model = model
         self.numbers = numbers
         self.actualColumns = actualColumns
     }
 
-    static let advice = "the model does not match the store, migrate it first."
+    package static let advice = "the model does not match the store, migrate it first."
 
-    func number(of entity: String) throws(SQLiteError) -> Int {
+    package func number(of entity: String) throws(TernError) -> Int {
         guard let number = numbers[entity]?.number else {
-            throw SQLiteError(
+            throw TernError(
                 .schemaMismatch,
                 "Z_PRIMARYKEY has no row for entity \(SQL.quoted(entity)); the model does not match the store.")
         }
         return number
     }
 
-    func checkNames() throws(SQLiteError) {
+    package func checkNames() throws(TernError) {
         for entity in model.entities {
             let names = [entity.name] + entity.attributes.map(\.name) + entity.relationships.map(\.name)
                 + entity.fetchIndexes.map(\.name)
             for name in names where name.isEmpty || name.utf8.contains(0) {
-                throw SQLiteError(
+                throw TernError(
                     .schemaMismatch, "Entity \(SQL.quoted(entity.name)) uses a name that is empty or holds a NUL "
                         + "character, which SQLite cannot use; rename it.")
             }
@@ -72,17 +72,17 @@ struct LayoutBuilder {
     }
 
     /// The table of an entity: its inheritance root's (`Z` + uppercased root name).
-    func table(of entity: String) -> String {
+    package func table(of entity: String) -> String {
         "Z" + (model.rootEntity(of: entity)?.name ?? entity).uppercased()
     }
 
     /// The inverse of a relationship, if the model has it.
-    func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
+    package func inverse(of relationship: RelationshipDescription) -> RelationshipDescription? {
         relationship.inverseName.flatMap { model.relationship(named: $0, inEntity: relationship.destinationEntityName) }
     }
 
     /// The entity that declares a property an entity has (itself or an ancestor).
-    func declaringEntity(of property: String, in entityName: String) -> String {
+    package func declaringEntity(of property: String, in entityName: String) -> String {
         let chain = [entityName] + model.ancestors(of: entityName).map(\.name)
         return chain.first { name in
             guard let entity = model.entity(named: name) else { return false }
@@ -93,12 +93,12 @@ struct LayoutBuilder {
     /// A name and the same name with numeric suffixes, as Core Data tells clashing names apart.
     ///
     /// - Complexity: O(*count*).
-    static func suffixed(_ base: String, upTo count: Int) -> [String] {
+    package static func suffixed(_ base: String, upTo count: Int) -> [String] {
         [base] + (0..<max(count, 1)).map { base + String($0 + 1) }
     }
 
     /// The first name not used yet (`base`, then `base1`, `base2`…), which it marks used.
-    static func unique(_ base: String, in used: inout Set<String>) -> String {
+    package static func unique(_ base: String, in used: inout Set<String>) -> String {
         var name = base
         var suffix = 0
         while used.contains(name) {
@@ -111,7 +111,7 @@ struct LayoutBuilder {
 
     // MARK: - Entities
 
-    mutating func entityLayout(_ entity: EntityDescription) throws(SQLiteError) -> EntityLayout {
+    package mutating func entityLayout(_ entity: EntityDescription) throws(TernError) -> EntityLayout {
         let root = model.rootEntity(of: entity.name) ?? entity
         let number = try number(of: entity.name)
         var hierarchyNumbers = [number]
@@ -145,16 +145,16 @@ struct LayoutBuilder {
             toManyRelationships: toManys)
     }
 
-    func toManyMapping(
+    package func toManyMapping(
         _ relationship: RelationshipDescription, declaredBy declaring: String
-    ) throws(SQLiteError) -> ToManyMapping {
+    ) throws(TernError) -> ToManyMapping {
         let destination = relationship.destinationEntityName
         let key = PropertyKey(entity: declaring, property: relationship.name)
         let storage: ToManyMapping.Storage
         if let inverse = inverse(of: relationship), !inverse.isToMany {
             let inverseKey = PropertyKey(entity: declaringEntity(of: inverse.name, in: destination), property: inverse.name)
             guard let column = columns[inverseKey] else {
-                throw SQLiteError(.schemaMismatch, "The inverse of \(key.description) has no column.")
+                throw TernError(.schemaMismatch, "The inverse of \(key.description) has no column.")
             }
             storage = .inverseForeignKey(
                 table: table(of: destination), column: column,
@@ -162,13 +162,13 @@ struct LayoutBuilder {
         } else if let planned = storages[key] {
             storage = planned
         } else {
-            throw SQLiteError(.schemaMismatch, "\(key.description) has no table or column in the store; " + Self.advice)
+            throw TernError(.schemaMismatch, "\(key.description) has no table or column in the store; " + Self.advice)
         }
         return ToManyMapping(
             name: relationship.name, destination: destination, isOrdered: relationship.isOrdered, storage: storage)
     }
 
-    static func isStored(_ attribute: AttributeDescription) -> Bool {
+    package static func isStored(_ attribute: AttributeDescription) -> Bool {
         !attribute.isTransient && attribute.type != .undefined && attribute.type != .composite
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import TernCore
+package import TernCore
 package import TernMigration
 
 extension TableMigrationPlan {
@@ -89,26 +89,26 @@ extension TableMigrationPlan {
 }
 
 /// Works out column values and table operations for ``TableMigrationPlan``.
-struct PlanBuilder {
-    let source: StoreSchema
-    let destination: StoreSchema
+package struct PlanBuilder {
+    package let source: StoreSchema
+    package let destination: StoreSchema
     /// The entity mapping of each destination entity that receives source objects.
-    let mappings: [String: EntityMapping]
+    package let mappings: [String: EntityMapping]
     /// The destination entity of each source entity whose objects are migrated.
-    let destinationOf: [String: String]
+    package let destinationOf: [String: String]
     /// Source entity numbers to destination entity numbers, for migrated entities.
-    let numbers: [Int: Int]
+    package let numbers: [Int: Int]
     /// Each source root table's largest key.
-    let largestKeys: [String: Int64]
+    package let largestKeys: [String: Int64]
     /// The key offset of each migrated source entity number (0 but for entities that moved under
     /// another inheritance root, see ``TableMigrationPlan/KeyShift``).
-    let offsets: [Int: Int64]
+    package let offsets: [Int: Int64]
     /// Whether an attribute may start or stop allowing external storage.
-    let changesExternalStorage: Bool
+    package let changesExternalStorage: Bool
     /// Whether links to objects whose entity left a relationship's inheritance tree may be dropped.
-    let dropsLinks: Bool
+    package let dropsLinks: Bool
 
-    init(
+    package init(
         source: StoreSchema, destination: StoreSchema, mapping: MappingModel, largestKeys: [Int: Int64],
         rekeysMovedEntities: Bool, changesExternalStorage: Bool, dropsLinks: Bool
     ) throws(InPlaceUnsupported) {
@@ -167,13 +167,13 @@ struct PlanBuilder {
 
     /// The order in which source tables feed a destination table: the one of the same name
     /// (the root that stays) first, keeping its keys, then the others by name.
-    static func feedingOrder(_ tables: Set<String>, into target: String) -> [String] {
+    package static func feedingOrder(_ tables: Set<String>, into target: String) -> [String] {
         tables.sorted { ($0 == target ? 0 : 1, $0) < ($1 == target ? 0 : 1, $1) }
     }
 
     /// The largest key a destination table's rows may have had: its sources' largest keys,
     /// offsets included.
-    func largestKey(afterCopies copies: [TableMigrationPlan.TableCopy]) -> Int64 {
+    package func largestKey(afterCopies copies: [TableMigrationPlan.TableCopy]) -> Int64 {
         copies.map { $0.keyOffset + (largestKeys[$0.sourceTable] ?? 0) }.max() ?? 0
     }
 
@@ -186,7 +186,7 @@ struct PlanBuilder {
     ///     are left out, as their links are dropped (see ``droppedNumbers(from:to:)``).
     /// - Throws: ``InPlaceUnsupported`` when the objects shift differently and no column says
     ///   which entity each reference is to.
-    func shift(toObjectsOf entity: String, entityColumn: String?, heldAs destinationEntity: String)
+    package func shift(toObjectsOf entity: String, entityColumn: String?, heldAs destinationEntity: String)
         throws(InPlaceUnsupported) -> TableMigrationPlan.KeyShift
     {
         let dropped = Set(try droppedNumbers(from: entity, to: destinationEntity))
@@ -209,7 +209,7 @@ struct PlanBuilder {
     /// left its inheritance tree. Links to them are dropped (the objects stay), as in Core Data.
     ///
     /// - Throws: ``InPlaceUnsupported`` when links would be dropped and the emitter cannot.
-    func droppedNumbers(from sourceTarget: String, to destinationTarget: String) throws(InPlaceUnsupported) -> [Int] {
+    package func droppedNumbers(from sourceTarget: String, to destinationTarget: String) throws(InPlaceUnsupported) -> [Int] {
         let numbers = concreteEntities(of: sourceTarget).compactMap { entity -> Int? in
             guard let moved = destinationOf[entity.name], !destination.model.isKind(moved, of: destinationTarget) else { return nil }
             return source.entities[entity.name]?.number
@@ -222,7 +222,7 @@ struct PlanBuilder {
 
     /// A join source's exclusion of the rows whose `column` refers to objects of `sourceEntity`
     /// (and its subentities) that `destinationEntity`'s tree no longer holds; nil when none.
-    func exclusion(_ column: String, of sourceEntity: String, heldAs destinationEntity: String)
+    package func exclusion(_ column: String, of sourceEntity: String, heldAs destinationEntity: String)
         throws(InPlaceUnsupported) -> TableMigrationPlan.JoinExclusion?
     {
         let numbers = try droppedNumbers(from: sourceEntity, to: destinationEntity)
@@ -234,7 +234,7 @@ struct PlanBuilder {
 
     /// Where a destination table's rows come from, and each column's value: one copy per source
     /// table, the one keeping its keys first; empty for a table that receives no objects.
-    func copies(into table: TableLayout) throws(InPlaceUnsupported) -> [TableMigrationPlan.TableCopy] {
+    package func copies(into table: TableLayout) throws(InPlaceUnsupported) -> [TableMigrationPlan.TableCopy] {
         let entities = destination.entities.values.filter { $0.table == table.name && mappings[$0.name] != nil }
             .sorted { $0.number < $1.number }
         var copies: [String: TableMigrationPlan.TableCopy] = [:]
@@ -262,7 +262,7 @@ struct PlanBuilder {
     }
 
     /// The destination columns of one entity's rows and their values.
-    func columnValues(of layout: EntityLayout, from sourceLayout: EntityLayout, mapping: EntityMapping)
+    package func columnValues(of layout: EntityLayout, from sourceLayout: EntityLayout, mapping: EntityMapping)
         throws(InPlaceUnsupported) -> [String: TableMigrationPlan.ColumnValue]
     {
         let model = destination.model
@@ -354,7 +354,7 @@ struct PlanBuilder {
 
     /// The derived attributes counting a one-to-many that the destination adds (or whose
     /// derivation changes), for the entities that receive objects.
-    func derivedCounts() -> [TableMigrationPlan.DerivedCount] {
+    package func derivedCounts() -> [TableMigrationPlan.DerivedCount] {
         var counts: [TableMigrationPlan.DerivedCount] = []
         for layout in destination.entities.values.sorted(by: { $0.number < $1.number }) {
             guard let from = mappings[layout.name]?.sourceEntityName, let sourceLayout = source.entities[from] else { continue }
@@ -382,7 +382,7 @@ struct PlanBuilder {
     /// The alteration that turns the source table into the destination table in place, or nil
     /// when the table must be rebuilt: rows would leave it, a column would be dropped, change
     /// its declared type or be read twice, or a value needs more than an `UPDATE`.
-    func alteration(of table: TableLayout, from copy: TableMigrationPlan.TableCopy) -> TableMigrationPlan.TableAlteration? {
+    package func alteration(of table: TableLayout, from copy: TableMigrationPlan.TableCopy) -> TableMigrationPlan.TableAlteration? {
         guard copy.sourceTable == table.name, let sourceTable = source.tables[table.name] else { return nil }
         let rowNumbers = Set(source.entities.values.filter { $0.table == table.name && !$0.isAbstract }.map(\.number))
         guard rowNumbers.isSubset(of: Set(copy.sourceNumbers)) else { return nil }
@@ -447,7 +447,7 @@ struct PlanBuilder {
     // MARK: - Non public
 
     /// The columns holding values of an entity's rows (attributes, to-ones and their entity and order columns).
-    static func columns(of layout: EntityLayout, in schema: StoreSchema) -> Set<String> {
+    package static func columns(of layout: EntityLayout, in schema: StoreSchema) -> Set<String> {
         var columns = Set(layout.attributes.map(\.column))
         for toOne in layout.toOneRelationships {
             columns.insert(toOne.column)
@@ -481,13 +481,13 @@ struct PlanBuilder {
             guard changesExternalStorage else {
                 throw InPlaceUnsupported("the default value of \(column.name) may go to an external file")
             }
-            return .blob(Data([ExternalDataStore.inlineMarker]) + bytes)
+            return .blob(Data([ExternalValueMarker.inline]) + bytes)
         }
         return stored
     }
 
     /// The source relationship a `destinationInstances($source.name)` expression reads.
-    func sourceRelationship(_ expression: ValueExpression, of sourceLayout: EntityLayout, for name: String)
+    package func sourceRelationship(_ expression: ValueExpression, of sourceLayout: EntityLayout, for name: String)
         throws(InPlaceUnsupported) -> RelationshipDescription
     {
         guard case .call(.destinationInstances, let arguments) = expression, arguments.count == 1,

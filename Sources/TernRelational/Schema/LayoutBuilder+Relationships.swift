@@ -1,4 +1,4 @@
-import TernCore
+package import TernCore
 
 extension LayoutBuilder {
     // MARK: - To-many relationships without an inverse
@@ -7,9 +7,9 @@ extension LayoutBuilder {
     /// in the destination's table, `Z<n><NAME>` (*n* the declaring entity's number). An existing
     /// store may hold a join table instead (`Z_<n><NAME>`, as Tern wrote before), which is kept.
     ///
-    /// - Throws: ``SQLiteError`` with code `schemaMismatch` when an existing store has neither.
+    /// - Throws: ``TernError`` with code `schemaMismatch` when an existing store has neither.
     /// - Complexity: O(*r*) in the number of relationships.
-    mutating func planForeignKeysOfToManyWithoutInverse() throws(SQLiteError) {
+    package mutating func planForeignKeysOfToManyWithoutInverse() throws(TernError) {
         for entity in model.entities {
             for relationship in entity.relationships
             where relationship.isToMany && !relationship.isTransient && inverse(of: relationship) == nil {
@@ -25,7 +25,7 @@ extension LayoutBuilder {
                         guard let columns = actualColumns[join.name], join.columns.allSatisfy(columns.contains),
                             join.orderColumns.allSatisfy(columns.contains)
                         else {
-                            throw SQLiteError(
+                            throw TernError(
                                 .schemaMismatch,
                                 "The store has no column for \(key.description), a to-many relationship without an "
                                     + "inverse: looked for column \(base) in table \(table) and for join table "
@@ -49,7 +49,7 @@ extension LayoutBuilder {
     /// when both names are the same), and `Z_FOK_<m><NAME>` when ordered.
     private func joinTableWithoutInverse(
         _ relationship: RelationshipDescription, number: Int
-    ) throws(SQLiteError) -> JoinTableLayout {
+    ) throws(TernError) -> JoinTableLayout {
         let name = relationship.name.uppercased()
         let source = "Z_\(number)" + name
         var destination = "Z_\(try self.number(of: relationship.destinationEntityName))" + name
@@ -61,7 +61,7 @@ extension LayoutBuilder {
     // MARK: - Many-to-many relationships
 
     /// One side of a many-to-many relationship.
-    struct ManyToManySide {
+    package struct ManyToManySide {
         var relationship: RelationshipDescription
         /// The entity that declares it.
         var entity: String
@@ -72,7 +72,7 @@ extension LayoutBuilder {
     /// Whether a side of a many-to-many names its join table: the side whose declaring entity's
     /// name sorts first; between two relationships of the same entity, the one whose name sorts
     /// last (Core Data's choice in every store of the corpus, see `docs/SQLiteStore.md`).
-    static func namesJoinTable(_ side: ManyToManySide, over other: ManyToManySide) -> Bool {
+    package static func namesJoinTable(_ side: ManyToManySide, over other: ManyToManySide) -> Bool {
         side.entity == other.entity ? side.relationship.name >= other.relationship.name : side.entity < other.entity
     }
 
@@ -80,10 +80,10 @@ extension LayoutBuilder {
     /// naming side's entity name, then relationship name), the columns of each told apart from
     /// all join columns named before with a numeric suffix (`Z_4CURRENCIES1`).
     ///
-    /// - Throws: ``SQLiteError`` with code `schemaMismatch` when an existing store has no join
+    /// - Throws: ``TernError`` with code `schemaMismatch` when an existing store has no join
     ///   table for a relationship, named by either side, with its columns.
     /// - Complexity: O(*r* log *r*) in the number of relationships.
-    mutating func addJoinTables() throws(SQLiteError) {
+    package mutating func addJoinTables() throws(TernError) {
         var used: Set<String> = []
         for entity in model.entities.sorted(by: { $0.name < $1.name }) {
             for relationship in entity.relationships.sorted(by: { $0.name < $1.name })
@@ -103,7 +103,7 @@ extension LayoutBuilder {
     /// each ordered side (`Z_FOK_` + the column of the objects it orders, without `Z_`).
     private mutating func addJoinTable(
         named side: ManyToManySide, other: ManyToManySide, used: inout Set<String>
-    ) throws(SQLiteError) {
+    ) throws(TernError) {
         var owner = side
         var inverse = other
         var table = "Z_\(owner.number)" + owner.relationship.name.uppercased()
@@ -116,7 +116,7 @@ extension LayoutBuilder {
                 // The other side names the table (as Tern named some before).
                 let otherTable = "Z_\(other.number)" + other.relationship.name.uppercased()
                 guard actualColumns[otherTable] != nil else {
-                    throw SQLiteError(
+                    throw TernError(
                         .schemaMismatch,
                         "The store has no join table for the many-to-many relationship \(side.key.description) "
                             + "and its inverse \(other.key.description): looked for \(table) and \(otherTable); " + Self.advice)
@@ -133,7 +133,7 @@ extension LayoutBuilder {
         let inverseOrder = inverse.relationship.isOrdered ? "Z_FOK_" + first.dropFirst(2) : nil
         if let actualColumns, let existing = actualColumns[table] {
             for order in [ownerOrder, inverseOrder].compactMap({ $0 }) where !existing.contains(order) {
-                throw SQLiteError(
+                throw TernError(
                     .schemaMismatch,
                     "Join table \(table) has no order column \(order) for the ordered many-to-many relationship "
                         + "\(owner.key.description); " + Self.advice)
@@ -153,7 +153,7 @@ extension LayoutBuilder {
     private static func joinColumns(
         expected: (String, String), bases: (String, String), among existing: Set<String>, table: String,
         side: ManyToManySide
-    ) throws(SQLiteError) -> (String, String) {
+    ) throws(TernError) -> (String, String) {
         var claimed: Set<String> = []
         var found: [String?] = [expected.0, expected.1].map { existing.contains($0) ? $0 : nil }
         for name in found.compactMap({ $0 }) { claimed.insert(name) }
@@ -166,7 +166,7 @@ extension LayoutBuilder {
         }
         guard let first = found[0], let second = found[1] else {
             let missing = found[0] == nil ? expected.0 : expected.1
-            throw SQLiteError(
+            throw TernError(
                 .schemaMismatch,
                 "Join table \(table) has no column \(missing) (or with another numeric suffix) for the many-to-many "
                     + "relationship \(side.key.description); " + advice)

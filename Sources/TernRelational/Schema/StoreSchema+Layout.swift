@@ -7,6 +7,12 @@ extension StoreSchema {
         package var number: Int
         /// `Z_SUPER`: the parent's number, 0 for a root.
         package var superNumber: Int
+
+        /// Creates an entity's numbers.
+        package init(number: Int, superNumber: Int) {
+            self.number = number
+            self.superNumber = superNumber
+        }
     }
 
     /// Entity numbers as Core Data assigns them to a new store: depth first, each entity before
@@ -37,14 +43,14 @@ extension StoreSchema {
     ///   - actualColumns: For an existing store, each table's columns: each property is mapped
     ///     onto them, Core Data's names expected and its variants accepted (see
     ///     `docs/SQLiteStore.md`, "Names"). Nil for a new store, which gets Core Data's names.
-    /// - Throws: ``SQLiteError`` with code `schemaMismatch` when an entity has no number, a
+    /// - Throws: ``TernError`` with code `schemaMismatch` when an entity has no number, a
     ///   property has no column (the message names it and what was looked for) or a name cannot
     ///   be used in SQL.
     /// - Complexity: O(*n* · *p*) in the number of entities and properties.
     package init(
         model: ManagedObjectModel, numbers: [String: EntityNumber], otherNames: [Int: String] = [:],
         actualColumns: [String: Set<String>]? = nil
-    ) throws(SQLiteError) {
+    ) throws(TernError) {
         self.model = model
         var builder = LayoutBuilder(model: model, numbers: numbers, actualColumns: actualColumns)
         try builder.checkNames()
@@ -67,16 +73,16 @@ extension StoreSchema {
     }
 
     /// Checks that every table and column the layout needs exists.
-    private func verify(against actualColumns: [String: Set<String>]) throws(SQLiteError) {
+    private func verify(against actualColumns: [String: Set<String>]) throws(TernError) {
         let needed = tables.values.map { ($0.name, $0.columns.map(\.name), "entity \($0.rootEntity) and its subentities") }
             + joinTables.values.map { ($0.name, $0.columns + $0.orderColumns, "a many-to-many relationship") }
         for (table, columns, owner) in needed.sorted(by: { $0.0 < $1.0 }) {
             let advice = "the model does not match the store, migrate it first."
             guard let existing = actualColumns[table] else {
-                throw SQLiteError(.schemaMismatch, "The store has no table \(table) for \(owner); " + advice)
+                throw TernError(.schemaMismatch, "The store has no table \(table) for \(owner); " + advice)
             }
             for column in columns where !existing.contains(column) {
-                throw SQLiteError(.schemaMismatch, "Table \(table) has no column \(column) for \(owner); " + advice)
+                throw TernError(.schemaMismatch, "Table \(table) has no column \(column) for \(owner); " + advice)
             }
         }
     }

@@ -6,7 +6,7 @@ extension PlanBuilder {
 
     /// Where the rows of a destination join table come from, the values of its order columns, how
     /// the keys of each source shift, and the rows each source leaves out.
-    func joinSources(of join: JoinTableLayout) throws(InPlaceUnsupported) -> (
+    package func joinSources(of join: JoinTableLayout) throws(InPlaceUnsupported) -> (
         [TableMigrationPlan.JoinSource], [TableMigrationPlan.JoinOrder], [TableMigrationPlan.JoinSource: TableMigrationPlan.JoinShift],
         [TableMigrationPlan.JoinSource: [TableMigrationPlan.JoinExclusion]]
     ) {

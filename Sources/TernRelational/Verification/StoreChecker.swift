@@ -16,7 +16,7 @@ package final class StoreChecker {
     package typealias RowReader = (SQL, ([DatabaseValue]) -> Void) throws -> Void
 
     /// One column of a join table and the entity whose objects it must name.
-    struct JoinColumn {
+    package struct JoinColumn {
         /// The join table.
         let table: String
         /// The column.
@@ -30,9 +30,9 @@ package final class StoreChecker {
     /// Runs the checks' queries.
     private let readRows: RowReader
     /// The store's layout.
-    let schema: StoreSchema
+    package let schema: StoreSchema
     /// The most problems to keep.
-    let limit: Int
+    package let limit: Int
     /// The problems found so far.
     private(set) var problems: [StoreProblem] = []
     /// What was found that Core Data reads all the same, at most `limit` of them.
@@ -41,7 +41,7 @@ package final class StoreChecker {
     private(set) var isTruncated = false
 
     /// The model.
-    var model: ManagedObjectModel { schema.model }
+    package var model: ManagedObjectModel { schema.model }
 
     /// Creates a checker.
     ///
@@ -106,7 +106,7 @@ package final class StoreChecker {
     /// Checks a root table's primary-key counter and entity numbers.
     ///
     /// - Returns: The number of rows in the table.
-    func checkTable(_ table: TableLayout) throws -> Int {
+    package func checkTable(_ table: TableLayout) throws -> Int {
         guard let root = schema.entities[table.rootEntity] else { return 0 }
         let name = SQL.identifier(table.name)
         let summary = try fetchOne("SELECT COUNT(*), MAX(\"Z_PK\") FROM \(name)")
@@ -148,7 +148,7 @@ package final class StoreChecker {
     /// does: the superentity's number, or 0 for a root.
     ///
     /// - Complexity: O(*n*) in the number of entities.
-    func checkEntityHierarchy() {
+    package func checkEntityHierarchy() {
         for entity in schema.entities.values.sorted(by: { $0.name < $1.name }) {
             let parent = model.parent(of: entity.name)
             let expected = parent.flatMap { schema.entities[$0.name]?.number } ?? 0
@@ -166,7 +166,7 @@ package final class StoreChecker {
 
     /// Checks the objects of exactly one entity: required values, to-one references and their
     /// inverses, to-many counts.
-    func checkObjects(of entity: EntityLayout) throws {
+    package func checkObjects(of entity: EntityLayout) throws {
         try checkRequiredValues(of: entity)
         for relationship in entity.toOneRelationships {
             try checkReference(relationship, of: entity)
@@ -178,7 +178,7 @@ package final class StoreChecker {
     }
 
     /// Reports required attributes and to-one relationships whose column is NULL.
-    func checkRequiredValues(of entity: EntityLayout) throws {
+    package func checkRequiredValues(of entity: EntityLayout) throws {
         var columns: [(property: String, column: String)] = []
         for attribute in model.allAttributes(of: entity.name)
         where !attribute.isOptional && !attribute.isTransient && !attribute.isDerived {
@@ -202,7 +202,7 @@ package final class StoreChecker {
     }
 
     /// Reports to-one references to objects that do not exist, or of the wrong entity.
-    func checkReference(_ relationship: ToOneColumn, of entity: EntityLayout) throws {
+    package func checkReference(_ relationship: ToOneColumn, of entity: EntityLayout) throws {
         guard let destination = schema.entities[relationship.destination] else { return }
         let column = SQL.identifier(relationship.column)
         let entityColumn = relationship.entityColumn.map { SQL.identifier($0) }
@@ -231,7 +231,7 @@ package final class StoreChecker {
     /// Reports one-to-one relationships whose two columns disagree: Core Data stores a
     /// one-to-one on both sides, so A → B requires B → A. (One-to-many and many-to-many are
     /// stored once, in a foreign key or a join table, and cannot disagree.)
-    func checkInverse(of relationship: ToOneColumn, in entity: EntityLayout) throws {
+    package func checkInverse(of relationship: ToOneColumn, in entity: EntityLayout) throws {
         guard let description = model.relationship(named: relationship.name, inEntity: entity.name),
             let inverseName = description.inverseName,
             let inverse = model.relationship(named: inverseName, inEntity: relationship.destination), !inverse.isToMany,
@@ -259,7 +259,7 @@ package final class StoreChecker {
     /// Reports to-many relationships holding a count the model does not allow
     /// (``RelationshipDescription/allows(count:)``): none when the relationship is required,
     /// fewer objects than their minimum when not empty, or more than their maximum.
-    func checkCount(of relationship: RelationshipDescription, in entity: EntityLayout) throws {
+    package func checkCount(of relationship: RelationshipDescription, in entity: EntityLayout) throws {
         let required = relationship.isRequired
         let minimum = max(relationship.minCount, 1)
         let maximum = relationship.maxCount > 0 ? relationship.maxCount : Int.max
@@ -293,7 +293,7 @@ package final class StoreChecker {
 
     /// Every column of every join table, with the entity whose objects it must name: the widest
     /// entity (the declaring one) among those that map a relationship to it.
-    func joinTableColumns() -> [JoinColumn] {
+    package func joinTableColumns() -> [JoinColumn] {
         var found: [String: JoinColumn] = [:]
         func note(_ table: String, _ column: String, _ entity: EntityLayout, _ relationship: String) {
             let key = table + "." + column
@@ -313,7 +313,7 @@ package final class StoreChecker {
     }
 
     /// Reports join-table rows whose column names an object that does not exist.
-    func checkJoinColumn(_ join: JoinColumn) throws {
+    package func checkJoinColumn(_ join: JoinColumn) throws {
         let column = SQL.identifier(join.column)
         let sql: SQL = """
             SELECT j.\(column), COUNT(*) FROM \(.identifier(join.table)) AS j WHERE NOT EXISTS (\
@@ -333,7 +333,7 @@ package final class StoreChecker {
 
     /// Reports groups of objects (of the entity and its subentities) that share the values of
     /// one of the entity's own uniqueness constraints; objects with a NULL in the key are skipped.
-    func checkUniqueness(of entity: EntityLayout) throws {
+    package func checkUniqueness(of entity: EntityLayout) throws {
         guard let description = model.entity(named: entity.name) else { return }
         for constraint in description.uniquenessConstraints where !constraint.isEmpty {
             var columns: [SQL] = []

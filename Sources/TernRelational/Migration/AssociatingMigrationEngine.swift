@@ -62,12 +62,3 @@ extension AssociatingMigrationEngine {
         }
     }
 }
-
-extension MigrationAssociationTable: MigrationAssociationStorage {}
-
-extension SQLiteMigrationEngine: AssociatingMigrationEngine {
-    func deferFailure(_ error: any Error) {
-        guard pendingFailure == nil else { return }
-        do { try Self.store { () throws -> Void in throw error } } catch { pendingFailure = error }
-    }
-}

@@ -26,15 +26,15 @@ extension StepDataCheck {
 
 /// Gathers the checks of one step.
 private struct CheckBuilder {
-    let source: StoreSchema
-    let destination: ManagedObjectModel
+    package let source: StoreSchema
+    package let destination: ManagedObjectModel
     /// The destination entity of each source entity whose objects carry over.
-    let destinationOf: [String: String]
-    var checks: [StepDataCheck] = []
+    package let destinationOf: [String: String]
+    package var checks: [StepDataCheck] = []
     /// The links already counted, as the sorted pair of their relationship's sides.
     private var countedLinks: Set<[String]> = []
 
-    init(source: StoreSchema, destination: ManagedObjectModel, mapping: MappingModel) {
+    package init(source: StoreSchema, destination: ManagedObjectModel, mapping: MappingModel) {
         self.source = source
         self.destination = destination
         var destinationOf: [String: String] = [:]
@@ -49,7 +49,7 @@ private struct CheckBuilder {
     // MARK: - Attributes
 
     /// Integers carried into a type that cannot hold them all.
-    mutating func addAttributeChecks(of mapping: EntityMapping, from layout: EntityLayout, to entity: String) {
+    package mutating func addAttributeChecks(of mapping: EntityMapping, from layout: EntityLayout, to entity: String) {
         for item in mapping.effectiveAttributeMappings(in: destination) {
             guard case .source(let path)? = item.valueExpression, path.count == 1,
                 let new = destination.attribute(named: item.name, inEntity: entity),
@@ -62,7 +62,7 @@ private struct CheckBuilder {
     }
 
     /// The condition on a column's values that a type cannot hold; nil for a type that holds every integer.
-    static func outsideRange(of type: AttributeType, column: String) -> SQL? {
+    package static func outsideRange(of type: AttributeType, column: String) -> SQL? {
         let value = SQL.identifier(column)
         switch type {
         case .boolean: return value + " NOT IN (0, 1)"
@@ -75,7 +75,7 @@ private struct CheckBuilder {
     // MARK: - Relationships
 
     /// The relationship checks of one entity mapping.
-    mutating func addRelationshipChecks(of mapping: EntityMapping, from layout: EntityLayout, to entity: String) {
+    package mutating func addRelationshipChecks(of mapping: EntityMapping, from layout: EntityLayout, to entity: String) {
         let sourceNames = Dictionary(
             mapping.effectiveRelationshipMappings(in: destination).compactMap { item -> (String, String)? in
                 guard case .call(.destinationInstances, let arguments)? = item.valueExpression,
@@ -169,7 +169,7 @@ private struct CheckBuilder {
 
     /// The count of the links of a to-many relationship from the objects of `layout` (alias `s`)
     /// to objects (alias `d`) that meet a condition.
-    static func linkQuery(_ toMany: ToManyMapping, from layout: EntityLayout, to target: EntityLayout, where condition: SQL)
+    package static func linkQuery(_ toMany: ToManyMapping, from layout: EntityLayout, to target: EntityLayout, where condition: SQL)
         -> SQL
     {
         let owner = layout.rowFilter(includingSubentities: false, alias: "s")

@@ -96,7 +96,7 @@ package final class RowPlan: Sendable {
 }
 
 /// The values of one selected row: a statement's current row, or values already read.
-protocol ColumnValues {
+package protocol ColumnValues {
     /// The value of the column at a position.
     func value(at position: Int) -> DatabaseValue
     /// The integer value of the column at a position, or nil when it is not an integer.
@@ -108,7 +108,7 @@ protocol ColumnValues {
 }
 
 /// A column read by ``ColumnValues/commonAttributeValue(at:type:)``.
-enum CommonColumnValue {
+package enum CommonColumnValue {
     /// The column is NULL.
     case null
     /// The column's value.
@@ -116,10 +116,10 @@ enum CommonColumnValue {
 }
 
 extension ColumnValues {
-    func commonAttributeValue(at position: Int, type: AttributeType) -> CommonColumnValue? { nil }
+    package func commonAttributeValue(at position: Int, type: AttributeType) -> CommonColumnValue? { nil }
 }
 
 extension Array: ColumnValues where Element == DatabaseValue {
-    func value(at position: Int) -> DatabaseValue { self[position] }
-    func integer(at position: Int) -> Int64? { self[position].int64 }
+    package func value(at position: Int) -> DatabaseValue { self[position] }
+    package func integer(at position: Int) -> Int64? { self[position].int64 }
 }

@@ -26,19 +26,19 @@ extension StoreSchema {
     ///   - model: The model the store was written with.
     ///   - primaryKeyRows: The store's `Z_PRIMARYKEY` rows.
     ///   - actualColumns: Each table's columns.
-    /// - Throws: ``SQLiteError`` with code `schemaMismatch` when an entity has no row or a table
+    /// - Throws: ``TernError`` with code `schemaMismatch` when an entity has no row or a table
     ///   or column is missing.
     /// - Complexity: O(*n* · *r*) in the number of entities and rows.
     package init(
         model: ManagedObjectModel, primaryKeyRows rows: [PrimaryKeyRow], actualColumns: [String: Set<String>]
-    ) throws(SQLiteError) {
+    ) throws(TernError) {
         var numbers: [String: EntityNumber] = [:]
         var claimed: Set<Int> = []
         for entity in model.entities {
             let match = rows.first { $0.name == entity.name }
                 ?? entity.renamingIdentifier.flatMap { old in rows.first { $0.name == old } }
             guard let match else {
-                throw SQLiteError(
+                throw TernError(
                     .schemaMismatch,
                     "Z_PRIMARYKEY has no row for entity \(SQL.quoted(entity.name)); the model does not match "
                         + "the store, migrate it first.")
@@ -49,5 +49,13 @@ extension StoreSchema {
         var others: [Int: String] = [:]
         for row in rows where !claimed.contains(row.number) { others[row.number] = row.name }
         try self.init(model: model, numbers: numbers, otherNames: others, actualColumns: actualColumns)
+    }
+
+    /// The relationship a derivation counts: `pages.@count` (Xcode) or `count:(pages)` (archives).
+    package static func countedRelationship(_ expression: String?) -> String? {
+        let text = expression?.filter { !$0.isWhitespace } ?? ""
+        if text.hasSuffix(".@count") { return String(text.dropLast(".@count".count)) }
+        if text.hasPrefix("count:("), text.hasSuffix(")") { return String(text.dropFirst("count:(".count).dropLast()) }
+        return nil
     }
 }

@@ -21,20 +21,20 @@ package struct StoreSchema: Sendable {
 
     /// The layout of an entity.
     ///
-    /// - Throws: ``SQLiteError`` with code `schemaMismatch` for an entity the schema lacks.
-    package func entity(named name: String) throws(SQLiteError) -> EntityLayout {
+    /// - Throws: ``TernError`` with code `schemaMismatch` for an entity the schema lacks.
+    package func entity(named name: String) throws(TernError) -> EntityLayout {
         guard let layout = entities[name] else {
-            throw SQLiteError(.schemaMismatch, "The store's model has no entity \(SQL.quoted(name)); check the entity name.")
+            throw TernError(.schemaMismatch, "The store's model has no entity \(SQL.quoted(name)); check the entity name.")
         }
         return layout
     }
 
     /// The layout of the entity with that number (`Z_ENT`).
     ///
-    /// - Throws: ``SQLiteError`` with code `schemaMismatch` for an unknown number.
-    package func entity(number: Int) throws(SQLiteError) -> EntityLayout {
+    /// - Throws: ``TernError`` with code `schemaMismatch` for an unknown number.
+    package func entity(number: Int) throws(TernError) -> EntityLayout {
         guard let name = entityNames[number], let layout = entities[name] else {
-            throw SQLiteError(.schemaMismatch, "No entity of the model has number \(number) (Z_ENT) in this store.")
+            throw TernError(.schemaMismatch, "No entity of the model has number \(number) (Z_ENT) in this store.")
         }
         return layout
     }

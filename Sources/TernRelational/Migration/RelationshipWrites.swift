@@ -22,12 +22,12 @@ package enum RelationshipWrites {
     ///   - objects: The related destination objects, in order for an ordered relationship.
     ///   - schema: The destination layout.
     /// - Returns: The statements; none for a relationship without storage.
-    /// - Throws: ``SQLiteError`` for an entity the layout does not have.
+    /// - Throws: ``TernError`` for an entity the layout does not have.
     /// - Complexity: O(*n*) statements for *n* objects.
     package static func statements(
         setting relationship: String, inverse inverseName: String?, of row: RowReference, to objects: [RowReference],
         in schema: StoreSchema
-    ) throws(SQLiteError) -> [SQL] {
+    ) throws(TernError) -> [SQL] {
         let layout = try schema.entity(named: row.entityName)
         if let toOne = layout.toOne(named: relationship) {
             var statements = [try setToOne(toOne, of: row, layout: layout, to: objects.first, in: schema)]
@@ -50,7 +50,7 @@ package enum RelationshipWrites {
 
     private static func setToOne(
         _ column: ToOneColumn, of row: RowReference, layout: EntityLayout, to target: RowReference?, in schema: StoreSchema
-    ) throws(SQLiteError) -> SQL {
+    ) throws(TernError) -> SQL {
         let key = target.map { DatabaseValue.integer($0.primaryKey) } ?? .null
         var set: [SQL] = [SQL.identifier(column.column) + " = \(key)"]
         if let entityColumn = column.entityColumn {
@@ -63,7 +63,7 @@ package enum RelationshipWrites {
 
     private static func setToMany(
         _ mapping: ToManyMapping, of row: RowReference, layout: EntityLayout, to objects: [RowReference], in schema: StoreSchema
-    ) throws(SQLiteError) -> [SQL] {
+    ) throws(TernError) -> [SQL] {
         var statements: [SQL] = []
         switch mapping.storage {
         case .inverseForeignKey(let table, let column, let orderColumn):

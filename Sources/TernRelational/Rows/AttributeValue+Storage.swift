@@ -1,5 +1,5 @@
 import Foundation
-import TernCore
+package import TernCore
 
 extension AttributeValue {
     /// The value as Core Data's SQLite store keeps it: dates as seconds since 2001, UUIDs as 16
@@ -8,7 +8,7 @@ extension AttributeValue {
     ///
     /// - Parameter type: The attribute's type.
     /// - Returns: The column value, or nil when the value does not fit the type.
-    func databaseValue(for type: AttributeType) -> DatabaseValue? {
+    package func databaseValue(for type: AttributeType) -> DatabaseValue? {
         switch (self, type) {
         case (.integer(let number), .integer16), (.integer(let number), .integer32), (.integer(let number), .integer64):
             return .integer(number)
@@ -30,7 +30,7 @@ extension AttributeValue {
     }
 
     /// The text Core Data stores for a decimal that is not a number.
-    static let decimalNotANumberText = "NaN"
+    package static let decimalNotANumberText = "NaN"
 
     /// Reads a column value stored by Core Data for an attribute type.
     ///
@@ -38,9 +38,9 @@ extension AttributeValue {
     ///   - value: The column value; NULL gives nil.
     ///   - type: The attribute's type.
     /// - Returns: The attribute value, or nil for NULL.
-    /// - Throws: ``SQLiteError`` with code `invalidValue` when the column holds something the
+    /// - Throws: ``TernError`` with code `invalidValue` when the column holds something the
     ///   type cannot read (the message never shows the value).
-    init?(databaseValue value: DatabaseValue, type: AttributeType) throws(SQLiteError) {
+    package init?(databaseValue value: DatabaseValue, type: AttributeType) throws(TernError) {
         if value.isNull { return nil }
         let converted: AttributeValue?
         switch type {
@@ -68,7 +68,7 @@ extension AttributeValue {
         default: converted = nil
         }
         guard let converted else {
-            throw SQLiteError(.invalidValue, "A column holds a value that a \(type.xcodeName) attribute cannot read.")
+            throw TernError(.invalidValue, "A column holds a value that a \(type.xcodeName) attribute cannot read.")
         }
         self = converted
     }

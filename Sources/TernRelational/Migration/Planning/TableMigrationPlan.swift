@@ -13,6 +13,10 @@ import TernCore
 /// keep their declared types; or it is read by the rebuilds of the destination tables it feeds
 /// (``TableRebuild``, SQLite's twelve-step recipe), then dropped.
 package struct TableMigrationPlan: Sendable {
+    /// The SQL function a store registers to read a column that may hold external data
+    /// (``ColumnValue/resolvedExternal(_:)``): it returns the bytes, wherever they are kept.
+    package static let externalValueFunction = "TERN_EXTERNAL_VALUE"
+
     /// The value of one destination column for the rows of one source entity, in terms of the
     /// source row's columns.
     package indirect enum ColumnValue: Sendable, Hashable {
@@ -107,7 +111,7 @@ package struct TableMigrationPlan: Sendable {
         package var values: [String: [Int: ColumnValue]]
 
         /// The value of a column when it is the same for every row copied.
-        func uniformValue(of column: String) -> ColumnValue? {
+        package func uniformValue(of column: String) -> ColumnValue? {
             guard let byEntity = values[column] else { return .constant(.null) }
             let distinct = Set(sourceNumbers.map { byEntity[$0] ?? .constant(.null) })
             return distinct.count == 1 ? distinct.first : nil
@@ -295,7 +299,7 @@ extension TableMigrationPlan.ColumnValue {
             // `||` makes text; the cast keeps the bytes as a blob (NULL stays NULL).
             return "CAST(X'01' || \(.identifier(column)) AS BLOB)"
         case .resolvedExternal(let column):
-            return "\(SQL(unsafeSQL: Connection.externalValueFunction))(\(.identifier(column)))"
+            return "\(SQL(unsafeSQL: TableMigrationPlan.externalValueFunction))(\(.identifier(column)))"
         case .position(let partition, let order):
             let key = SQL.identifier("Z_PK")
             let ordering: SQL = order.map { SQL.identifier($0) + ", " + key } ?? key

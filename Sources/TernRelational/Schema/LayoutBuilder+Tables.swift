@@ -1,8 +1,8 @@
-import TernCore
+package import TernCore
 
 extension LayoutBuilder {
     /// One column of a root table that a property needs, before its name is settled.
-    struct ColumnSlot {
+    package struct ColumnSlot {
         enum Kind {
             case attribute(AttributeDescription)
             case toOne(RelationshipDescription)
@@ -31,12 +31,12 @@ extension LayoutBuilder {
     }
 
     /// A run of columns placed together in Core Data's column order.
-    typealias ColumnGroup = (rank: Int, position: Int, kind: Int, name: String, columns: [ColumnLayout])
+    package typealias ColumnGroup = (rank: Int, position: Int, kind: Int, name: String, columns: [ColumnLayout])
 
     /// The rank of an attribute type in Core Data's column order: integers and booleans, then
     /// dates and floating-point numbers (sorted by name together), decimals, strings, UUIDs,
     /// transformable and other values, binary data.
-    static func rank(of type: AttributeType) -> Int {
+    package static func rank(of type: AttributeType) -> Int {
         switch type {
         case .integer16, .integer32, .integer64, .boolean: 0
         case .date, .double, .float: 1
@@ -49,7 +49,7 @@ extension LayoutBuilder {
     }
 
     /// The declared SQL type of an attribute's column.
-    static func sqlType(of type: AttributeType) -> String {
+    package static func sqlType(of type: AttributeType) -> String {
         switch type {
         case .integer16, .integer32, .integer64, .boolean: "INTEGER"
         case .date: "TIMESTAMP"
@@ -62,12 +62,12 @@ extension LayoutBuilder {
 
     // MARK: - Tables
 
-    mutating func addTable(root: EntityDescription) throws(SQLiteError) {
+    package mutating func addTable(root: EntityDescription) throws(TernError) {
         let table = "Z" + root.name.uppercased()
         var existing: Set<String>?
         if let actualColumns {
             guard let columns = actualColumns[table] else {
-                throw SQLiteError(
+                throw TernError(
                     .schemaMismatch, "The store has no table \(table) for entity \(root.name) and its subentities; " + Self.advice)
             }
             existing = columns
@@ -139,7 +139,7 @@ extension LayoutBuilder {
     /// The columns a hierarchy's properties need, in Core Data's order of naming (entity by
     /// entity, depth first; attributes, to-one relationships, then the foreign keys of to-many
     /// relationships without an inverse that point into the entity), each with Core Data's name.
-    func columnSlots(of hierarchy: [EntityDescription], table: String) throws(SQLiteError) -> [ColumnSlot] {
+    package func columnSlots(of hierarchy: [EntityDescription], table: String) throws(TernError) -> [ColumnSlot] {
         var used: Set<String> = []
         var slots: [ColumnSlot] = []
         func add(_ kind: ColumnSlot.Kind, _ key: PropertyKey, _ position: Int, _ base: String) {
@@ -168,9 +168,9 @@ extension LayoutBuilder {
     /// Settles each slot on a column of an existing table: Core Data's name when the table has it,
     /// else the base name or a suffixed one that no other property took.
     ///
-    /// - Throws: ``SQLiteError`` with code `schemaMismatch` naming the property that has no column.
+    /// - Throws: ``TernError`` with code `schemaMismatch` naming the property that has no column.
     /// - Complexity: O(*s* · *c*) for *s* slots and *c* columns.
-    static func settle(_ slots: inout [ColumnSlot], among existing: Set<String>, table: String) throws(SQLiteError) {
+    package static func settle(_ slots: inout [ColumnSlot], among existing: Set<String>, table: String) throws(TernError) {
         var claimed: Set<String> = []
         for index in slots.indices {
             slots[index].name = existing.contains(slots[index].expected) ? slots[index].expected : ""
@@ -180,7 +180,7 @@ extension LayoutBuilder {
             let slot = slots[index]
             let candidates = suffixed(slot.base, upTo: existing.count)
             guard let found = candidates.first(where: { existing.contains($0) && !claimed.contains($0) }) else {
-                throw SQLiteError(
+                throw TernError(
                     .schemaMismatch,
                     "Table \(table) has no column for \(slot.what): looked for \(slot.expected), \(slot.base) or "
                         + "\(slot.base) with a numeric suffix; " + advice)
@@ -192,12 +192,12 @@ extension LayoutBuilder {
 
     /// The name of a column that goes with a property's column (its entity or order column):
     /// `expected` for a new store; in an existing table `expected`, else `fallback`.
-    static func companion(
+    package static func companion(
         _ expected: String, or fallback: String, of slot: ColumnSlot, in existing: Set<String>?, table: String
-    ) throws(SQLiteError) -> String {
+    ) throws(TernError) -> String {
         guard let existing, !existing.contains(expected) else { return expected }
         guard existing.contains(fallback) else {
-            throw SQLiteError(
+            throw TernError(
                 .schemaMismatch,
                 "Table \(table) has no column \(expected)" + (fallback == expected ? "" : " or \(fallback)")
                     + " for \(slot.what); " + advice)
@@ -206,7 +206,7 @@ extension LayoutBuilder {
     }
 
     /// The fetch indexes and uniqueness constraints of an entity, on its root table.
-    func entityIndexes(_ entity: EntityDescription, table: String) -> [IndexLayout] {
+    package func entityIndexes(_ entity: EntityDescription, table: String) -> [IndexLayout] {
         func column(_ property: String) -> String? {
             columns[PropertyKey(entity: declaringEntity(of: property, in: entity.name), property: property)]
         }
