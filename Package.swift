@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "TernXMLStore", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
         .target(
             name: "TernPostgreSQL",
-            dependencies: ["TernCore", "TernFormats", "TernRelational", "TernSQLite", "TernMigration", "CPostgreSQL"],
+            dependencies: ["TernCore", "TernFormats", "TernRelational", "TernMigration", "CPostgreSQL"],
             swiftSettings: swiftSettings),
         .target(
             name: "TernSync", dependencies: ["TernCore", "TernSQLite", "TernPostgreSQL"], swiftSettings: swiftSettings),

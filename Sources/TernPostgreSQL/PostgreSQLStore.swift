@@ -2,7 +2,6 @@ public import Foundation
 import Synchronization
 public import TernCore
 import TernFormats
-import TernSQLite
 package import TernRelational
 
 /// A store in a PostgreSQL database, in the layout of Core Data's SQLite store: `Z_PRIMARYKEY`,
@@ -169,11 +168,6 @@ public actor PostgreSQLStore {
         if isReadOnly {
             throw PostgreSQLError(.readOnly, "The store was opened read-only; open it read-write to change it.")
         }
-    }
-
-    /// The object ID of a row of this store.
-    nonisolated func objectID(_ reference: RowReference) -> ObjectID {
-        ObjectID(entityName: reference.entityName, storeIdentifier: identifier, primaryKey: reference.primaryKey)
     }
 
     /// ``StoreKind/postgreSQL``.

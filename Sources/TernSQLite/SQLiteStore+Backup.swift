@@ -18,7 +18,8 @@ extension SQLiteStore {
     ///   - source: The store to copy; it may be open elsewhere.
     ///   - destination: Where the copy goes; created or overwritten.
     ///   - pagesPerStep: How many pages each backup step copies; other connections may write
-    ///     between steps, and SQLite restarts the copy when they do.
+    ///     between steps, and SQLite restarts the copy when they do; after three restarts the
+    ///     rest is copied in one step, so that steady writes cannot keep the copy from finishing.
     /// - Throws: ``SQLiteError`` when the source is not a Core Data store or a step fails.
     /// - Complexity: O(*n*) in the size of the source; memory stays bounded by `pagesPerStep`.
     public static func backupStore(at source: URL, to destination: URL, pagesPerStep: Int = 1024) throws {
@@ -47,15 +48,30 @@ extension SQLiteStore {
 }
 
 extension Connection {
-    /// Copies another connection's main database into this one's, step by step.
+    /// How many times a step-by-step copy may start again, because another connection wrote the
+    /// source, before the rest is copied in one step.
+    fileprivate static let restartsBeforeOneStep = 3
+
+    /// Copies another connection's main database into this one's, step by step (in one step
+    /// once writes by other connections have restarted it ``restartsBeforeOneStep`` times).
     fileprivate func copy(from source: Connection, pagesPerStep: Int) throws(SQLiteError) {
         guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
             throw SQLiteError(sqliteCode: sqlite3_errcode(handle), database: handle, sql: nil, path: path)
         }
         var code = SQLITE_OK
         var waits = 0
+        // A write by another connection between steps restarts the copy. Under steady writes it
+        // would restart forever, so after a few restarts the rest is copied in one step, inside
+        // one read transaction that writers (in WAL mode) do not disturb.
+        var restarts = 0
+        var remaining = Int32.max
         repeat {
-            code = sqlite3_backup_step(backup, Int32(clamping: max(1, pagesPerStep)))
+            let step = restarts < Self.restartsBeforeOneStep ? Int32(clamping: max(1, pagesPerStep)) : -1
+            code = sqlite3_backup_step(backup, step)
+            // A step that leaves as many pages as the last one, or more, started again.
+            let left = sqlite3_backup_remaining(backup)
+            if code == SQLITE_OK, left >= remaining { restarts += 1 }
+            remaining = left
             if code == SQLITE_BUSY || code == SQLITE_LOCKED {
                 // Another connection holds a lock; wait for it, as long as the busy timeout.
                 waits += 1

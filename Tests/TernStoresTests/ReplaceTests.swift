@@ -79,6 +79,9 @@ import TernTestSupport
                     reference: RowReference(entityName: "Pet", primaryKey: key), attributes: ["name": .string("pet \(key)")])
                 try await writer.save(StoreChangeSet(inserted: [row]))
                 committed.store(Int(key), ordering: .releasing)
+                // A task that only hops to an actor and back can keep a thread of the
+                // cooperative pool from the test's own task; a sleep hands it back.
+                try await Task.sleep(for: .milliseconds(1))
             }
         }
         var checked: [(before: Int, copied: Int)] = []

@@ -1,6 +1,5 @@
 internal import CPostgreSQL
 import Foundation
-import TernSQLite
 import TernRelational
 
 extension Connection {

@@ -1,6 +1,5 @@
 internal import CPostgreSQL
 import Foundation
-import TernSQLite
 import TernRelational
 
 /// One libpq connection (`PGconn`), owned by exactly one ``PostgreSQLStore`` (or tool) and used
@@ -316,3 +315,5 @@ private struct Parameter {
         }
     }
 }
+
+extension Connection: RelationalConnection {}

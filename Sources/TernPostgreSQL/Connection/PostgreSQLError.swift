@@ -37,8 +37,6 @@ public struct PostgreSQLError: CodedError, Sendable, Hashable {
         public static let notACoreDataStore = Code("notACoreDataStore")
         /// The store's metadata could not be decoded or encoded.
         public static let invalidMetadata = Code("invalidMetadata")
-        /// A row that was asked for does not exist.
-        public static let rowNotFound = Code("rowNotFound")
         /// A value does not fit its column or attribute.
         public static let invalidValue = Code("invalidValue")
         /// The store was opened read-only and a write was attempted.

@@ -1,5 +1,4 @@
 public import TernCore
-import TernSQLite
 import TernRelational
 
 extension PostgreSQLStore: PackedRowReading {
@@ -42,12 +41,12 @@ extension PostgreSQLStore: PackedRowReading {
                 batch: { last in
                     try rows(of: request.entityName, includingSubentities: request.includesSubentities, after: last, limit: Self.fetchBatchSize)
                 },
-                matches: { row in try request.predicate?.evaluate(with: PostgreSQLRowValues(row: row, store: self)) ?? true })
+                matches: { row in try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true })
         }
         var all = request
         all.offset = 0
         all.limit = nil
-        let sorted = try fetch(all).map { PostgreSQLRowValues(row: $0, store: self) }
+        let sorted = try fetch(all).map { StoreRowValues(row: $0, store: self) }
         return try request.page(of: sorted, after: position, size: size, row: \.row)
     }
 

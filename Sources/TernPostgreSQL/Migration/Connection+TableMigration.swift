@@ -1,7 +1,6 @@
 import Foundation
 import TernCore
 import TernMigration
-import TernSQLite
 import TernRelational
 
 extension Connection {

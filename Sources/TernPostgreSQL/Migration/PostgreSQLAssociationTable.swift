@@ -1,5 +1,4 @@
 import TernCore
-import TernSQLite
 import TernRelational
 
 /// The associations of a migration step on PostgreSQL (which destination objects each source

@@ -1,7 +1,6 @@
 import Foundation
 import TernCore
 import TernMigration
-import TernSQLite
 import TernRelational
 
 /// The PostgreSQL store's migration engine: a ``TernMigration/MigrationManager`` that reads the

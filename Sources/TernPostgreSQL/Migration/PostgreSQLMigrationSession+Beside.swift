@@ -1,7 +1,6 @@
 import Foundation
 package import TernCore
 package import TernMigration
-import TernSQLite
 package import TernRelational
 
 extension PostgreSQLMigrationSession {

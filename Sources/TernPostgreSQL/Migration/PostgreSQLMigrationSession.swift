@@ -1,7 +1,6 @@
 import Foundation
 package import TernCore
 package import TernMigration
-import TernSQLite
 package import TernRelational
 
 /// One process's migration of a PostgreSQL store: a connection of its own holding the store's

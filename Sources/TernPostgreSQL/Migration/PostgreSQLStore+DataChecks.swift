@@ -1,6 +1,5 @@
 package import TernCore
 package import TernMigration
-import TernSQLite
 import TernRelational
 
 extension PostgreSQLStore {

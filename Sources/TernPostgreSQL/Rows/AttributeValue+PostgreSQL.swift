@@ -1,6 +1,5 @@
 import Foundation
 import TernCore
-import TernSQLite
 import TernRelational
 
 extension AttributeValue {

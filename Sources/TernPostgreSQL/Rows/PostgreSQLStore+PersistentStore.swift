@@ -1,6 +1,5 @@
 import Foundation
 public import TernCore
-import TernSQLite
 import TernRelational
 
 extension PostgreSQLStore: PersistentStore {
@@ -23,11 +22,11 @@ extension PostgreSQLStore: PersistentStore {
         if let statement = try translatedFetch(request) {
             let rows = try packedRows(statement.sql, using: connection).map(StoreRow.init)
             if statement.isOrdered { return rows }
-            return try request.ordered(rows.map { PostgreSQLRowValues(row: $0, store: self) }).map(\.row)
+            return try request.ordered(rows.map { StoreRowValues(row: $0, store: self) }).map(\.row)
         }
         var matches: [StoreRow] = []
         try forEachMatch(of: request) { matches.append($0) }
-        return try request.ordered(matches.map { PostgreSQLRowValues(row: $0, store: self) }).map(\.row)
+        return try request.ordered(matches.map { StoreRowValues(row: $0, store: self) }).map(\.row)
     }
 
     /// The references of the rows ``fetch(_:)`` returns, in the same order.
@@ -144,7 +143,7 @@ extension PostgreSQLStore: PersistentStore {
             let batch = try rows(
                 of: request.entityName, includingSubentities: request.includesSubentities, after: last,
                 limit: Self.fetchBatchSize)
-            for row in batch where try request.predicate?.evaluate(with: PostgreSQLRowValues(row: row, store: self)) ?? true {
+            for row in batch where try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true {
                 body(row)
             }
             guard batch.count == Self.fetchBatchSize, let key = batch.last?.reference.primaryKey else { return }
@@ -153,25 +152,4 @@ extension PostgreSQLStore: PersistentStore {
     }
 }
 
-/// A row seen through key paths, for predicates and sorts evaluated in Swift: related rows are
-/// read from the store.
-struct PostgreSQLRowValues: PredicateEvaluable {
-    /// The row.
-    let row: StoreRow
-    /// The store. Values are made and used only on its executor (inside `fetch`), which
-    /// `assumeIsolated` checks when related rows are read.
-    let store: PostgreSQLStore
-
-    func predicateValue(forKeyPath keyPath: String) throws(TernError) -> PredicateValue {
-        let store = self.store
-        let resolver = KeyPathResolver<StoreRow>(
-            model: store.model, entityName: \.reference.entityName,
-            identity: { row in .uri(store.objectID(row.reference).uriRepresentation) },
-            attribute: { row, name in row.attributes[name] },
-            related: { row, name in
-                let references = (row.toOne[name].map { [$0] } ?? []) + (row.toMany[name] ?? [])
-                return store.assumeIsolated { store in (try? store.rows(for: references)) ?? [] }
-            })
-        return try resolver.value(of: row, at: keyPath)
-    }
-}
+extension PostgreSQLStore: RelationalRowStore {}

@@ -1,7 +1,6 @@
 import Foundation
 import Synchronization
 public import TernCore
-import TernSQLite
 import TernRelational
 
 extension PostgreSQLStore {

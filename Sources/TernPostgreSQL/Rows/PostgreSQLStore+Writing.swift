@@ -1,6 +1,5 @@
 import Foundation
 public import TernCore
-import TernSQLite
 import TernRelational
 
 extension PostgreSQLStore {
@@ -75,8 +74,8 @@ extension PostgreSQLStore {
                 try updateColumns(row)
                 result.newVersions[row.reference] = row.version + 1
             }
-            for row in changes.inserted { try writeToMany(row, isNew: true) }
-            for row in changes.updated { try writeToMany(row, isNew: false) }
+            for row in changes.inserted { try schema.writeToMany(of: row, isNew: true, path: nil, on: connection) }
+            for row in changes.updated { try schema.writeToMany(of: row, isNew: false, path: nil, on: connection) }
             for (reference, version) in changes.deleted.sorted(by: { $0.key < $1.key }) {
                 try deleteRow(reference, version: version)
             }
@@ -190,14 +189,8 @@ extension PostgreSQLStore {
 
     func deleteRow(_ reference: RowReference, version: Int64) throws {
         let layout = try schema.entity(named: reference.entityName)
-        try connection.execute("""
-            DELETE FROM \(.identifier(layout.table)) WHERE "Z_PK" = \(reference.primaryKey) AND "Z_OPT" = \(version) \
-            AND \(layout.rowFilter())
-            """)
-        for relationship in layout.toManyRelationships {
-            if case .joinTable(let table, let source, _, _) = relationship.storage {
-                try connection.execute("DELETE FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(reference.primaryKey)")
-            }
+        for statement in layout.deletion(ofRow: reference.primaryKey, version: version) {
+            try connection.execute(statement)
         }
     }
 

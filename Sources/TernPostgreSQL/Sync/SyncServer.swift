@@ -1,5 +1,4 @@
 public import Foundation
-import TernSQLite
 import TernRelational
 
 /// The server side of sync: a PostgreSQL schema holding the change log (transactions in server

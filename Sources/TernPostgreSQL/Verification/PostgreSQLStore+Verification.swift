@@ -1,6 +1,5 @@
 public import Foundation
 public import TernCore
-import TernSQLite
 import TernRelational
 
 extension PostgreSQLStore {

@@ -319,3 +319,5 @@ package final class Connection {
         return header[header.startIndex + 18] == 2 && header[header.startIndex + 19] == 2
     }
 }
+
+extension Connection: RelationalConnection {}

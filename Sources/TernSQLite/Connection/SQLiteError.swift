@@ -37,8 +37,6 @@ public struct SQLiteError: CodedError, Sendable, Hashable {
         public static let invalidMetadata = Code("invalidMetadata")
         /// A row changed since it was read (optimistic locking): `Z_OPT` no longer matches.
         public static let optimisticLockingConflict = Code("optimisticLockingConflict")
-        /// A row that was asked for does not exist.
-        public static let rowNotFound = Code("rowNotFound")
         /// A value does not fit its column or attribute.
         public static let invalidValue = Code("invalidValue")
         /// A reference to external binary data is malformed or its file is missing.

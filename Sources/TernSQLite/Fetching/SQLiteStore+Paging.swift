@@ -40,12 +40,12 @@ extension SQLiteStore {
                 batch: { last in
                     try rows(of: request.entityName, includingSubentities: request.includesSubentities, after: last, limit: Self.fetchBatchSize)
                 },
-                matches: { row in try request.predicate?.evaluate(with: RowValues(row: row, store: self)) ?? true })
+                matches: { row in try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true })
         }
         var all = request
         all.offset = 0
         all.limit = nil
-        let sorted = try fetch(all).map { RowValues(row: $0, store: self) }
+        let sorted = try fetch(all).map { StoreRowValues(row: $0, store: self) }
         return try request.page(of: sorted, after: position, size: size, row: \.row)
     }
 
@@ -74,7 +74,7 @@ extension SQLiteStore {
         let list = SQL.joined([try selectList(for: layout, alias: "t0")] + keys.map(\.column))
         var condition = query.condition
         if let position {
-            guard let after = Self.condition(after: position, keys: keys) else { return nil }
+            guard let after = query.condition(after: position) else { return nil }
             condition = condition + " AND " + after
         }
         let offset = position == nil ? Int64(request.offset) : 0
@@ -91,21 +91,5 @@ extension SQLiteStore {
         }
         guard rows.count == wanted, let last = rows.last else { return PackedFetchPage(rows: rows, next: nil) }
         return PackedFetchPage(rows: rows, next: StoreFetchPosition(after: last.reference, position, count: rows.count, sortValues: lastValues))
-    }
-
-    /// The condition "comes after the position" in the order of `keys` then `Z_PK`, as SQLite
-    /// sorts (`NULL` first in ascending order), or nil when a value cannot be bound.
-    private static func condition(after position: StoreFetchPosition, keys: [PredicateSQL.SortKey]) -> SQL? {
-        guard position.sortValues.count == keys.count else { return nil }
-        var terms: [SQL.KeysetTerm] = []
-        for (key, value) in zip(keys, position.sortValues) {
-            var bound: SQL?
-            if let value {
-                guard let databaseValue = value.databaseValue(for: key.type) else { return nil }
-                bound = "\(databaseValue)"
-            }
-            terms.append(SQL.KeysetTerm(column: key.column, compared: key.collated, ascending: key.ascending, bound: bound))
-        }
-        return SQL.keysetCondition(terms, primaryKeyColumn: "t0.Z_PK", after: position.reference.primaryKey)
     }
 }

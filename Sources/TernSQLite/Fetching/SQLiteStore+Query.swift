@@ -33,7 +33,7 @@ extension SQLiteStore: PackedRowReading {
         guard let statement = try translatedFetch(request) else { return nil }
         let rows = try packedRows(statement.sql).map(StoreRow.init)
         if statement.isOrdered { return rows }
-        return try request.ordered(rows.map { RowValues(row: $0, store: self) }).map(\.row)
+        return try request.ordered(rows.map { StoreRowValues(row: $0, store: self) }).map(\.row)
     }
 
     /// ``fetch(_:)`` with the rows packed, when the predicate and the sorts translate to SQL;

@@ -163,7 +163,7 @@ extension SQLiteStore {
         for relationship in layout.toOneRelationships {
             let reference = row.toOne[relationship.name]
             if let reference {
-                try checkReference(reference, destination: try schema.entity(named: relationship.destination), relationship: relationship.name)
+                try schema.checkReference(reference, destination: try schema.entity(named: relationship.destination), relationship: relationship.name)
                 try statement.bind(reference.primaryKey, at: index)
             } else {
                 try statement.bindNull(at: index)

@@ -31,7 +31,7 @@ extension SQLiteStore: PersistentStore {
         if let rows = try fetchInSQL(request) { return rows }
         var matches: [StoreRow] = []
         try forEachMatch(of: request) { matches.append($0) }
-        return try request.ordered(matches.map { RowValues(row: $0, store: self) }).map(\.row)
+        return try request.ordered(matches.map { StoreRowValues(row: $0, store: self) }).map(\.row)
     }
 
     /// The chosen attribute values of the rows ``fetch(_:)`` returns, one dictionary per row.
@@ -160,7 +160,7 @@ extension SQLiteStore: PersistentStore {
             let batch = try rows(
                 of: request.entityName, includingSubentities: request.includesSubentities, after: last,
                 limit: Self.fetchBatchSize)
-            for row in batch where try request.predicate?.evaluate(with: RowValues(row: row, store: self)) ?? true {
+            for row in batch where try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true {
                 body(row)
             }
             guard batch.count == Self.fetchBatchSize, let key = batch.last?.reference.primaryKey else { return }
@@ -195,24 +195,4 @@ extension SQLiteStore: PersistentStore {
     }
 }
 
-/// A row seen through key paths, for predicates and sorts: related rows are read from the store.
-struct RowValues: PredicateEvaluable {
-    /// The row.
-    let row: StoreRow
-    /// The store. Values are made and used only on its executor (inside `fetch`), which
-    /// `assumeIsolated` checks when related rows are read.
-    let store: SQLiteStore
-
-    func predicateValue(forKeyPath keyPath: String) throws(TernError) -> PredicateValue {
-        let store = self.store
-        let resolver = KeyPathResolver<StoreRow>(
-            model: store.model, entityName: \.reference.entityName,
-            identity: { row in .uri(store.objectID(row.reference).uriRepresentation) },
-            attribute: { row, name in row.attributes[name] },
-            related: { row, name in
-                let references = (row.toOne[name].map { [$0] } ?? []) + (row.toMany[name] ?? [])
-                return store.assumeIsolated { store in (try? store.rows(for: references)) ?? [] }
-            })
-        return try resolver.value(of: row, at: keyPath)
-    }
-}
+extension SQLiteStore: RelationalRowStore {}

@@ -68,8 +68,8 @@ extension SQLiteStore {
                     try updateColumns(row)
                     result.newVersions[row.reference] = row.version + 1
                 }
-                for row in changes.inserted { try writeToMany(row) }
-                for row in changes.updated { try writeToMany(row) }
+                for row in changes.inserted { try schema.writeToMany(of: row, isNew: false, path: url.path, on: connection) }
+                for row in changes.updated { try schema.writeToMany(of: row, isNew: false, path: url.path, on: connection) }
                 for (reference, version) in changes.deleted.sorted(by: { $0.key < $1.key }) {
                     try deleteRow(reference, version: version)
                 }
@@ -159,11 +159,6 @@ extension SQLiteStore {
         return names
     }
 
-    /// The object ID of a row of this store.
-    nonisolated func objectID(_ reference: RowReference) -> ObjectID {
-        ObjectID(entityName: reference.entityName, storeIdentifier: identifier, primaryKey: reference.primaryKey)
-    }
-
     func updateColumns(_ row: StoreRow) throws {
         let layout = try schema.entity(named: row.reference.entityName)
         var values: [DatabaseValue] = []
@@ -178,14 +173,8 @@ extension SQLiteStore {
 
     func deleteRow(_ reference: RowReference, version: Int64) throws {
         let layout = try schema.entity(named: reference.entityName)
-        try connection.execute("""
-            DELETE FROM \(.identifier(layout.table)) WHERE Z_PK = \(reference.primaryKey) AND Z_OPT = \(version) \
-            AND \(layout.rowFilter())
-            """)
-        for relationship in layout.toManyRelationships {
-            if case .joinTable(let table, let source, _, _) = relationship.storage {
-                try connection.execute("DELETE FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(reference.primaryKey)")
-            }
+        for statement in layout.deletion(ofRow: reference.primaryKey, version: version) {
+            try connection.execute(statement)
         }
     }
 
@@ -195,75 +184,6 @@ extension SQLiteStore {
             try connection.execute(sql)
         } catch {
             throw constraintConflict(error, of: reference)
-        }
-    }
-
-    /// Replaces the to-many relationships present in a row.
-    func writeToMany(_ row: StoreRow) throws {
-        let layout = try schema.entity(named: row.reference.entityName)
-        guard !layout.toManyRelationships.isEmpty || !row.toMany.isEmpty else { return }
-        let primaryKey = row.reference.primaryKey
-        for name in row.toMany.keys where layout.toMany(named: name) == nil {
-            throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-many relationship \(SQL.quoted(name)).")
-        }
-        for relationship in layout.toManyRelationships {
-            let name = relationship.name
-            let references = row.toMany[name] ?? []
-            let destination = try schema.entity(named: relationship.destination)
-            var seen: Set<Int64> = []
-            let unique = references.filter { seen.insert($0.primaryKey).inserted }
-            for reference in unique { try checkReference(reference, destination: destination, relationship: name) }
-            switch relationship.storage {
-            case .inverseForeignKey(let table, let column, let orderColumn):
-                let entityColumn = destination.toOneRelationships.first { $0.column == column }?.entityColumn
-                var cleared = [SQL.identifier(column) + " = NULL"]
-                if let entityColumn { cleared.append(SQL.identifier(entityColumn) + " = NULL") }
-                if let orderColumn { cleared.append(SQL.identifier(orderColumn) + " = NULL") }
-                try connection.execute("""
-                    UPDATE \(.identifier(table)) SET \(SQL.joined(cleared)) WHERE \(.identifier(column)) = \(primaryKey) \
-                    AND \(destination.rowFilter())
-                    """)
-                for (index, reference) in unique.enumerated() {
-                    var set = [SQL.identifier(column) + " = \(primaryKey)"]
-                    if let entityColumn { set.append(SQL.identifier(entityColumn) + " = \(layout.number)") }
-                    if let orderColumn { set.append(SQL.identifier(orderColumn) + " = \(Int64(index + 1) * 1024)") }
-                    try connection.execute(
-                        "UPDATE \(.identifier(table)) SET \(SQL.joined(set)) WHERE Z_PK = \(reference.primaryKey)")
-                    if connection.changedRowCount == 0 {
-                        throw SQLiteError(
-                            .rowNotFound, "\(layout.name).\(name) references a \(reference.entityName) row that does not exist.",
-                            path: url.path)
-                    }
-                }
-            case .joinTable(let table, let source, let target, let orderColumn):
-                // Only the difference is written, so that the inverse side, saved in the same
-                // change set, keeps the order column an ordered side wrote.
-                let existing = try connection.fetchAll(
-                    "SELECT \(.identifier(target)) FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(primaryKey)"
-                ).compactMap { $0.first?.int64 }
-                let wanted = Set(unique.map(\.primaryKey))
-                for key in existing where !wanted.contains(key) {
-                    try connection.execute("""
-                        DELETE FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(primaryKey) \
-                        AND \(.identifier(target)) = \(key)
-                        """)
-                }
-                let present = Set(existing)
-                for (index, reference) in unique.enumerated() {
-                    if !present.contains(reference.primaryKey) {
-                        try connection.execute("""
-                            INSERT INTO \(.identifier(table)) (\(.identifier(source)), \(.identifier(target))) \
-                            VALUES (\(primaryKey), \(reference.primaryKey))
-                            """)
-                    }
-                    if let orderColumn {
-                        try connection.execute("""
-                            UPDATE \(.identifier(table)) SET \(.identifier(orderColumn)) = \(Int64(index + 1) * 1024) \
-                            WHERE \(.identifier(source)) = \(primaryKey) AND \(.identifier(target)) = \(reference.primaryKey)
-                            """)
-                    }
-                }
-            }
         }
     }
 
@@ -306,7 +226,7 @@ extension SQLiteStore {
         for relationship in layout.toOneRelationships {
             let reference = row.toOne[relationship.name]
             if let reference {
-                try checkReference(reference, destination: try schema.entity(named: relationship.destination), relationship: relationship.name)
+                try schema.checkReference(reference, destination: try schema.entity(named: relationship.destination), relationship: relationship.name)
             }
             values.append(reference.map { .integer($0.primaryKey) } ?? .null)
             if relationship.entityColumn != nil {
@@ -327,16 +247,6 @@ extension SQLiteStore {
         }
         for name in row.toOne.keys where layout.toOne(named: name) == nil {
             throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-one relationship \(SQL.quoted(name)).")
-        }
-    }
-
-    /// Throws unless a reference names the destination entity or one of its subentities.
-    func checkReference(_ reference: RowReference, destination: EntityLayout, relationship: String) throws {
-        let target = try schema.entity(named: reference.entityName)
-        guard destination.hierarchyNumbers.contains(target.number) else {
-            throw SQLiteError(
-                .invalidValue,
-                "Relationship \(SQL.quoted(relationship)) leads to \(SQL.quoted(destination.name)), not to \(SQL.quoted(target.name)).")
         }
     }
 }
