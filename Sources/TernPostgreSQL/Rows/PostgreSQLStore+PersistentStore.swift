@@ -123,7 +123,7 @@ extension PostgreSQLStore: PersistentStore {
     }
 
     /// How many rows are read at a time.
-    static let fetchBatchSize = 1000
+    package static let fetchBatchSize = 1000
 
     // MARK: - Non public
 
@@ -133,22 +133,6 @@ extension PostgreSQLStore: PersistentStore {
             throw TernError(.objectNotFound, "the model has no entity \(name); check the fetch request", entity: name)
         }
         return layout
-    }
-
-    /// Calls `body` with each row of the request's entity that matches its predicate, in key
-    /// order, reading a batch at a time.
-    private func forEachMatch(of request: StoreFetchRequest, _ body: (StoreRow) -> Void) throws {
-        var last: Int64 = 0
-        while true {
-            let batch = try rows(
-                of: request.entityName, includingSubentities: request.includesSubentities, after: last,
-                limit: Self.fetchBatchSize)
-            for row in batch where try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true {
-                body(row)
-            }
-            guard batch.count == Self.fetchBatchSize, let key = batch.last?.reference.primaryKey else { return }
-            last = key
-        }
     }
 }
 

@@ -8,14 +8,41 @@ package protocol RelationalRowStore: Actor {
     /// The store's identifier (its metadata's UUID), part of its objects' IDs.
     nonisolated var identifier: String { get }
 
+    /// How many rows a scan of a table reads at a time.
+    static var fetchBatchSize: Int { get }
+
     /// The rows with these references, in their order; missing ones are left out.
     func rows(for references: [RowReference]) throws -> [StoreRow]
+
+    /// A batch of an entity's rows in key order, after a primary key.
+    ///
+    /// - Complexity: O(`limit` · log *n*); memory is bounded by `limit`.
+    func rows(of entity: String, includingSubentities: Bool, after primaryKey: Int64, limit: Int) throws -> [StoreRow]
 }
 
 extension RelationalRowStore {
     /// The object ID of a row of this store.
     package nonisolated func objectID(_ reference: RowReference) -> ObjectID {
         ObjectID(entityName: reference.entityName, storeIdentifier: identifier, primaryKey: reference.primaryKey)
+    }
+
+    /// Calls `body` with each row of the request's entity that matches its predicate, evaluated
+    /// in Swift, in key order, reading ``fetchBatchSize`` rows at a time.
+    ///
+    /// - Throws: What reading the rows or evaluating the predicate throws.
+    /// - Complexity: O(*n*) rows read; memory is bounded by the batch size.
+    package func forEachMatch(of request: StoreFetchRequest, _ body: (StoreRow) -> Void) throws {
+        var last: Int64 = 0
+        while true {
+            let batch = try rows(
+                of: request.entityName, includingSubentities: request.includesSubentities, after: last,
+                limit: Self.fetchBatchSize)
+            for row in batch where try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true {
+                body(row)
+            }
+            guard batch.count == Self.fetchBatchSize, let key = batch.last?.reference.primaryKey else { return }
+            last = key
+        }
     }
 }
 

@@ -69,6 +69,7 @@ extension SQLiteStore: PersistentStore {
                 return references.count < end
             }
         } else {
+            try checkEntity(of: request)
             try forEachMatch(of: request) { references.append($0.reference) }
         }
         return Array(references[min(request.offset, references.count)..<min(end, references.count)])
@@ -87,6 +88,7 @@ extension SQLiteStore: PersistentStore {
             return Int(try connection.fetchValue(sql)?.int64 ?? 0)
         }
         var matches = 0
+        try checkEntity(of: request)
         try forEachMatch(of: request) { _ in matches += 1 }
         let afterOffset = max(0, matches - request.offset)
         return request.limit.map { min($0, afterOffset) } ?? afterOffset
@@ -139,7 +141,7 @@ extension SQLiteStore: PersistentStore {
     }
 
     /// How many rows ``fetch(_:)`` reads at a time.
-    static let fetchBatchSize = 500
+    package static let fetchBatchSize = 500
 
     // MARK: - Non public
 
@@ -149,23 +151,6 @@ extension SQLiteStore: PersistentStore {
         throw TernError(
             .objectNotFound, "the model has no entity \(request.entityName); check the fetch request",
             entity: request.entityName)
-    }
-
-    /// Calls `body` with each row of the request's entity that matches its predicate, in key
-    /// order, reading a batch at a time.
-    private func forEachMatch(of request: StoreFetchRequest, _ body: (StoreRow) -> Void) throws {
-        try checkEntity(of: request)
-        var last: Int64 = 0
-        while true {
-            let batch = try rows(
-                of: request.entityName, includingSubentities: request.includesSubentities, after: last,
-                limit: Self.fetchBatchSize)
-            for row in batch where try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true {
-                body(row)
-            }
-            guard batch.count == Self.fetchBatchSize, let key = batch.last?.reference.primaryKey else { return }
-            last = key
-        }
     }
 
     /// Calls `body` with the reference of each row of an entity, in key order, reading only
