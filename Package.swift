@@ -53,7 +53,8 @@ let package = Package(
             name: "TernRelational", dependencies: ["TernCore", "TernFormats", "TernMigration"],
             swiftSettings: swiftSettings),
         .target(
-            name: "TernSQLite", dependencies: ["TernCore", "TernFormats", "TernMigration", "TernRelational", "CSQLite"],
+            name: "TernSQLite",
+            dependencies: ["TernCore", "TernFormats", "TernMigration", "TernRelational", "CSQLite"],
             swiftSettings: swiftSettings),
         .target(name: "TernMigration", dependencies: ["TernCore", "TernFormats"], swiftSettings: swiftSettings),
         .target(
@@ -67,7 +68,9 @@ let package = Package(
             name: "TernSync", dependencies: ["TernCore", "TernSQLite", "TernPostgreSQL"], swiftSettings: swiftSettings),
         .target(
             name: "TernStores",
-            dependencies: ["TernCore", "TernFormats", "TernRelational", "TernSQLite", "TernMigration", "TernBinaryStore", "TernXMLStore",
+            dependencies: [
+                "TernCore", "TernFormats", "TernRelational", "TernSQLite", "TernMigration", "TernBinaryStore",
+                "TernXMLStore",
                 "TernPostgreSQL",
             ],
             swiftSettings: swiftSettings),
@@ -75,11 +78,14 @@ let package = Package(
             name: "TernMigrationTesting", dependencies: ["TernCore", "TernMigration", "TernSQLite", "TernStores"],
             swiftSettings: swiftSettings),
         .target(
-            name: "TernContainer", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores"],
+            name: "TernContainer",
+            dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernStores"],
             swiftSettings: swiftSettings),
         .target(
-            name: "ChefsBook", dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernContainer"],
-            path: "Examples/ChefsBook", exclude: ["StarterRecipes.json", "StarterRecipes.tsv"], sources: ["Sources/ChefsBook"],
+            name: "ChefsBook",
+            dependencies: ["TernCore", "TernFormats", "TernSQLite", "TernMigration", "TernContainer"],
+            path: "Examples/ChefsBook", exclude: ["StarterRecipes.json", "StarterRecipes.tsv"],
+            sources: ["Sources/ChefsBook"],
             resources: [.copy("ChefsBook.xcdatamodeld")], swiftSettings: swiftSettings, plugins: ["TernModelCodegen"]),
 
         // MARK: Code generation (`TernModelCodegen` build plugin, `tern generate`)
@@ -91,7 +97,8 @@ let package = Package(
         .target(
             name: "TernTool",
             dependencies: [
-                "TernCore", "TernFormats", "TernRelational", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook",
+                "TernCore", "TernFormats", "TernRelational", "TernSQLite", "TernMigration", "TernStores",
+                "TernContainer", "ChefsBook",
                 "TernPostgreSQL", "TernSync",
                 "TernMigrationTesting",
                 "TernCodegen",
@@ -101,7 +108,8 @@ let package = Package(
         .executableTarget(
             name: "tern-crash-helper",
             dependencies: [
-                "TernBinaryStore", "TernXMLStore", "TernSQLite", "TernMigration", "TernStores", "TernContainer", "ChefsBook", "TernSync",
+                "TernBinaryStore", "TernXMLStore", "TernSQLite", "TernMigration", "TernStores", "TernContainer",
+                "ChefsBook", "TernSync",
                 "TernPostgreSQL",
             ],
             path: "Sources/TernCrashHelper", swiftSettings: swiftSettings),
@@ -114,7 +122,8 @@ let package = Package(
         .executableTarget(
             name: "tern-bench",
             dependencies: [
-                "TernCore", "TernSQLite", "TernMigration", "TernFormats", "TernStores", "TernTool", "CSQLite", "TernPostgreSQL",
+                "TernCore", "TernSQLite", "TernMigration", "TernFormats", "TernStores", "TernTool", "CSQLite",
+                "TernPostgreSQL",
             ],
             path: "Benchmarks/Sources/tern-bench", swiftSettings: swiftSettings),
 
@@ -130,7 +139,9 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernSQLiteTests",
-            dependencies: ["TernSQLite", "TernRelational", "TernFormats", "TernMigration", "TernTestSupport", "tern-crash-helper"],
+            dependencies: [
+                "TernSQLite", "TernRelational", "TernFormats", "TernMigration", "TernTestSupport", "tern-crash-helper",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "StoreConformanceTests", dependencies: ["TernCore", "TernTestSupport"],
@@ -145,20 +156,25 @@ let package = Package(
         .testTarget(
             name: "TernToolTests",
             dependencies: [
-                "TernTool", "TernRelational", "TernSQLite", "TernFormats", "TernMigration", "TernStores", "TernContainer", "TernTestSupport",
+                "TernTool", "TernRelational", "TernSQLite", "TernFormats", "TernMigration", "TernStores",
+                "TernContainer", "TernTestSupport",
                 "ChefsBook", "tern-crash-helper", "TernPostgreSQL", "TernCodegen",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernContainerTests",
             dependencies: [
-                "TernContainer", "TernStores", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport", "ChefsBook",
+                "TernContainer", "TernStores", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport",
+                "ChefsBook",
                 "tern-crash-helper",
             ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernPostgreSQLTests",
-            dependencies: ["TernPostgreSQL", "TernRelational", "TernSQLite", "TernFormats", "TernTestSupport", "tern-postgres-helper"],
+            dependencies: [
+                "TernPostgreSQL", "TernRelational", "TernSQLite", "TernFormats", "TernTestSupport",
+                "tern-postgres-helper",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "TernSyncTests",
@@ -179,7 +195,8 @@ let package = Package(
         .testTarget(
             name: "TernStoresTests",
             dependencies: [
-                "TernStores", "TernRelational", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport", "TernPostgreSQL",
+                "TernStores", "TernRelational", "TernSQLite", "TernFormats", "TernMigration", "TernTestSupport",
+                "TernPostgreSQL",
             ],
             swiftSettings: swiftSettings),
     ]

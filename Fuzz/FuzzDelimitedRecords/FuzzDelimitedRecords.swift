@@ -37,6 +37,7 @@ public func fuzzDelimitedRecords(_ start: UnsafePointer<UInt8>?, _ count: Int) -
 
 /// The executable's entry point (SwiftPM links `main` to `FuzzDelimitedRecords_main`): runs libFuzzer.
 @_cdecl("FuzzDelimitedRecords_main")
-public func fuzzDelimitedRecordsMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+public func fuzzDelimitedRecordsMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32
+{
     runFuzzer(fuzzDelimitedRecords)
 }

@@ -2,6 +2,7 @@ import Foundation
 import FuzzSupport
 import TernCore
 import TernFormats
+
 @testable import TernSQLite
 
 /// libFuzzer entry point: reads the input as the binary property list of `Z_METADATA.Z_PLIST`.

@@ -21,6 +21,7 @@ public func fuzzValueExpression(_ start: UnsafePointer<UInt8>?, _ count: Int) ->
 
 /// The executable's entry point (SwiftPM links `main` to `FuzzValueExpression_main`): runs libFuzzer.
 @_cdecl("FuzzValueExpression_main")
-public func fuzzValueExpressionMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+public func fuzzValueExpressionMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32
+{
     runFuzzer(fuzzValueExpression)
 }

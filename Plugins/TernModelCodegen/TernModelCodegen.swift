@@ -36,11 +36,13 @@ struct TernModelCodegen: BuildToolPlugin {
 
     /// The files inside a model bundle or folder, so that editing any version regenerates the code.
     static func files(in folder: URL) -> [URL] {
-        guard let walk = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) else {
+        guard let walk = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
+        else {
             return []
         }
         return walk.compactMap { item in
-            guard let url = item as? URL, (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else {
+            guard let url = item as? URL, (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true
+            else {
                 return nil
             }
             return url

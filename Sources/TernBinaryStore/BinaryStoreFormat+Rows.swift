@@ -4,7 +4,8 @@ import TernCore
 extension BinaryStoreFormat {
     /// The tag byte before each attribute value, one per case of ``AttributeValue``.
     enum ValueTag: UInt8 {
-        case integer = 1, double, decimal, string, bool, date, data, uuid, uri
+        case integer = 1
+        case double, decimal, string, bool, date, data, uuid, uri
     }
 
     /// Encodes the body: a string table, the key counters, then the rows grouped by entity.
@@ -67,7 +68,8 @@ extension BinaryStoreFormat {
     /// Decodes the body written by ``encodeBody(_:)``.
     ///
     /// - Complexity: O(*n*) in the size of the body.
-    static func decodeBody(_ reader: inout ByteReader, metadata: StoreMetadata) throws(TernError) -> AtomicStoreContents {
+    static func decodeBody(_ reader: inout ByteReader, metadata: StoreMetadata) throws(TernError) -> AtomicStoreContents
+    {
         let nameCount = try reader.readCount(minimumSize: 4)
         var table: [String] = []
         table.reserveCapacity(nameCount)
@@ -172,8 +174,10 @@ extension BinaryStoreFormat {
         case .data: return .data(try reader.readData())
         case .uuid:
             let raw = try reader.readBytes(count: 16)
-            let bytes = (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
-                         raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15])
+            let bytes = (
+                raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
+                raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]
+            )
             return .uuid(UUID(uuid: bytes))
         case .uri:
             guard let url = URL(string: try reader.readString()) else { throw reader.corrupt("a URI is not valid") }

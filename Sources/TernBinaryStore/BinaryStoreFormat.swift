@@ -79,7 +79,8 @@ public enum BinaryStoreFormat: AtomicStoreFormat {
             let checksum = try reader.readUInt32()
             guard length == UInt64(reader.remaining) else {
                 throw reader.corrupt(
-                    "the rows should take \(length) bytes but \(reader.remaining) remain; the file is truncated or damaged")
+                    "the rows should take \(length) bytes but \(reader.remaining) remain; the file is truncated or damaged"
+                )
             }
             let body = try reader.readBytes(count: Int(length))
             guard crc32Checksum(body) == checksum else { throw reader.corrupt("the rows' checksum does not match") }
@@ -108,8 +109,12 @@ public enum BinaryStoreFormat: AtomicStoreFormat {
         let fixedSize = magic.count + 12
         do {
             var prefix = try handle.read(upToCount: fixedSize) ?? Data()
-            let headerSize = prefix.count == fixedSize
-                ? Int(prefix.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self)) })
+            let headerSize =
+                prefix.count == fixedSize
+                ? Int(
+                    prefix.withUnsafeBytes {
+                        UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 12, as: UInt32.self))
+                    })
                 : 0
             if headerSize > 0, headerSize <= maximumHeaderSize {
                 prefix.append(try handle.read(upToCount: headerSize) ?? Data())
@@ -121,7 +126,9 @@ public enum BinaryStoreFormat: AtomicStoreFormat {
         } catch let error as TernError {
             throw error
         } catch {
-            throw TernError(.unreadableStore, "could not read the binary store's header; check the file", path: url.path, underlyingError: error)
+            throw TernError(
+                .unreadableStore, "could not read the binary store's header; check the file", path: url.path,
+                underlyingError: error)
         }
     }
 
@@ -130,7 +137,7 @@ public enum BinaryStoreFormat: AtomicStoreFormat {
     /// Reads and checks the magic, version and metadata header.
     private static func readHeader(_ reader: inout ByteReader) throws(TernError) -> StoreMetadata {
         guard reader.remaining >= magic.count,
-              try Array(reader.readBytes(count: magic.count)) == magic
+            try Array(reader.readBytes(count: magic.count)) == magic
         else {
             throw TernError(
                 .unreadableStore,
@@ -153,8 +160,8 @@ public enum BinaryStoreFormat: AtomicStoreFormat {
         guard crc32Checksum(header) == checksum else { throw reader.corrupt("the metadata's checksum does not match") }
         let decoded = try? BinaryPropertyList.decode(Data(header))
         guard let decoded, case .dictionary(var dictionary)? = PropertyListValue(decoded),
-              case .string(let uuid)? = dictionary.removeValue(forKey: StoreMetadata.Key.storeUUID),
-              let metadata = StoreMetadata(propertyList: dictionary, uuid: uuid)
+            case .string(let uuid)? = dictionary.removeValue(forKey: StoreMetadata.Key.storeUUID),
+            let metadata = StoreMetadata(propertyList: dictionary, uuid: uuid)
         else {
             throw reader.corrupt("the metadata is not a property-list dictionary with a store UUID and typed keys")
         }

@@ -23,7 +23,8 @@ struct ByteWriter {
     /// Appends a count or index, which the format stores as 32 bits.
     mutating func appendCount(_ count: Int) throws(TernError) {
         guard let value = UInt32(exactly: count) else {
-            throw TernError(.unwritableStore, "a binary store holds at most \(UInt32.max) items or bytes per list or value")
+            throw TernError(
+                .unwritableStore, "a binary store holds at most \(UInt32.max) items or bytes per list or value")
         }
         append(value)
     }

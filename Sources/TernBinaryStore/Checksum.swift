@@ -1,5 +1,5 @@
-import Foundation
 internal import CZlib
+import Foundation
 
 /// CRC-32 (zlib's, the one of zip and PNG) of some bytes.
 ///

@@ -8,13 +8,18 @@ extension CodeWriter {
     func classUnits(of plan: ClassPlan) -> [Unit] {
         var units: [Unit] = []
         let properties = propertiesExtension(of: plan)
-        let foundation: Imports = plan.attributes.contains { Self.usesFoundation($0.swiftType) } ? .publicFoundation : []
+        let foundation: Imports =
+            plan.attributes.contains { Self.usesFoundation($0.swiftType) } ? .publicFoundation : []
         switch (plan.kind, options.style) {
         case (.definition, .xcode):
             units.append(
-                Unit(fileName: "\(plan.className)+CoreDataClass.swift", imports: .ternCore, body: classDeclaration(of: plan)))
+                Unit(
+                    fileName: "\(plan.className)+CoreDataClass.swift", imports: .ternCore,
+                    body: classDeclaration(of: plan)))
             units.append(
-                Unit(fileName: "\(plan.className)+CoreDataProperties.swift", imports: foundation.union(.ternCore), body: properties))
+                Unit(
+                    fileName: "\(plan.className)+CoreDataProperties.swift", imports: foundation.union(.ternCore),
+                    body: properties))
         case (.definition, .machineHuman):
             units.append(
                 Unit(
@@ -24,9 +29,12 @@ extension CodeWriter {
                 Unit(fileName: "\(plan.className).swift", imports: [], body: humanClass(of: plan), isWrittenOnce: true))
         case (.category, .xcode):
             units.append(
-                Unit(fileName: "\(plan.className)+CoreDataProperties.swift", imports: foundation.union(.ternCore), body: properties))
+                Unit(
+                    fileName: "\(plan.className)+CoreDataProperties.swift", imports: foundation.union(.ternCore),
+                    body: properties))
         case (.category, .machineHuman):
-            units.append(Unit(fileName: "_\(plan.className).swift", imports: foundation.union(.ternCore), body: properties))
+            units.append(
+                Unit(fileName: "_\(plan.className).swift", imports: foundation.union(.ternCore), body: properties))
         }
         return units
     }
@@ -131,7 +139,10 @@ extension CodeWriter {
         }
         let suffix = SwiftName.capitalized(plan.swiftName)
         var helpers: [(name: String, doc: String, signature: String, body: String)] = [
-            ("addTo\(suffix)", "Adds an object to `\(comment)`.", "(_ value: \(destination))", "add(value, to: \(key))"),
+            (
+                "addTo\(suffix)", "Adds an object to `\(comment)`.", "(_ value: \(destination))",
+                "add(value, to: \(key))"
+            ),
             (
                 "removeFrom\(suffix)", "Removes an object from `\(comment)`.", "(_ value: \(destination))",
                 "remove(value, from: \(key))"
@@ -178,7 +189,8 @@ extension CodeWriter {
             "- Parameter context: The object's context.",
             "- Returns: The matching objects.",
             "- Throws: When the predicate cannot run, or a store cannot be read.")
-        let signature = "\(access)func \(SwiftName.escaped(plan.swiftName))(in context: isolated TernCore.ObjectContext) async throws"
+        let signature =
+            "\(access)func \(SwiftName.escaped(plan.swiftName))(in context: isolated TernCore.ObjectContext) async throws"
         source.block("\(signature) -> [\(plan.destinationClass)]") { source in
             source.line("try await context.objects(forFetchedProperty: \(SwiftName.literal(fetched.name)), of: self)")
         }
@@ -197,14 +209,16 @@ extension CodeWriter {
                 "The model property a key path stands for, from \(model)'s key path table.", "",
                 "- Parameter keyPath: A key path of a generated class.",
                 "- Returns: The attribute or relationship name; nil for key paths of no stored property.")
-            source.block("\(access)static func propertyName(for keyPath: Swift.AnyKeyPath) -> Swift.String?") { source in
+            source.block("\(access)static func propertyName(for keyPath: Swift.AnyKeyPath) -> Swift.String?") {
+                source in
                 source.line("\(model).propertyName(for: keyPath)")
             }
             source.line()
             source.doc(
                 "Registers the classes generated from \(modelPhrase) with a context.", "",
                 "- Parameter context: The context.")
-            source.block("\(access)static func registerModelClasses(in context: isolated TernCore.ObjectContext)") { source in
+            source.block("\(access)static func registerModelClasses(in context: isolated TernCore.ObjectContext)") {
+                source in
                 source.line("\(model).register(in: context)")
             }
         }

@@ -28,19 +28,23 @@ extension CodeWriter {
                 source.block("for (name, contents) in versionContents") { source in
                     source.line("do {")
                     source.nested { source in
-                        source.line("let model = try TernFormats.XcodeModel.model(fromContents: Foundation.Data(contents.utf8), path: name)")
+                        source.line(
+                            "let model = try TernFormats.XcodeModel.model(fromContents: Foundation.Data(contents.utf8), path: name)"
+                        )
                         source.line("versions.append(TernCore.ModelVersion(name: name, model: model))")
                     }
                     source.line("} catch {")
                     source.nested { source in
                         source.line(
-                            "Swift.preconditionFailure(\"the embedded version \\(name) of \(name) does not read: \\(error)\")")
+                            "Swift.preconditionFailure(\"the embedded version \\(name) of \(name) does not read: \\(error)\")"
+                        )
                     }
                     source.line("}")
                 }
                 source.line(
                     "return TernCore.VersionedModel(name: \(modelName), versions: versions, "
-                        + "current: \(SwiftName.literal(model.currentVersionName)), hasExplicitOrder: \(model.hasExplicitOrder))")
+                        + "current: \(SwiftName.literal(model.currentVersionName)), hasExplicitOrder: \(model.hasExplicitOrder))"
+                )
             }
             source.line()
             source.doc("The current version's model.")
@@ -102,13 +106,15 @@ extension CodeWriter {
             "The entity of a generated class.", "",
             "- Parameter type: A class of ``classes``.",
             "- Returns: Its entity's name; nil for other classes.")
-        source.block("\(access)static func entityName(of type: TernCore.ManagedObject.Type) -> Swift.String?") { source in
+        source.block("\(access)static func entityName(of type: TernCore.ManagedObject.Type) -> Swift.String?") {
+            source in
             source.line("entityNames[Swift.ObjectIdentifier(type)]")
         }
         source.line()
         dictionary(
             "private static let entityNames: [Swift.ObjectIdentifier: Swift.String] =",
-            plan.classes.map { "Swift.ObjectIdentifier(\($0.className).self): \(SwiftName.literal($0.entity.name))" }, in: &source)
+            plan.classes.map { "Swift.ObjectIdentifier(\($0.className).self): \(SwiftName.literal($0.entity.name))" },
+            in: &source)
     }
 
     /// `declaration [entries…]`, one entry a line, or `declaration [:]`.

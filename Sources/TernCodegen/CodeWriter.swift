@@ -76,7 +76,9 @@ struct CodeWriter {
         } else if unit.imports.contains(.foundation) || unit.imports.contains(.publicFoundation) {
             lines.append("internal import Foundation")
         }
-        if unit.imports.contains(.ternCore) { lines.append(isPublic ? "public import TernCore" : "internal import TernCore") }
+        if unit.imports.contains(.ternCore) {
+            lines.append(isPublic ? "public import TernCore" : "internal import TernCore")
+        }
         if unit.imports.contains(.ternFormats) { lines.append("internal import TernFormats") }
         if unit.isWrittenOnce { lines.append("import TernCore") }
         return GeneratedFile(

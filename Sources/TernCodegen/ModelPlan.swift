@@ -150,7 +150,8 @@ extension ModelPlan {
                 let name = swiftName(for: attribute.name, in: entity, taken: &taken)
                 let (type, fallback, isRaw) = Self.swiftType(of: attribute, options: options)
                 plan.attributes.append(
-                    AttributePlan(attribute: attribute, swiftName: name, swiftType: type, fallback: fallback, isRaw: isRaw))
+                    AttributePlan(
+                        attribute: attribute, swiftName: name, swiftType: type, fallback: fallback, isRaw: isRaw))
             }
             for relationship in entity.relationships {
                 let name = swiftName(for: relationship.name, in: entity, taken: &taken)
@@ -162,7 +163,8 @@ extension ModelPlan {
             for fetched in entity.fetchedProperties {
                 let name = swiftName(for: fetched.name, in: entity, taken: &taken)
                 plan.fetchedProperties.append(
-                    FetchedPropertyPlan(fetchedProperty: fetched, swiftName: name, destinationClass: className(of: fetched.entityName)))
+                    FetchedPropertyPlan(
+                        fetchedProperty: fetched, swiftName: name, destinationClass: className(of: fetched.entityName)))
             }
             plans[entityName] = .some(plan)
             return plan
@@ -195,7 +197,8 @@ extension ModelPlan {
                 let name = generatedName(of: entity)
                 return owners[name] == entity.name ? name : "TernCore.ManagedObject"
             }
-            return Self.unqualifiedClassName(entity.representedClassName).map(SwiftName.identifier) ?? "TernCore.ManagedObject"
+            return Self.unqualifiedClassName(entity.representedClassName).map(SwiftName.identifier)
+                ?? "TernCore.ManagedObject"
         }
 
         static func unqualifiedClassName(_ name: String?) -> String? {
@@ -216,11 +219,14 @@ extension ModelPlan {
 
         /// A property's Swift name: a valid identifier, renamed when `ManagedObject` has a member
         /// of that name or an inherited generated property has it.
-        private mutating func swiftName(for name: String, in entity: EntityDescription, taken: inout Set<String>) -> String {
+        private mutating func swiftName(for name: String, in entity: EntityDescription, taken: inout Set<String>)
+            -> String
+        {
             var swiftName = SwiftName.identifier(name)
             if Self.reservedMembers.contains(swiftName) {
                 warnings.append(
-                    "\(entity.name).\(name) is named \(swiftName)Property in Swift, since ManagedObject has a member \(swiftName)")
+                    "\(entity.name).\(name) is named \(swiftName)Property in Swift, since ManagedObject has a member \(swiftName)"
+                )
                 swiftName += "Property"
             } else if swiftName != name {
                 warnings.append("\(entity.name).\(name) is named \(swiftName) in Swift")
@@ -232,7 +238,9 @@ extension ModelPlan {
                 number += 1
             }
             if swiftName != base {
-                warnings.append("\(entity.name).\(name) is named \(swiftName) in Swift, since a class above it has a property \(base)")
+                warnings.append(
+                    "\(entity.name).\(name) is named \(swiftName) in Swift, since a class above it has a property \(base)"
+                )
             }
             taken.insert(swiftName)
             return swiftName

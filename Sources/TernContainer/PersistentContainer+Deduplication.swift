@@ -116,7 +116,9 @@ extension PersistentContainer {
     }
 
     /// Moves a loser's destinations of one relationship to the winner; returns how many moved.
-    private static func hand(_ relationship: RelationshipDescription, from loser: ManagedObject, to winner: ManagedObject) -> Int {
+    private static func hand(
+        _ relationship: RelationshipDescription, from loser: ManagedObject, to winner: ManagedObject
+    ) -> Int {
         let name = relationship.name
         let owned = relationship.deleteRule == .cascade
         if relationship.isToMany {

@@ -1,6 +1,6 @@
 public import Foundation
-public import TernCore
 import Synchronization
+public import TernCore
 
 /// The store life cycle of an app in one object: Core Data's `NSPersistentContainer`.
 ///
@@ -55,7 +55,8 @@ public final class PersistentContainer: Sendable {
     ///     apps) or `.private` (its own executor, for servers and tools whose main thread does not
     ///     run the main actor's queue).
     public init(
-        name: String, model: VersionedModel, storeDescriptions: [StoreDescription], mainContextQueue: ContextQueue = .main
+        name: String, model: VersionedModel, storeDescriptions: [StoreDescription],
+        mainContextQueue: ContextQueue = .main
     ) {
         self.name = name
         self.model = model
@@ -105,7 +106,9 @@ public final class PersistentContainer: Sendable {
         await mainContext.setAutomaticallyMergesChanges(true)
         var stores: [any PersistentStore] = []
         for description in storeDescriptions {
-            let loader = StoreLoader(description: description, model: model, coordinator: coordinator, emit: { [weak self] in self?.post($0) })
+            let loader = StoreLoader(
+                description: description, model: model, coordinator: coordinator,
+                emit: { [weak self] in self?.post($0) })
             do {
                 stores.append(try await loader.load())
             } catch {

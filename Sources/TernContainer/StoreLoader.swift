@@ -24,7 +24,8 @@ struct StoreLoader: Sendable {
         // The store's type, once read: each file is detected once on the way to the open store.
         var kind: StoreKind?
         if !description.options.isReadOnly {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             // Another process loading the same store (an app extension) finishes first.
             lock = try await StoreLock.acquire(for: url, timeout: description.options.lockTimeout) {
                 emit(.waitingForStoreLock(url))
@@ -54,7 +55,9 @@ struct StoreLoader: Sendable {
     private func loadInMemory() async throws -> any PersistentStore {
         let store = InMemoryStore(model: model.currentVersion.model, isReadOnly: description.options.isReadOnly)
         try await coordinator.addStore(store, configuration: description.configuration, versions: model)
-        if case .records(let file, let options)? = description.seed { try await seed(store, from: file, options: options) }
+        if case .records(let file, let options)? = description.seed {
+            try await seed(store, from: file, options: options)
+        }
         emit(.storeLoaded(description.url))
         return store
     }
@@ -87,9 +90,12 @@ struct StoreLoader: Sendable {
             // The legacy store is moved and then removed: roll back what a crashed writer left first.
             let kind = try StoreFiles.kind(ofStoreAt: first)
             if kind == .sqlite { try SQLiteStore.recoverInterruptedWrite(at: first) }
-            let version = (try? StoreFiles.metadata(at: first, kind: kind)).flatMap { model.version(matching: $0)?.name }
+            let version = (try? StoreFiles.metadata(at: first, kind: kind)).flatMap {
+                model.version(matching: $0)?.name
+            }
             emit(.foundLegacyStore(at: first, version: version))
-            let move = StoreRelocation(source: first.path, destination: url.path, phase: StoreRelocation.copying, removesSource: true)
+            let move = StoreRelocation(
+                source: first.path, destination: url.path, phase: StoreRelocation.copying, removesSource: true)
             // The copy has the source's type.
             let kept = try await move.run(sourceKind: kind) { _ = try await migrateIfNeeded($0, kind: kind) }
             emit(.movedStore(from: first, to: url))
@@ -98,7 +104,8 @@ struct StoreLoader: Sendable {
             return kind
         } else if case .store(let seed)? = description.seed {
             let kind = try StoreFiles.kind(ofStoreAt: seed)
-            let copy = StoreRelocation(source: seed.path, destination: url.path, phase: StoreRelocation.copying, removesSource: false)
+            let copy = StoreRelocation(
+                source: seed.path, destination: url.path, phase: StoreRelocation.copying, removesSource: false)
             try await copy.run(sourceKind: kind) { _ = try await migrateIfNeeded($0, kind: kind) }
             emit(.copiedSeedStore(from: seed, to: url))
             return kind
@@ -130,7 +137,8 @@ struct StoreLoader: Sendable {
         }
         emit(.migrating(store: url, from: writer ?? "?", to: current.name))
         let progress = Progress(totalUnitCount: 1)
-        let options = MigrationOptions(batchSize: description.options.migrationBatchSize, policies: description.migration.policies)
+        let options = MigrationOptions(
+            batchSize: description.options.migrationBatchSize, policies: description.migration.policies)
         let report = try await reportingProgress(progress, phase: .migrating, of: url) {
             // SQLite stores stream in batches; binary and XML stores are migrated whole.
             try await StoreMigrator().migrateStore(
@@ -152,7 +160,9 @@ struct StoreLoader: Sendable {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw TernError(.objectNotFound, "the seed file cannot be read; check that the app ships it", path: file.path, underlyingError: error)
+            throw TernError(
+                .objectNotFound, "the seed file cannot be read; check that the app ships it", path: file.path,
+                underlyingError: error)
         }
         let digest = PropertyListValue.data(Digest.sha256(Array(data)))
         var metadata = try await store.metadata()

@@ -1,6 +1,7 @@
 package import Foundation
 import TernCore
 import TernStores
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

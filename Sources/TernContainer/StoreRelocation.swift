@@ -69,7 +69,9 @@ struct StoreRelocation: Codable, Sendable, Hashable {
         do {
             if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
         } catch {
-            throw TernError(.ioFailure, "could not remove the journal of a finished store move; check permissions", path: url.path, underlyingError: error)
+            throw TernError(
+                .ioFailure, "could not remove the journal of a finished store move; check permissions", path: url.path,
+                underlyingError: error)
         }
         try FileSystem.synchronizeDirectory(atPath: url.deletingLastPathComponent().path)
     }

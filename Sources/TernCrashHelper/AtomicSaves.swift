@@ -11,13 +11,16 @@ enum AtomicSaves {
     /// Opens the store, prints "ready", and saves `saves` times (0: until killed).
     static func run(format: String, path: String, saves: Int) async throws {
         let model = ManagedObjectModel(entities: [
-            EntityDescription(name: "Counter", attributes: [
-                AttributeDescription(name: "generation", type: .integer64),
-                AttributeDescription(name: "payload", type: .string),
-            ])
+            EntityDescription(
+                name: "Counter",
+                attributes: [
+                    AttributeDescription(name: "generation", type: .integer64),
+                    AttributeDescription(name: "payload", type: .string),
+                ])
         ])
         let url = URL(fileURLWithPath: path)
-        let store: any PersistentStore = format == "xml"
+        let store: any PersistentStore =
+            format == "xml"
             ? try XMLStore(at: url, model: model) : try BinaryStore(at: url, model: model)
         let rowCount = 200
         FileHandle.standardOutput.write(Data("ready\n".utf8))

@@ -14,9 +14,11 @@ import TernSQLite
 /// store's rows), `quit`.
 enum ConflictWorker {
     static let model = ManagedObjectModel(entities: [
-        EntityDescription(name: "Tally", attributes: [
-            AttributeDescription(name: "a", type: .integer64), AttributeDescription(name: "b", type: .integer64),
-        ])
+        EntityDescription(
+            name: "Tally",
+            attributes: [
+                AttributeDescription(name: "a", type: .integer64), AttributeDescription(name: "b", type: .integer64),
+            ])
     ])
 
     static let policies: [String: MergePolicy] = [
@@ -58,7 +60,9 @@ enum ConflictWorker {
             case "load":
                 var request = FetchRequest(entityName: "Tally")
                 request.sortDescriptors = [FetchSort(key: "a")]
-                loaded = try await context.fetchObjectIDs(request).sorted { ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0) }
+                loaded = try await context.fetchObjectIDs(request).sorted {
+                    ($0.primaryKey ?? 0) < ($1.primaryKey ?? 0)
+                }
             case "edit":
                 await context.perform { context in increment(ids, field, in: context) }
             case "save":

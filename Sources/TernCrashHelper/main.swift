@@ -52,19 +52,21 @@ let arguments = CommandLine.arguments
 
 /// Stops with the usage text.
 func usage() -> Never {
-    FileHandle.standardError.write(Data("""
-        usage: tern-crash-helper binary|xml <path> <saves>
-               tern-crash-helper save <store>
-               tern-crash-helper batch-insert <store> <count>
-               tern-crash-helper replace <destination> <source>
-               tern-crash-helper stress <store> <attribute> <policy> <rounds>
-               tern-crash-helper container <root> [<lock-timeout>]
-               tern-crash-helper lock <store>
-               tern-crash-helper migrate <store>
-               tern-crash-helper conflict sqlite <path> <policy> a|b
-               tern-crash-helper sync push|pull|both <store> <server> <page-size>
+    FileHandle.standardError.write(
+        Data(
+            """
+            usage: tern-crash-helper binary|xml <path> <saves>
+                   tern-crash-helper save <store>
+                   tern-crash-helper batch-insert <store> <count>
+                   tern-crash-helper replace <destination> <source>
+                   tern-crash-helper stress <store> <attribute> <policy> <rounds>
+                   tern-crash-helper container <root> [<lock-timeout>]
+                   tern-crash-helper lock <store>
+                   tern-crash-helper migrate <store>
+                   tern-crash-helper conflict sqlite <path> <policy> a|b
+                   tern-crash-helper sync push|pull|both <store> <server> <page-size>
 
-        """.utf8))
+            """.utf8))
     exit(2)
 }
 
@@ -136,7 +138,8 @@ case "stress":
     guard arguments.count == 6, let rounds = Int(arguments[5]), let policy = StressWriter.policies[arguments[4]] else {
         usage()
     }
-    try await StressWriter.run(try await context(forStoreAt: arguments[2]), attribute: arguments[3], policy: policy, rounds: rounds)
+    try await StressWriter.run(
+        try await context(forStoreAt: arguments[2]), attribute: arguments[3], policy: policy, rounds: rounds)
 case "conflict":
     try await ConflictWorker.main(Array(arguments.dropFirst(2)))
 case "sync":

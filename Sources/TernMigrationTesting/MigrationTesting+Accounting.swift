@@ -59,7 +59,8 @@ struct Accounting {
                     + "\(after.count(of: entity)); check the entity mappings into \(entity)",
                 sourceVersion: source, step: route, entity: entity)
         }
-        if plan.steps.count == 1, let step = plan.steps.first, step.kind == .inferred, let mapping = step.mappings.first {
+        if plan.steps.count == 1, let step = plan.steps.first, step.kind == .inferred, let mapping = step.mappings.first
+        {
             try checkValues(of: mapping, step: step, before: before, after: after)
         }
     }
@@ -80,7 +81,8 @@ struct Accounting {
                 continue
             }
             let exact = (mapping.kind == .copy || mapping.kind == .transform) && mapping.sourceFilter == nil
-            guard exact, let source = mapping.sourceEntityName, let count = counts[source] ?? 0, let current = next[destination] ?? 0
+            guard exact, let source = mapping.sourceEntityName, let count = counts[source] ?? 0,
+                let current = next[destination] ?? 0
             else {
                 next[destination] = .some(nil)
                 continue
@@ -95,8 +97,11 @@ struct Accounting {
     private func checkValues(of mapping: MappingModel, step: MigrationPlan.Step, before: Snapshot, after: Snapshot)
         throws(MigrationTestError)
     {
-        guard let from = model.version(named: step.from)?.model, let to = model.version(named: step.to)?.model else { return }
-        for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
+        guard let from = model.version(named: step.from)?.model, let to = model.version(named: step.to)?.model else {
+            return
+        }
+        for entityMapping in mapping.entityMappings
+        where entityMapping.kind == .copy || entityMapping.kind == .transform {
             guard let sourceEntity = entityMapping.sourceEntityName, let entity = entityMapping.destinationEntityName,
                 let sources = before.rows[sourceEntity], let results = after.rows[entity]
             else { continue }

@@ -30,7 +30,8 @@ extension MigrationTesting {
     ///   message lists the other failing versions too.
     /// - Complexity: One store and one migration per version.
     public static func everyVersionMigrates(
-        model: VersionedModel, mappings: [StepMapping] = [], policies: MigrationPolicyRegistry = MigrationPolicyRegistry(),
+        model: VersionedModel, mappings: [StepMapping] = [],
+        policies: MigrationPolicyRegistry = MigrationPolicyRegistry(),
         objectsPerEntity: Int = 5, kind: StoreKind = .sqlite
     ) async throws -> [VersionResult] {
         let checks = await check(
@@ -42,7 +43,8 @@ extension MigrationTesting {
             }
         }
         if failures.count > 1 {
-            first.message += " (and \(failures.count - 1) other version(s) failed: "
+            first.message +=
+                " (and \(failures.count - 1) other version(s) failed: "
                 + failures.dropFirst().compactMap(\.sourceVersion).joined(separator: ", ") + ")"
         }
         throw first
@@ -81,10 +83,12 @@ extension MigrationTesting {
     /// - Returns: One result per historical version, then one per given store.
     /// - Complexity: One store and one migration per version and per store.
     public static func check(
-        model: VersionedModel, mappings: [StepMapping] = [], policies: MigrationPolicyRegistry = MigrationPolicyRegistry(),
+        model: VersionedModel, mappings: [StepMapping] = [],
+        policies: MigrationPolicyRegistry = MigrationPolicyRegistry(),
         objectsPerEntity: Int = 5, stores: [URL] = [], kind: StoreKind = .sqlite
     ) async -> [CheckResult] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tern-migration-matrix-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tern-migration-matrix-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         var results: [CheckResult] = []
         let clock = ContinuousClock()
@@ -98,7 +102,8 @@ extension MigrationTesting {
                 result.objects = objects.count
                 let url = folder.appendingPathComponent("\(index).\(kind == .sqlite ? "sqlite" : kind.rawValue)")
                 try await makeStore(version: version.name, of: model, at: url, objects: objects, kind: kind)
-                result.report = try await migrateAndValidate(store: url, model: model, mappings: mappings, policies: policies)
+                result.report = try await migrateAndValidate(
+                    store: url, model: model, mappings: mappings, policies: policies)
             } catch {
                 result.failure = Self.failure(error, source: version.name)
             }
@@ -109,7 +114,8 @@ extension MigrationTesting {
             let start = clock.now
             var result = CheckResult(source: store.path, isStore: true, objects: 0, duration: .zero)
             do {
-                let report = try await migrateAndValidate(copyOf: store, model: model, mappings: mappings, policies: policies)
+                let report = try await migrateAndValidate(
+                    copyOf: store, model: model, mappings: mappings, policies: policies)
                 result.report = report
                 result.objects = report.objectsPerStep.first ?? 0
             } catch {
@@ -124,6 +130,7 @@ extension MigrationTesting {
     /// An error as a test failure, naming its source.
     private static func failure(_ error: any Error, source: String) -> MigrationTestError {
         if let failure = error as? MigrationTestError { return failure }
-        return MigrationTestError(.migrationFailed, "\(source): \(error)", sourceVersion: source, underlyingError: error)
+        return MigrationTestError(
+            .migrationFailed, "\(source): \(error)", sourceVersion: source, underlyingError: error)
     }
 }

@@ -24,7 +24,8 @@ extension MigrationTesting {
     /// - Throws: ``MigrationTestError`` with code ``MigrationTestError/Code/cannotSample`` for a
     ///   required attribute with a pattern and no default.
     /// - Complexity: O(*e* · *n* · *p*) for *e* entities of *n* objects and *p* properties.
-    public static func sampleObjects(for model: ManagedObjectModel, count: Int) throws(MigrationTestError) -> [StoreRow] {
+    public static func sampleObjects(for model: ManagedObjectModel, count: Int) throws(MigrationTestError) -> [StoreRow]
+    {
         var builder = SampleBuilder(model: model, count: max(0, count))
         try builder.build()
         return builder.orderedRows
@@ -56,7 +57,8 @@ private struct SampleBuilder {
                 let key = (nextKey[root] ?? 0) + 1
                 nextKey[root] = key
                 var row = StoreRow(reference: RowReference(entityName: entity.name, primaryKey: key))
-                for attribute in model.allAttributes(of: entity.name) where !attribute.isTransient && !attribute.isDerived {
+                for attribute in model.allAttributes(of: entity.name)
+                where !attribute.isTransient && !attribute.isDerived {
                     if let value = try Self.value(of: attribute, entity: entity.name, index: index, key: key) {
                         row.attributes[attribute.name] = value
                     }
@@ -77,7 +79,8 @@ private struct SampleBuilder {
     /// The sample value of an attribute for the object at an index, made from its key (unique in
     /// its inheritance root, so that constraints an abstract parent declares hold too); nil to
     /// leave it empty.
-    static func value(of attribute: AttributeDescription, entity: String, index: Int, key: Int64) throws(MigrationTestError)
+    static func value(of attribute: AttributeDescription, entity: String, index: Int, key: Int64)
+        throws(MigrationTestError)
         -> AttributeValue?
     {
         if attribute.isOptional, index % 3 == 2 { return nil }
@@ -109,7 +112,8 @@ private struct SampleBuilder {
         case .uuid:
             return .uuid(UUID(uuid: uuidBytes(Int(number))))
         case .uri:
-            return .uri(URL(string: "https://example.com/\(entity.lowercased())/\(number)") ?? URL(fileURLWithPath: "/"))
+            return .uri(
+                URL(string: "https://example.com/\(entity.lowercased())/\(number)") ?? URL(fileURLWithPath: "/"))
         default:
             return attribute.defaultValue
         }
@@ -142,7 +146,8 @@ private struct SampleBuilder {
     static func uuidBytes(_ number: Int) -> uuid_t {
         let value = UInt64(number)
         return (
-            0x7E, 0x27, 0x4E, 0x00, 0x00, 0x00, 0x40, 0x00, 0x80, 0x00, UInt8(value >> 40 & 0xFF), UInt8(value >> 32 & 0xFF),
+            0x7E, 0x27, 0x4E, 0x00, 0x00, 0x00, 0x40, 0x00, 0x80, 0x00, UInt8(value >> 40 & 0xFF),
+            UInt8(value >> 32 & 0xFF),
             UInt8(value >> 24 & 0xFF), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)
         )
     }
@@ -154,9 +159,12 @@ private struct SampleBuilder {
     /// one link, round robin), between sides of the same kind from the required one, then from
     /// the one whose name sorts first.
     mutating func link(_ entity: String, _ relationship: RelationshipDescription) {
-        let targets = ([model.entity(named: relationship.destinationEntityName)].compactMap { $0 }
+        let targets =
+            ([model.entity(named: relationship.destinationEntityName)].compactMap { $0 }
             + model.allSubentities(of: relationship.destinationEntityName)).filter { !$0.isAbstract }.map(\.name)
-        let inverse = relationship.inverseName.flatMap { model.relationship(named: $0, inEntity: relationship.destinationEntityName) }
+        let inverse = relationship.inverseName.flatMap {
+            model.relationship(named: $0, inEntity: relationship.destinationEntityName)
+        }
         if let inverse {
             let mine = entity + "." + relationship.name
             let theirs = relationship.destinationEntityName + "." + inverse.name
@@ -178,7 +186,9 @@ private struct SampleBuilder {
                 linked = (0..<min(allowed, pool.count)).map { pool[(index + $0) % pool.count] }
             } else {
                 // Every object links when its inverse to-many needs objects (round robin then gives each one).
-                let needed = relationship.isRequired || (inverse.map { $0.isToMany && ($0.isRequired || $0.minCount > 0) } ?? false)
+                let needed =
+                    relationship.isRequired
+                    || (inverse.map { $0.isToMany && ($0.isRequired || $0.minCount > 0) } ?? false)
                 linked = needed || index % 3 != 2 ? [pool[index % pool.count]] : []
             }
             guard !linked.isEmpty, let source = rows[entity]?[index].reference else { continue }
@@ -192,9 +202,12 @@ private struct SampleBuilder {
     }
 
     /// Records the inverse links to a source object on its destination objects.
-    private mutating func setInverse(_ inverse: RelationshipDescription, of objects: [RowReference], to source: RowReference) {
+    private mutating func setInverse(
+        _ inverse: RelationshipDescription, of objects: [RowReference], to source: RowReference
+    ) {
         for object in objects {
-            guard var list = rows[object.entityName], let position = list.firstIndex(where: { $0.reference == object }) else {
+            guard var list = rows[object.entityName], let position = list.firstIndex(where: { $0.reference == object })
+            else {
                 continue
             }
             if inverse.isToMany {

@@ -95,12 +95,14 @@ public enum MigrationTesting {
         let report: MigrationReport
         do {
             report = try await StoreMigrator().migrateStore(
-                at: .file(url), model: model, to: target, mappings: mappings, options: MigrationOptions(policies: policies))
+                at: .file(url), model: model, to: target, mappings: mappings,
+                options: MigrationOptions(policies: policies))
         } catch {
             let step = (error as? MigrationError)?.versionName
             throw MigrationTestError(
                 .migrationFailed, "\(sourceVersion): the migration failed: \(error)", sourceVersion: sourceVersion,
-                step: step, entity: (error as? MigrationError)?.entityName, property: (error as? MigrationError)?.propertyName,
+                step: step, entity: (error as? MigrationError)?.entityName,
+                property: (error as? MigrationError)?.propertyName,
                 underlyingError: error)
         }
         let destination = report.plan.destination
@@ -112,10 +114,13 @@ public enum MigrationTesting {
         }
         try Accounting(plan: report.plan, model: model, source: sourceVersion).check(before: before, after: after)
         if try StoreFiles.kind(ofStoreAt: url) == .sqlite {
-            let verification = try await StoreVerifier.verify(storeAt: url, model: try Self.model(destination, of: model))
+            let verification = try await StoreVerifier.verify(
+                storeAt: url, model: try Self.model(destination, of: model))
             // What the migration relaxed, as Core Data does, and reported is not a failure.
             let relaxed = Set(report.warnings.map { "\($0.entityName).\($0.propertyName)" })
-            let problems = verification.problems.filter { !relaxed.contains("\($0.entityName ?? "").\($0.propertyName ?? "")") }
+            let problems = verification.problems.filter {
+                !relaxed.contains("\($0.entityName ?? "").\($0.propertyName ?? "")")
+            }
             if let problem = problems.first {
                 throw MigrationTestError(
                     .invalidResult,
@@ -146,7 +151,8 @@ public enum MigrationTesting {
         copyOf fixture: URL, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = [],
         policies: MigrationPolicyRegistry = MigrationPolicyRegistry()
     ) async throws -> MigrationReport {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tern-migration-test-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "tern-migration-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appendingPathComponent(fixture.lastPathComponent)
@@ -155,7 +161,8 @@ public enum MigrationTesting {
         where seen.insert(file.lastPathComponent).inserted && FileManager.default.fileExists(atPath: file.path) {
             try FileManager.default.copyItem(at: file, to: folder.appendingPathComponent(file.lastPathComponent))
         }
-        return try await migrateAndValidate(store: copy, model: model, to: target, mappings: mappings, policies: policies)
+        return try await migrateAndValidate(
+            store: copy, model: model, to: target, mappings: mappings, policies: policies)
     }
 
     // MARK: - Non public
@@ -165,7 +172,8 @@ public enum MigrationTesting {
         guard let version = model.version(named: name) else {
             throw MigrationTestError(
                 .unknownVersion,
-                "The model has no version \(name); its versions are \(model.versions.map(\.name).joined(separator: ", "))")
+                "The model has no version \(name); its versions are \(model.versions.map(\.name).joined(separator: ", "))"
+            )
         }
         return version.model
     }

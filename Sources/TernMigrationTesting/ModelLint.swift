@@ -89,7 +89,8 @@ public enum ModelLint {
         findings += steps(model, mappings: mappings)
         if cloudKit { findings += cloudKitRules(model.currentVersion) }
         return findings.enumerated().sorted { lhs, rhs in
-            lhs.element.severity != rhs.element.severity ? lhs.element.severity < rhs.element.severity : lhs.offset < rhs.offset
+            lhs.element.severity != rhs.element.severity
+                ? lhs.element.severity < rhs.element.severity : lhs.offset < rhs.offset
         }.map(\.element)
     }
 
@@ -99,7 +100,9 @@ public enum ModelLint {
     static func editedVersions(_ model: VersionedModel, released: VersionedModel) -> [Finding] {
         var findings: [Finding] = []
         for old in released.versions {
-            guard let now = model.version(named: old.name), now.model.entityVersionHashes != old.model.entityVersionHashes else {
+            guard let now = model.version(named: old.name),
+                now.model.entityVersionHashes != old.model.entityVersionHashes
+            else {
                 continue
             }
             let before = old.model.entityVersionHashes
@@ -124,8 +127,10 @@ public enum ModelLint {
                 }
                 findings.append(
                     Finding(
-                        severity: .error, rule: .editedReleasedVersion, version: old.name, entity: entity, property: property,
-                        message: "\(change) after the version was released, so stores it wrote no longer match any version "
+                        severity: .error, rule: .editedReleasedVersion, version: old.name, entity: entity,
+                        property: property,
+                        message:
+                            "\(change) after the version was released, so stores it wrote no longer match any version "
                             + "(\"Can't find model for source store\"); restore the released version and make the change "
                             + "in a new version"))
             }
@@ -137,11 +142,13 @@ public enum ModelLint {
     static func identicalVersions(_ model: VersionedModel) -> [Finding] {
         var findings: [Finding] = []
         for (index, version) in model.versions.enumerated() {
-            for other in model.versions[(index + 1)...] where other.model.entityVersionHashes == version.model.entityVersionHashes {
+            for other in model.versions[(index + 1)...]
+            where other.model.entityVersionHashes == version.model.entityVersionHashes {
                 findings.append(
                     Finding(
                         severity: .warning, rule: .identicalHashes, version: other.name, entity: nil, property: nil,
-                        message: "has the same entity hashes as \(version.name), so a store cannot tell which wrote it; "
+                        message:
+                            "has the same entity hashes as \(version.name), so a store cannot tell which wrote it; "
                             + "give the changed entity a versionHashModifier, or remove the redundant version"))
             }
         }
@@ -154,7 +161,8 @@ public enum ModelLint {
         let order = model.hasExplicitOrder ? "migration order" : "name order (no order was given; pass --order)"
         return [
             Finding(
-                severity: model.hasExplicitOrder ? .error : .warning, rule: .currentNotNewest, version: model.currentVersion.name,
+                severity: model.hasExplicitOrder ? .error : .warning, rule: .currentNotNewest,
+                version: model.currentVersion.name,
                 entity: nil, property: nil,
                 message: "is the current version, but \(last.name) comes after it in \(order); stores of the newer "
                     + "versions would migrate back; make the newest version current")
@@ -185,8 +193,10 @@ public enum ModelLint {
                         Finding(
                             severity: .warning, rule: .requiredWithoutDefault, version: "\(step.from) → \(step.to)",
                             entity: change.entityName, property: change.propertyName,
-                            message: "is added as required without a default value: a store with \(change.entityName) objects "
-                                + "cannot migrate (Core Data's error 134110); give it a default value or add a mapping that fills it"))
+                            message:
+                                "is added as required without a default value: a store with \(change.entityName) objects "
+                                + "cannot migrate (Core Data's error 134110); give it a default value or add a mapping that fills it"
+                        ))
                 }
             }
         }
@@ -198,27 +208,38 @@ public enum ModelLint {
         var findings: [Finding] = []
         func add(_ entity: String, _ property: String?, _ message: String) {
             findings.append(
-                Finding(severity: .error, rule: .cloudKit, version: version.name, entity: entity, property: property, message: message))
+                Finding(
+                    severity: .error, rule: .cloudKit, version: version.name, entity: entity, property: property,
+                    message: message))
         }
         for entity in version.model.entities {
             if !entity.uniquenessConstraints.isEmpty {
                 add(entity.name, nil, "has uniqueness constraints, which CloudKit sync does not support; remove them")
             }
-            for attribute in entity.attributes where !attribute.isTransient && !attribute.isOptional && attribute.defaultValue == nil {
-                add(entity.name, attribute.name, "is required without a default value; CloudKit sync needs it optional or with a default")
+            for attribute in entity.attributes
+            where !attribute.isTransient && !attribute.isOptional && attribute.defaultValue == nil {
+                add(
+                    entity.name, attribute.name,
+                    "is required without a default value; CloudKit sync needs it optional or with a default")
             }
             for relationship in entity.relationships where !relationship.isTransient {
                 if relationship.isRequired {
                     add(entity.name, relationship.name, "is required; CloudKit sync needs every relationship optional")
                 }
                 if relationship.inverseName == nil {
-                    add(entity.name, relationship.name, "has no inverse; CloudKit sync needs an inverse for every relationship")
+                    add(
+                        entity.name, relationship.name,
+                        "has no inverse; CloudKit sync needs an inverse for every relationship")
                 }
                 if relationship.deleteRule == .deny {
-                    add(entity.name, relationship.name, "has the Deny delete rule, which CloudKit sync does not support")
+                    add(
+                        entity.name, relationship.name, "has the Deny delete rule, which CloudKit sync does not support"
+                    )
                 }
                 if relationship.isOrdered {
-                    add(entity.name, relationship.name, "is ordered, which CloudKit sync does not support; order by an attribute")
+                    add(
+                        entity.name, relationship.name,
+                        "is ordered, which CloudKit sync does not support; order by an attribute")
                 }
             }
         }

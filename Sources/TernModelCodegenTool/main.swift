@@ -22,7 +22,8 @@ do {
     options.layout = .singleFile
     options.generatesEveryEntity = [XcodeModel.compiledBundleExtension, XcodeModel.compiledModelExtension]
         .contains(modelURL.pathExtension)
-    let code = try ModelCodegen.generate(model, bundleName: modelURL.deletingPathExtension().lastPathComponent, options: options)
+    let code = try ModelCodegen.generate(
+        model, bundleName: modelURL.deletingPathExtension().lastPathComponent, options: options)
     for warning in warnings.map(\.description) + code.warnings {
         FileHandle.standardError.write(Data("\(modelPath): warning: \(warning)\n".utf8))
     }

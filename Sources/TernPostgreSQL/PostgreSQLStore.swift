@@ -81,7 +81,8 @@ public actor PostgreSQLStore {
             guard let model, !readOnly else {
                 throw PostgreSQLError(
                     .notACoreDataStore,
-                    "\(location.description) holds no Core Data store (no Z_METADATA table); pass a model to create one.")
+                    "\(location.description) holds no Core Data store (no Z_METADATA table); pass a model to create one."
+                )
             }
             try connection.createStoreOnce(model: model)
         }
@@ -95,7 +96,9 @@ public actor PostgreSQLStore {
         }
         self.schema = try connection.readSchema(model: storeModel)
         if readOnly { try connection.execute("SET default_transaction_read_only TO on") }
-        (self.model, self.connection, self.currentMetadata, self.identifier) = (storeModel, connection, metadata, metadata.uuid)
+        (self.model, self.connection, self.currentMetadata, self.identifier) = (
+            storeModel, connection, metadata, metadata.uuid
+        )
     }
 
     // MARK: - Metadata without opening the store

@@ -14,11 +14,13 @@ import TernCore
 import TernPostgreSQL
 
 let model = ManagedObjectModel(entities: [
-    EntityDescription(name: "Counter", attributes: [
-        AttributeDescription(name: "countA", type: .integer64, isOptional: false),
-        AttributeDescription(name: "countB", type: .integer64, isOptional: false),
-        AttributeDescription(name: "total", type: .integer64, isOptional: false),
-    ])
+    EntityDescription(
+        name: "Counter",
+        attributes: [
+            AttributeDescription(name: "countA", type: .integer64, isOptional: false),
+            AttributeDescription(name: "countB", type: .integer64, isOptional: false),
+            AttributeDescription(name: "total", type: .integer64, isOptional: false),
+        ])
 ])
 
 func fail(_ message: String) -> Never {
@@ -53,7 +55,9 @@ do {
         }
         print("created")
     case "increment":
-        guard arguments.count == 6, let times = Int(arguments[5]) else { fail("increment <url> <policy> <field> <times>") }
+        guard arguments.count == 6, let times = Int(arguments[5]) else {
+            fail("increment <url> <policy> <field> <times>")
+        }
         let policies: [String: MergePolicy] = [
             "error": .error, "storeTrumps": .storeTrumps, "objectTrumps": .objectTrumps, "overwrite": .overwrite,
             "rollback": .rollback,

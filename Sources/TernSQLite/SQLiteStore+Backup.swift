@@ -25,7 +25,8 @@ extension SQLiteStore {
     public static func backupStore(at source: URL, to destination: URL, pagesPerStep: Int = 1024) throws {
         let from = try openExisting(source, configuration: .readOnly)
         let mode = try from.fetchValue("PRAGMA journal_mode")?.string?.lowercased() ?? "delete"
-        let isNew = ((try? FileManager.default.attributesOfItem(atPath: destination.path))?[.size] as? NSNumber)?
+        let isNew =
+            ((try? FileManager.default.attributesOfItem(atPath: destination.path))?[.size] as? NSNumber)?
             .intValue ?? 0 == 0
         if isNew {
             // A journal left beside a missing file would be replayed into the new copy.

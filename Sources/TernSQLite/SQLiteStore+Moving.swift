@@ -24,11 +24,14 @@ extension SQLiteStore {
             try connection.executeOnce("PRAGMA wal_checkpoint(TRUNCATE)")
         }
         try FileSystem.synchronizeFile(atPath: temporary.path)
-        let from = ExternalDataStore(storeURL: temporary, threshold: 0, isDurable: false).folder.deletingLastPathComponent()
-        let to = ExternalDataStore(storeURL: destination, threshold: 0, isDurable: false).folder.deletingLastPathComponent()
+        let from = ExternalDataStore(storeURL: temporary, threshold: 0, isDurable: false).folder
+            .deletingLastPathComponent()
+        let to = ExternalDataStore(storeURL: destination, threshold: 0, isDurable: false).folder
+            .deletingLastPathComponent()
         if FileManager.default.fileExists(atPath: from.path) {
             try? FileManager.default.removeItem(at: to)
-            try FileSystem.rename(from.path, to: to.path, message: "The new store's _SUPPORT folder cannot be moved in place")
+            try FileSystem.rename(
+                from.path, to: to.path, message: "The new store's _SUPPORT folder cannot be moved in place")
         }
         try FileSystem.rename(
             temporary.path, to: destination.path,

@@ -79,18 +79,22 @@ public actor SQLiteStore {
         self.configuration = configuration
         self.externalData = ExternalDataStore(
             storeURL: url, threshold: configuration.externalStorageThreshold, isDurable: true)
-        let isNew = !configuration.isReadOnly && ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size]
-            as? NSNumber)?.intValue ?? 0 == 0
+        let isNew =
+            !configuration.isReadOnly
+            && ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size]
+                as? NSNumber)?.intValue ?? 0 == 0
         if isNew {
             guard let model else {
-                throw SQLiteError(.ioFailure, "No store exists at this path; pass a model to create one.", path: url.path)
+                throw SQLiteError(
+                    .ioFailure, "No store exists at this path; pass a model to create one.", path: url.path)
             }
             let schema = try StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model))
             let metadata = StoreSchema.newMetadata(for: model, autoVacuum: configuration.autoVacuum)
             let connection = try Connection(path: url.path, configuration: configuration)
             try connection.createStore(schema: schema, metadata: metadata, modelCache: Self.encodedModelCache(model))
             self.recordsHistory = try Self.prepareHistory(connection, model: model, configuration: configuration)
-            self.tracksGlobalIdentifiers = try Self.prepareGlobalIdentifiers(connection, schema: schema, configuration: configuration)
+            self.tracksGlobalIdentifiers = try Self.prepareGlobalIdentifiers(
+                connection, schema: schema, configuration: configuration)
             if configuration.fullSync {
                 try FileSystem.synchronizeDirectory(atPath: url.deletingLastPathComponent().path)
             }
@@ -108,8 +112,11 @@ public actor SQLiteStore {
             }
             self.recordsHistory = try Self.prepareHistory(connection, model: storeModel, configuration: configuration)
             let schema = try connection.readSchema(model: storeModel)
-            self.tracksGlobalIdentifiers = try Self.prepareGlobalIdentifiers(connection, schema: schema, configuration: configuration)
-            (self.model, self.schema, self.connection, self.currentMetadata) = (storeModel, schema, connection, metadata)
+            self.tracksGlobalIdentifiers = try Self.prepareGlobalIdentifiers(
+                connection, schema: schema, configuration: configuration)
+            (self.model, self.schema, self.connection, self.currentMetadata) = (
+                storeModel, schema, connection, metadata
+            )
             self.identifier = metadata.uuid
         }
     }
@@ -188,7 +195,8 @@ public actor SQLiteStore {
     /// Throws when the store was opened read-only.
     func requireWritable() throws(SQLiteError) {
         if configuration.isReadOnly {
-            throw SQLiteError(.readOnly, "The store was opened read-only; open it read-write to change it.", path: url.path)
+            throw SQLiteError(
+                .readOnly, "The store was opened read-only; open it read-write to change it.", path: url.path)
         }
     }
 

@@ -1,11 +1,11 @@
 package import Foundation
-package import TernCore
 import TernBinaryStore
+package import TernCore
 import TernFormats
 package import TernMigration
+import TernRelational
 import TernSQLite
 import TernXMLStore
-import TernRelational
 
 /// Migrates binary and XML stores (atomic, whole-file stores) from the model version that wrote
 /// them to a later one, and migrates any store into a store of another type on the way.
@@ -71,7 +71,8 @@ package struct AtomicStoreMigrator: Sendable {
         let kind = kind ?? sourceKind
         let finalURL = options.destinationURL ?? url
         guard kind == .binary || kind == .xml || kind == .sqlite else {
-            throw TernError(.unsupported, "a migration writes SQLite, Binary or XML stores, not \(kind)", path: finalURL.path)
+            throw TernError(
+                .unsupported, "a migration writes SQLite, Binary or XML stores, not \(kind)", path: finalURL.path)
         }
         guard options.destinationURL != nil || kind == sourceKind || sourceKind != .sqlite else {
             throw TernError(
@@ -138,7 +139,8 @@ package struct AtomicStoreMigrator: Sendable {
                 progress: stepProgress, emit: emit)
             journal.entries.append(
                 MigrationJournal.Entry(
-                    from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()))
+                    from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()
+                ))
             rows = migrated
             current = destinationModel
             report.objectsPerStep.append(objects)
@@ -149,8 +151,10 @@ package struct AtomicStoreMigrator: Sendable {
         for (key, value) in metadata.applicationKeys where newMetadata.applicationKeys[key] == nil {
             newMetadata.applicationKeys[key] = value
         }
-        newMetadata.applicationKeys[MigrationJournal.journalKey] = plan.isEmpty ? metadata.applicationKeys[MigrationJournal.journalKey] : journal.propertyListValue
-        newMetadata.applicationKeys[StoreFiles.modelCacheKey] = kind == .sqlite ? nil : .data(try ModelCache.encode(current))
+        newMetadata.applicationKeys[MigrationJournal.journalKey] =
+            plan.isEmpty ? metadata.applicationKeys[MigrationJournal.journalKey] : journal.propertyListValue
+        newMetadata.applicationKeys[StoreFiles.modelCacheKey] =
+            kind == .sqlite ? nil : .data(try ModelCache.encode(current))
         try Task.checkCancellationAsMigration()
         try await Self.write(rows, metadata: newMetadata, model: current, kind: kind, to: finalURL)
         emit(.replaced(finalURL))
@@ -166,8 +170,10 @@ package struct AtomicStoreMigrator: Sendable {
     /// rows and written once. Peak memory is the destination's rows plus its encoded file, not
     /// the source's rows, every step's rows and the file at once.
     private func migrateThroughSQLite(
-        at url: URL, to destination: URL, kind: StoreKind, model: VersionedModel, destinationModel: ManagedObjectModel, target: String?,
-        mappings: [StepMapping], options: MigrationOptions, progress: Progress?, emit: @escaping @Sendable (MigrationEvent) -> Void
+        at url: URL, to destination: URL, kind: StoreKind, model: VersionedModel, destinationModel: ManagedObjectModel,
+        target: String?,
+        mappings: [StepMapping], options: MigrationOptions, progress: Progress?,
+        emit: @escaping @Sendable (MigrationEvent) -> Void
     ) async throws {
         let temporary = destination.deletingLastPathComponent()
             .appendingPathComponent(DurableFile.temporaryPrefix(for: destination) + UUID().uuidString + ".sqlite")
@@ -185,7 +191,8 @@ package struct AtomicStoreMigrator: Sendable {
             })
         try Task.checkCancellationAsMigration()
         let migrated = try StoreFiles.open(at: temporary, kind: .sqlite, model: destinationModel, isReadOnly: true)
-        _ = try await StoreMigration.copy(migrated, to: destination, kind: kind, isReadOnly: true, batchSize: max(1, options.batchSize))
+        _ = try await StoreMigration.copy(
+            migrated, to: destination, kind: kind, isReadOnly: true, batchSize: max(1, options.batchSize))
     }
 
     /// Runs one step over rows in memory; returns the destination rows and the number of source objects.
@@ -203,7 +210,8 @@ package struct AtomicStoreMigrator: Sendable {
         }
         var total = 0
         for pass in step.mappings {
-            for mapping in pass.ordering(in: destination).entityMappings where mapping.kind != .add && mapping.kind != .remove {
+            for mapping in pass.ordering(in: destination).entityMappings
+            where mapping.kind != .add && mapping.kind != .remove {
                 guard let entity = mapping.sourceEntityName else { continue }
                 let count = manager.sourceCount(ofEntity: entity)
                 emit(.entityMappingStarted(step: index, mapping: mapping.name, objects: count))
@@ -237,7 +245,8 @@ package struct AtomicStoreMigrator: Sendable {
             let temporary = url.deletingLastPathComponent()
                 .appendingPathComponent(DurableFile.temporaryPrefix(for: url) + UUID().uuidString + ".sqlite")
             do {
-                _ = try await StoreMigration.copy(memory, to: temporary, kind: .sqlite, isReadOnly: true, batchSize: 1000)
+                _ = try await StoreMigration.copy(
+                    memory, to: temporary, kind: .sqlite, isReadOnly: true, batchSize: 1000)
                 try SQLiteStore.moveFinishedStore(at: temporary, to: url)
             } catch {
                 try? StoreFiles.destroy(at: temporary)
@@ -245,7 +254,8 @@ package struct AtomicStoreMigrator: Sendable {
             }
         default:
             let contents = AtomicStoreContents(metadata: metadata, rows: rows.sorted { $0.reference < $1.reference })
-            let data = try kind == .binary ? BinaryStoreFormat.encode(contents) : XMLStoreFormat.encode(contents, model: model)
+            let data =
+                try kind == .binary ? BinaryStoreFormat.encode(contents) : XMLStoreFormat.encode(contents, model: model)
             try DurableFile.write(data, to: url)
         }
     }
@@ -264,6 +274,8 @@ package struct AtomicStoreMigrator: Sendable {
 extension Task where Success == Never, Failure == Never {
     /// Throws the migration's cancellation error when the current task is cancelled.
     fileprivate static func checkCancellationAsMigration() throws(MigrationError) {
-        if isCancelled { throw MigrationError(.cancelled, "The migration was cancelled; the source store is unchanged") }
+        if isCancelled {
+            throw MigrationError(.cancelled, "The migration was cancelled; the source store is unchanged")
+        }
     }
 }

@@ -40,10 +40,13 @@ extension PersistentStoreCoordinator {
     ) async throws -> any PersistentStore {
         precondition(batchSize > 0, "a batch holds at least one row")
         guard stores.contains(where: { $0 === store }) else {
-            throw TernError(.objectNotFound, "the store was not added to this coordinator; add it first", path: store.location?.path)
+            throw TernError(
+                .objectNotFound, "the store was not added to this coordinator; add it first", path: store.location?.path
+            )
         }
         let storeConfiguration = self.configuration(of: store)
-        let migrated = try await StoreMigration.copy(store, to: url, kind: kind, isReadOnly: isReadOnly, batchSize: batchSize)
+        let migrated = try await StoreMigration.copy(
+            store, to: url, kind: kind, isReadOnly: isReadOnly, batchSize: batchSize)
         removeStore(store)
         try await addStore(migrated, configuration: storeConfiguration)
         return migrated

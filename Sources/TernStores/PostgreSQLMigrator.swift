@@ -2,8 +2,8 @@ package import Foundation
 package import TernCore
 package import TernMigration
 import TernPostgreSQL
-import TernSQLite
 import TernRelational
+import TernSQLite
 
 /// Migrates PostgreSQL stores from the model version that wrote them to a later one: the
 /// PostgreSQL counterpart of ``TernSQLite/SQLiteStoreMigrator``, following the same plan
@@ -50,7 +50,8 @@ package struct PostgreSQLMigrator: Sendable {
     package func plan(
         forStoreAt url: String, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = []
     ) throws -> MigrationPlan {
-        let plan = try MigrationPlanner(model: model, mappings: mappings).plan(for: try PostgreSQLStore.metadata(at: url), to: target)
+        let plan = try MigrationPlanner(model: model, mappings: mappings).plan(
+            for: try PostgreSQLStore.metadata(at: url), to: target)
         return try PostgreSQLStore.checkingData(of: plan, at: url, model: model)
     }
 
@@ -92,7 +93,8 @@ package struct PostgreSQLMigrator: Sendable {
         if !cleaned.isEmpty { emit(.cleanedUp(files: cleaned)) }
         let metadata = try session.metadata()
         let plan = try PostgreSQLStore.checkingData(
-            of: try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target), at: url, model: model)
+            of: try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target), at: url,
+            model: model)
         try plan.requireExecutable()
         emit(.planned(plan))
         let journal = MigrationJournal(metadata: metadata)
@@ -112,13 +114,17 @@ package struct PostgreSQLMigrator: Sendable {
         progress?.totalUnitCount = Int64(plan.steps.count)
         var steps: [(step: MigrationPlan.Step, from: ManagedObjectModel, to: ManagedObjectModel)] = []
         for step in plan.steps {
-            guard let from = model.version(named: step.from)?.model, let to = model.version(named: step.to)?.model else {
+            guard let from = model.version(named: step.from)?.model, let to = model.version(named: step.to)?.model
+            else {
                 throw MigrationError(.unknownVersion, "The model has no version \(step.from) or \(step.to)")
             }
             steps.append((step, from, to))
         }
         try session.checkEntityNumbers(model: steps[0].from)
-        if options.strategy != .rebuild, let counts = try runInPlace(steps, session: session, journal: journal, options: options, progress: progress, emit: emit) {
+        if options.strategy != .rebuild,
+            let counts = try runInPlace(
+                steps, session: session, journal: journal, options: options, progress: progress, emit: emit)
+        {
             report.objectsPerStep = counts
             report.inPlaceSteps = Array(plan.steps.indices)
             emit(.replaced(reportURL))
@@ -208,7 +214,9 @@ private final class StepEvents {
         finishLast()
         let step = steps[index]
         emit(.stepStarted(index: index, from: step.from, to: step.to, kind: step.kind))
-        for (mapping, objects) in counts { emit(.entityMappingStarted(step: index, mapping: mapping, objects: objects)) }
+        for (mapping, objects) in counts {
+            emit(.entityMappingStarted(step: index, mapping: mapping, objects: objects))
+        }
         let child = Progress(totalUnitCount: Int64(counts.reduce(0) { $0 + $1.objects }))
         progress?.addChild(child, withPendingUnitCount: 1)
         current = (index, child)

@@ -41,7 +41,8 @@ extension StoreFiles {
         }
         let kind = try sourceKind ?? self.kind(ofStoreAt: source)
         if FileManager.default.fileExists(atPath: destination.path),
-            (try? self.kind(ofStoreAt: destination)) != kind {
+            (try? self.kind(ofStoreAt: destination)) != kind
+        {
             try destroy(at: destination)
         }
         if kind == .sqlite {
@@ -51,7 +52,9 @@ extension StoreFiles {
             do {
                 data = try Data(contentsOf: source)
             } catch {
-                throw TernError(.unreadableStore, "could not read the store to copy; check its permissions", path: source.path, underlyingError: error)
+                throw TernError(
+                    .unreadableStore, "could not read the store to copy; check its permissions", path: source.path,
+                    underlyingError: error)
             }
             try DurableFile.write(data, to: destination)
         }
@@ -73,7 +76,8 @@ extension StoreFiles {
         } catch {
             try? manager.removeItem(at: staging)
             throw TernError(
-                .ioFailure, "could not copy the store's _SUPPORT folder (external data); check free space and permissions",
+                .ioFailure,
+                "could not copy the store's _SUPPORT folder (external data); check free space and permissions",
                 path: to.path, underlyingError: error)
         }
     }

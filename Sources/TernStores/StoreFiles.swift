@@ -1,9 +1,10 @@
 public import Foundation
-public import TernCore
 import TernBinaryStore
+public import TernCore
 import TernFormats
 public import TernSQLite
 import TernXMLStore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -51,7 +52,9 @@ public enum StoreFiles {
             defer { try? handle.close() }
             head = try handle.read(upToCount: 64) ?? Data()
         } catch {
-            throw TernError(.unreadableStore, "the store file cannot be read; check its permissions", path: url.path, underlyingError: error)
+            throw TernError(
+                .unreadableStore, "the store file cannot be read; check its permissions", path: url.path,
+                underlyingError: error)
         }
         if head.starts(with: Data("SQLite format 3\u{0}".utf8)) { return .sqlite }
         if head.starts(with: BinaryStoreFormat.magic) { return .binary }
@@ -151,9 +154,12 @@ public enum StoreFiles {
     /// - Returns: The open store.
     /// - Throws: ``TernError/Code/unsupported`` when a file exists or the kind has no file;
     ///   any error of writing the store.
-    public static func create(at url: URL, kind: StoreKind, model: ManagedObjectModel) async throws -> any PersistentStore {
+    public static func create(at url: URL, kind: StoreKind, model: ManagedObjectModel) async throws
+        -> any PersistentStore
+    {
         guard !FileManager.default.fileExists(atPath: url.path) else {
-            throw TernError(.unsupported, "a file already exists at this path; remove it or pick another", path: url.path)
+            throw TernError(
+                .unsupported, "a file already exists at this path; remove it or pick another", path: url.path)
         }
         let store = try open(at: url, kind: kind, model: model)
         if kind != .sqlite {
@@ -237,7 +243,8 @@ public enum StoreFiles {
                 try FileManager.default.removeItem(at: file)
             } catch {
                 throw TernError(
-                    .ioFailure, "could not remove a file of the store; check the folder's permissions", path: file.path, underlyingError: error)
+                    .ioFailure, "could not remove a file of the store; check the folder's permissions", path: file.path,
+                    underlyingError: error)
             }
         }
         DurableFile.removeTemporaryFiles(for: url)
@@ -279,7 +286,9 @@ public enum StoreFiles {
         do {
             return try ModelCache.decode(cache)
         } catch {
-            throw TernError(.unreadableStore, "the model recorded in the store is damaged; give the model", path: url.path, underlyingError: error)
+            throw TernError(
+                .unreadableStore, "the model recorded in the store is damaged; give the model", path: url.path,
+                underlyingError: error)
         }
     }
 }

@@ -30,7 +30,8 @@ enum StoreMigration {
             kind == .binary || kind == .xml ? .data(try ModelCache.encode(model)) : nil
         guard let url else {
             guard kind == .inMemory, !isReadOnly else {
-                throw TernError(.unsupported, "only a writable in-memory store has no file; give a location for a \(kind) store")
+                throw TernError(
+                    .unsupported, "only a writable in-memory store has no file; give a location for a \(kind) store")
             }
             let store = InMemoryStore(model: model, identifier: metadata.uuid)
             var rows: [StoreRow] = []
@@ -58,7 +59,8 @@ enum StoreMigration {
             }
             let contents = AtomicStoreContents(
                 metadata: metadata, rows: rows.sorted { $0.reference < $1.reference }, lastPrimaryKeys: lastKeys)
-            let data = try kind == .binary ? BinaryStoreFormat.encode(contents) : XMLStoreFormat.encode(contents, model: model)
+            let data =
+                try kind == .binary ? BinaryStoreFormat.encode(contents) : XMLStoreFormat.encode(contents, model: model)
             try DurableFile.write(data, to: url)
         default:
             throw TernError(.unsupported, "Tern cannot write \(kind) stores; use SQLite, Binary or XML", path: url.path)
@@ -144,7 +146,8 @@ enum StoreMigration {
             if let postgreSQL = store as? PostgreSQLStore {
                 var last: Int64 = 0
                 while true {
-                    let batch = try await postgreSQL.rows(of: entity, includingSubentities: false, after: last, limit: size)
+                    let batch = try await postgreSQL.rows(
+                        of: entity, includingSubentities: false, after: last, limit: size)
                     if !batch.isEmpty { try await body(batch) }
                     guard batch.count == size, let key = batch.last?.reference.primaryKey else { break }
                     last = key

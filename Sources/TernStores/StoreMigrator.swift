@@ -50,7 +50,8 @@ public struct StoreMigrator: Sendable {
     ///   ``TernMigration/MigrationError`` when no version wrote the store or it would be a downgrade.
     /// - Complexity: One `COUNT(*)` per data check of the first step.
     public func plan(
-        forStoreAt location: StoreLocation, model: VersionedModel, to target: String? = nil, mappings: [StepMapping] = []
+        forStoreAt location: StoreLocation, model: VersionedModel, to target: String? = nil,
+        mappings: [StepMapping] = []
     ) throws -> MigrationPlan {
         switch location {
         case .postgreSQL(let connection):
@@ -59,7 +60,8 @@ public struct StoreMigrator: Sendable {
             if try StoreFiles.kind(ofStoreAt: url) == .sqlite {
                 return try SQLiteStoreMigrator().plan(forStoreAt: url, model: model, to: target, mappings: mappings)
             }
-            return try MigrationPlanner(model: model, mappings: mappings).plan(for: try StoreFiles.metadata(at: url), to: target)
+            return try MigrationPlanner(model: model, mappings: mappings).plan(
+                for: try StoreFiles.metadata(at: url), to: target)
         }
     }
 
@@ -141,7 +143,8 @@ public struct StoreMigrator: Sendable {
     ) -> AsyncThrowingStream<MigrationEvent, any Error> {
         MigrationEvent.stream { onEvent in
             try await migrateStore(
-                at: location, model: model, to: target, mappings: mappings, kind: kind, options: options, onEvent: onEvent)
+                at: location, model: model, to: target, mappings: mappings, kind: kind, options: options,
+                onEvent: onEvent)
         }
     }
 
@@ -165,7 +168,8 @@ public struct StoreMigrator: Sendable {
     ) async throws -> MigrationReport {
         if kind == .sqlite {
             return try await SQLiteStoreMigrator().migrateStore(
-                at: url, model: model, mappings: mappings, options: options, progress: progress, recoveredMetadata: metadata)
+                at: url, model: model, mappings: mappings, options: options, progress: progress,
+                recoveredMetadata: metadata)
         }
         return try await AtomicStoreMigrator().migrateStore(
             at: url, sourceKind: kind, model: model, mappings: mappings, options: options, progress: progress,
@@ -185,13 +189,15 @@ public struct StoreMigrator: Sendable {
         switch destination {
         case .postgreSQL:
             guard kind == nil || kind == .postgreSQL else {
-                throw TernError(.unsupported, "a postgres:// destination holds a PostgreSQL store, not \(kind ?? .sqlite)")
+                throw TernError(
+                    .unsupported, "a postgres:// destination holds a PostgreSQL store, not \(kind ?? .sqlite)")
             }
             destinationKind = .postgreSQL
         case .file(let url):
             destinationKind = kind ?? .sqlite
             guard destinationKind != .postgreSQL else {
-                throw TernError(.unsupported, "a PostgreSQL destination is a postgres:// URL, not a file", path: url.path)
+                throw TernError(
+                    .unsupported, "a PostgreSQL destination is a postgres:// URL, not a file", path: url.path)
             }
         }
         let plan = try self.plan(forStoreAt: location, model: model, to: target, mappings: mappings)
@@ -199,7 +205,8 @@ public struct StoreMigrator: Sendable {
         let sourceModel = model.version(named: plan.source)?.model
         let source: any PersistentStore =
             switch location {
-            case .postgreSQL(let connection): try StoreFiles.openPostgreSQL(connection, model: sourceModel, isReadOnly: true)
+            case .postgreSQL(let connection):
+                try StoreFiles.openPostgreSQL(connection, model: sourceModel, isReadOnly: true)
             case .file(let url): try StoreFiles.open(at: url, model: sourceModel, isReadOnly: true)
             }
         var inPlace = options

@@ -123,7 +123,8 @@ public struct SyncConflictResolver: Sendable {
             let local = SyncValueCoding.value(conflict.pushed, kind: conflict.kind)
             let remote = SyncValueCoding.value(conflict.current, kind: conflict.kind)
             let decoded = SyncConflict(
-                object: conflict.object, entity: conflict.entity, property: conflict.property, local: local, remote: remote,
+                object: conflict.object, entity: conflict.entity, property: conflict.property, local: local,
+                remote: remote,
                 remoteSequence: conflict.currentSequence)
             switch resolver.resolve(decoded) {
             case .local: return .pushed

@@ -55,7 +55,8 @@ extension SyncEngine {
     private func pullPages(collecting: Bool) async throws -> SyncSummary {
         try await requireSyncStore()
         let device = try await deviceIdentifier()
-        let pulled = SyncPullCursor(try await store.syncState(forKey: StateKey.pulled) ?? "0") ?? SyncPullCursor(sequence: 0)
+        let pulled =
+            SyncPullCursor(try await store.syncState(forKey: StateKey.pulled) ?? "0") ?? SyncPullCursor(sequence: 0)
         var cursor = try await store.stagedSyncCursor().flatMap(SyncPullCursor.init) ?? pulled
         let encoder = JSONEncoder()
         while true {
@@ -66,7 +67,9 @@ extension SyncEngine {
                     "The server purged changes this device has not pulled (it last pulled server transaction "
                         + "\(cursor.sequence)); call SyncEngine.resync() to pull the whole state again.")
             }
-            if let (_, seq) = batch.modelDigests.filter({ !knownModelDigests.contains($0.key) }).min(by: { $0.value < $1.value }) {
+            if let (_, seq) = batch.modelDigests.filter({ !knownModelDigests.contains($0.key) }).min(by: {
+                $0.value < $1.value
+            }) {
                 throw SyncError(
                     .unknownModelVersion,
                     "The server holds changes (from server transaction \(seq) on) written with a model version this "
@@ -107,7 +110,9 @@ extension SyncEngine {
                 guard let final = identities.last?.identifier else { break }
                 var changes = StoreChangeSet(author: Self.author, contextName: "tern.sync")
                 for identity in identities where !seen.contains(identity.identifier) {
-                    if let row = try store.rows(for: [identity.reference]).first { changes.deleted[identity.reference] = row.version }
+                    if let row = try store.rows(for: [identity.reference]).first {
+                        changes.deleted[identity.reference] = row.version
+                    }
                 }
                 if !changes.deleted.isEmpty {
                     summary.deleted += changes.deleted.count
@@ -145,7 +150,9 @@ extension SyncEngine {
         var identifiers: [RowReference: UUID] = [:]
         var missing: [SyncObjectState] = []
         for state in batch.objects where !state.isDeleted {
-            if try local.reference(of: state.object, in: store) == nil, !local.isDeleted(state.object) { missing.append(state) }
+            if try local.reference(of: state.object, in: store) == nil, !local.isDeleted(state.object) {
+                missing.append(state)
+            }
         }
         for (entity, states) in Dictionary(grouping: missing, by: \.entity).sorted(by: { $0.key < $1.key })
         where model.entity(named: entity) != nil {
@@ -170,7 +177,8 @@ extension SyncEngine {
                 continue
             }
             let isNew = identifiers[reference] != nil
-            var row = isNew
+            var row =
+                isNew
                 ? StoreRow(reference: reference)
                 : try store.rows(for: [reference]).first ?? StoreRow(reference: reference)
             for attribute in model.allAttributes(of: entity.name) where !attribute.isTransient {
@@ -186,7 +194,8 @@ extension SyncEngine {
                     let current = try localIdentifiers(row.toMany[relationship.name] ?? [], in: store)
                     var members: [RowReference] = []
                     let memberEntities = Set(
-                        [relationship.destinationEntityName] + model.allSubentities(of: relationship.destinationEntityName).map(\.name))
+                        [relationship.destinationEntityName]
+                            + model.allSubentities(of: relationship.destinationEntityName).map(\.name))
                     for member in page.members(
                         of: state.object, listed: listed, current: current, inverse: inverse, entities: memberEntities)
                     {
@@ -235,10 +244,13 @@ extension SyncEngine {
             guard var row = rows.row(for: owner), let members = row.toMany[name], members.count > 1 else { continue }
             var position: [RowReference: Int] = [:]
             for (index, identifier) in listed.enumerated() {
-                if let member = try local.reference(of: identifier, in: store), position[member] == nil { position[member] = index }
+                if let member = try local.reference(of: identifier, in: store), position[member] == nil {
+                    position[member] = index
+                }
             }
             let ordered = members.enumerated().sorted { first, second in
-                (position[first.element] ?? listed.count + first.offset) < (position[second.element] ?? listed.count + second.offset)
+                (position[first.element] ?? listed.count + first.offset)
+                    < (position[second.element] ?? listed.count + second.offset)
             }.map(\.element)
             if ordered != members {
                 row.toMany[name] = ordered
@@ -257,7 +269,9 @@ extension SyncEngine {
     /// The to-one relationship on the other side of a to-many relationship, if it has one.
     private func inverseToOne(of relationship: RelationshipDescription) -> String? {
         guard let name = relationship.inverseName,
-            let inverse = store.model.allRelationships(of: relationship.destinationEntityName).first(where: { $0.name == name }),
+            let inverse = store.model.allRelationships(of: relationship.destinationEntityName).first(where: {
+                $0.name == name
+            }),
             !inverse.isToMany
         else { return nil }
         return name
@@ -298,7 +312,9 @@ extension SyncEngine {
             guard isComplete || isLastPage else { continue }
             resolved.append(key)
             guard let reference = try local.reference(of: object, in: store), deletedRows[reference] == nil,
-                let relationship = store.model.allRelationships(of: reference.entityName).first(where: { $0.name == parts[1] })
+                let relationship = store.model.allRelationships(of: reference.entityName).first(where: {
+                    $0.name == parts[1]
+                })
             else { continue }
             var row: StoreRow
             if let known = rows.row(for: reference) {
@@ -312,9 +328,10 @@ extension SyncEngine {
                 // One-to-many: the listed order, among the objects whose to-one points here now.
                 var members: [RowReference] = []
                 for target in targets {
-                    let memberRow: StoreRow? = if let known = rows.row(for: target) { known } else {
-                        try store.rows(for: [target]).first
-                    }
+                    let memberRow: StoreRow? =
+                        if let known = rows.row(for: target) { known } else {
+                            try store.rows(for: [target]).first
+                        }
                     if memberRow?.toOne[inverse] == reference { members.append(target) }
                 }
                 let others = (row.toMany[relationship.name] ?? []).filter { !members.contains($0) }
@@ -324,7 +341,8 @@ extension SyncEngine {
             } else {
                 row.toOne[relationship.name] = targets.first
                 // An owner this page rewrites lists its members itself: add this one.
-                if let owner = targets.first, var ownerRow = rows.row(for: owner), let inverse = relationship.inverseName,
+                if let owner = targets.first, var ownerRow = rows.row(for: owner),
+                    let inverse = relationship.inverseName,
                     ownerRow.toMany[inverse].map({ !$0.contains(reference) }) ?? false
                 {
                     ownerRow.toMany[inverse, default: []].append(reference)
@@ -370,7 +388,8 @@ struct PendingRows {
             for relationship in model.allRelationships(of: reference.entityName) where relationship.isToMany {
                 guard let name = inverse(relationship) else { continue }
                 let entities = Set(
-                    [relationship.destinationEntityName] + model.allSubentities(of: relationship.destinationEntityName).map(\.name))
+                    [relationship.destinationEntityName]
+                        + model.allSubentities(of: relationship.destinationEntityName).map(\.name))
                 let before = entry.row.toMany[relationship.name] ?? []
                 var members = before.filter { member in
                     guard let row = rows[member]?.row else { return true }
@@ -424,13 +443,17 @@ struct PageStates {
     /// The members of an object's one-to-many relationship after the page: those whose to-one
     /// (`inverse`) points at it, where the page says so, else the current local members; in the
     /// server's listed order, then the others by identifier.
-    func members(of owner: UUID, listed: [UUID], current: [UUID], inverse: String, entities memberEntities: Set<String>) -> [UUID] {
+    func members(of owner: UUID, listed: [UUID], current: [UUID], inverse: String, entities memberEntities: Set<String>)
+        -> [UUID]
+    {
         let currentSet = Set(current)
         let extra = toOne.compactMap { object, relationships in
             relationships[inverse] == .some(owner) && memberEntities.contains(entities[object] ?? "") ? object : nil
         }
         var seen: Set<UUID> = []
-        let candidates = (listed + (current + extra).sorted { $0.uuidString < $1.uuidString }).filter { seen.insert($0).inserted }
+        let candidates = (listed + (current + extra).sorted { $0.uuidString < $1.uuidString }).filter {
+            seen.insert($0).inserted
+        }
         return candidates.filter { member in
             if deleted.contains(member) { return false }
             if let relationships = toOne[member], memberEntities.contains(entities[member] ?? ""),

@@ -88,7 +88,8 @@ extension SyncEngine {
     /// Pushes every object (and, after a migration, every delete the server may not know), a
     /// page at a time, as snapshot transactions numbered `-(number << 32 + page)`; records its
     /// progress after each page and, at the end, the history token it started at as pushed.
-    private func pushSnapshot(number: Int64, device: UUID, basedOn: Int64, into summary: inout SyncSummary) async throws {
+    private func pushSnapshot(number: Int64, device: UUID, basedOn: Int64, into summary: inout SyncSummary) async throws
+    {
         let token: String
         if let known = try await store.syncState(forKey: StateKey.snapshot) {
             token = known
@@ -145,12 +146,13 @@ extension SyncEngine {
         var placed: [String] = concrete.filter { !$0.uniquenessConstraints.isEmpty }.map(\.name)
         var remaining = concrete.filter { $0.uniquenessConstraints.isEmpty }.map(\.name)
         while !remaining.isEmpty {
-            let next = remaining.firstIndex { name in
-                model.allRelationships(of: name).allSatisfy { relationship in
-                    relationship.isToMany || relationship.destinationEntityName == name
-                        || !remaining.contains(relationship.destinationEntityName)
-                }
-            } ?? 0
+            let next =
+                remaining.firstIndex { name in
+                    model.allRelationships(of: name).allSatisfy { relationship in
+                        relationship.isToMany || relationship.destinationEntityName == name
+                            || !remaining.contains(relationship.destinationEntityName)
+                    }
+                } ?? 0
             placed.append(remaining.remove(at: next))
         }
         return placed
@@ -170,7 +172,9 @@ extension SyncEngine {
                 guard let row = try await store.rows(for: [reference]).first else { continue }
                 let kind: SyncChange.Kind = change.changeType == .insert ? .insert : .update
                 let properties = kind == .insert ? nil : change.updatedProperties
-                if let pushed = try await self.change(of: row, kind: kind, properties: properties) { changes.append(pushed) }
+                if let pushed = try await self.change(of: row, kind: kind, properties: properties) {
+                    changes.append(pushed)
+                }
             }
         }
         return changes
@@ -191,7 +195,9 @@ extension SyncEngine {
             if relationship.isToMany {
                 var destinations: [UUID] = []
                 for reference in row.toMany[relationship.name] ?? [] {
-                    if let identity = try await store.globalIdentity(of: reference) { destinations.append(identity.identifier) }
+                    if let identity = try await store.globalIdentity(of: reference) {
+                        destinations.append(identity.identifier)
+                    }
                 }
                 change.toMany[relationship.name] = destinations
             } else if let reference = row.toOne[relationship.name] {

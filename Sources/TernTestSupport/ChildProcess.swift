@@ -1,6 +1,7 @@
 public import Foundation
 import Synchronization
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -198,7 +199,9 @@ public final class ChildProcess: Sendable {
 
     /// `posix_spawn_file_actions_addchdir_np` (glibc 2.29), looked up at run time: Swift's Glibc
     /// module does not declare the `_np` functions.
-    private static let addChdir: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32)? = symbol("posix_spawn_file_actions_addchdir_np")
+    private static let addChdir:
+        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32)? = symbol(
+            "posix_spawn_file_actions_addchdir_np")
     /// Makes a child keep only its standard input, output and error: no descriptor the test
     /// process has open, such as a pipe another test reads to its end, lives on in the child.
     ///
@@ -209,7 +212,9 @@ public final class ChildProcess: Sendable {
     }
 
     /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34): the child keeps no other descriptor.
-    private static let addClosefrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = symbol("posix_spawn_file_actions_addclosefrom_np")
+    private static let addClosefrom:
+        (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = symbol(
+            "posix_spawn_file_actions_addclosefrom_np")
 
     /// A file's text, empty when it cannot be read.
     private static func text(atPath path: String) -> String {

@@ -1,5 +1,6 @@
 public import Foundation
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -153,7 +154,8 @@ public struct CrashHarness: Sendable {
         } catch {
             throw Failure("crash[\(name)]: the finished operation left a bad state: \(error)")
         }
-        let windowNanoseconds = Double(report.window.components.seconds) * 1e9
+        let windowNanoseconds =
+            Double(report.window.components.seconds) * 1e9
             + Double(report.window.components.attoseconds) / 1e9
         var generator = SplitMix64(state: seed ^ Self.mix(name))
         for iteration in 0..<iterations {
@@ -169,7 +171,8 @@ public struct CrashHarness: Sendable {
             try process.waitUntilExit(timeout: ChildProcess.defaultTimeout)
             report.kills += 1
             if process.terminationReason == .exit, process.terminationStatus != 0 {
-                Issue.record("\(failurePrefix(iteration)): the operation failed by itself (status \(process.terminationStatus))")
+                Issue.record(
+                    "\(failurePrefix(iteration)): the operation failed by itself (status \(process.terminationStatus))")
                 continue
             }
             do {

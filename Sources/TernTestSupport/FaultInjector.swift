@@ -1,5 +1,6 @@
 import Synchronization
 import TernCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -43,7 +44,10 @@ package final class FaultInjector: FileOperations {
         package static let all: Kinds = [.write, .sync, .rename, .truncate, .delete]
 
         package var description: String {
-            let names = [(Kinds.write, "write"), (.sync, "sync"), (.rename, "rename"), (.truncate, "truncate"), (.delete, "delete")]
+            let names = [
+                (Kinds.write, "write"), (.sync, "sync"), (.rename, "rename"), (.truncate, "truncate"),
+                (.delete, "delete"),
+            ]
             return names.filter { contains($0.0) }.map(\.1).joined(separator: "|")
         }
     }

@@ -91,7 +91,8 @@ package struct FaultSweep: Sendable {
             } catch {
                 thrown = error
             }
-            let label = "faults[\(name)] call \(call) of \(report.calls) failing with \(failure)"
+            let label =
+                "faults[\(name)] call \(call) of \(report.calls) failing with \(failure)"
                 + (persistent ? " and every call after it" : "")
             guard injector.failureCount > 0 else { continue }  // the run took another path and made fewer calls
             report.faults += 1

@@ -28,9 +28,18 @@ public enum Fixtures {
 
     /// The real stores, with the version of their bundle that wrote them (nil when no model file exists).
     public static let stores: [(path: String, model: String?, version: String?)] = [
-        ("CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite", "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel"),
-        ("CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite", "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel2"),
-        ("CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite", "CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld", "SampleModel3"),
+        (
+            "CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite",
+            "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel"
+        ),
+        (
+            "CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite",
+            "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "SampleModel2"
+        ),
+        (
+            "CoreDataPlus/SampleModel3/Fixtures/SampleModel3_V1.sqlite",
+            "CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld", "SampleModel3"
+        ),
         ("CoreDataStack/TestModel.sqlite", "CoreDataStack/Sample.xcdatamodeld", "TestModel"),
         ("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite", nil, nil),
     ]

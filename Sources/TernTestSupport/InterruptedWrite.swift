@@ -117,7 +117,9 @@ public enum ReadOnlyFolder {
     ///
     /// - Parameter folder: The folder.
     public static func unlock(_ folder: URL) {
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr") { run("/usr/bin/chattr", ["-i", folder.path]) }
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/chattr") {
+            run("/usr/bin/chattr", ["-i", folder.path])
+        }
         try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
     }
 

@@ -1,5 +1,5 @@
-public import Testing
 import Foundation
+public import Testing
 
 /// The PostgreSQL server the tests of the PostgreSQL store use: `TERN_PG_URL` when it is set,
 /// otherwise a throwaway cluster started once per test process.
@@ -75,13 +75,15 @@ public enum PostgreSQLTestServer {
         if environment["TERN_PG_REQUIRED"] == "1" { return true }
         if binary(named: "initdb") != nil, binary(named: "pg_ctl") != nil { return true }
         let warning = String(repeating: "!", count: 78)
-        FileHandle.standardError.write(Data("""
-            \(warning)
-            WARNING: PostgreSQL tests are SKIPPED: TERN_PG_URL is unset and initdb/pg_ctl were not found.
-            Install the server (apt-get install postgresql) or set TERN_PG_URL=postgres://user@host/db.
-            \(warning)
+        FileHandle.standardError.write(
+            Data(
+                """
+                \(warning)
+                WARNING: PostgreSQL tests are SKIPPED: TERN_PG_URL is unset and initdb/pg_ctl were not found.
+                Install the server (apt-get install postgresql) or set TERN_PG_URL=postgres://user@host/db.
+                \(warning)
 
-            """.utf8))
+                """.utf8))
         return false
     }()
 
@@ -132,14 +134,17 @@ public enum PostgreSQLTestServer {
             if !FileManager.default.isExecutableFile(atPath: prefix[0]) { prefix[0] = "/sbin/runuser" }
         }
         chmod(folder, 0o755)
-        try run(prefix + [initdb.path, "-D", data, "-A", "trust", "-U", "tern", "-E", "UTF8", "--no-locale", "--no-sync"])
+        try run(
+            prefix + [initdb.path, "-D", data, "-A", "trust", "-U", "tern", "-E", "UTF8", "--no-locale", "--no-sync"])
         let port = Int.random(in: 20_000..<60_000)
-        let options = "-c listen_addresses= -k \(folder) -p \(port) -c fsync=off -c synchronous_commit=off "
+        let options =
+            "-c listen_addresses= -k \(folder) -p \(port) -c fsync=off -c synchronous_commit=off "
             + "-c full_page_writes=off -c max_connections=300"
         try run(prefix + [pgCtl.path, "-D", data, "-l", folder + "/server.log", "-w", "-o", options, "start"])
         // Stops the server and removes the folder when this process ends, however it ends.
         let stop = (prefix + [pgCtl.path, "-D", data, "-m", "immediate", "stop"]).joined(separator: " ")
-        let script = "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf \(folder)"
+        let script =
+            "while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done; \(stop) >/dev/null 2>&1; rm -rf \(folder)"
         guard spawn(["/bin/sh", "-c", script], output: "/dev/null", wait: false) != nil else {
             throw ServerError(description: "cannot start the watchdog that stops the server")
         }
@@ -152,7 +157,8 @@ public enum PostgreSQLTestServer {
     /// keep a pipe open forever. `posix_spawn` and `waitpid` are used directly, so that waiting
     /// needs no run loop (this runs inside a test's task).
     private static func run(_ arguments: [String]) throws(ServerError) {
-        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("tern-pg-\(UUID().uuidString).log").path
+        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("tern-pg-\(UUID().uuidString).log")
+            .path
         defer { unlink(logPath) }
         guard let status = spawn(arguments, output: logPath, wait: true) else {
             throw ServerError(description: "cannot run \(arguments[0])")

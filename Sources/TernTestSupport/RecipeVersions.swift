@@ -76,16 +76,21 @@ public enum RecipeVersions {
         var rows: [StoreRow] = []
         for index in 1...3 {
             let recipe = RowReference(entityName: "Recipe", primaryKey: Int64(index))
-            var attributes: [String: AttributeValue] = [titleKey: .string("Recipe \(index)"), "minutes": .integer(Int64(index * 10))]
+            var attributes: [String: AttributeValue] = [
+                titleKey: .string("Recipe \(index)"), "minutes": .integer(Int64(index * 10)),
+            ]
             var toMany: [String: [RowReference]] = [:]
             if version >= "v3" {
                 attributes["servings"] = .integer(Int64(index))
-                let ingredients = [2, 1].map { RowReference(entityName: "Ingredient", primaryKey: Int64(index * 10 + $0)) }
+                let ingredients = [2, 1].map {
+                    RowReference(entityName: "Ingredient", primaryKey: Int64(index * 10 + $0))
+                }
                 toMany["ingredients"] = ingredients
                 for ingredient in ingredients {
                     var values: [String: AttributeValue] = ["name": .string("I\(ingredient.primaryKey)")]
                     if version >= "v4" { values["quantity"] = .double(Double(ingredient.primaryKey) / 2) }
-                    rows.append(StoreRow(reference: ingredient, version: 1, attributes: values, toOne: ["recipe": recipe]))
+                    rows.append(
+                        StoreRow(reference: ingredient, version: 1, attributes: values, toOne: ["recipe": recipe]))
                 }
             }
             if version >= "v4" { attributes["notes"] = .string("note \(index)") }

@@ -149,7 +149,8 @@ enum SQLiteFaultVFS {
     /// The wrapped VFS's file inside a shim file.
     private static func inner(_ file: UnsafeMutablePointer<sqlite3_file>?) -> UnsafeMutablePointer<sqlite3_file> {
         // SQLite never calls a file method without its file.
-        UnsafeMutableRawPointer(file.unsafelyUnwrapped).advanced(by: fileOffset).assumingMemoryBound(to: sqlite3_file.self)
+        UnsafeMutableRawPointer(file.unsafelyUnwrapped).advanced(by: fileOffset).assumingMemoryBound(
+            to: sqlite3_file.self)
     }
 
     /// The current task's injector's decision about a call, if an injector runs.

@@ -21,7 +21,9 @@ public enum SampleObjects {
     ///   - excluded: Entities to make no objects of (nor links to).
     /// - Returns: The rows, keys unique across the model, relationships consistent with their inverses.
     /// - Complexity: O(*e* × *n* × *p*) for *e* entities, *n* objects each and *p* properties.
-    public static func rows(for model: ManagedObjectModel, perEntity: Int = 3, excluding excluded: Set<String> = []) -> [StoreRow] {
+    public static func rows(for model: ManagedObjectModel, perEntity: Int = 3, excluding excluded: Set<String> = [])
+        -> [StoreRow]
+    {
         let concrete = model.entities.filter { !$0.isAbstract && !excluded.contains($0.name) }.map(\.name).sorted()
         var keys: [String: [Int64]] = [:]
         var next: Int64 = 1
@@ -33,7 +35,9 @@ public enum SampleObjects {
         }
         /// The object `index` of the first concrete entity that is a kind of `entity`.
         func target(_ entity: String, _ index: Int) -> RowReference? {
-            guard let name = concrete.first(where: { model.isKind($0, of: entity) }), let list = keys[name], !list.isEmpty else {
+            guard let name = concrete.first(where: { model.isKind($0, of: entity) }), let list = keys[name],
+                !list.isEmpty
+            else {
                 return nil
             }
             return RowReference(entityName: name, primaryKey: list[index % list.count])
@@ -43,7 +47,9 @@ public enum SampleObjects {
             for (index, key) in (keys[name] ?? []).enumerated() {
                 var row = StoreRow(reference: RowReference(entityName: name, primaryKey: key), version: 1)
                 for attribute in model.allAttributes(of: name) where !attribute.isTransient && !attribute.isDerived {
-                    if let value = value(for: attribute, number: key, entity: name) { row.attributes[attribute.name] = value }
+                    if let value = value(for: attribute, number: key, entity: name) {
+                        row.attributes[attribute.name] = value
+                    }
                 }
                 for relationship in model.allRelationships(of: name) where !relationship.isTransient {
                     let inverse = relationship.inverseName.flatMap {

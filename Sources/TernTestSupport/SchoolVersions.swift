@@ -72,29 +72,36 @@ public enum SchoolVersions {
 
     /// The school's v1 objects: a person, three students, a course, two classes, four registrations.
     public static func rows() -> [StoreRow] {
-        func ref(_ entity: String, _ key: Int) -> RowReference { RowReference(entityName: entity, primaryKey: Int64(key)) }
+        func ref(_ entity: String, _ key: Int) -> RowReference {
+            RowReference(entityName: entity, primaryKey: Int64(key))
+        }
         var rows = [StoreRow(reference: ref("Person", 1), version: 1, attributes: ["name": .string("Ada Teacher")])]
         for student in 2...4 {
-            rows.append(StoreRow(
-                reference: ref("Student", student), version: 1,
-                attributes: ["name": .string("student \(student)"), "number": .integer(Int64(100 + student))]))
+            rows.append(
+                StoreRow(
+                    reference: ref("Student", student), version: 1,
+                    attributes: ["name": .string("student \(student)"), "number": .integer(Int64(100 + student))]))
         }
         rows.append(StoreRow(reference: ref("Course", 1), version: 1, attributes: ["name": .string("Algebra")]))
         for session in 1...2 {
-            rows.append(StoreRow(
-                reference: ref("Class", session), version: 1, attributes: ["room": .string("R\(session)")],
-                toOne: ["course": ref("Course", 1)]))
+            rows.append(
+                StoreRow(
+                    reference: ref("Class", session), version: 1, attributes: ["room": .string("R\(session)")],
+                    toOne: ["course": ref("Course", 1)]))
         }
         for (index, (student, session)) in [(2, 1), (3, 1), (4, 2), (2, 2)].enumerated() {
-            rows.append(StoreRow(
-                reference: ref("Registration", index + 1), version: 1, attributes: ["grade": .integer(Int64(index + 10))],
-                toOne: ["student": ref("Student", student), "session": ref("Class", session)]))
+            rows.append(
+                StoreRow(
+                    reference: ref("Registration", index + 1), version: 1,
+                    attributes: ["grade": .integer(Int64(index + 10))],
+                    toOne: ["student": ref("Student", student), "session": ref("Class", session)]))
         }
         // The store writes both sides of a relationship from the rows: give each to-many its objects.
         let inverses = ["course": "classes", "student": "registrations", "session": "registrations"]
         for row in rows {
             for (name, target) in row.toOne {
-                guard let inverse = inverses[name], let index = rows.firstIndex(where: { $0.reference == target }) else { continue }
+                guard let inverse = inverses[name], let index = rows.firstIndex(where: { $0.reference == target })
+                else { continue }
                 rows[index].toMany[inverse, default: []].append(row.reference)
             }
         }

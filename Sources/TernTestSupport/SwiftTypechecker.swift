@@ -26,18 +26,25 @@ public enum SwiftTypechecker {
     /// - Throws: When the built modules are not beside the test binary, or `swiftc` cannot start
     ///   or runs for more than 15 minutes.
     public static func typecheck(_ files: [URL], moduleName: String = "Generated") throws -> Result {
-        let folders = [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
+        let folders =
+            [Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent()]
             + CommandLine.arguments.prefix(1).map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
         guard
             let modules = folders.map({ $0.appendingPathComponent("Modules") })
-                .first(where: { FileManager.default.fileExists(atPath: $0.appendingPathComponent("TernCore.swiftmodule").path) })
+                .first(where: {
+                    FileManager.default.fileExists(atPath: $0.appendingPathComponent("TernCore.swiftmodule").path)
+                })
         else {
-            throw ChildProcess.Failure(description: "TernCore.swiftmodule is not beside the test binary; build the package first")
+            throw ChildProcess.Failure(
+                description: "TernCore.swiftmodule is not beside the test binary; build the package first")
         }
-        let sources = Fixtures.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+        let sources = Fixtures.root.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+            "Sources")
         var arguments = ["swiftc", "-typecheck", "-swift-version", "6", "-module-name", moduleName, "-I", modules.path]
         for library in ["CCrypto", "CZlib", "CSQLite"] {
-            arguments += ["-Xcc", "-fmodule-map-file=\(sources.appendingPathComponent("\(library)/module.modulemap").path)"]
+            arguments += [
+                "-Xcc", "-fmodule-map-file=\(sources.appendingPathComponent("\(library)/module.modulemap").path)",
+            ]
         }
         arguments += files.map(\.path)
         let folder = try TemporaryDirectory()

@@ -43,19 +43,23 @@ public enum TwinVersions {
     /// One item per key, `n` equal to its key.
     public static var rows: [StoreRow] {
         keys.map { key in
-            StoreRow(reference: RowReference(entityName: "Item", primaryKey: key), version: 1, attributes: ["n": .integer(key)])
+            StoreRow(
+                reference: RowReference(entityName: "Item", primaryKey: key), version: 1,
+                attributes: ["n": .integer(key)])
         }
     }
 
     /// The step: items copied, twinned by the policy registered as `Twins`, then removed.
     public static func mapping() -> StepMapping {
-        let pass = MappingModel(name: "Split", entityMappings: [
-            EntityMapping(
-                name: "ItemToCopy", kind: .transform, source: "Item", destination: "Copy",
-                attributes: [PropertyMapping("n", .source(keyPath: ["n"]))]),
-            EntityMapping(name: "ItemToTwins", kind: .custom, source: "Item", destination: "Twin", policy: "Twins"),
-            EntityMapping(kind: .remove, source: "Item", destination: nil),
-        ])
+        let pass = MappingModel(
+            name: "Split",
+            entityMappings: [
+                EntityMapping(
+                    name: "ItemToCopy", kind: .transform, source: "Item", destination: "Copy",
+                    attributes: [PropertyMapping("n", .source(keyPath: ["n"]))]),
+                EntityMapping(name: "ItemToTwins", kind: .custom, source: "Item", destination: "Twin", policy: "Twins"),
+                EntityMapping(kind: .remove, source: "Item", destination: nil),
+            ])
         return StepMapping(from: "v1", to: "v2", passes: [pass])
     }
 
@@ -81,7 +85,8 @@ public enum TwinVersions {
                 manager.associate(source: source, withDestination: twin, mapping: mapping)
             }
             if case .integer(let number) = n, number % 10 == 0 {
-                manager.associate(source: source, withDestination: RowReference(entityName: "Twin", primaryKey: 1), mapping: mapping)
+                manager.associate(
+                    source: source, withDestination: RowReference(entityName: "Twin", primaryKey: 1), mapping: mapping)
             }
         }
 
@@ -93,7 +98,8 @@ public enum TwinVersions {
             let sources = manager.sourceInstances(forMapping: mapping.name, destinationInstance: destination)
             try manager.setDestinationValue(
                 .integer(sources.reduce(0) { $0 &* 7 &+ $1.primaryKey }), forAttribute: "origin", of: destination)
-            let copies = manager.destinationInstances(forMapping: "ItemToCopy", sourceInstances: Array(sources.prefix(1)))
+            let copies = manager.destinationInstances(
+                forMapping: "ItemToCopy", sourceInstances: Array(sources.prefix(1)))
             try manager.setDestinationRelationship("copy", of: destination, to: copies)
             let all = manager.destinationInstances(forMapping: nil, sourceInstances: sources)
             try manager.setDestinationValue(

@@ -65,7 +65,9 @@ public enum TwoProcessConflict {
     ///   - rounds: How many rounds.
     /// - Returns: Both processes' reports.
     /// - Throws: When the helper is missing, fails or answers something unexpected.
-    public static func run(storeArguments: [String], policy: String, objects: Int = 3, rounds: Int = 4) throws -> Outcome {
+    public static func run(storeArguments: [String], policy: String, objects: Int = 3, rounds: Int = 4) throws
+        -> Outcome
+    {
         let first = try HelperProcess(arguments: ["conflict"] + storeArguments + [policy, "a"])
         try first.expect("seed \(objects)", "ok")
         try first.expect("load", "ok")

@@ -55,21 +55,33 @@ public enum ZooVersions {
             StoreRow(
                 reference: Self.ref(animal.entity, animal.key), attributes: ["name": .string(animal.name)],
                 toOne: animal.home.map { ["home": Self.ref("Zoo", $0)] } ?? [:],
-                toMany: ["zoos": animal.zoos.map { Self.ref("Zoo", $0) }, "fans": animal.fans.map { Self.ref("Keeper", $0) }])
+                toMany: [
+                    "zoos": animal.zoos.map { Self.ref("Zoo", $0) }, "fans": animal.fans.map { Self.ref("Keeper", $0) },
+                ])
         }
-        let members = { (keys: [Int]) in keys.map { key in Self.ref(animals.first { $0.key == key }?.entity ?? "", key) } }
+        let members = { (keys: [Int]) in
+            keys.map { key in Self.ref(animals.first { $0.key == key }?.entity ?? "", key) }
+        }
         rows += [
-            StoreRow(reference: Self.ref("Zoo", 1), attributes: ["name": .string("north")],
-                     toMany: ["animals": members([1, 2, 3, 4]), "residents": members([3, 1, 4, 2])]),
-            StoreRow(reference: Self.ref("Zoo", 2), attributes: ["name": .string("south")],
-                     toMany: ["animals": members([3, 5]), "residents": members([5])]),
-            StoreRow(reference: Self.ref("Keeper", 1), attributes: ["name": .string("ann")], toOne: ["favourite": Self.ref("Dog", 3)]),
-            StoreRow(reference: Self.ref("Keeper", 2), attributes: ["name": .string("bo")], toOne: ["favourite": Self.ref("Cat", 2)]),
+            StoreRow(
+                reference: Self.ref("Zoo", 1), attributes: ["name": .string("north")],
+                toMany: ["animals": members([1, 2, 3, 4]), "residents": members([3, 1, 4, 2])]),
+            StoreRow(
+                reference: Self.ref("Zoo", 2), attributes: ["name": .string("south")],
+                toMany: ["animals": members([3, 5]), "residents": members([5])]),
+            StoreRow(
+                reference: Self.ref("Keeper", 1), attributes: ["name": .string("ann")],
+                toOne: ["favourite": Self.ref("Dog", 3)]),
+            StoreRow(
+                reference: Self.ref("Keeper", 2), attributes: ["name": .string("bo")],
+                toOne: ["favourite": Self.ref("Cat", 2)]),
             StoreRow(reference: Self.ref("Pet", 1), attributes: ["name": .string("goldie")]),
         ]
         return rows
     }()
 
     /// A reference to a row.
-    static func ref(_ entity: String, _ key: Int) -> RowReference { RowReference(entityName: entity, primaryKey: Int64(key)) }
+    static func ref(_ entity: String, _ key: Int) -> RowReference {
+        RowReference(entityName: entity, primaryKey: Int64(key))
+    }
 }

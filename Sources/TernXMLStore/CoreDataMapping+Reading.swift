@@ -14,7 +14,8 @@ extension CoreDataMapping {
     ///   object the file does not hold, several objects in a to-one relationship.
     func contents(of document: CoreDataXMLDocument, path: String) throws(TernError) -> AtomicStoreContents {
         guard let model else {
-            throw TernError(.unreadableStore, "a Core Data XML store is read with its model; open it with the model", path: path)
+            throw TernError(
+                .unreadableStore, "a Core Data XML store is read with its model; open it with the model", path: path)
         }
         let metadata = try Self.metadata(of: document.info, path: path)
         // First the references, so that relationships can name objects further on.
@@ -61,7 +62,9 @@ extension CoreDataMapping {
         guard id.first == "z" else { return nil }
         let number = id.dropFirst().prefix { $0 != "-" }
         let rest = id.dropFirst(1 + number.count)
-        guard rest.isEmpty || (rest.count > 1 && rest.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }) else { return nil }
+        guard rest.isEmpty || (rest.count > 1 && rest.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }) else {
+            return nil
+        }
         return Int64(number)
     }
 
@@ -71,7 +74,8 @@ extension CoreDataMapping {
         if let entity = model?.entity(named: name) { return try concrete(entity, object: object, path: path) }
         let candidates = entitiesByUppercasedName[name.uppercased()] ?? []
         guard candidates.count == 1, let entity = candidates.first else {
-            let what = candidates.isEmpty
+            let what =
+                candidates.isEmpty
                 ? "the model has no entity \(name) (in any case)"
                 : "the model has several entities named \(name) in another case ("
                     + candidates.map(\.name).sorted().joined(separator: ", ") + ")"
@@ -83,7 +87,9 @@ extension CoreDataMapping {
         return try concrete(entity, object: object, path: path)
     }
 
-    private func concrete(_ entity: EntityDescription, object: String, path: String) throws(TernError) -> EntityDescription {
+    private func concrete(_ entity: EntityDescription, object: String, path: String) throws(TernError)
+        -> EntityDescription
+    {
         guard !entity.isAbstract else {
             throw TernError(
                 .unreadableStore,
@@ -110,12 +116,13 @@ extension CoreDataMapping {
         let stored = properties[entity] ?? Properties()
         func refused(_ what: String, property: String) -> TernError {
             TernError(
-                .unreadableStore, "the XML store is damaged: object \(object.id) (\(entity)) \(what); restore it from a backup",
+                .unreadableStore,
+                "the XML store is damaged: object \(object.id) (\(entity)) \(what); restore it from a backup",
                 entity: entity, property: property, path: path)
         }
         for element in object.attributes {
             guard let name = propertyName(element.name, in: stored),
-                  let attribute = stored.attributes.first(where: { $0.name == name })
+                let attribute = stored.attributes.first(where: { $0.name == name })
             else { continue }
             guard let value = Self.value(of: element.text, as: attribute.type, spelled: element.type) else {
                 throw refused(
@@ -126,7 +133,7 @@ extension CoreDataMapping {
         }
         for element in object.relationships {
             guard let name = propertyName(element.name, in: stored),
-                  let relationship = stored.relationships.first(where: { $0.name == name })
+                let relationship = stored.relationships.first(where: { $0.name == name })
             else { continue }
             var targets: [RowReference] = []
             for id in element.idrefs {

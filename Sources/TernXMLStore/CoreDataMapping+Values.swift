@@ -114,7 +114,9 @@ extension CoreDataMapping {
     private static func text(ofDouble number: Double) -> String {
         if number.isNaN { return "nan" }
         if number.isInfinite { return number < 0 ? "-inf" : "inf" }
-        if number == number.rounded(), abs(number) < 1e15 { return number.sign == .minus && number == 0 ? "-0" : String(Int64(number)) }
+        if number == number.rounded(), abs(number) < 1e15 {
+            return number.sign == .minus && number == 0 ? "-0" : String(Int64(number))
+        }
         return "\(number)"
     }
 

@@ -40,7 +40,8 @@ struct CoreDataMapping {
             let names = stored.attributes.map(\.name) + stored.relationships.map(\.name)
             stored.byLowercasedName = Dictionary(grouping: names) { $0.lowercased() }
             for name in names {
-                stored.writtenNames[name] = stored.byLowercasedName[name.lowercased()]?.count == 1 ? name.lowercased() : name
+                stored.writtenNames[name] =
+                    stored.byLowercasedName[name.lowercased()]?.count == 1 ? name.lowercased() : name
             }
             properties[entity.name] = stored
         }
@@ -104,10 +105,14 @@ struct CoreDataMapping {
         return document
     }
 
-    private func object(of row: StoreRow, id: String, ids: [RowReference: String]) throws(TernError) -> CoreDataXMLDocument.Object {
+    private func object(of row: StoreRow, id: String, ids: [RowReference: String]) throws(TernError)
+        -> CoreDataXMLDocument.Object
+    {
         let entity = row.reference.entityName
         func refused(_ what: String, property: String? = nil) -> TernError {
-            TernError(.unwritableStore, "object \(id) (\(entity)) cannot be written: \(what)", entity: entity, property: property)
+            TernError(
+                .unwritableStore, "object \(id) (\(entity)) cannot be written: \(what)", entity: entity,
+                property: property)
         }
         guard model != nil else { return modelFreeObject(of: row, id: id, ids: ids) }
         guard let entityNames = entityNames[entity], let stored = properties[entity] else {
@@ -118,26 +123,35 @@ struct CoreDataMapping {
             guard let value = row.attributes[attribute.name] else { continue }
             let spelling = Self.spelling(of: attribute.type) ?? Self.spelling(of: value)
             guard value.fits(attribute.type) else {
-                throw refused("its value does not fit the attribute's type \(attribute.type.xcodeName)", property: attribute.name)
+                throw refused(
+                    "its value does not fit the attribute's type \(attribute.type.xcodeName)", property: attribute.name)
             }
-            object.attributes.append(.init(
-                name: stored.writtenNames[attribute.name] ?? attribute.name, type: spelling, text: Self.text(of: value)))
+            object.attributes.append(
+                .init(
+                    name: stored.writtenNames[attribute.name] ?? attribute.name, type: spelling,
+                    text: Self.text(of: value)))
         }
         for relationship in stored.relationships {
             let references: [RowReference]
             if relationship.isToMany {
-                if row.toOne[relationship.name] != nil { throw refused("a to-many relationship holds one object", property: relationship.name) }
+                if row.toOne[relationship.name] != nil {
+                    throw refused("a to-many relationship holds one object", property: relationship.name)
+                }
                 references = row.toMany[relationship.name] ?? []
             } else {
-                if row.toMany[relationship.name] != nil { throw refused("a to-one relationship holds a list", property: relationship.name) }
+                if row.toMany[relationship.name] != nil {
+                    throw refused("a to-one relationship holds a list", property: relationship.name)
+                }
                 references = row.toOne[relationship.name].map { [$0] } ?? []
             }
             // A reference to a row the store does not hold has no object to name: left out.
-            object.relationships.append(.init(
-                name: stored.writtenNames[relationship.name] ?? relationship.name,
-                type: "\(relationship.minCount)/\(relationship.maxCount)",
-                destination: self.entityNames[relationship.destinationEntityName] ?? relationship.destinationEntityName,
-                idrefs: references.compactMap { ids[$0] }))
+            object.relationships.append(
+                .init(
+                    name: stored.writtenNames[relationship.name] ?? relationship.name,
+                    type: "\(relationship.minCount)/\(relationship.maxCount)",
+                    destination: self.entityNames[relationship.destinationEntityName]
+                        ?? relationship.destinationEntityName,
+                    idrefs: references.compactMap { ids[$0] }))
         }
         let known = Set(stored.attributes.map(\.name) + stored.relationships.map(\.name))
         if let unknown = (Array(row.attributes.keys) + Array(row.toOne.keys) + Array(row.toMany.keys)).sorted()
@@ -149,20 +163,25 @@ struct CoreDataMapping {
     }
 
     /// An object written without a model: names upper- and lower-cased, types from the values.
-    private func modelFreeObject(of row: StoreRow, id: String, ids: [RowReference: String]) -> CoreDataXMLDocument.Object {
+    private func modelFreeObject(of row: StoreRow, id: String, ids: [RowReference: String])
+        -> CoreDataXMLDocument.Object
+    {
         var object = CoreDataXMLDocument.Object(type: row.reference.entityName.uppercased(), id: id)
         for (name, value) in row.attributes.sorted(by: { $0.key < $1.key }) {
-            object.attributes.append(.init(name: name.lowercased(), type: Self.spelling(of: value), text: Self.text(of: value)))
+            object.attributes.append(
+                .init(name: name.lowercased(), type: Self.spelling(of: value), text: Self.text(of: value)))
         }
         for (name, reference) in row.toOne.sorted(by: { $0.key < $1.key }) {
-            object.relationships.append(.init(
-                name: name.lowercased(), type: "1/1", destination: reference.entityName.uppercased(),
-                idrefs: ids[reference].map { [$0] } ?? []))
+            object.relationships.append(
+                .init(
+                    name: name.lowercased(), type: "1/1", destination: reference.entityName.uppercased(),
+                    idrefs: ids[reference].map { [$0] } ?? []))
         }
         for (name, references) in row.toMany.sorted(by: { $0.key < $1.key }) {
-            object.relationships.append(.init(
-                name: name.lowercased(), type: "0/0", destination: references.first?.entityName.uppercased() ?? "",
-                idrefs: references.compactMap { ids[$0] }))
+            object.relationships.append(
+                .init(
+                    name: name.lowercased(), type: "0/0", destination: references.first?.entityName.uppercased() ?? "",
+                    idrefs: references.compactMap { ids[$0] }))
         }
         return object
     }

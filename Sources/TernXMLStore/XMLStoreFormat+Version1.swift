@@ -29,9 +29,9 @@ extension XMLStoreFormat {
                     path: path)
             }
             guard let info = root.child(named: "databaseInfo"), let uuid = info.child(named: "UUID")?.text,
-                  let top = info.child(named: "metadata")?.children.first,
-                  case .dictionary(let dictionary) = try propertyList(from: top),
-                  let metadata = StoreMetadata(propertyList: dictionary, uuid: uuid)
+                let top = info.child(named: "metadata")?.children.first,
+                case .dictionary(let dictionary) = try propertyList(from: top),
+                let metadata = StoreMetadata(propertyList: dictionary, uuid: uuid)
             else {
                 throw invalid("<databaseInfo> needs a <UUID> and a <metadata> dictionary with typed keys")
             }
@@ -41,7 +41,7 @@ extension XMLStoreFormat {
         /// A row from an `<object>` element.
         func row(from object: XMLElementTree) throws(TernError) -> StoreRow {
             guard let entity = object[attribute: "type"], let key = object[attribute: "pk"].flatMap({ Int64($0) }),
-                  let version = object[attribute: "version"].flatMap({ Int64($0) })
+                let version = object[attribute: "version"].flatMap({ Int64($0) })
             else {
                 throw invalid("an <object> needs a type, an integer pk and an integer version", line: object.line)
             }
@@ -71,7 +71,7 @@ extension XMLStoreFormat {
             var references: [RowReference] = []
             for text in (element[attribute: "idrefs"] ?? "").split(separator: " ") {
                 guard let marker = text.range(of: "/p", options: .backwards),
-                      let key = Int64(text[marker.upperBound...]), marker.lowerBound > text.startIndex
+                    let key = Int64(text[marker.upperBound...]), marker.lowerBound > text.startIndex
                 else {
                     throw invalid("a reference is not Entity/p<key>", line: element.line)
                 }
@@ -90,22 +90,26 @@ extension XMLStoreFormat {
 
         private func value(from element: XMLElementTree) throws(TernError) -> AttributeValue {
             let text = try text(of: element)
-            let value: AttributeValue? = switch element[attribute: "type"] {
-            case "integer": Int64(text).map(AttributeValue.integer)
-            case "double": Double(text).map(AttributeValue.double)
-            case "decimal": text == "NaN" ? .decimal(.nan)
-                : Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map(AttributeValue.decimal)
-            case "string": .string(text)
-            case "bool": text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
-            case "date": Double(text).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
-            case "data": Data(base64Encoded: text).map(AttributeValue.data)
-            case "uuid": UUID(uuidString: text).map(AttributeValue.uuid)
-            case "uri": URL(string: text).map(AttributeValue.uri)
-            default: nil
-            }
+            let value: AttributeValue? =
+                switch element[attribute: "type"] {
+                case "integer": Int64(text).map(AttributeValue.integer)
+                case "double": Double(text).map(AttributeValue.double)
+                case "decimal":
+                    text == "NaN"
+                        ? .decimal(.nan)
+                        : Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map(AttributeValue.decimal)
+                case "string": .string(text)
+                case "bool": text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
+                case "date": Double(text).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+                case "data": Data(base64Encoded: text).map(AttributeValue.data)
+                case "uuid": UUID(uuidString: text).map(AttributeValue.uuid)
+                case "uri": URL(string: text).map(AttributeValue.uri)
+                default: nil
+                }
             guard let value else {
-                throw invalid("an attribute's text does not fit its type \(element[attribute: "type"] ?? "(none)")",
-                              line: element.line)
+                throw invalid(
+                    "an attribute's text does not fit its type \(element[attribute: "type"] ?? "(none)")",
+                    line: element.line)
             }
             return value
         }
@@ -126,7 +130,9 @@ extension XMLStoreFormat {
                 for child in element.children { elements.append(try propertyList(from: child)) }
                 value = .array(elements)
             case "dict":
-                guard element.children.count.isMultiple(of: 2) else { throw invalid("a <dict> has a key without a value") }
+                guard element.children.count.isMultiple(of: 2) else {
+                    throw invalid("a <dict> has a key without a value")
+                }
                 var dictionary: [String: PropertyListValue] = [:]
                 for index in stride(from: 0, to: element.children.count, by: 2) {
                     let key = element.children[index]

@@ -147,7 +147,7 @@ public enum XMLStoreFormat: AtomicStoreFormat {
             defer { try? handle.close() }
             while prefix.range(of: end, in: max(0, prefix.count - (64 << 10) - end.count)..<prefix.count) == nil {
                 guard prefix.count < maximumMetadataSize, let chunk = try handle.read(upToCount: 64 << 10),
-                      !chunk.isEmpty
+                    !chunk.isEmpty
                 else {
                     throw TernError(
                         .unreadableStore,

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import TernBinaryStore
 import TernCore
 import TernTestSupport
 import TernXMLStore
+import Testing
 
 /// Stores of both atomic formats, each a new file in a folder that lives as long as the tests.
 enum AtomicStoreFactories {

@@ -60,24 +60,29 @@ enum AwkwardRows {
 
     static func sampleRows() -> [StoreRow] {
         var rows: [StoreRow] = []
-        let values: [[String: AttributeValue]] = [
-            StoreConformance.sampleValues,
+        let values: [[String: AttributeValue]] =
             [
-                "integer16": .integer(Int64(Int16.min)), "integer32": .integer(Int64(Int32.max)),
-                "integer64": .integer(.min), "double": .double(.infinity), "float": .double(-.infinity),
-                "decimal": .decimal(Decimal(string: "-123456789012345678901234567.000001") ?? 0),
-                "date": .date(Date(timeIntervalSinceReferenceDate: -1e10 + 0.123456789)),
-                "binary": .data(Data()), "boolean": .bool(false),
-                "uri": .uri(URL(string: "file:///tmp/a%20b?x=%3C&y=%00#frag") ?? URL(fileURLWithPath: "/")),
-            ],
-            ["double": .double(.leastNonzeroMagnitude), "integer64": .integer(.max),
-             "date": .date(Date(timeIntervalSinceReferenceDate: .greatestFiniteMagnitude)),
-             "decimal": .decimal(Decimal.greatestFiniteMagnitude),
-             "binary": .data(Data((0...255).map { UInt8($0) }))],
-        ] + strings.map { ["string": .string($0)] }
+                StoreConformance.sampleValues,
+                [
+                    "integer16": .integer(Int64(Int16.min)), "integer32": .integer(Int64(Int32.max)),
+                    "integer64": .integer(.min), "double": .double(.infinity), "float": .double(-.infinity),
+                    "decimal": .decimal(Decimal(string: "-123456789012345678901234567.000001") ?? 0),
+                    "date": .date(Date(timeIntervalSinceReferenceDate: -1e10 + 0.123456789)),
+                    "binary": .data(Data()), "boolean": .bool(false),
+                    "uri": .uri(URL(string: "file:///tmp/a%20b?x=%3C&y=%00#frag") ?? URL(fileURLWithPath: "/")),
+                ],
+                [
+                    "double": .double(.leastNonzeroMagnitude), "integer64": .integer(.max),
+                    "date": .date(Date(timeIntervalSinceReferenceDate: .greatestFiniteMagnitude)),
+                    "decimal": .decimal(Decimal.greatestFiniteMagnitude),
+                    "binary": .data(Data((0...255).map { UInt8($0) })),
+                ],
+            ] + strings.map { ["string": .string($0)] }
         for (index, attributes) in values.enumerated() {
-            rows.append(StoreRow(
-                reference: RowReference(entityName: "Sample", primaryKey: Int64(index + 1)), attributes: attributes))
+            rows.append(
+                StoreRow(
+                    reference: RowReference(entityName: "Sample", primaryKey: Int64(index + 1)), attributes: attributes)
+            )
         }
         return rows
     }

@@ -1,35 +1,45 @@
 import Foundation
-import Testing
 import TernCore
 import TernTestSupport
+import Testing
 
 @Suite struct AtomicStoreTests {
     /// Rows with awkward values and every kind of relationship.
     static func rowsWithRelationships() -> [StoreRow] {
-        func reference(_ entity: String, _ key: Int64) -> RowReference { RowReference(entityName: entity, primaryKey: key) }
+        func reference(_ entity: String, _ key: Int64) -> RowReference {
+            RowReference(entityName: entity, primaryKey: key)
+        }
         var rows = AwkwardRows.sampleRows()
-        rows.append(StoreRow(
-            reference: reference("Person", 100), attributes: ["name": .string("Ann")],
-            toOne: ["car": reference("Car", 101), "team": reference("Team", 104)],
-            toMany: ["pets": [reference("Pet", 102), reference("Pet", 103)]]))
-        rows.append(StoreRow(
-            reference: reference("Car", 101), attributes: ["model": .string("Zoe"), "wheels": .integer(4)],
-            toOne: ["owner": reference("Person", 100)]))
+        rows.append(
+            StoreRow(
+                reference: reference("Person", 100), attributes: ["name": .string("Ann")],
+                toOne: ["car": reference("Car", 101), "team": reference("Team", 104)],
+                toMany: ["pets": [reference("Pet", 102), reference("Pet", 103)]]))
+        rows.append(
+            StoreRow(
+                reference: reference("Car", 101), attributes: ["model": .string("Zoe"), "wheels": .integer(4)],
+                toOne: ["owner": reference("Person", 100)]))
         rows.append(StoreRow(reference: reference("Pet", 102), toOne: ["owner": reference("Person", 100)]))
         rows.append(StoreRow(reference: reference("Pet", 103), toOne: ["owner": reference("Person", 100)]))
         rows.append(StoreRow(reference: reference("Team", 104), toMany: ["members": [reference("Person", 100)]]))
-        rows.append(StoreRow(
-            reference: reference("Playlist", 105),
-            toMany: ["songs": [reference("Song", 108), reference("Song", 106), reference("Song", 107)]]))
+        rows.append(
+            StoreRow(
+                reference: reference("Playlist", 105),
+                toMany: ["songs": [reference("Song", 108), reference("Song", 106), reference("Song", 107)]]))
         for key: Int64 in 106...108 {
             rows.append(StoreRow(reference: reference("Song", key), toOne: ["playlist": reference("Playlist", 105)]))
         }
-        rows.append(StoreRow(
-            reference: reference("Author", 109), toMany: ["books": [reference("Book", 110), reference("Book", 111)]]))
-        rows.append(StoreRow(
-            reference: reference("Author", 112), toMany: ["books": [reference("Book", 110)]]))
-        rows.append(StoreRow(
-            reference: reference("Book", 110), toMany: ["authors": [reference("Author", 109), reference("Author", 112)]]))
+        rows.append(
+            StoreRow(
+                reference: reference("Author", 109),
+                toMany: ["books": [reference("Book", 110), reference("Book", 111)]]))
+        rows.append(
+            StoreRow(
+                reference: reference("Author", 112), toMany: ["books": [reference("Book", 110)]]))
+        rows.append(
+            StoreRow(
+                reference: reference("Book", 110),
+                toMany: ["authors": [reference("Author", 109), reference("Author", 112)]]))
         rows.append(StoreRow(reference: reference("Book", 111), toMany: ["authors": [reference("Author", 109)]]))
         rows.append(StoreRow(reference: reference("Publisher", 113), toMany: ["books": []]))
         return rows
@@ -67,7 +77,10 @@ import TernTestSupport
         let url = tmp.path("store.\(format.fileExtension)")
         let store = try format.open(url)
         let keys = try await store.newPrimaryKeys(forEntity: "Pet", count: 3)
-        let pets = keys.map { StoreRow(reference: RowReference(entityName: "Pet", primaryKey: $0), attributes: ["name": .string("p\($0)")]) }
+        let pets = keys.map {
+            StoreRow(
+                reference: RowReference(entityName: "Pet", primaryKey: $0), attributes: ["name": .string("p\($0)")])
+        }
         _ = try await store.save(StoreChangeSet(inserted: pets))
         var renamed = pets[0]
         renamed.version = 1
@@ -105,7 +118,8 @@ import TernTestSupport
         let before = try await file.store.allRows()
         // Put a non-empty folder where the store file was: the rename over it must fail.
         try FileManager.default.removeItem(at: file.url)
-        try FileManager.default.createDirectory(at: file.url.appendingPathComponent("blocker"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: file.url.appendingPathComponent("blocker"), withIntermediateDirectories: true)
         let row = StoreRow(reference: RowReference(entityName: "Pet", primaryKey: 900))
         await #expect { try await file.store.save(StoreChangeSet(inserted: [row])) } throws: { error in
             (error as? TernError)?.code == .ioFailure && (error as? TernError)?.path == file.url.path

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import TernCore
 import TernTestSupport
 import TernXMLStore
+import Testing
 
 /// XML stores in Core Data's own format: written by macOS (Xcode's mapping models are Core
 /// Data XML stores), hand-written the way Core Data writes, and Tern's version 1 documents.
@@ -12,21 +12,27 @@ import TernXMLStore
     static let mappingModel: ManagedObjectModel = {
         func string(_ name: String) -> AttributeDescription { AttributeDescription(name: name, type: .string) }
         func binary(_ name: String) -> AttributeDescription { AttributeDescription(name: name, type: .binary) }
-        func relation(_ name: String, _ destination: String, _ inverse: String, many: Bool = false) -> RelationshipDescription {
+        func relation(_ name: String, _ destination: String, _ inverse: String, many: Bool = false)
+            -> RelationshipDescription
+        {
             RelationshipDescription(name: name, destination: destination, inverse: inverse, toMany: many)
         }
         return ManagedObjectModel(entities: [
             EntityDescription(
                 name: "XDDevMappingModel",
-                attributes: [string("sourceModelPath"), binary("sourceModelData"), string("destinationModelPath"),
-                             binary("destinationModelData")],
+                attributes: [
+                    string("sourceModelPath"), binary("sourceModelData"), string("destinationModelPath"),
+                    binary("destinationModelData"),
+                ],
                 relationships: [relation("entityMappings", "XDDevEntityMapping", "mappingModel", many: true)]),
             EntityDescription(
                 name: "XDDevEntityMapping",
-                attributes: [string("name"), string("sourceName"), string("destinationName"), string("mappingTypeName"),
-                             AttributeDescription(name: "mappingNumber", type: .integer16),
-                             AttributeDescription(name: "autogenerateExpression", type: .boolean),
-                             string("migrationPolicyClassName"), string("sourceFilterPredicateString"), binary("userInfoData")],
+                attributes: [
+                    string("name"), string("sourceName"), string("destinationName"), string("mappingTypeName"),
+                    AttributeDescription(name: "mappingNumber", type: .integer16),
+                    AttributeDescription(name: "autogenerateExpression", type: .boolean),
+                    string("migrationPolicyClassName"), string("sourceFilterPredicateString"), binary("userInfoData"),
+                ],
                 relationships: [
                     relation("mappingModel", "XDDevMappingModel", "entityMappings"),
                     relation("attributeMappings", "XDDevAttributeMapping", "entityMapping", many: true),
@@ -39,8 +45,10 @@ import TernXMLStore
             EntityDescription(name: "XDDevAttributeMapping", parent: "XDDevPropertyMapping"),
             EntityDescription(
                 name: "XDDevRelationshipMapping", parent: "XDDevPropertyMapping",
-                attributes: [AttributeDescription(name: "autogenerateExpression", type: .boolean),
-                             string("sourceKeyPath"), string("sourceMappingName")]),
+                attributes: [
+                    AttributeDescription(name: "autogenerateExpression", type: .boolean),
+                    string("sourceKeyPath"), string("sourceMappingName"),
+                ]),
         ])
     }()
 
@@ -71,7 +79,10 @@ import TernXMLStore
             for mapping in entityMappings {
                 #expect(mapping.toOne["mappingModel"].map { $0 == model.reference } ?? true, "\(item)")
                 if case .integer(let number)? = mapping.attributes["mappingNumber"] { #expect(number >= 0) }
-                #expect(mapping.attributes["autogenerateExpression"].map { [AttributeValue.bool(true), .bool(false)].contains($0) } ?? true)
+                #expect(
+                    mapping.attributes["autogenerateExpression"].map {
+                        [AttributeValue.bool(true), .bool(false)].contains($0)
+                    } ?? true)
             }
             // Subentities of the abstract property mapping, each pointing back at its entity mapping.
             let properties = try await store.fetch(StoreFetchRequest(entityName: "XDDevPropertyMapping"))
@@ -79,7 +90,9 @@ import TernXMLStore
             for property in properties {
                 guard let reference = property.toOne["entityMapping"] else { continue }
                 let owner = try #require(owners[reference], "\(item)")
-                let key = property.reference.entityName == "XDDevAttributeMapping" ? "attributeMappings" : "relationshipMappings"
+                let key =
+                    property.reference.entityName == "XDDevAttributeMapping"
+                    ? "attributeMappings" : "relationshipMappings"
                 #expect(owner.toMany[key]?.contains(property.reference) == true, "\(item)")
             }
             opened += 1
@@ -91,15 +104,24 @@ import TernXMLStore
         let model = ManagedObjectModel(entities: [
             EntityDescription(
                 name: "Vehicle",
-                attributes: [AttributeDescription(name: "make", type: .string), AttributeDescription(name: "year", type: .integer32),
-                             AttributeDescription(name: "boughtOn", type: .date), AttributeDescription(name: "price", type: .decimal)],
-                relationships: [RelationshipDescription(
-                    name: "vehiclePictures", destination: "VehiclePicture", inverse: "picturesForVehicle", toMany: true,
-                    ordered: true)]),
+                attributes: [
+                    AttributeDescription(name: "make", type: .string),
+                    AttributeDescription(name: "year", type: .integer32),
+                    AttributeDescription(name: "boughtOn", type: .date),
+                    AttributeDescription(name: "price", type: .decimal),
+                ],
+                relationships: [
+                    RelationshipDescription(
+                        name: "vehiclePictures", destination: "VehiclePicture", inverse: "picturesForVehicle",
+                        toMany: true,
+                        ordered: true)
+                ]),
             EntityDescription(
                 name: "VehiclePicture", attributes: [AttributeDescription(name: "pictureName", type: .string)],
-                relationships: [RelationshipDescription(
-                    name: "picturesForVehicle", destination: "Vehicle", inverse: "vehiclePictures", toMany: false)]),
+                relationships: [
+                    RelationshipDescription(
+                        name: "picturesForVehicle", destination: "Vehicle", inverse: "vehiclePictures", toMany: false)
+                ]),
         ])
         let text = """
             <?xml version="1.0"?>
@@ -138,12 +160,16 @@ import TernXMLStore
         let vehicle = try #require(try await store.fetch(StoreFetchRequest(entityName: "Vehicle")).first)
         let car = RowReference(entityName: "Vehicle", primaryKey: 102)
         let pictures = [104, 103].map { RowReference(entityName: "VehiclePicture", primaryKey: $0) }
-        #expect(vehicle == StoreRow(
-            reference: car, version: 1,
-            attributes: ["make": .string("manufacturer"), "year": .integer(2006),
-                         "boughtOn": .date(Date(timeIntervalSinceReferenceDate: 336_046_917.001_641_988_754_272_460_94)),
-                         "price": .decimal(Decimal(string: "12999.95")!)],
-            toMany: ["vehiclePictures": pictures]))
+        #expect(
+            vehicle
+                == StoreRow(
+                    reference: car, version: 1,
+                    attributes: [
+                        "make": .string("manufacturer"), "year": .integer(2006),
+                        "boughtOn": .date(Date(timeIntervalSinceReferenceDate: 336_046_917.001_641_988_754_272_460_94)),
+                        "price": .decimal(Decimal(string: "12999.95")!),
+                    ],
+                    toMany: ["vehiclePictures": pictures]))
         let read = try await store.fetch(StoreFetchRequest(entityName: "VehiclePicture"))
         #expect(read.map(\.toOne) == [["picturesForVehicle": car], ["picturesForVehicle": car]])
         #expect(read.last?.attributes["pictureName"] == .string("picture_2 & more"))
@@ -154,31 +180,40 @@ import TernXMLStore
         #expect(pictureKeys == [106] && vehicleKeys == [107])
         var renamed = vehicle
         renamed.attributes["make"] = .string("Saab")
-        _ = try await store.save(StoreChangeSet(
-            inserted: [StoreRow(reference: RowReference(entityName: "Vehicle", primaryKey: 107))], updated: [renamed]))
+        _ = try await store.save(
+            StoreChangeSet(
+                inserted: [StoreRow(reference: RowReference(entityName: "Vehicle", primaryKey: 107))],
+                updated: [renamed]))
         let written = String(decoding: try Data(contentsOf: url), as: UTF8.self)
-        #expect(written.contains("""
-                <object type="VEHICLE" id="z102">
-                    <attribute name="boughton" type="date">336046917.00164198875427246094</attribute>
-                    <attribute name="make" type="string">Saab</attribute>
-                    <attribute name="price" type="decimal">12999.95</attribute>
-                    <attribute name="year" type="int32">2006</attribute>
-                    <relationship name="vehiclepictures" type="0/0" destination="VEHICLEPICTURE" idrefs="z104 z103"></relationship>
-                </object>
-            """))
+        #expect(
+            written.contains(
+                """
+                    <object type="VEHICLE" id="z102">
+                        <attribute name="boughton" type="date">336046917.00164198875427246094</attribute>
+                        <attribute name="make" type="string">Saab</attribute>
+                        <attribute name="price" type="decimal">12999.95</attribute>
+                        <attribute name="year" type="int32">2006</attribute>
+                        <relationship name="vehiclepictures" type="0/0" destination="VEHICLEPICTURE" idrefs="z104 z103"></relationship>
+                    </object>
+                """))
         #expect(written.contains("<nextObjectID>107</nextObjectID>"))
-        #expect(written.contains("""
-                <object type="VEHICLE" id="z107">
-                    <relationship name="vehiclepictures" type="0/0" destination="VEHICLEPICTURE"></relationship>
-                </object>
-            """))
+        #expect(
+            written.contains(
+                """
+                    <object type="VEHICLE" id="z107">
+                        <relationship name="vehiclepictures" type="0/0" destination="VEHICLEPICTURE"></relationship>
+                    </object>
+                """))
     }
 
     @Test func namesThatCollideWithoutCaseAreWrittenAsTheModelSpellsThem() async throws {
         let model = ManagedObjectModel(entities: [
             EntityDescription(
-                name: "Item", attributes: [AttributeDescription(name: "url", type: .string), AttributeDescription(name: "URL", type: .uri),
-                                           AttributeDescription(name: "title", type: .string)]),
+                name: "Item",
+                attributes: [
+                    AttributeDescription(name: "url", type: .string), AttributeDescription(name: "URL", type: .uri),
+                    AttributeDescription(name: "title", type: .string),
+                ]),
             EntityDescription(name: "ITEM", attributes: [AttributeDescription(name: "title", type: .string)]),
             EntityDescription(name: "Other", attributes: [AttributeDescription(name: "title", type: .string)]),
         ])
@@ -186,8 +221,11 @@ import TernXMLStore
         let url = tmp.path("store.xml")
         let store = try XMLStore(at: url, model: model)
         let rows = [
-            StoreRow(reference: RowReference(entityName: "Item", primaryKey: 1),
-                     attributes: ["url": .string("text"), "URL": .uri(URL(string: "https://example.com/a")!), "title": .string("a")]),
+            StoreRow(
+                reference: RowReference(entityName: "Item", primaryKey: 1),
+                attributes: [
+                    "url": .string("text"), "URL": .uri(URL(string: "https://example.com/a")!), "title": .string("a"),
+                ]),
             StoreRow(reference: RowReference(entityName: "ITEM", primaryKey: 2), attributes: ["title": .string("b")]),
             StoreRow(reference: RowReference(entityName: "Other", primaryKey: 3), attributes: ["title": .string("c")]),
         ]
@@ -199,13 +237,22 @@ import TernXMLStore
         #expect(text.contains("<attribute name=\"title\" type=\"string\">a</attribute>"))
         #expect(text.contains("<object type=\"OTHER\" id=\"z3\">"))
         let reopened = try XMLStore(at: url, model: model)
-        #expect(try await reopened.allRows() == rows.map { var row = $0; row.version = 1; return row })
+        #expect(
+            try await reopened.allRows()
+                == rows.map {
+                    var row = $0
+                    row.version = 1
+                    return row
+                })
     }
 
     @Test func whatCannotBeReadIsRefusedNamingTheObjectEntityAndProperty() throws {
         let model = ManagedObjectModel(entities: [
-            EntityDescription(name: "Thing", attributes: [AttributeDescription(name: "count", type: .integer16)],
-                              relationships: [RelationshipDescription(name: "other", destination: "Thing", inverse: nil, toMany: false)]),
+            EntityDescription(
+                name: "Thing", attributes: [AttributeDescription(name: "count", type: .integer16)],
+                relationships: [
+                    RelationshipDescription(name: "other", destination: "Thing", inverse: nil, toMany: false)
+                ])
         ])
         func refusal(_ objects: String) throws -> TernError? {
             let tmp = try TemporaryDirectory()
@@ -219,10 +266,12 @@ import TernXMLStore
                 return error
             }
         }
-        let badValue = try refusal(#"<object type="THING" id="z1"><attribute name="count" type="int16">many</attribute></object>"#)
+        let badValue = try refusal(
+            #"<object type="THING" id="z1"><attribute name="count" type="int16">many</attribute></object>"#)
         #expect(badValue?.entityName == "Thing" && badValue?.propertyName == "count")
         #expect(badValue?.message.contains("object z1") == true && badValue?.message.contains("Integer 16") == true)
-        let twoTargets = try refusal(#"""
+        let twoTargets = try refusal(
+            #"""
             <object type="THING" id="z1"><relationship name="other" type="1/1" destination="THING" idrefs="z1 z2"></relationship></object>
             <object type="THING" id="z2"></object>
             """#)
@@ -230,10 +279,12 @@ import TernXMLStore
         let unknown = try refusal(#"<object type="GADGET" id="z1"></object>"#)
         #expect(unknown?.entityName == "GADGET" && unknown?.message.contains("object z1") == true)
         // Lenient: a Boolean's spellings, ids that are not z and a number, file types other than the model's.
-        #expect(try refusal(#"""
-            <object type="Thing" id="first"><attribute name="COUNT" type="string">7</attribute></object>
-            <object type="thing" id="z9"><relationship name="other" type="1/1" destination="THING" idrefs="first"></relationship></object>
-            """#) == nil)
+        #expect(
+            try refusal(
+                #"""
+                <object type="Thing" id="first"><attribute name="COUNT" type="string">7</attribute></object>
+                <object type="thing" id="z9"><relationship name="other" type="1/1" destination="THING" idrefs="first"></relationship></object>
+                """#) == nil)
     }
 
     @Test func tern1DocumentsOpenAndAreWrittenInCoreDataFormatWhenSaved() async throws {
@@ -268,16 +319,22 @@ import TernXMLStore
         try Data(text.utf8).write(to: url)
         #expect(try XMLStore.metadata(at: url).uuid == "V1-UUID")
         let store = try XMLStore(at: url, model: ConformanceModel.model)
-        let person = RowReference(entityName: "Person", primaryKey: 3), pet = RowReference(entityName: "Pet", primaryKey: 3)
-        #expect(try await store.allRows() == [
-            StoreRow(reference: person, version: 2, attributes: ["name": .string("Ann")], toMany: ["pets": [pet]]),
-            StoreRow(reference: pet, version: 1, attributes: ["name": .string("nul\u{0}inside")], toOne: ["owner": person]),
-        ])
+        let person = RowReference(entityName: "Person", primaryKey: 3)
+        let pet = RowReference(entityName: "Pet", primaryKey: 3)
+        #expect(
+            try await store.allRows() == [
+                StoreRow(reference: person, version: 2, attributes: ["name": .string("Ann")], toMany: ["pets": [pet]]),
+                StoreRow(
+                    reference: pet, version: 1, attributes: ["name": .string("nul\u{0}inside")],
+                    toOne: ["owner": person]),
+            ])
         // Saved, the file is Core Data's; the Pet's key 3, already the Person's, is written z3-2.
         _ = try await store.save(StoreChangeSet())
         let written = String(decoding: try Data(contentsOf: url), as: UTF8.self)
         #expect(written.hasPrefix("<?xml version=\"1.0\" standalone=\"yes\"?>"))
-        #expect(written.contains("<object type=\"PERSON\" id=\"z3\">") && written.contains("<object type=\"PET\" id=\"z3-2\">"))
+        #expect(
+            written.contains("<object type=\"PERSON\" id=\"z3\">")
+                && written.contains("<object type=\"PET\" id=\"z3-2\">"))
         #expect(written.contains("idrefs=\"z3-2\"") && written.contains("<nextObjectID>3</nextObjectID>"))
         let reopened = try XMLStore(at: url, model: ConformanceModel.model)
         #expect(try await reopened.allRows().map(\.reference) == [person, pet])

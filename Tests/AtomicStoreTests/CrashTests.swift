@@ -1,9 +1,10 @@
 import Foundation
-import Testing
 import TernBinaryStore
 import TernCore
 import TernTestSupport
 import TernXMLStore
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -28,7 +29,8 @@ import Darwin
     ///
     /// Its output goes to a file in `output`, not to a pipe, and it is waited for with
     /// `waitpid` (``ChildProcess``): a child killed the instant it started never hangs the test.
-    static func start(_ format: AtomicFormat, _ url: URL, saves: Int, output: TemporaryDirectory) throws -> ChildProcess {
+    static func start(_ format: AtomicFormat, _ url: URL, saves: Int, output: TemporaryDirectory) throws -> ChildProcess
+    {
         let process = try ChildProcess(
             try helper(), [format == .xml ? "xml" : "binary", url.path, String(saves)],
             standardOutput: output.path("helper-\(UUID().uuidString).out").path)
@@ -38,10 +40,12 @@ import Darwin
 
     /// The crash helper's model (`AtomicSaves`).
     static let counterModel = ManagedObjectModel(entities: [
-        EntityDescription(name: "Counter", attributes: [
-            AttributeDescription(name: "generation", type: .integer64),
-            AttributeDescription(name: "payload", type: .string),
-        ])
+        EntityDescription(
+            name: "Counter",
+            attributes: [
+                AttributeDescription(name: "generation", type: .integer64),
+                AttributeDescription(name: "payload", type: .string),
+            ])
     ])
 
     /// The generation of every row in the file: one value in a complete version.
@@ -73,7 +77,8 @@ import Darwin
             usleep(UInt32(generator.next() % 40_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "iteration \(iteration): the helper stopped by itself")
+            #expect(
+                process.terminationReason == .uncaughtSignal, "iteration \(iteration): the helper stopped by itself")
 
             let (generations, count) = try Self.generations(format, url)
             #expect(generations.count == 1 && count == 200, "iteration \(iteration): a half-written store")

@@ -1,9 +1,10 @@
 import Foundation
-import Testing
-@testable import TernBinaryStore
 import TernCore
 import TernTestSupport
 import TernXMLStore
+import Testing
+
+@testable import TernBinaryStore
 
 @Suite struct DamagedStoreTests {
     /// A store file with rows, written by the format, and its bytes.
@@ -16,10 +17,12 @@ import TernXMLStore
     /// Opening `bytes` as a store fails with a clear error and leaves the file as it was.
     static func expectRefused(_ bytes: Data, _ format: AtomicFormat, at url: URL, _ comment: Comment) throws {
         try bytes.write(to: url)
-        #expect(comment, performing: { try format.open(url) }, throws: { error in
-            guard let error = error as? TernError else { return false }
-            return error.code == .unreadableStore && error.path == url.path && !error.message.isEmpty
-        })
+        #expect(
+            comment, performing: { try format.open(url) },
+            throws: { error in
+                guard let error = error as? TernError else { return false }
+                return error.code == .unreadableStore && error.path == url.path && !error.message.isEmpty
+            })
         #expect(try Data(contentsOf: url) == bytes, comment)
     }
 
@@ -37,7 +40,8 @@ import TernXMLStore
         let tmp = try TemporaryDirectory()
         let (url, bytes) = try await Self.savedStore(.binary, in: tmp)
         var generator = SplitMix64(state: 7)
-        let positions = (0..<120).map { _ in Int(generator.next() % UInt64(bytes.count)) } + [0, 8, 12, 16, bytes.count - 1]
+        let positions =
+            (0..<120).map { _ in Int(generator.next() % UInt64(bytes.count)) } + [0, 8, 12, 16, bytes.count - 1]
         for position in positions {
             var damaged = bytes
             damaged[position] ^= UInt8(1 + generator.next() % 255)
@@ -51,15 +55,16 @@ import TernXMLStore
     @Test func lyingLengthsInABinaryStoreAreRefusedWithoutHugeAllocations() throws {
         let tmp = try TemporaryDirectory()
         let url = tmp.path("store.ternbin")
-        let valid = try BinaryStoreFormat.encode(AtomicStoreContents(metadata: StoreMetadata(storeType: "Binary", uuid: "U")))
+        let valid = try BinaryStoreFormat.encode(
+            AtomicStoreContents(metadata: StoreMetadata(storeType: "Binary", uuid: "U")))
         let bodyStart = valid.count - 12 - 4  // an empty body: three zero counts
         // Bodies that claim far more items or bytes than they hold, with correct checksums.
         let lies: [[UInt8]] = [
-            [0xFF, 0xFF, 0xFF, 0xFF],                                   // 4 billion names
-            [1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F],                       // a 2 GiB name
+            [0xFF, 0xFF, 0xFF, 0xFF],  // 4 billion names
+            [1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x7F],  // a 2 GiB name
             [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 5, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF],  // entity name index 5 of 0
             [1, 0, 0, 0, 1, 0, 0, 0, 0x41, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0x0F],  // 268M rows
-            [1, 0, 0, 0, 2, 0, 0, 0, 0xC3, 0x28, 0, 0, 0, 0, 0, 0, 0, 0],   // a name that is not UTF-8
+            [1, 0, 0, 0, 2, 0, 0, 0, 0xC3, 0x28, 0, 0, 0, 0, 0, 0, 0, 0],  // a name that is not UTF-8
         ]
         for lie in lies {
             var file = Data(valid.prefix(bodyStart - 12))
@@ -79,8 +84,9 @@ import TernXMLStore
 
     @Test func randomBytesNeverCrashTheBinaryReader() throws {
         var generator = SplitMix64(state: 42)
-        let valid = try BinaryStoreFormat.encode(AtomicStoreContents(
-            metadata: StoreMetadata(storeType: "Binary", uuid: "U"), rows: AwkwardRows.sampleRows()))
+        let valid = try BinaryStoreFormat.encode(
+            AtomicStoreContents(
+                metadata: StoreMetadata(storeType: "Binary", uuid: "U"), rows: AwkwardRows.sampleRows()))
         for _ in 0..<300 {
             var bytes = Data(valid.prefix(Int(generator.next() % UInt64(valid.count))))
             for _ in 0..<Int(generator.next() % 8) where !bytes.isEmpty {
@@ -100,9 +106,11 @@ import TernXMLStore
         var newer = binary.1
         newer[8] = 2
         try Self.expectRefused(newer, .binary, at: binary.0, "format version 2")
-        #expect(performing: { try BinaryStoreFormat.metadata(at: binary.0) }, throws: { error in
-            (error as? TernError)?.message.contains("format version 2") == true
-        })
+        #expect(
+            performing: { try BinaryStoreFormat.metadata(at: binary.0) },
+            throws: { error in
+                (error as? TernError)?.message.contains("format version 2") == true
+            })
     }
 
     @Test func xmlWithEntityDeclarationsIsRefused() async throws {
@@ -110,8 +118,10 @@ import TernXMLStore
         let (url, bytes) = try await Self.savedStore(.xml, in: tmp)
         let text = String(decoding: bytes, as: UTF8.self)
         let declaration = "<!DOCTYPE database [<!ENTITY boom \"boom\"><!ENTITY ext SYSTEM \"file:///etc/passwd\">]>\n"
-        let hostile = text.replacingOccurrences(of: "<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">\n\n", with: declaration)
-            .replacingOccurrences(of: "<UUID>", with: "<UUID>&ext;&boom;")
+        let hostile = text.replacingOccurrences(
+            of: "<!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">\n\n", with: declaration
+        )
+        .replacingOccurrences(of: "<UUID>", with: "<UUID>&ext;&boom;")
         try Self.expectRefused(Data(hostile.utf8), .xml, at: url, "entity declarations")
         #expect(throws: TernError.self) { try XMLStoreFormat.metadata(at: url) }
         let broken = text.replacingOccurrences(of: "</object>", with: "</objekt>")
@@ -130,31 +140,38 @@ import TernXMLStore
         let tmp = try TemporaryDirectory()
         let (_, bytes) = try await Self.savedStore(.xml, in: tmp)
         let text = String(decoding: bytes, as: UTF8.self)
-        #expect(text.hasPrefix("""
-            <?xml version="1.0" standalone="yes"?>
-            <!DOCTYPE database SYSTEM "file:///System/Library/DTDs/CoreData.dtd">
+        #expect(
+            text.hasPrefix(
+                """
+                <?xml version="1.0" standalone="yes"?>
+                <!DOCTYPE database SYSTEM "file:///System/Library/DTDs/CoreData.dtd">
 
-            <database>
-                <databaseInfo>
-                    <version>134481920</version>
-                    <UUID>
-            """))
-        #expect(text.contains("        <nextObjectID>113</nextObjectID>\n        <metadata>\n            <plist version=\"1.0\">\n"))
+                <database>
+                    <databaseInfo>
+                        <version>134481920</version>
+                        <UUID>
+                """))
+        #expect(
+            text.contains(
+                "        <nextObjectID>113</nextObjectID>\n        <metadata>\n            <plist version=\"1.0\">\n"))
         #expect(!text.contains("<key>NSStoreType</key>") && !text.contains("<key>NSStoreUUID</key>"))
         #expect(text.contains("<key>NSStoreModelVersionHashes</key>"))
-        #expect(text.contains("""
-                <object type="PERSON" id="z100">
-                    <attribute name="name" type="string">Ann</attribute>
-                    <relationship name="car" type="0/1" destination="CAR" idrefs="z101"></relationship>
-                    <relationship name="pets" type="0/0" destination="PET" idrefs="z102 z103"></relationship>
-                    <relationship name="team" type="0/1" destination="TEAM" idrefs="z104"></relationship>
-                </object>
-            """))
+        #expect(
+            text.contains(
+                """
+                    <object type="PERSON" id="z100">
+                        <attribute name="name" type="string">Ann</attribute>
+                        <relationship name="car" type="0/1" destination="CAR" idrefs="z101"></relationship>
+                        <relationship name="pets" type="0/0" destination="PET" idrefs="z102 z103"></relationship>
+                        <relationship name="team" type="0/1" destination="TEAM" idrefs="z104"></relationship>
+                    </object>
+                """))
         #expect(text.contains("<attribute name=\"integer16\" type=\"int16\">-32768</attribute>"))
         #expect(text.contains("<attribute name=\"boolean\" type=\"bool\">0</attribute>"))
         #expect(text.contains("<attribute name=\"date\" type=\"date\">-9999999999.87654304504394531250</attribute>"))
         #expect(text.contains("<attribute name=\"string\" type=\"string\">&lt;tag attr=\"x\"&gt;&amp;amp;"))
-        #expect(text.contains("<attribute name=\"string\" type=\"string\">cr &#13; crlf &#13;\n lf \n tab \t</attribute>"))
+        #expect(
+            text.contains("<attribute name=\"string\" type=\"string\">cr &#13; crlf &#13;\n lf \n tab \t</attribute>"))
         #expect(text.contains("<relationship name=\"books\" type=\"0/0\" destination=\"BOOK\"></relationship>"))
         #expect(text.hasSuffix("    </object>\n</database>"))
         #expect(!text.contains("\u{0}"))

@@ -33,8 +33,10 @@ private final class DefaultPagingStore: PersistentStore {
 }
 
 @Suite struct DefaultPagingStoreConformanceTests {
-    @Test(arguments: [StoreConformance.Behaviour.pagingMatchesFetch, .pagingSeesChangesBetweenPages, .batchedIteration,
-                            .batchedIterationKeepsIdentity])
+    @Test(arguments: [
+        StoreConformance.Behaviour.pagingMatchesFetch, .pagingSeesChangesBetweenPages, .batchedIteration,
+        .batchedIterationKeepsIdentity,
+    ])
     func pagesWithTheDefaultImplementation(_ behaviour: StoreConformance.Behaviour) async throws {
         try await StoreConformance(StoreFactory("default paging") { DefaultPagingStore(model: $0) }).run(behaviour)
     }

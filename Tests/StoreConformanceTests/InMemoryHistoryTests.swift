@@ -1,6 +1,6 @@
-import Testing
 import TernCore
 import TernTestSupport
+import Testing
 
 @Suite struct InMemoryHistoryTests {
     @Test func recordsHistoryThroughTheAPI() async throws {
@@ -26,7 +26,10 @@ import TernTestSupport
         model.entities[recipe].uniquenessConstraints = [["code"]]
         let store = InMemoryStore(model: model, recordsHistory: true)
         let keys = try await store.newPrimaryKeys(forEntity: "Recipe", count: 2)
-        let rows = keys.map { StoreRow(reference: RowReference(entityName: "Recipe", primaryKey: $0), attributes: ["code": .string("same")]) }
+        let rows = keys.map {
+            StoreRow(
+                reference: RowReference(entityName: "Recipe", primaryKey: $0), attributes: ["code": .string("same")])
+        }
         await #expect(throws: TernError.self) { try await store.save(StoreChangeSet(inserted: rows)) }
         #expect(try await store.currentHistoryToken() == nil)
         #expect(try await store.fetchHistory(HistoryFetchRequest()).isEmpty)

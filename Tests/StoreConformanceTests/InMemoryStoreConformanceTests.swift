@@ -1,6 +1,6 @@
-import Testing
 import TernCore
 import TernTestSupport
+import Testing
 
 @Suite struct InMemoryStoreConformanceTests {
     @Test(arguments: [StoreFactory.inMemory], StoreConformance.Behaviour.allCases)

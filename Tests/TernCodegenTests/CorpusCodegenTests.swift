@@ -46,7 +46,9 @@ import Testing
         #expect(generated.count >= 200, "\(generated.count) models generated")
         #expect(checkedProperties >= 2_000, "\(checkedProperties) properties checked")
         let result = try SwiftTypechecker.typecheck(generated.map(\.file), moduleName: "CorpusCodegen")
-        #expect(result.succeeded, "swiftc failed:\n\(result.output.split(separator: "\n").prefix(60).joined(separator: "\n"))")
+        #expect(
+            result.succeeded,
+            "swiftc failed:\n\(result.output.split(separator: "\n").prefix(60).joined(separator: "\n"))")
         for model in generated {
             // Each entity has a class, unless another entity of the model took its class name.
             let entities = model.model.currentVersion.model.entities.count
@@ -109,8 +111,12 @@ import Testing
             }
             let inherited = Set(model.ancestors(of: entity.name).flatMap { $0.properties.map(\.name) })
             func name(_ property: String) -> String? {
-                guard property.unicodeScalars.allSatisfy({ $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }),
-                    let first = property.unicodeScalars.first, !("0"..."9").contains(first), !inherited.contains(property)
+                guard
+                    property.unicodeScalars.allSatisfy({
+                        $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0)
+                    }),
+                    let first = property.unicodeScalars.first, !("0"..."9").contains(first),
+                    !inherited.contains(property)
                 else { return nil }
                 return reserved.contains(property) ? property + "Property" : "`\(property)`"
             }
@@ -135,6 +141,8 @@ import Testing
         }
         lines.append("    let _: TernCore.VersionedModel = \(code.modelTypeName).versioned")
         lines.append("}")
-        return (lines.joined(separator: "\n") + "\n", lines.count { $0.contains("KeyPath<") || $0.contains("isolated") })
+        return (
+            lines.joined(separator: "\n") + "\n", lines.count { $0.contains("KeyPath<") || $0.contains("isolated") }
+        )
     }
 }

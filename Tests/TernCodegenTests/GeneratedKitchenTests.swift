@@ -13,7 +13,8 @@ extension Dish {
 /// The classes the `TernModelCodegen` plugin generated for this target from `Kitchen.xcdatamodeld`
 /// at build time, used as an app would use them.
 @Suite struct GeneratedKitchenTests {
-    static let bundle = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Kitchen.xcdatamodeld")
+    static let bundle = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Kitchen.xcdatamodeld")
 
     @Test func theEnumEmbedsEveryVersionOfTheModelFile() throws {
         let files = try XcodeModel.readVersionedModel(at: Self.bundle)
@@ -95,8 +96,12 @@ extension Dish {
             #expect(dish.name == "Soup" && dish.calories == 250 && dish.default == "of the day" && dish.isVegan)
             #expect(dish.code == UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF"))
             #expect(dish.cookedAt == Date(timeIntervalSinceReferenceDate: 1_000))
-            #expect(dish.link == URL(string: "https://example.com") && dish.notes == Data([1, 2, 3]) && dish.photo == Data([4]))
-            #expect(dish.price == Decimal(string: "6.25") && dish.rating == 4.5 && dish.servings == 3 && dish.weight == 1.25)
+            #expect(
+                dish.link == URL(string: "https://example.com") && dish.notes == Data([1, 2, 3])
+                    && dish.photo == Data([4]))
+            #expect(
+                dish.price == Decimal(string: "6.25") && dish.rating == 4.5 && dish.servings == 3 && dish.weight == 1.25
+            )
             #expect(dish.summary == nil, "a transient attribute is not saved")
             #expect(dish.chef?.name == "Ann")
             #expect(dish.steps.map(\.text) == ["boil", "taste", "plate"])
@@ -113,7 +118,10 @@ extension Dish {
     }
 
     @Test func keyPathsWithoutAStoredPropertyAreRefused() throws {
-        for request in [Dish.fetchRequest(predicate: #Predicate { $0.shout == "SOUP" }), Dish.fetchRequest(predicate: #Predicate { $0.summary == "x" })] {
+        for request in [
+            Dish.fetchRequest(predicate: #Predicate { $0.shout == "SOUP" }),
+            Dish.fetchRequest(predicate: #Predicate { $0.summary == "x" }),
+        ] {
             let error = #expect(throws: TernError.self) { try request.fetchRequest() }
             #expect(error?.code == .invalidPredicate && error?.entityName == "Dish")
             #expect(error?.message.contains("stands for no stored attribute or relationship of entity Dish") == true)
@@ -121,8 +129,9 @@ extension Dish {
         #expect(throws: TernError.self) { try Dish.fetchRequest(sortBy: [SortDescriptor(\.shout)]).fetchRequest() }
         // A sort through a relationship names no single property.
         #expect(throws: TernError.self) { try Item.fetchRequest(sortBy: [SortDescriptor(\.dish?.name)]).fetchRequest() }
-        #expect(try Dish.fetchRequest(sortBy: [SortDescriptor(\.servings, order: .reverse)]).fetchRequest().sortDescriptors
-            == [FetchSort(key: "servings", ascending: false)])
+        #expect(
+            try Dish.fetchRequest(sortBy: [SortDescriptor(\.servings, order: .reverse)]).fetchRequest().sortDescriptors
+                == [FetchSort(key: "servings", ascending: false)])
     }
 
     @Test func registrationCoversTheEntitiesTheContextsModelHas() async throws {

@@ -36,27 +36,41 @@ import Testing
             Case(typed: #Predicate { $0.rating == nil || $0.rating! < 3.5 }, format: "rating == nil OR rating < 3.5"),
             Case(typed: #Predicate { $0.chef?.name == "Ann" }, format: "chef.name == 'Ann'"),
             Case(
-                typed: #Predicate { $0.ingredients.contains { $0.name == "salt" } }, format: "ANY ingredients.name == 'salt'"),
+                typed: #Predicate { $0.ingredients.contains { $0.name == "salt" } },
+                format: "ANY ingredients.name == 'salt'"),
             Case(typed: #Predicate { $0.steps.count >= 2 }, format: "steps.@count >= 2"),
-            Case(typed: #Predicate { names.contains($0.name) }, format: "name IN %@", arguments: [.values([.string("Tomato Soup"), .string("Toast")])]),
             Case(
-                typed: #Predicate { $0.cookedAt != nil && $0.cookedAt! > cutoff }, format: "cookedAt != nil AND cookedAt > %@",
+                typed: #Predicate { names.contains($0.name) }, format: "name IN %@",
+                arguments: [.values([.string("Tomato Soup"), .string("Toast")])]),
+            Case(
+                typed: #Predicate { $0.cookedAt != nil && $0.cookedAt! > cutoff },
+                format: "cookedAt != nil AND cookedAt > %@",
                 arguments: [.value(.date(cutoff))]),
             Case(typed: #Predicate { ($0.price ?? 0) > 5 }, format: "price > 5", isExact: false),
             Case(
-                typed: #Predicate { $0.default?.contains("o") != true }, format: "default == nil OR NOT default CONTAINS 'o'"),
-            Case(typed: #Predicate { $0.default?.contains("o") == false }, format: "default != nil AND NOT default CONTAINS 'o'"),
-            Case(typed: #Predicate { $0.default?.starts(with: "S") ?? true }, format: "default == nil OR default BEGINSWITH 'S'"),
+                typed: #Predicate { $0.default?.contains("o") != true },
+                format: "default == nil OR NOT default CONTAINS 'o'"),
+            Case(
+                typed: #Predicate { $0.default?.contains("o") == false },
+                format: "default != nil AND NOT default CONTAINS 'o'"),
+            Case(
+                typed: #Predicate { $0.default?.starts(with: "S") ?? true },
+                format: "default == nil OR default BEGINSWITH 'S'"),
             Case(typed: #Predicate { $0.calories == nil }, format: "calories == nil"),
             Case(typed: #Predicate { $0.contextProperty == "kitchen" }, format: "context == 'kitchen'"),
-            Case(typed: #Predicate { $0.link == link }, format: "link == %@", arguments: [.value(link.map { .uri($0) })]),
-            Case(typed: #Predicate { $0.code == code }, format: "code == %@", arguments: [.value(code.map { .uuid($0) })]),
+            Case(
+                typed: #Predicate { $0.link == link }, format: "link == %@", arguments: [.value(link.map { .uri($0) })]),
+            Case(
+                typed: #Predicate { $0.code == code }, format: "code == %@", arguments: [.value(code.map { .uuid($0) })]
+            ),
             Case(typed: #Predicate { $0.weight >= 1.5 && $0.weight < 3 }, format: "weight >= 1.5 AND weight < 3.0"),
         ]
     }
 
     /// The order of every fetch: by name, then by servings, most first.
-    static let sortBy = [SortDescriptor(\Dish.name, comparator: .lexical), SortDescriptor(\Dish.servings, order: .reverse)]
+    static let sortBy = [
+        SortDescriptor(\Dish.name, comparator: .lexical), SortDescriptor(\Dish.servings, order: .reverse),
+    ]
     static let sorts = [FetchSort(key: "name"), FetchSort(key: "servings", ascending: false)]
 
     @Test(arguments: Self.cases)
@@ -99,7 +113,9 @@ import Testing
         let context = try await Self.kitchen(kind, in: folder)
         try await context.perform { context in
             let typed = try await context.fetch(
-                Dessert.fetchRequest(predicate: #Predicate { $0.sweetness > 3 && $0.servings >= 1 }, sortBy: [SortDescriptor(\.sweetness)]))
+                Dessert.fetchRequest(
+                    predicate: #Predicate { $0.sweetness > 3 && $0.servings >= 1 },
+                    sortBy: [SortDescriptor(\.sweetness)]))
             let string = try await context.fetch(
                 FetchRequest(
                     entityName: "Dessert", predicate: try FetchPredicate("sweetness > 3 AND servings >= 1"),

@@ -52,37 +52,46 @@ import Testing
         let url = home.root.appendingPathComponent("Store/Recipes.binary")
         let expected = ChefsBook.legacyRecipes.count
         let model = home.model
-        let report = try await CrashHarness(name: "binary migration", iterations: CrashHarness.iterations(short: 8)).run(
-            reset: {
-                try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
-                try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try original.write(to: url)
-            },
-            launch: { try CrashHarness.launch(helper, ["migrate", url.path]) },
-            check: { _ in
-                let version = model.version(matching: try StoreFiles.metadata(at: url))?.name
-                let state: String
-                if version == "ChefsBook 1" {
-                    guard try Data(contentsOf: url) == original else { throw CrashHarness.Failure("the old store changed") }
-                    state = "old"
-                } else if version == "ChefsBook 4" {
-                    state = "new"
-                } else {
-                    throw CrashHarness.Failure("the store is at \(version ?? "no known version")")
-                }
-                // Running the migration again finishes the job and removes what the kill left.
-                try await StoreMigrator().migrateStore(
-                    at: .file(url), model: model, mappings: try ChefsBook.mappings(for: model),
-                    options: MigrationOptions(policies: ChefsBook.policies))
-                let store = try StoreFiles.open(at: url, model: model.currentVersion.model, isReadOnly: true)
-                let coordinator = PersistentStoreCoordinator(model: model.currentVersion.model)
-                try await coordinator.addStore(store)
-                let summaries = try await ChefsBook.summaries(in: ObjectContext(coordinator: coordinator))
-                guard summaries.count == expected,
-                    try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) == ["Recipes.binary"]
-                else { throw CrashHarness.Failure("after the \(state) state, the rerun did not end with one complete store") }
-                return state
-            })
+        let report = try await CrashHarness(name: "binary migration", iterations: CrashHarness.iterations(short: 8))
+            .run(
+                reset: {
+                    try? FileManager.default.removeItem(at: url.deletingLastPathComponent())
+                    try FileManager.default.createDirectory(
+                        at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try original.write(to: url)
+                },
+                launch: { try CrashHarness.launch(helper, ["migrate", url.path]) },
+                check: { _ in
+                    let version = model.version(matching: try StoreFiles.metadata(at: url))?.name
+                    let state: String
+                    if version == "ChefsBook 1" {
+                        guard try Data(contentsOf: url) == original else {
+                            throw CrashHarness.Failure("the old store changed")
+                        }
+                        state = "old"
+                    } else if version == "ChefsBook 4" {
+                        state = "new"
+                    } else {
+                        throw CrashHarness.Failure("the store is at \(version ?? "no known version")")
+                    }
+                    // Running the migration again finishes the job and removes what the kill left.
+                    try await StoreMigrator().migrateStore(
+                        at: .file(url), model: model, mappings: try ChefsBook.mappings(for: model),
+                        options: MigrationOptions(policies: ChefsBook.policies))
+                    let store = try StoreFiles.open(at: url, model: model.currentVersion.model, isReadOnly: true)
+                    let coordinator = PersistentStoreCoordinator(model: model.currentVersion.model)
+                    try await coordinator.addStore(store)
+                    let summaries = try await ChefsBook.summaries(in: ObjectContext(coordinator: coordinator))
+                    guard summaries.count == expected,
+                        try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path) == [
+                            "Recipes.binary"
+                        ]
+                    else {
+                        throw CrashHarness.Failure(
+                            "after the \(state) state, the rerun did not end with one complete store")
+                    }
+                    return state
+                })
         #expect(report.finishedState == "new")
     }
 }

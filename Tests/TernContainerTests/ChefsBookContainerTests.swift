@@ -48,7 +48,9 @@ import Testing
         #expect(try home.currentVersion() == "ChefsBook 4")
         try await expectRecipes(in: container, titles: ChefsBookHome.expectedTitles)
         #expect(!FileManager.default.fileExists(atPath: moved.path))
-        #expect(try home.leftovers(besides: moved).filter { $0 != "Application Support" }.isEmpty, "the legacy store's files are all removed")
+        #expect(
+            try home.leftovers(besides: moved).filter { $0 != "Application Support" }.isEmpty,
+            "the legacy store's files are all removed")
         #expect(try home.leftovers(besides: places.current).isEmpty, "no journal or temporary file is left")
         if situation == .version1AndVersion2 {
             #expect(events.contains(.strayLegacyStore(at: places.library, current: places.current)))
@@ -118,9 +120,11 @@ import Testing
         let titles = ChefsBook.starterRecipes.map(\.title).sorted()
         try await expectRecipes(in: container, titles: titles)
         let summaries = try await ChefsBook.summaries(in: container.mainContext)
-        #expect(summaries.map(\.ingredientCount) == titles.map { title in
-            ChefsBook.starterRecipes.first { $0.title == title }?.ingredients.count ?? -1
-        })
+        #expect(
+            summaries.map(\.ingredientCount)
+                == titles.map { title in
+                    ChefsBook.starterRecipes.first { $0.title == title }?.ingredients.count ?? -1
+                })
     }
 
     @Test(arguments: [MergePolicy.objectTrumps, .storeTrumps])

@@ -26,7 +26,8 @@ import Testing
                 for folder in ["Documents", "Library", "Shared"] {
                     try? fileManager.removeItem(at: home.root.appendingPathComponent(folder))
                 }
-                try fileManager.createDirectory(at: places.documents.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try fileManager.createDirectory(
+                    at: places.documents.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try fileManager.copyItem(at: legacy, to: places.documents)
             },
             launch: { try CrashHarness.launch(helper, ["container", home.root.path]) },
@@ -48,7 +49,10 @@ import Testing
                     !fileManager.fileExists(atPath: places.documents.path),
                     try home.leftovers(besides: places.documents).isEmpty,
                     try home.leftovers(besides: places.current).isEmpty
-                else { throw CrashHarness.Failure("after the \(state) state, the next load did not end with one complete store") }
+                else {
+                    throw CrashHarness.Failure(
+                        "after the \(state) state, the next load did not end with one complete store")
+                }
                 return state
             })
         #expect(report.finishedState == "moved")
@@ -76,13 +80,15 @@ import Testing
         let home = try ChefsBookHome()
         let places = home.locations
         try await home.plantLegacyStore(at: places.documents, version: 1)
-        try FileManager.default.createDirectory(at: places.current.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: places.current.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("SQLite format 3\u{0}half a page".utf8).write(to: places.current)
         try home.writeMoveJournal(from: places.documents, phase: "copying")
 
         let container = try home.container(seed: nil)
         let events = try await home.load(container)
-        #expect(events.contains(.recoveredInterruptedMove(from: places.documents, to: places.current, completed: false)))
+        #expect(
+            events.contains(.recoveredInterruptedMove(from: places.documents, to: places.current, completed: false)))
         #expect(events.contains(.movedStore(from: places.documents, to: places.current)))
         #expect(try home.currentVersion() == "ChefsBook 4")
         #expect(!FileManager.default.fileExists(atPath: places.documents.path))

@@ -24,7 +24,8 @@ struct ChefsBookHome {
     func starterFile() throws -> URL {
         let url = root.appendingPathComponent("Bundle/StarterRecipes.json")
         if !FileManager.default.fileExists(atPath: url.path) {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try ChefsBook.starterRecordsJSON().write(to: url)
         }
         return url
@@ -44,7 +45,8 @@ struct ChefsBookHome {
     /// A container of the app.
     func container(seed: StoreDescription.Seed?, queue: ContextQueue = .main) throws -> PersistentContainer {
         let description = try ChefsBook.storeDescription(in: root, model: model, seed: seed)
-        return PersistentContainer(name: "ChefsBook", model: model, storeDescriptions: [description], mainContextQueue: queue)
+        return PersistentContainer(
+            name: "ChefsBook", model: model, storeDescriptions: [description], mainContextQueue: queue)
     }
 
     /// Loads a container and returns the events it reported, up to `.ready`.
@@ -72,7 +74,8 @@ struct ChefsBookHome {
 
     /// Writes the journal a move from `source` to the current place leaves when a crash stops it in `phase`.
     func writeMoveJournal(from source: URL, phase: String) throws {
-        let record = #"{"source":"\#(source.path)","destination":"\#(locations.current.path)","phase":"\#(phase)","removesSource":true}"#
+        let record =
+            #"{"source":"\#(source.path)","destination":"\#(locations.current.path)","phase":"\#(phase)","removesSource":true}"#
         try Data(record.utf8).write(to: moveJournal)
     }
 
@@ -104,7 +107,8 @@ func expectRecipes(in container: PersistentContainer, titles: [String]) async th
     for legacy in ChefsBook.legacyRecipes {
         guard let summary = summaries.first(where: { $0.title == legacy.name }) else { continue }
         #expect(summary.stepCount == legacy.method.split(separator: "\n").count, "\(legacy.name) steps")
-        #expect(summary.ingredientCount == legacy.ingredients.split(separator: "\n").count, "\(legacy.name) ingredients")
+        #expect(
+            summary.ingredientCount == legacy.ingredients.split(separator: "\n").count, "\(legacy.name) ingredients")
     }
     #expect(try await count("Ingredient", in: container.mainContext) == summaries.map(\.ingredientCount).reduce(0, +))
     #expect(try await count("Step", in: container.mainContext) == summaries.map(\.stepCount).reduce(0, +))

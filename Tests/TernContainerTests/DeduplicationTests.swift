@@ -2,10 +2,10 @@ import ChefsBook
 import Foundation
 import TernContainer
 import TernCore
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
-import TernRelational
 
 /// `removeDuplicates` on a Chef's Book store into which a sync planted duplicates.
 @Suite struct DeduplicationTests {
@@ -24,7 +24,9 @@ import TernRelational
         // Each context checks uniqueness among its own objects only, so each copy is saved from a
         // context that holds no other recipe with its uid.
         let originals = try await ObjectContext(coordinator: coordinator).perform { context in
-            try await context.fetch(FetchRequest(entityName: "Recipe")).map { ($0[attribute: "uid"], $0[attribute: "title"]) }
+            try await context.fetch(FetchRequest(entityName: "Recipe")).map {
+                ($0[attribute: "uid"], $0[attribute: "title"])
+            }
         }
         try await ObjectContext(coordinator: coordinator).perform { context in
             for (uid, title) in originals {
@@ -56,7 +58,8 @@ import TernRelational
         #expect(before.count == 11)
         let ingredientsBefore = try await count("Ingredient", in: container.mainContext)
 
-        let report = try await container.removeDuplicates(of: "Recipe", uniqueBy: ["uid"], keeping: .newest, batchSize: 2)
+        let report = try await container.removeDuplicates(
+            of: "Recipe", uniqueBy: ["uid"], keeping: .newest, batchSize: 2)
         #expect(report.groupCount == 5)
         #expect(report.removedCount == 6)
 

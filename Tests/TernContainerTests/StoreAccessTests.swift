@@ -21,17 +21,19 @@ import Testing
             throw error
         }
         let root = home.root.standardizedFileURL.path
-        return Dictionary(uniqueKeysWithValues: counted.compactMap { path, events in
-            let path = URL(fileURLWithPath: path).standardizedFileURL.path
-            return path.hasPrefix(root) ? (String(path.dropFirst(root.count)), events) : nil
-        })
+        return Dictionary(
+            uniqueKeysWithValues: counted.compactMap { path, events in
+                let path = URL(fileURLWithPath: path).standardizedFileURL.path
+                return path.hasPrefix(root) ? (String(path.dropFirst(root.count)), events) : nil
+            })
     }
 
     @Test func aStoreMigratedInPlaceIsDetectedOnce() async throws {
         let home = try ChefsBookHome()
         try await home.plantLegacyStore(at: home.locations.current, version: 1)
         let accesses = try await Self.accesses(loading: home)
-        let current = String(home.locations.current.standardizedFileURL.path.dropFirst(home.root.standardizedFileURL.path.count))
+        let current = String(
+            home.locations.current.standardizedFileURL.path.dropFirst(home.root.standardizedFileURL.path.count))
         #expect(accesses[current]?[.typeDetected] == 1)
         // Recovery and metadata, the migration's reads and writes, and the open store.
         #expect((accesses[current]?[.connectionOpened] ?? 0) <= 5)

@@ -22,9 +22,12 @@ struct UndeletableLegacyStoreTests {
         let container = try home.container(seed: nil)
         let events = try await home.load(container)
         #expect(events.contains(.movedStore(from: places.documents, to: places.current)))
-        let kept = events.filter { if case .legacyStoreNotRemoved(places.documents, places.current, _) = $0 { true } else { false } }
+        let kept = events.filter {
+            if case .legacyStoreNotRemoved(places.documents, places.current, _) = $0 { true } else { false }
+        }
         #expect(kept.count == 1)
-        #expect(!FileManager.default.fileExists(atPath: home.moveJournal.path), "the move is over: no journal to replay")
+        #expect(
+            !FileManager.default.fileExists(atPath: home.moveJournal.path), "the move is over: no journal to replay")
         #expect(try home.currentVersion() == "ChefsBook 4")
         try await expectRecipes(in: container, titles: ChefsBook.legacyRecipes.map(\.name).sorted())
         #expect(InterruptedWrite.files(of: places.documents) == before, "the legacy store is left as it was")
@@ -50,7 +53,10 @@ struct UndeletableLegacyStoreTests {
         let container = try home.container(seed: nil)
         let events = try await home.load(container)
         #expect(events.contains(.recoveredInterruptedMove(from: places.library, to: places.current, completed: true)))
-        #expect(events.contains { if case .legacyStoreNotRemoved(places.library, places.current, _) = $0 { true } else { false } })
+        #expect(
+            events.contains {
+                if case .legacyStoreNotRemoved(places.library, places.current, _) = $0 { true } else { false }
+            })
         #expect(FileManager.default.fileExists(atPath: places.library.path))
         #expect(!FileManager.default.fileExists(atPath: home.moveJournal.path))
         try await expectRecipes(in: container, titles: ChefsBook.legacyRecipes.map(\.name).sorted())

@@ -8,8 +8,12 @@ import Testing
     @Test func streamedBatchesReachAStoreWithoutAPathOfItsOwnAllOrNothing() async throws {
         let coordinator = try await makeObjectsCoordinator()
         let context = ObjectContext(coordinator: coordinator)
-        var batches: [[[String: AttributeValue]]] = [[["name": .string("Rex")], ["name": .string("Max")]], [["name": .string("Bo")]]]
-        let inserted = try await context.batchInsert(entityName: "Pet") { batches.isEmpty ? nil : batches.removeFirst() }
+        var batches: [[[String: AttributeValue]]] = [
+            [["name": .string("Rex")], ["name": .string("Max")]], [["name": .string("Bo")]],
+        ]
+        let inserted = try await context.batchInsert(entityName: "Pet") {
+            batches.isEmpty ? nil : batches.removeFirst()
+        }
         #expect(inserted == 3)
         #expect(try await context.count(for: FetchRequest(entityName: "Pet")) == 3)
         await #expect(throws: TernError.self) {

@@ -31,7 +31,10 @@ import Testing
     @Test func multiKeySortIsStable() throws {
         typealias Row = [String: PredicateValue]
         func row(_ id: Int64, _ last: String?, _ age: Int64?) -> Row {
-            ["id": .single(.integer(id)), "last": .single(last.map { .string($0) }), "age": .single(age.map { .integer($0) })]
+            [
+                "id": .single(.integer(id)), "last": .single(last.map { .string($0) }),
+                "age": .single(age.map { .integer($0) }),
+            ]
         }
         let rows = [
             row(1, "smith", 30), row(2, "Jones", 40), row(3, "Smith", 30), row(4, nil, 50),

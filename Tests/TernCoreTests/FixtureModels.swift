@@ -99,7 +99,9 @@ enum FixtureModels {
                 car,
                 EntityDescription(
                     name: "ExpensiveSportCar", parent: "SportCar",
-                    attributes: [AttributeDescription(name: "isLimitedEdition", type: .boolean, defaultValue: .bool(false))]),
+                    attributes: [
+                        AttributeDescription(name: "isLimitedEdition", type: .boolean, defaultValue: .bool(false))
+                    ]),
                 person,
                 EntityDescription(name: "SportCar", parent: "Car"),
             ], versionIdentifiers: ["1"])
@@ -117,7 +119,8 @@ enum FixtureModels {
             relationships: [RelationshipDescription(name: "owner", destination: "Person", inverse: "cars")])
         car.uniquenessConstraints = [["numberPlate"]]
         car.fetchIndexes = [
-            FetchIndex(name: "byMakerAndNumberPlate", elements: [.init(property: "maker"), .init(property: "numberPlate")])
+            FetchIndex(
+                name: "byMakerAndNumberPlate", elements: [.init(property: "maker"), .init(property: "numberPlate")])
         ]
         var luxury = EntityDescription(
             name: "LuxuryCar", parent: "SportCar",
@@ -149,13 +152,16 @@ enum FixtureModels {
         luxury.renamingIdentifier = "ExpensiveSportCar"
         var maker = EntityDescription(
             name: "Maker", attributes: [string("name", optional: false)],
-            relationships: [RelationshipDescription(name: "cars", destination: "Car", inverse: "createdBy", toMany: true)])
+            relationships: [
+                RelationshipDescription(name: "cars", destination: "Car", inverse: "createdBy", toMany: true)
+            ])
         maker.uniquenessConstraints = [["name"]]
         let previousCars = RelationshipDescription(
             name: "previousCars", destination: "Car", inverse: "previousOwners", toMany: true)
         return ManagedObjectModel(
             entities: [
-                car, luxury, maker, person(relationships: [previousCars]), EntityDescription(name: "SportCar", parent: "Car"),
+                car, luxury, maker, person(relationships: [previousCars]),
+                EntityDescription(name: "SportCar", parent: "Car"),
             ], versionIdentifiers: ["3"])
     }()
 
@@ -179,9 +185,11 @@ enum FixtureModels {
         var person = EntityDescription(
             name: "Person",
             attributes: [
-                string("firstName"), string("lastName"), AttributeDescription(name: "updatedAt", type: .date, isOptional: false),
+                string("firstName"), string("lastName"),
+                AttributeDescription(name: "updatedAt", type: .date, isOptional: false),
             ],
-            relationships: [RelationshipDescription(name: "cars", destination: "Car", inverse: "owner", toMany: true)] + extra)
+            relationships: [RelationshipDescription(name: "cars", destination: "Car", inverse: "owner", toMany: true)]
+                + extra)
         person.uniquenessConstraints = [["firstName", "lastName"]]
         return person
     }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
 
 /// Objects keep their values packed, one slot per attribute: defaults, transient values,
 /// snapshots and change tracking must behave as with one dictionary per object.

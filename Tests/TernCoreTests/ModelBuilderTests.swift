@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
 
 @Suite struct ModelBuilderTests {
     @Test func buildsTheRecipeExample() throws {
@@ -105,7 +105,8 @@ import TernCore
         #expect(Relationship("tags", to: "Tag").toMany().count(2...).maxCount == 0)
         #expect(Relationship("tag", to: "Tag").required().optional().isOptional)
 
-        let entity = Entity("Car").abstract().renamed(from: "Auto").versionHashModifier("x").represented(by: "CarObject")
+        let entity = Entity("Car").abstract().renamed(from: "Auto").versionHashModifier("x").represented(
+            by: "CarObject")
         #expect(entity.isAbstract && entity.renamingIdentifier == "Auto")
         #expect(entity.versionHashModifier == "x" && entity.representedClassName == "CarObject")
     }
@@ -135,13 +136,21 @@ import TernCore
         #expect(notes.versions.map(\.name) == ["v1", "v2"])
         #expect(notes.currentVersion.name == "v1")
         #expect(notes.version(named: "v1")?.model.versionIdentifiers == ["1"])
-        let latest = try VersionedModel("Notes") { ModelVersion("a") {}; ModelVersion("b") {} }
+        let latest = try VersionedModel("Notes") {
+            ModelVersion("a") {}
+            ModelVersion("b") {}
+        }
         #expect(latest.currentVersionName == "b")
     }
 
     @Test func versionedModelBuilderRejectsMistakes() {
         #expect(throws: TernError.self) { try VersionedModel("Empty") {} }
-        #expect(throws: TernError.self) { try VersionedModel("Twice") { ModelVersion("a") {}; ModelVersion("a") {} } }
+        #expect(throws: TernError.self) {
+            try VersionedModel("Twice") {
+                ModelVersion("a") {}
+                ModelVersion("a") {}
+            }
+        }
         #expect(throws: TernError.self) { try VersionedModel("NoCurrent", current: "z") { ModelVersion("a") {} } }
         #expect {
             try VersionedModel("Broken") {

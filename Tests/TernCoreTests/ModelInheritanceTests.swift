@@ -1,5 +1,5 @@
-import Testing
 import TernCore
+import Testing
 
 @Suite struct ModelInheritanceTests {
     private let model = FixtureModels.sampleModelV1

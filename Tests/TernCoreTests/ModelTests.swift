@@ -1,5 +1,5 @@
-import Testing
 import TernCore
+import Testing
 
 @Suite struct ModelTests {
     @Test func entitiesAreSortedByName() {

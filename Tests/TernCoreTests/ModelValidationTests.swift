@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
 
 /// Each validation rule, on a model built by hand so that the builder's own validation does
 /// not stand in the way.
@@ -46,21 +46,26 @@ import TernCore
 
     @Test func selfInverseRelationshipIsValid() {
         let person = EntityDescription(
-            name: "Person", relationships: [RelationshipDescription(name: "spouse", destination: "Person", inverse: "spouse")])
+            name: "Person",
+            relationships: [RelationshipDescription(name: "spouse", destination: "Person", inverse: "spouse")])
         #expect(found([person]).isEmpty)
     }
 
     // MARK: - Names
 
     @Test func rejectsDuplicateEntities() {
-        #expect(found([EntityDescription(name: "A"), EntityDescription(name: "A")]) == [Found(kind: .duplicateEntity, entity: "A")])
+        #expect(
+            found([EntityDescription(name: "A"), EntityDescription(name: "A")]) == [
+                Found(kind: .duplicateEntity, entity: "A")
+            ])
     }
 
     @Test func rejectsBadNames() {
         #expect(found([EntityDescription(name: "")]) == [Found(kind: .invalidName, entity: "")])
         #expect(found([EntityDescription(name: "2Cars")]) == [Found(kind: .invalidName, entity: "2Cars")])
         #expect(
-            found([EntityDescription(name: "Car", attributes: [AttributeDescription(name: "the plate", type: .string)])])
+            found([EntityDescription(name: "Car", attributes: [AttributeDescription(name: "the plate", type: .string)])]
+            )
                 == [Found(kind: .invalidName, entity: "Car", property: "the plate")])
         #expect(
             found([EntityDescription(name: "Car", attributes: [AttributeDescription(name: "", type: .string)])])
@@ -106,13 +111,15 @@ import TernCore
     // MARK: - Relationships
 
     @Test func rejectsUnknownDestination() {
-        let car = EntityDescription(name: "Car", relationships: [RelationshipDescription(name: "owner", destination: "Person")])
+        let car = EntityDescription(
+            name: "Car", relationships: [RelationshipDescription(name: "owner", destination: "Person")])
         #expect(found([car]) == [Found(kind: .unknownEntity, entity: "Car", property: "owner")])
     }
 
     @Test func rejectsMissingInverse() {
         let car = EntityDescription(
-            name: "Car", relationships: [RelationshipDescription(name: "owner", destination: "Person", inverse: "cars")])
+            name: "Car", relationships: [RelationshipDescription(name: "owner", destination: "Person", inverse: "cars")]
+        )
         let person = EntityDescription(name: "Person", attributes: [AttributeDescription(name: "name", type: .string)])
         #expect(found([car, person]) == [Found(kind: .unknownInverse, entity: "Car", property: "owner")])
         // An attribute of that name is not an inverse either.
@@ -128,7 +135,8 @@ import TernCore
                 RelationshipDescription(name: "driver", destination: "Person"),
             ])
         let person = EntityDescription(
-            name: "Person", relationships: [RelationshipDescription(name: "cars", destination: "Car", inverse: "driver", toMany: true)])
+            name: "Person",
+            relationships: [RelationshipDescription(name: "cars", destination: "Car", inverse: "driver", toMany: true)])
         #expect(
             found([car, person]) == [
                 Found(kind: .mismatchedInverse, entity: "Car", property: "owner"),
@@ -138,9 +146,11 @@ import TernCore
         // Right name, wrong destination: the inverse leads to another entity.
         let boat = EntityDescription(name: "Boat")
         let owner = EntityDescription(
-            name: "Person", relationships: [RelationshipDescription(name: "cars", destination: "Boat", inverse: "owner", toMany: true)])
+            name: "Person",
+            relationships: [RelationshipDescription(name: "cars", destination: "Boat", inverse: "owner", toMany: true)])
         let onlyCar = EntityDescription(
-            name: "Car", relationships: [RelationshipDescription(name: "owner", destination: "Person", inverse: "cars")])
+            name: "Car", relationships: [RelationshipDescription(name: "owner", destination: "Person", inverse: "cars")]
+        )
         #expect(
             found([boat, onlyCar, owner]).contains(Found(kind: .mismatchedInverse, entity: "Car", property: "owner")))
     }
@@ -149,7 +159,8 @@ import TernCore
         // SportCar inherits Car.owner, whose inverse Person.cars leads to Car.
         #expect(found(FixtureModels.sampleModelV1).isEmpty)
         let garage = EntityDescription(
-            name: "Garage", relationships: [RelationshipDescription(name: "car", destination: "SportCar", inverse: "garage")])
+            name: "Garage",
+            relationships: [RelationshipDescription(name: "car", destination: "SportCar", inverse: "garage")])
         let sport = EntityDescription(
             name: "SportCar", parent: "Car",
             relationships: [RelationshipDescription(name: "garage", destination: "Garage", inverse: "car")])
@@ -169,16 +180,37 @@ import TernCore
         #expect(issues { $0.maxCount = 3 } == expected)  // to-one with max 3
         #expect(issues { $0.isToMany = true } == expected)  // to-many with max 1
         #expect(issues { $0.isOrdered = true } == expected)  // ordered to-one
-        #expect(issues { $0.isToMany = true; $0.minCount = 5; $0.maxCount = 2 } == expected)
-        #expect(issues { $0.isToMany = true; $0.minCount = -1; $0.maxCount = 0 } == expected)
-        #expect(issues { $0.isToMany = true; $0.minCount = 5; $0.maxCount = 0 }.isEmpty)  // unbounded
-        #expect(issues { $0.isToMany = true; $0.isOrdered = true; $0.maxCount = 0 }.isEmpty)
+        #expect(
+            issues {
+                $0.isToMany = true
+                $0.minCount = 5
+                $0.maxCount = 2
+            } == expected)
+        #expect(
+            issues {
+                $0.isToMany = true
+                $0.minCount = -1
+                $0.maxCount = 0
+            } == expected)
+        #expect(
+            issues {
+                $0.isToMany = true
+                $0.minCount = 5
+                $0.maxCount = 0
+            }.isEmpty)  // unbounded
+        #expect(
+            issues {
+                $0.isToMany = true
+                $0.isOrdered = true
+                $0.maxCount = 0
+            }.isEmpty)
     }
 
     // MARK: - Attributes
 
     @Test func rejectsStoredUndefinedAttribute() {
-        #expect(attribute({ _ in }, type: .undefined) == [Found(kind: .undefinedType, entity: "Item", property: "value")])
+        #expect(
+            attribute({ _ in }, type: .undefined) == [Found(kind: .undefinedType, entity: "Item", property: "value")])
         #expect(attribute({ $0.isTransient = true }, type: .undefined).isEmpty)
     }
 
@@ -197,14 +229,42 @@ import TernCore
             $0.minimum = .integer(1)
             $0.maximum = .integer(10)
         }
-        #expect(attribute({ ranged(&$0); $0.defaultValue = .integer(11) }, type: .integer32) == expected)
-        #expect(attribute({ ranged(&$0); $0.defaultValue = .integer(0) }, type: .integer32) == expected)
-        #expect(attribute({ ranged(&$0); $0.defaultValue = .integer(10) }, type: .integer32).isEmpty)
-        #expect(attribute({ ranged(&$0); $0.defaultValue = .string("") }) == expected)  // length 0 < 1
-        #expect(attribute({ ranged(&$0); $0.defaultValue = .string("abc") }).isEmpty)
+        #expect(
+            attribute(
+                {
+                    ranged(&$0)
+                    $0.defaultValue = .integer(11)
+                }, type: .integer32) == expected)
+        #expect(
+            attribute(
+                {
+                    ranged(&$0)
+                    $0.defaultValue = .integer(0)
+                }, type: .integer32) == expected)
+        #expect(
+            attribute(
+                {
+                    ranged(&$0)
+                    $0.defaultValue = .integer(10)
+                }, type: .integer32
+            ).isEmpty)
+        #expect(
+            attribute({
+                ranged(&$0)
+                $0.defaultValue = .string("")
+            }) == expected)  // length 0 < 1
+        #expect(
+            attribute({
+                ranged(&$0)
+                $0.defaultValue = .string("abc")
+            }).isEmpty)
         let early = Date(timeIntervalSinceReferenceDate: 0)
         #expect(
-            attribute({ $0.minimum = .date(early.addingTimeInterval(10)); $0.defaultValue = .date(early) }, type: .date)
+            attribute(
+                {
+                    $0.minimum = .date(early.addingTimeInterval(10))
+                    $0.defaultValue = .date(early)
+                }, type: .date)
                 == expected)
     }
 
@@ -214,8 +274,19 @@ import TernCore
         #expect(attribute({ $0.maximum = .integer(-1) }, type: .binary) == expected)
         #expect(attribute({ $0.minimum = .integer(1) }, type: .double) == expected)
         #expect(attribute({ $0.minimum = .bool(true) }, type: .boolean) == expected)
-        #expect(attribute({ $0.minimum = .integer(5); $0.maximum = .integer(1) }, type: .integer64) == expected)
-        #expect(attribute({ $0.minimum = .double(0); $0.maximum = .double(1) }, type: .double).isEmpty)
+        #expect(
+            attribute(
+                {
+                    $0.minimum = .integer(5)
+                    $0.maximum = .integer(1)
+                }, type: .integer64) == expected)
+        #expect(
+            attribute(
+                {
+                    $0.minimum = .double(0)
+                    $0.maximum = .double(1)
+                }, type: .double
+            ).isEmpty)
     }
 
     @Test func rejectsBadRegularExpressions() {
@@ -224,7 +295,10 @@ import TernCore
         #expect(attribute({ $0.regularExpression = "[0-9]+" }, type: .integer32) == expected)
         #expect(attribute { $0.regularExpression = "[a-z]+" }.isEmpty)
         #expect(
-            attribute { $0.regularExpression = "[a-z]+"; $0.defaultValue = .string("abc1") }
+            attribute {
+                $0.regularExpression = "[a-z]+"
+                $0.defaultValue = .string("abc1")
+            }
                 == [Found(kind: .invalidDefaultValue, entity: "Item", property: "value")])
     }
 

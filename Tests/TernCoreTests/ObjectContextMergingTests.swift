@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TernCore
 import TernTestSupport
+import Testing
 
 @Suite struct ObjectContextMergingTests {
     @Test func didSaveEventsListTheChanges() async throws {
@@ -96,7 +96,9 @@ import TernTestSupport
         #expect(parentView.1 == [newID])
         #expect(parentView.2)
         let saved = try await ObjectContext(coordinator: coordinator).perform { context in
-            try await context.fetch(FetchRequest(entityName: "Pet")).compactMap { $0[toOne: "owner"]?["name"] as String? }
+            try await context.fetch(FetchRequest(entityName: "Pet")).compactMap {
+                $0[toOne: "owner"]?["name"] as String?
+            }
         }
         #expect(saved == ["Ada"])
     }
@@ -135,14 +137,16 @@ import TernTestSupport
     @Test func batchUpdateAndDeleteReachTheStoreAndTheContext() async throws {
         let coordinator = try await makeObjectsCoordinator()
         let context = ObjectContext(coordinator: coordinator)
-        let ids = try await context.batchInsert(entityName: "Pet", objects: [["name": .string("Rex")], ["name": .string("Tom")]])
+        let ids = try await context.batchInsert(
+            entityName: "Pet", objects: [["name": .string("Rex")], ["name": .string("Tom")]])
         await #expect(throws: TernError.self) {
             try await context.batchInsert(entityName: "Pet", objects: [["name": .integer(1)]])
         }
         let held = try await context.perform { context in try await context.object(with: ids[0])["name"] as String? }
         #expect(held == "Rex")
         let updated = try await context.batchUpdate(
-            FetchRequest(entityName: "Pet", predicate: try FetchPredicate("name == 'Rex'")), values: ["name": .string("Max")])
+            FetchRequest(entityName: "Pet", predicate: try FetchPredicate("name == 'Rex'")),
+            values: ["name": .string("Max")])
         #expect(updated == [ids[0]])
         let merged = try await context.perform { context in try await context.object(with: ids[0])["name"] as String? }
         #expect(merged == "Max")

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TernCore
 import TernTestSupport
+import Testing
 
 final class PersonObject: ManagedObject {
     var name: String? {
@@ -139,9 +139,11 @@ func makeObjectsCoordinator() async throws -> PersistentStoreCoordinator {
     @Test func dictionariesAndCounts() async throws {
         let coordinator = try await makeObjectsCoordinator()
         let context = ObjectContext(coordinator: coordinator)
-        _ = try await context.batchInsert(entityName: "Person", objects: [
-            ["name": .string("Ada"), "age": .integer(36)], ["name": .string("Bea")],
-        ])
+        _ = try await context.batchInsert(
+            entityName: "Person",
+            objects: [
+                ["name": .string("Ada"), "age": .integer(36)], ["name": .string("Bea")],
+            ])
         var request = FetchRequest(entityName: "Person", sortDescriptors: [FetchSort(key: "name")])
         request.propertiesToFetch = ["name"]
         #expect(try await context.fetchDictionaries(request) == [["name": .string("Ada")], ["name": .string("Bea")]])

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
 
 @Suite struct ObjectIDTests {
     @Test func permanentIDsRoundTripThroughURIs() throws {

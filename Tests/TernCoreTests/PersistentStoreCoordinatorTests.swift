@@ -1,11 +1,11 @@
 import Foundation
-import Testing
 import TernCore
 import TernTestSupport
+import Testing
 
 @Suite struct PersistentStoreCoordinatorTests {
     let v1 = ManagedObjectModel(entities: [
-        EntityDescription(name: "Recipe", attributes: [AttributeDescription(name: "title", type: .string)]),
+        EntityDescription(name: "Recipe", attributes: [AttributeDescription(name: "title", type: .string)])
     ])
     var v2: ManagedObjectModel {
         var model = v1
@@ -28,9 +28,11 @@ import TernTestSupport
     }
 
     @Test func refusesAStoreOfAnotherVersionNamingIt() async throws {
-        let versions = VersionedModel(name: "Recipes", versions: [
-            ModelVersion(name: "Recipes 1", model: v1), ModelVersion(name: "Recipes 2", model: v2),
-        ])
+        let versions = VersionedModel(
+            name: "Recipes",
+            versions: [
+                ModelVersion(name: "Recipes 1", model: v1), ModelVersion(name: "Recipes 2", model: v2),
+            ])
         let coordinator = PersistentStoreCoordinator(model: v2)
         let error = await #expect(throws: TernError.self) {
             try await coordinator.addStore(InMemoryStore(model: v1), versions: versions)
@@ -46,7 +48,9 @@ import TernTestSupport
     }
 
     @Test func routesEntitiesByConfiguration() async throws {
-        var model = ManagedObjectModel(entities: [EntityDescription(name: "Cache"), EntityDescription(name: "Document")])
+        var model = ManagedObjectModel(entities: [
+            EntityDescription(name: "Cache"), EntityDescription(name: "Document"),
+        ])
         model.configurations = [Configuration(name: "Local", entityNames: ["Cache"])]
         let coordinator = PersistentStoreCoordinator(model: model)
         let local = InMemoryStore(model: model)
@@ -56,7 +60,8 @@ import TernTestSupport
         try await coordinator.addStore(main)
         #expect(coordinator.configuration(of: local) == "Local")
         #expect(coordinator.store(forEntity: "Document") === main)
-        #expect(coordinator.affectedStores(forEntity: "Cache").map(\.identifier) == [local.identifier, main.identifier])
+        #expect(
+            coordinator.affectedStores(forEntity: "Cache").map(\.identifier) == [local.identifier, main.identifier])
         let ids = try await ObjectContext(coordinator: coordinator).perform { context in
             let cache = context.insert("Cache")
             let document = context.insert("Document")
@@ -72,11 +77,13 @@ import TernTestSupport
 @Suite struct CrossStoreTests {
     @Test func relationshipsAcrossStoresAreRefused() async throws {
         var model = ManagedObjectModel(entities: [
-            EntityDescription(name: "Cache", relationships: [RelationshipDescription(name: "document", destination: "Document")]),
+            EntityDescription(
+                name: "Cache", relationships: [RelationshipDescription(name: "document", destination: "Document")]),
             EntityDescription(name: "Document"),
         ])
         model.configurations = [
-            Configuration(name: "Local", entityNames: ["Cache"]), Configuration(name: "Cloud", entityNames: ["Document"]),
+            Configuration(name: "Local", entityNames: ["Cache"]),
+            Configuration(name: "Cloud", entityNames: ["Document"]),
         ]
         let coordinator = PersistentStoreCoordinator(model: model)
         try await coordinator.addStore(InMemoryStore(model: model), configuration: "Local")

@@ -32,7 +32,8 @@ import Testing
             .double(.infinity), .double(-.infinity), .decimal(try #require(Decimal(string: "-123.456"))),
             .string("quote \" backslash \\ newline \n tab \t nul \0 bell \u{7} é 🐦"),
             .string(""), .bool(true), .bool(false),
-            .date(Date(timeIntervalSinceReferenceDate: 1.25)), .date(Date(timeIntervalSinceReferenceDate: -978_307_200)),
+            .date(Date(timeIntervalSinceReferenceDate: 1.25)),
+            .date(Date(timeIntervalSinceReferenceDate: -978_307_200)),
             .data(Data([0, 255, 7])), .data(Data()), .uuid(UUID()),
             .uri(try #require(URL(string: "x-coredata://ABC/Person/p1"))),
         ]

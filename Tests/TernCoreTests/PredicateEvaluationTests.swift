@@ -29,7 +29,9 @@ private let ann = Person(
     items: [("apple", .double(1.5)), ("Banana", .integer(2)), ("cherry", nil)])
 private let nobody = Person(name: nil, age: nil, born: nil, ownerName: nil)
 
-private func check(_ text: String, _ object: some PredicateEvaluable = ann, _ arguments: [FetchPredicate.Argument] = []) throws -> Bool {
+private func check(_ text: String, _ object: some PredicateEvaluable = ann, _ arguments: [FetchPredicate.Argument] = [])
+    throws -> Bool
+{
     try FetchPredicate(text, arguments: arguments).evaluate(with: object)
 }
 

@@ -48,7 +48,9 @@ private final class Pet {
     @Test func collections() throws {
         let names = ["Rex", "Max"]
         let typed = #Predicate<Pet> { names.contains($0.name) && $0.tags.contains("cute") && $0.items.count > 2 }
-        #expect(try FetchPredicate(typed) == FetchPredicate("name IN {'Rex', 'Max'} AND tags CONTAINS 'cute' AND items.@count > 2"))
+        #expect(
+            try FetchPredicate(typed)
+                == FetchPredicate("name IN {'Rex', 'Max'} AND tags CONTAINS 'cute' AND items.@count > 2"))
         let any = #Predicate<Pet> { $0.items.contains { $0.price > 3 } }
         #expect(try FetchPredicate(any) == FetchPredicate("ANY items.price > 3.0"))
         let all = #Predicate<Pet> { $0.items.allSatisfy { $0.name != "" } }
@@ -109,7 +111,9 @@ private final class Pet {
         let always = #Predicate<Pet> { ($0.nickname ?? "Rex") == "Rex" }
         #expect(try FetchPredicate(always) == FetchPredicate("nickname == nil OR nickname == 'Rex'"))
         let price = #Predicate<Pet> { 5 < ($0.price ?? 0) }
-        #expect(try FetchPredicate(price) == FetchPredicate("price != nil AND %@ < price", arguments: [.value(.decimal(5))]))
+        #expect(
+            try FetchPredicate(price) == FetchPredicate("price != nil AND %@ < price", arguments: [.value(.decimal(5))])
+        )
         let versus = #Predicate<Pet> { ($0.nickname ?? "") == $0.name }
         #expect(
             try FetchPredicate(versus)
@@ -120,10 +124,13 @@ private final class Pet {
             pet.nickname = nickname
             pet.name = "Rex"
             let row: [String: PredicateValue] = [
-                "nickname": .single(nickname.map { .string($0) }), "name": .single(.string("Rex")), "price": .single(nil),
+                "nickname": .single(nickname.map { .string($0) }), "name": .single(.string("Rex")),
+                "price": .single(nil),
             ]
             for typed in [folded, always, price, versus] {
-                #expect(try FetchPredicate(typed).evaluate(with: row) == typed.evaluate(pet), "\(String(describing: nickname))")
+                #expect(
+                    try FetchPredicate(typed).evaluate(with: row) == typed.evaluate(pet),
+                    "\(String(describing: nickname))")
             }
         }
     }
@@ -131,8 +138,12 @@ private final class Pet {
     @Test func sortDescriptorsConvertByKeyPathAndOrder() throws {
         #expect(try FetchSort(SortDescriptor(\Pet.age)) == FetchSort(key: "age"))
         #expect(try FetchSort(SortDescriptor(\Pet.name, order: .reverse)) == FetchSort(key: "name", ascending: false))
-        #expect(try FetchSort(SortDescriptor(\Pet.name, comparator: .lexical, order: .reverse)) == FetchSort(key: "name", ascending: false))
-        #expect(try FetchSort(SortDescriptor(\Owner.born)) { $0 == \Owner.born ? "birthDate" : nil } == FetchSort(key: "birthDate"))
+        #expect(
+            try FetchSort(SortDescriptor(\Pet.name, comparator: .lexical, order: .reverse))
+                == FetchSort(key: "name", ascending: false))
+        #expect(
+            try FetchSort(SortDescriptor(\Owner.born)) { $0 == \Owner.born ? "birthDate" : nil }
+                == FetchSort(key: "birthDate"))
         // Through a relationship, the key path names no single property.
         #expect(throws: TernError.self) { try FetchSort(SortDescriptor(\Pet.owner?.name)) }
     }

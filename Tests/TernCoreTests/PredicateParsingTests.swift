@@ -28,7 +28,8 @@ private func str(_ value: String) -> E { .constant(.string(value)) }
 
 @Suite struct PredicateParsingTests {
     @Test(arguments: [
-        ("a == 1", FetchPredicate.Operator.equalTo), ("a = 1", .equalTo), ("a != 1", .notEqualTo), ("a <> 1", .notEqualTo),
+        ("a == 1", FetchPredicate.Operator.equalTo), ("a = 1", .equalTo), ("a != 1", .notEqualTo),
+        ("a <> 1", .notEqualTo),
         ("a < 1", .lessThan), ("a <= 1", .lessThanOrEqualTo), ("a =< 1", .lessThanOrEqualTo),
         ("a > 1", .greaterThan), ("a >= 1", .greaterThanOrEqualTo), ("a => 1", .greaterThanOrEqualTo),
     ])
@@ -38,12 +39,17 @@ private func str(_ value: String) -> E { .constant(.string(value)) }
 
     @Test func stringOperatorsAndOptions() throws {
         #expect(try parse("name BEGINSWITH 'A'") == .compare(key("name"), .beginsWith, str("A")))
-        #expect(try parse("name endswith[c] 'A'") == .compare(key("name"), .endsWith, str("A"), options: .caseInsensitive))
-        #expect(try parse("name CONTAINS[d] 'A'") == .compare(key("name"), .contains, str("A"), options: .diacriticInsensitive))
+        #expect(
+            try parse("name endswith[c] 'A'") == .compare(key("name"), .endsWith, str("A"), options: .caseInsensitive))
+        #expect(
+            try parse("name CONTAINS[d] 'A'")
+                == .compare(key("name"), .contains, str("A"), options: .diacriticInsensitive))
         #expect(
             try parse("name LIKE[cd] 'A*'")
                 == .compare(key("name"), .like, str("A*"), options: [.caseInsensitive, .diacriticInsensitive]))
-        #expect(try parse("name MATCHES [DC] '.*'") == .compare(key("name"), .matches, str(".*"), options: [.caseInsensitive, .diacriticInsensitive]))
+        #expect(
+            try parse("name MATCHES [DC] '.*'")
+                == .compare(key("name"), .matches, str(".*"), options: [.caseInsensitive, .diacriticInsensitive]))
         #expect(try parse("name ==[c] 'a'") == .compare(key("name"), .equalTo, str("a"), options: .caseInsensitive))
     }
 
@@ -76,18 +82,28 @@ private func str(_ value: String) -> E { .constant(.string(value)) }
 
     @Test func keyPathsQuantifiersAndCollectionOperators() throws {
         #expect(try parse("owner.name == 'Ann'") == .compare(key("owner.name"), .equalTo, str("Ann")))
-        #expect(try parse("ANY items.price > 2") == .compare(key("items.price"), .greaterThan, int(2), quantifier: .any))
-        #expect(try parse("SOME items.price > 2") == .compare(key("items.price"), .greaterThan, int(2), quantifier: .any))
-        #expect(try parse("ALL items.price > 2") == .compare(key("items.price"), .greaterThan, int(2), quantifier: .all))
-        #expect(try parse("NONE items.price > 2") == .compare(key("items.price"), .greaterThan, int(2), quantifier: .none))
-        #expect(try parse("items.@count > 2") == .compare(.collection(.count, keyPath: "items", key: nil), .greaterThan, int(2)))
+        #expect(
+            try parse("ANY items.price > 2") == .compare(key("items.price"), .greaterThan, int(2), quantifier: .any))
+        #expect(
+            try parse("SOME items.price > 2") == .compare(key("items.price"), .greaterThan, int(2), quantifier: .any))
+        #expect(
+            try parse("ALL items.price > 2") == .compare(key("items.price"), .greaterThan, int(2), quantifier: .all))
+        #expect(
+            try parse("NONE items.price > 2") == .compare(key("items.price"), .greaterThan, int(2), quantifier: .none))
+        #expect(
+            try parse("items.@count > 2")
+                == .compare(.collection(.count, keyPath: "items", key: nil), .greaterThan, int(2)))
         #expect(
             try parse("order.items.@sum.price < 10")
                 == .compare(.collection(.sum, keyPath: "order.items", key: "price"), .lessThan, int(10)))
-        #expect(try parse("items.@AVG.price == 1") == .compare(.collection(.average, keyPath: "items", key: "price"), .equalTo, int(1)))
-        #expect(try parse("#size == 1 AND #in.#first == 2") == .and([
-            .compare(key("size"), .equalTo, int(1)), .compare(key("in.first"), .equalTo, int(2)),
-        ]))
+        #expect(
+            try parse("items.@AVG.price == 1")
+                == .compare(.collection(.average, keyPath: "items", key: "price"), .equalTo, int(1)))
+        #expect(
+            try parse("#size == 1 AND #in.#first == 2")
+                == .and([
+                    .compare(key("size"), .equalTo, int(1)), .compare(key("in.first"), .equalTo, int(2)),
+                ]))
         #expect(try parse("SELF == 1") == .compare(.evaluatedObject, .equalTo, int(1)))
         #expect(try parse("SELF.name == 1") == .compare(key("name"), .equalTo, int(1)))
         #expect(try parse("größe == 1") == .compare(key("größe"), .equalTo, int(1)))
@@ -123,9 +139,11 @@ private func str(_ value: String) -> E { .constant(.string(value)) }
         #expect(try rhs(#"'tab\there \\ \u00e9 \'q\''"#) == str("tab\there \\ é 'q'"))
         #expect(try rhs(#"'\d+'"#) == str(#"\d+"#))
         #expect(try rhs("\"日本語 🐦\"") == str("日本語 🐦"))
-        #expect(try rhs(#"CAST(123456.5, "NSDate")"#) == .constant(.date(Date(timeIntervalSinceReferenceDate: 123_456.5))))
+        #expect(
+            try rhs(#"CAST(123456.5, "NSDate")"#) == .constant(.date(Date(timeIntervalSinceReferenceDate: 123_456.5))))
         #expect(try rhs(#"CAST(-10, 'NSDate')"#) == .constant(.date(Date(timeIntervalSinceReferenceDate: -10))))
-        #expect(try rhs(#"CAST("1.25", "NSDecimalNumber")"#) == .constant(.decimal(try #require(Decimal(string: "1.25")))))
+        #expect(
+            try rhs(#"CAST("1.25", "NSDecimalNumber")"#) == .constant(.decimal(try #require(Decimal(string: "1.25")))))
         let uuid = UUID()
         #expect(try rhs("CAST(\"\(uuid.uuidString)\", \"NSUUID\")") == .constant(.uuid(uuid)))
         #expect(try rhs(#"CAST("AQI=", "NSData")"#) == .constant(.data(Data([1, 2]))))
@@ -144,8 +162,12 @@ private func str(_ value: String) -> E { .constant(.string(value)) }
         #expect(try parse("a == %@", [nil]) == .compare(key("a"), .equalTo, .constant(nil)))
         #expect(try parse("a == %@", [2.5]) == .compare(key("a"), .equalTo, .constant(.double(2.5))))
         #expect(try parse("a == %@", [true]) == .compare(key("a"), .equalTo, .constant(.bool(true))))
-        #expect(try parse("%K.@count == 0", ["items"]) == .compare(.collection(.count, keyPath: "items", key: nil), .equalTo, int(0)))
-        #expect(try parse("%K == 0", ["items.@count"]) == .compare(.collection(.count, keyPath: "items", key: nil), .equalTo, int(0)))
+        #expect(
+            try parse("%K.@count == 0", ["items"])
+                == .compare(.collection(.count, keyPath: "items", key: nil), .equalTo, int(0)))
+        #expect(
+            try parse("%K == 0", ["items.@count"])
+                == .compare(.collection(.count, keyPath: "items", key: nil), .equalTo, int(0)))
         #expect(
             try parse("a == CAST(%@, 'NSDate')", [.value(.double(10))])
                 == .compare(key("a"), .equalTo, .constant(.date(Date(timeIntervalSinceReferenceDate: 10)))))
@@ -160,10 +182,13 @@ private func str(_ value: String) -> E { .constant(.string(value)) }
         #expect(parseError("name == 'x' AND AND b == 1") == #"unexpected "AND" at 16: expected a predicate"#)
         #expect(parseError("name == AND") == #"unexpected "AND" at 8: expected a value"#)
         #expect(parseError("name ==") == "unexpected end of text at 7: expected a value")
-        #expect(parseError("name") == "unexpected end of text at 4: expected a comparison operator such as ==, IN or BEGINSWITH")
+        #expect(
+            parseError("name")
+                == "unexpected end of text at 4: expected a comparison operator such as ==, IN or BEGINSWITH")
         #expect(parseError("(a == 1") == #"unexpected end of text at 7: expected ")", AND or OR"#)
         #expect(parseError("a == 1)") == #"unexpected ")" at 6: expected AND, OR or the end of the predicate"#)
-        #expect(parseError("a == 'unterminated") == #"unexpected an unterminated string at 5: expected a closing ' quote"#)
+        #expect(
+            parseError("a == 'unterminated") == #"unexpected an unterminated string at 5: expected a closing ' quote"#)
         #expect(parseError("é == 1 AND ü == ") == "unexpected end of text at 16: expected a value")
         #expect(parseError("🐦 == 1")?.hasPrefix("unexpected \"🐦\" at 0") == true)
         #expect(parseError("a == 'x' 'y'")?.contains("at 9") == true)
@@ -214,7 +239,8 @@ private func str(_ value: String) -> E { .constant(.string(value)) }
     }
 
     @Test func everyPrefixOfValidTextParsesOrFails() {
-        let text = #"(ANY items.name LIKE[cd] "a*" OR NOT owner.age BETWEEN {1, 0x10}) AND d > CAST(1.5, "NSDate") && $V IN {nil, -2e3, 'x\'y'} AND items.@sum.price <= %@"#
+        let text =
+            #"(ANY items.name LIKE[cd] "a*" OR NOT owner.age BETWEEN {1, 0x10}) AND d > CAST(1.5, "NSDate") && $V IN {nil, -2e3, 'x\'y'} AND items.@sum.price <= %@"#
         var scalars = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             scalars.append(scalar)
@@ -244,8 +270,10 @@ private func str(_ value: String) -> E { .constant(.string(value)) }
         var parsed = 0
         for _ in 0..<20_000 {
             let count = Int.random(in: 1...12, using: &generator)
-            let text = (0..<count).map { _ in Self.pieces.randomElement(using: &generator) ?? "" }.joined(separator: " ")
-            let arguments: [FetchPredicate.Argument] = (0..<text.components(separatedBy: "%").count - 1).map { _ in "k" }
+            let text = (0..<count).map { _ in Self.pieces.randomElement(using: &generator) ?? "" }.joined(
+                separator: " ")
+            let arguments: [FetchPredicate.Argument] = (0..<text.components(separatedBy: "%").count - 1).map { _ in "k"
+            }
             guard let predicate = try? FetchPredicate(text, arguments: arguments) else { continue }
             parsed += 1
             #expect(try FetchPredicate(predicate.description) == predicate, "\(text)")
@@ -256,12 +284,15 @@ private func str(_ value: String) -> E { .constant(.string(value)) }
 
     @Test func wellFormedRandomPredicatesRoundTrip() throws {
         var generator = SplitMix64(state: 42)
-        let operands = ["a", "b.c", "items.@count", "d.@max.e", "SELF", "$V", "1", "-2.5", "'x'", "nil", "TRUE", "{1, 'y'}"]
+        let operands = [
+            "a", "b.c", "items.@count", "d.@max.e", "SELF", "$V", "1", "-2.5", "'x'", "nil", "TRUE", "{1, 'y'}",
+        ]
         let operators = ["==", "!=", "<", "<=", ">", ">=", "IN", "CONTAINS[c]", "LIKE[cd]", "BEGINSWITH", "MATCHES"]
         func comparison() -> String {
             let quantifier = ["", "ANY ", "ALL ", "NONE "].randomElement(using: &generator) ?? ""
             return quantifier + (operands.randomElement(using: &generator) ?? "a") + " "
-                + (operators.randomElement(using: &generator) ?? "==") + " " + (operands.randomElement(using: &generator) ?? "1")
+                + (operators.randomElement(using: &generator) ?? "==") + " "
+                + (operands.randomElement(using: &generator) ?? "1")
         }
         func predicate(_ depth: Int) -> String {
             guard depth > 0 else { return comparison() }

@@ -19,10 +19,15 @@ import Testing
             relationships.append(RelationshipDescription(name: "maker", destination: "Person", isOptional: false))
         }
         return ManagedObjectModel(entities: [
-            EntityDescription(name: "Car", attributes: [AttributeDescription(name: "plate", type: .string)], relationships: relationships),
+            EntityDescription(
+                name: "Car", attributes: [AttributeDescription(name: "plate", type: .string)],
+                relationships: relationships),
             EntityDescription(name: "Part", attributes: [AttributeDescription(name: "name", type: .string)]),
             EntityDescription(
-                name: "Person", relationships: [RelationshipDescription(name: "cars", destination: "Car", inverse: "owner", toMany: true)]),
+                name: "Person",
+                relationships: [
+                    RelationshipDescription(name: "cars", destination: "Car", inverse: "owner", toMany: true)
+                ]),
         ])
     }
 
@@ -93,7 +98,8 @@ import Testing
         #expect(ids.count == 1)
         let strict = try await Self.context(Self.model(makerRequired: true))
         await #expect(throws: TernError.self) {
-            try await strict.batchInsert(entityName: "Car", objects: [["plate": .string("B-3")]], options: .enforcingModelRules)
+            try await strict.batchInsert(
+                entityName: "Car", objects: [["plate": .string("B-3")]], options: .enforcingModelRules)
         }
     }
 }

@@ -32,7 +32,8 @@ private final class Note: ManagedObject, TypedManagedObject {
         EntityDescription(
             name: "Note",
             attributes: [
-                AttributeDescription(name: "text", type: .string), AttributeDescription(name: "stars", type: .integer64),
+                AttributeDescription(name: "text", type: .string),
+                AttributeDescription(name: "stars", type: .integer64),
             ]),
         EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "label", type: .string)]),
     ])
@@ -49,7 +50,8 @@ private final class Note: ManagedObject, TypedManagedObject {
                 note.stars = stars
             }
             try await context.save()
-            let request = Note.fetchRequest(predicate: #Predicate { $0.stars >= 3 }, sortBy: [SortDescriptor(\.stars, order: .reverse)])
+            let request = Note.fetchRequest(
+                predicate: #Predicate { $0.stars >= 3 }, sortBy: [SortDescriptor(\.stars, order: .reverse)])
             #expect(try await context.count(for: request) == 2)
             return try await context.fetch(request).map(\.text)
         }
@@ -77,6 +79,8 @@ private final class Note: ManagedObject, TypedManagedObject {
         let byLength = Note.fetchRequest(predicate: #Predicate { $0.isLong })
         let error = #expect(throws: TernError.self) { try byLength.fetchRequest() }
         #expect(error?.code == .invalidPredicate && error?.entityName == "Note")
-        #expect(throws: TernError.self) { try Note.fetchRequest(sortBy: [SortDescriptor(\.isLong.description)]).fetchRequest() }
+        #expect(throws: TernError.self) {
+            try Note.fetchRequest(sortBy: [SortDescriptor(\.isLong.description)]).fetchRequest()
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TernCore
 import TernTestSupport
+import Testing
 
 /// Version hashes of fixture models built in Swift, against the values Core Data recorded.
 @Suite struct VersionHashTests {
@@ -59,7 +59,8 @@ import TernTestSupport
 
         // CoreDataStack/TestModel.sqlite, written by TestModel.xcdatamodel.
         let testModel = FixtureModels.testModel
-        #expect(testModel.versionHash(ofEntity: "Author") == (try base64("y8H1wnTr9BRHTE41D3OxSx3TVsIngq50iIENWXGIxG0=")))
+        #expect(
+            testModel.versionHash(ofEntity: "Author") == (try base64("y8H1wnTr9BRHTE41D3OxSx3TVsIngq50iIENWXGIxG0=")))
         #expect(testModel.versionHash(ofEntity: "Book") == (try base64("KSySPkjCy+6loRO7doX7xjq4AMC7wkKtF6Dy4qHgj1w=")))
 
         // SampleModel_V1.sqlite and SampleModel_V2.sqlite digests.
@@ -159,6 +160,8 @@ import TernTestSupport
         }
         let spouse = Relationship("spouse", to: "Person", inverse: "spouse")
         #expect(hash(spouse) == hash(Relationship("spouse", to: "Person")))
-        #expect(hash(Relationship("spouse", to: "Person", inverse: "partner")) != hash(Relationship("spouse", to: "Person")))
+        #expect(
+            hash(Relationship("spouse", to: "Person", inverse: "partner")) != hash(Relationship("spouse", to: "Person"))
+        )
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
 
 @Suite struct VersionMatchingTests {
     private func metadata(_ model: ManagedObjectModel) -> StoreMetadata {
@@ -15,8 +15,10 @@ import TernCore
         }
         // EXPECTED.md: SampleModel_V2.sqlite was written by SampleModel2.
         let hashes = try [
-            "Car": "flA++/S2PNk/9ynpZ14hxjxlJi2FqYifWaJECvZIG5M=", "LuxuryCar": "qHPFWQAQ5Oo/e9+EZ4bfv1ywlVJrhqoN4sVpxLsSGIY=",
-            "Person": "BnrmLhvRAUy2VZ2ZCAOuWPNU3Rt7p7dyKjYcDDnyE04=", "SportCar": "cipVtbvNUddIdqTdj497veV93GHLZaV37FsPvpeNe4w=",
+            "Car": "flA++/S2PNk/9ynpZ14hxjxlJi2FqYifWaJECvZIG5M=",
+            "LuxuryCar": "qHPFWQAQ5Oo/e9+EZ4bfv1ywlVJrhqoN4sVpxLsSGIY=",
+            "Person": "BnrmLhvRAUy2VZ2ZCAOuWPNU3Rt7p7dyKjYcDDnyE04=",
+            "SportCar": "cipVtbvNUddIdqTdj497veV93GHLZaV37FsPvpeNe4w=",
         ].mapValues { try #require(Data(base64Encoded: $0)) }
         #expect(bundle.version(matchingHashes: hashes)?.name == "SampleModel2")
     }
@@ -72,7 +74,9 @@ import TernCore
         c.versionIdentifiers = ["3"]
         return VersionedModel(
             name: "Same",
-            versions: [ModelVersion(name: "a", model: a), ModelVersion(name: "b", model: b), ModelVersion(name: "c", model: c)])
+            versions: [
+                ModelVersion(name: "a", model: a), ModelVersion(name: "b", model: b), ModelVersion(name: "c", model: c),
+            ])
     }
 
     @Test func versionIdentifiersChooseAmongIdenticalHashes() {

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
 
 @testable import TernFormats
 
@@ -22,8 +22,11 @@ import TernCore
     }
 
     @Test func foundationReadsWhatWeWrite() throws {
-        let value: Value = .dictionary(["name": .string("Zoë"), "count": .integer(3), "list": .array([.bool(true), .real(1.5)])])
-        let plist = try PropertyListSerialization.propertyList(from: BinaryPropertyList.encode(value), options: [], format: nil)
+        let value: Value = .dictionary([
+            "name": .string("Zoë"), "count": .integer(3), "list": .array([.bool(true), .real(1.5)]),
+        ])
+        let plist = try PropertyListSerialization.propertyList(
+            from: BinaryPropertyList.encode(value), options: [], format: nil)
         let dictionary = try #require(plist as? [String: Any])
         #expect(dictionary["name"] as? String == "Zoë")
         #expect((dictionary["count"] as? NSNumber)?.intValue == 3)
@@ -31,7 +34,9 @@ import TernCore
     }
 
     @Test func readsWhatFoundationWrites() throws {
-        let source: [String: Any] = ["text": "héllo wörld, long enough", "number": 42, "list": [1, 2, 3], "blob": Data([1, 2])]
+        let source: [String: Any] = [
+            "text": "héllo wörld, long enough", "number": 42, "list": [1, 2, 3], "blob": Data([1, 2]),
+        ]
         let bytes = try PropertyListSerialization.data(fromPropertyList: source, format: .binary, options: 0)
         let value = try BinaryPropertyList.decode(bytes)
         guard case .dictionary(let dictionary) = value else {

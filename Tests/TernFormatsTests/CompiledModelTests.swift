@@ -23,7 +23,8 @@ import Testing
         #expect(warnings.isEmpty, "\(warnings)")
         let info = try #require(
             try PropertyListSerialization.propertyList(
-                from: Data(contentsOf: momd.appendingPathComponent("VersionInfo.plist")), format: nil) as? [String: Any])
+                from: Data(contentsOf: momd.appendingPathComponent("VersionInfo.plist")), format: nil) as? [String: Any]
+        )
         let hashes = try #require(info["NSManagedObjectModel_VersionHashes"] as? [String: [String: Data]])
         #expect(Set(versioned.versions.map(\.name)) == Set(hashes.keys))
         #expect(versioned.currentVersionName == info["NSManagedObjectModel_CurrentVersionName"] as? String)
@@ -113,7 +114,8 @@ import Testing
               <key>Ghost</key><data>\(zero)</data>
             </dict>
             """
-        let momd = try Self.copyOfSampleModel3(in: tmp, versionInfo: Self.plist(current: "SampleModel3_v3", hashes: hashes))
+        let momd = try Self.copyOfSampleModel3(
+            in: tmp, versionInfo: Self.plist(current: "SampleModel3_v3", hashes: hashes))
         var warnings: [ModelReadingWarning] = []
         let versioned = try XcodeModel.readVersionedModel(at: momd, warnings: &warnings)
         #expect(versioned.currentVersionName == "SampleModel3_v3")
@@ -203,7 +205,8 @@ import Testing
             try data.write(to: file)
             let error = #expect(throws: TernError.self) { try XcodeModel.readVersionedModel(at: file) }
             #expect(error?.code == .unreadableModelFile, "\(name)")
-            #expect(error?.message.contains("compiled model cannot be read") == true, "\(name): \(error?.message ?? "")")
+            #expect(
+                error?.message.contains("compiled model cannot be read") == true, "\(name): \(error?.message ?? "")")
             #expect(error?.path == file.path)
         }
     }

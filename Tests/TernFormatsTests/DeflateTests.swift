@@ -1,7 +1,7 @@
 internal import CZlib
 import Foundation
-import Testing
 import TernCore
+import Testing
 
 @testable import TernFormats
 
@@ -20,7 +20,8 @@ import TernCore
     }
 
     @Test func rejectsTruncatedInput() throws {
-        let packed = try Deflate.deflateRaw(Data(repeating: 7, count: 10_000) + Data((0..<5000).map { UInt8($0 % 251) }))
+        let packed = try Deflate.deflateRaw(
+            Data(repeating: 7, count: 10_000) + Data((0..<5000).map { UInt8($0 % 251) }))
         for length in [0, 1, packed.count / 2, packed.count - 1] {
             #expect(throws: TernError.self) { try Deflate.inflateRaw(packed.prefix(length), maxOutputBytes: 1 << 20) }
             do {
@@ -34,7 +35,9 @@ import TernCore
     @Test func rejectsCorruptInput() throws {
         // 0b111 in the first three bits: a final block of the reserved type 3.
         #expect(throws: TernError.self) { try Deflate.inflateRaw(Data([0x07, 0x00, 0x00]), maxOutputBytes: 1024) }
-        #expect(throws: TernError.self) { try Deflate.inflateRaw(Data(repeating: 0xFF, count: 64), maxOutputBytes: 1024) }
+        #expect(throws: TernError.self) {
+            try Deflate.inflateRaw(Data(repeating: 0xFF, count: 64), maxOutputBytes: 1024)
+        }
     }
 
     @Test func rejectsTrailingBytes() throws {
@@ -72,7 +75,11 @@ import TernCore
     /// across the flush) repeated, then an empty final block.
     static func bomb(mebibytes: Int) throws -> Data {
         var stream = z_stream()
-        guard deflateInit2_(&stream, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+        guard
+            deflateInit2_(
+                &stream, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+                == Z_OK
+        else {
             throw TernError(.ioFailure, "deflateInit2 failed")
         }
         defer { deflateEnd(&stream) }

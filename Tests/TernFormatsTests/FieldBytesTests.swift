@@ -13,7 +13,9 @@ import Testing
         "99999999999999999", "-999999999999999", "2011-05-09T11:30:53Z", "héllo", "plain text",
     ]
 
-    static let types: [AttributeType] = [.integer16, .integer32, .integer64, .double, .float, .date, .boolean, .string, .uuid]
+    static let types: [AttributeType] = [
+        .integer16, .integer32, .integer64, .double, .float, .date, .boolean, .string, .uuid,
+    ]
 
     @Test(arguments: types) func bytesGiveWhatTheTextGivesOrDeferToIt(type: AttributeType) {
         for text in Self.texts {

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TernCore
 import TernTestSupport
+import Testing
 
 @testable import TernFormats
 
@@ -53,8 +53,10 @@ import TernTestSupport
         let first = writer.reserve()
         let second = writer.reserve()
         let root = writer.reserve()
-        writer.fill(first, classes: Self.entityClasses, fields: ["NSEntityName": writer.string("A"), "NSSuperentity": second])
-        writer.fill(second, classes: Self.entityClasses, fields: ["NSEntityName": writer.string("B"), "NSSuperentity": first])
+        writer.fill(
+            first, classes: Self.entityClasses, fields: ["NSEntityName": writer.string("A"), "NSSuperentity": second])
+        writer.fill(
+            second, classes: Self.entityClasses, fields: ["NSEntityName": writer.string("B"), "NSSuperentity": first])
         let entities = writer.dictionary([(key: "A", value: first), (key: "B", value: second)])
         writer.fill(root, classes: Self.modelClasses, fields: ["NSEntities": entities])
         expectCorrupt(writer.archive(root: root))
@@ -66,7 +68,9 @@ import TernTestSupport
         let arguments = writer.array([function])
         writer.fill(
             function, classes: ["NSFunctionExpression", "NSExpression", "NSObject"],
-            fields: ["NSSelectorName": writer.string("count:"), "NSArguments": arguments, "NSExpressionType": .integer(4)])
+            fields: [
+                "NSSelectorName": writer.string("count:"), "NSArguments": arguments, "NSExpressionType": .integer(4),
+            ])
         let attribute = writer.object(
             ["NSDerivedAttributeDescription", "NSAttributeDescription", "NSPropertyDescription", "NSObject"],
             fields: [
@@ -74,7 +78,8 @@ import TernTestSupport
                 "NSDerivationExpression": function,
             ])
         let properties = writer.dictionary([(key: "total", value: attribute)])
-        let entity = writer.object(Self.entityClasses, fields: ["NSEntityName": writer.string("A"), "NSProperties": properties])
+        let entity = writer.object(
+            Self.entityClasses, fields: ["NSEntityName": writer.string("A"), "NSProperties": properties])
         let entities = writer.dictionary([(key: "A", value: entity)])
         let root = writer.object(Self.modelClasses, fields: ["NSEntities": entities])
         expectCorrupt(writer.archive(root: root))
@@ -94,8 +99,10 @@ import TernTestSupport
             ["NSAttributeDescription", "NSPropertyDescription", "NSObject"],
             fields: ["NSPropertyName": writer.string("x"), "NSAttributeType": .integer(12345)])
         let properties = writer.dictionary([(key: "x", value: attribute)])
-        let entity = writer.object(Self.entityClasses, fields: ["NSEntityName": writer.string("A"), "NSProperties": properties])
-        let root = writer.object(Self.modelClasses, fields: ["NSEntities": writer.dictionary([(key: "A", value: entity)])])
+        let entity = writer.object(
+            Self.entityClasses, fields: ["NSEntityName": writer.string("A"), "NSProperties": properties])
+        let root = writer.object(
+            Self.modelClasses, fields: ["NSEntities": writer.dictionary([(key: "A", value: entity)])])
         expectCorrupt(writer.archive(root: root))
     }
 

@@ -13,8 +13,14 @@ import Testing
     /// Real Xcode 3 models with the store they wrote, from the corpus (present once the corpus
     /// helper's fixtures are merged): model, store.
     static let modelsWithStores: [(model: String, store: String)] = [
-        ("RealWorld/magicalpanda__MagicalRecord/Recipes.xcdatamodeld", "RealWorld/magicalpanda__MagicalRecord/Recipes.sqlite"),
-        ("RealWorld/RestKit__RestKit/RKTwitterCoreData.xcdatamodel", "RealWorld/RestKit__RestKit/RKSeedDatabase.sqlite"),
+        (
+            "RealWorld/magicalpanda__MagicalRecord/Recipes.xcdatamodeld",
+            "RealWorld/magicalpanda__MagicalRecord/Recipes.sqlite"
+        ),
+        (
+            "RealWorld/RestKit__RestKit/RKTwitterCoreData.xcdatamodel",
+            "RealWorld/RestKit__RestKit/RKSeedDatabase.sqlite"
+        ),
     ].filter { FileManager.default.fileExists(atPath: Fixtures.url($0.1).path) }
 
     @Test func readsAnXcode3Version() throws {

@@ -30,7 +30,9 @@ import Testing
         var warns: Bool
         var description: String { "\(key)=\"\(text)\" on \(type)" }
 
-        init(_ type: String, key: String = "defaultValueString", _ text: String, _ expected: AttributeValue?, warns: Bool) {
+        init(
+            _ type: String, key: String = "defaultValueString", _ text: String, _ expected: AttributeValue?, warns: Bool
+        ) {
             self.type = type
             self.key = key
             self.text = text
@@ -86,7 +88,9 @@ import Testing
         Case("Boolean", "maybe", .bool(false), warns: true),
         // Texts that give no value of their type are ignored.
         Case("UUID", "not-a-uuid", nil, warns: true),
-        Case("UUID", "6F9619FF-8B86-D011-B42D-00C04FC964FF", .uuid(UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!), warns: false),
+        Case(
+            "UUID", "6F9619FF-8B86-D011-B42D-00C04FC964FF",
+            .uuid(UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!), warns: false),
         Case("URI", "https://example.com/a", .uri(URL(string: "https://example.com/a")!), warns: false),
         Case("URI", "http://[x", nil, warns: true),
         Case("Binary", "abc", nil, warns: true),
@@ -109,7 +113,8 @@ import Testing
 
     @Test(arguments: cases)
     func valueTextsReadAsMomcReadsThem(rule: Case) throws {
-        let xml = Self.contents(#"<attribute name="speed" attributeType="\#(rule.type)" \#(rule.key)="\#(rule.text)"/>"#)
+        let xml = Self.contents(
+            #"<attribute name="speed" attributeType="\#(rule.type)" \#(rule.key)="\#(rule.text)"/>"#)
         let (model, warnings) = try Self.read(xml)
         let attribute = try #require(model.entity(named: "Car")?.attribute(named: "speed"))
         #expect(rule.value(of: attribute) == rule.expected)
@@ -124,11 +129,18 @@ import Testing
     @Test func warningSaysWhatTheTextWasReadAs() throws {
         let (_, warnings) = try Self.read(
             Self.contents(#"<attribute name="count" attributeType="Integer 32" defaultValueString="NO"/>"#))
-        #expect(warnings.map(\.message) == [#"defaultValueString "NO" on an Integer 32 attribute read as 0, as momc reads it"#])
-        #expect(warnings.first?.description == #"Car.count (line 3): defaultValueString "NO" on an Integer 32 attribute read as 0, as momc reads it"#)
+        #expect(
+            warnings.map(\.message) == [
+                #"defaultValueString "NO" on an Integer 32 attribute read as 0, as momc reads it"#
+            ])
+        #expect(
+            warnings.first?.description
+                == #"Car.count (line 3): defaultValueString "NO" on an Integer 32 attribute read as 0, as momc reads it"#
+        )
         let (_, flags) = try Self.read(
             Self.contents(#"<attribute name="done" attributeType="Boolean" defaultValueString="0.0"/>"#))
-        #expect(flags.first?.message == #"defaultValueString "0.0" on a Boolean attribute read as NO, as momc reads it"#)
+        #expect(
+            flags.first?.message == #"defaultValueString "0.0" on a Boolean attribute read as NO, as momc reads it"#)
         let (_, clamped) = try Self.read(
             Self.contents(#"<attribute name="count" attributeType="Integer 16" defaultValueString="70000"/>"#))
         #expect(clamped.first?.message.hasSuffix("read as 32767, the largest value of an Integer 16 attribute") == true)
@@ -141,7 +153,8 @@ import Testing
     @Test func aDatesIntervalWinsOverItsText() throws {
         let (model, warnings) = try Self.read(
             Self.contents(
-                #"<attribute name="at" attributeType="Date" defaultDateTimeInterval="388411200" defaultValueString="23/04/2013" minValueString="2010-01-01 01:00:00"/>"#))
+                #"<attribute name="at" attributeType="Date" defaultDateTimeInterval="388411200" defaultValueString="23/04/2013" minValueString="2010-01-01 01:00:00"/>"#
+            ))
         #expect(model.entity(named: "Car")?.attribute(named: "at")?.defaultValue == Self.date(388_411_200))
         #expect(warnings.isEmpty)
     }
@@ -150,7 +163,9 @@ import Testing
         let text = String(repeating: "x", count: 60)
         let (_, warnings) = try Self.read(
             Self.contents(#"<attribute name="count" attributeType="Integer 32" defaultValueString="\#(text)"/>"#))
-        #expect(warnings.first?.message.hasPrefix("defaultValueString \"" + String(repeating: "x", count: 40) + "…\" on") == true)
+        #expect(
+            warnings.first?.message.hasPrefix("defaultValueString \"" + String(repeating: "x", count: 40) + "…\" on")
+                == true)
     }
 
     @Test func relationshipCountsReadAsIntegerValueReadsThem() throws {
@@ -165,9 +180,11 @@ import Testing
 
     @Test func lenientDefaultsKeepTheVersionHashes() throws {
         let lenient = try Self.read(
-            Self.contents(#"<attribute name="count" attributeType="Integer 32" defaultValueString="NO"/>"#)).0
+            Self.contents(#"<attribute name="count" attributeType="Integer 32" defaultValueString="NO"/>"#)
+        ).0
         let clean = try Self.read(
-            Self.contents(#"<attribute name="count" attributeType="Integer 32" defaultValueString="0"/>"#)).0
+            Self.contents(#"<attribute name="count" attributeType="Integer 32" defaultValueString="0"/>"#)
+        ).0
         let none = try Self.read(Self.contents(#"<attribute name="count" attributeType="Integer 32"/>"#)).0
         #expect(lenient.entityVersionHashes == clean.entityVersionHashes)
         #expect(lenient.entityVersionHashes == none.entityVersionHashes)
@@ -179,7 +196,8 @@ import Testing
         let folder = tmp.path("M.xcdatamodeld/M 2.xcdatamodel")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let contents = folder.appendingPathComponent("contents")
-        try Self.contents(#"<attribute name="count" attributeType="Integer 32" defaultValueString="NO"/>"#).write(to: contents)
+        try Self.contents(#"<attribute name="count" attributeType="Integer 32" defaultValueString="NO"/>"#).write(
+            to: contents)
         var warnings: [ModelReadingWarning] = []
         let model = try XcodeModel.readVersionedModel(at: tmp.path("M.xcdatamodeld"), warnings: &warnings)
         #expect(model.currentVersion.model.entity(named: "Car")?.attribute(named: "count")?.defaultValue == .integer(0))

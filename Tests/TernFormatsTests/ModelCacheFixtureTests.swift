@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TernCore
 import TernTestSupport
+import Testing
 
 @testable import TernFormats
 
@@ -87,7 +87,9 @@ import TernTestSupport
 
 /// The decoded cache against the Xcode model version that wrote each store.
 @Suite struct ModelCacheVersusXcodeModelTests {
-    static let storesWithModels = Fixtures.stores.filter { $0.model != nil }.map { "\($0.path)|\($0.model ?? "")|\($0.version ?? "")" }
+    static let storesWithModels = Fixtures.stores.filter { $0.model != nil }.map {
+        "\($0.path)|\($0.model ?? "")|\($0.version ?? "")"
+    }
 
     @Test(arguments: storesWithModels)
     func decodedCacheMatchesTheModelFile(fixture: String) throws {
@@ -115,7 +117,8 @@ import TernTestSupport
                 #expect(match.valueTransformerName == attribute.valueTransformerName, "\(place)")
                 #expect(match.derivationExpression == attribute.derivationExpression, "\(place)")
                 #expect(match.allowsExternalBinaryDataStorage == attribute.allowsExternalBinaryDataStorage, "\(place)")
-                #expect(match.preservesValueInHistoryOnDeletion == attribute.preservesValueInHistoryOnDeletion, "\(place)")
+                #expect(
+                    match.preservesValueInHistoryOnDeletion == attribute.preservesValueInHistoryOnDeletion, "\(place)")
             }
             #expect(other.relationships.map(\.name) == entity.relationships.map(\.name), "\(entity.name)")
             for relationship in entity.relationships {

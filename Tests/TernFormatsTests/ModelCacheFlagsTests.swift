@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
 
 @testable import TernFormats
 
@@ -31,7 +31,8 @@ import TernCore
             ModelCacheEncoder.attributeClasses,
             fields: [
                 "NSPropertyName": writer.string("photo"), "NSAttributeType": .integer(1000), "_P": .integer(0xF3),
-                "NSFlagsKey": .integer(0x1 | 0x2 | 0x4 | 0x10), "NSMaxValueName": .integer(4096), "NSMinValueName": .integer(1),
+                "NSFlagsKey": .integer(0x1 | 0x2 | 0x4 | 0x10), "NSMaxValueName": .integer(4096),
+                "NSMinValueName": .integer(1),
             ])
         let model = try Self.model(writer: &writer, properties: [(key: "photo", value: attribute)])
         let photo = try #require(model.entity(named: "A")?.attribute(named: "photo"))
@@ -51,10 +52,15 @@ import TernCore
         return try model(writer: &writer, properties: [(key: "items", value: relationship)])
     }
 
-    static func model(writer: inout KeyedArchiveWriter, properties: [(key: String, value: Value)]) throws -> ManagedObjectModel {
+    static func model(writer: inout KeyedArchiveWriter, properties: [(key: String, value: Value)]) throws
+        -> ManagedObjectModel
+    {
         let entity = writer.object(
-            ModelCacheEncoder.entityClasses, fields: ["NSEntityName": writer.string("A"), "NSProperties": writer.dictionary(properties)])
-        let root = writer.object(["NSManagedObjectModel", "NSObject"], fields: ["NSEntities": writer.dictionary([(key: "A", value: entity)])])
+            ModelCacheEncoder.entityClasses,
+            fields: ["NSEntityName": writer.string("A"), "NSProperties": writer.dictionary(properties)])
+        let root = writer.object(
+            ["NSManagedObjectModel", "NSObject"], fields: ["NSEntities": writer.dictionary([(key: "A", value: entity)])]
+        )
         return try ModelCache.decodeArchive(writer.archive(root: root))
     }
 }

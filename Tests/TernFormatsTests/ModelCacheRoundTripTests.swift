@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TernCore
 import TernTestSupport
+import Testing
 
 @testable import TernFormats
 
@@ -60,7 +60,9 @@ import TernTestSupport
     }
 
     @Test func refusesACyclicInheritance() {
-        let model = ManagedObjectModel(entities: [EntityDescription(name: "A", parent: "B"), EntityDescription(name: "B", parent: "A")])
+        let model = ManagedObjectModel(entities: [
+            EntityDescription(name: "A", parent: "B"), EntityDescription(name: "B", parent: "A"),
+        ])
         #expect(throws: TernError.self) { try ModelCache.encode(model) }
         let orphan = ManagedObjectModel(entities: [EntityDescription(name: "A", parent: "Missing")])
         #expect(throws: TernError.self) { try ModelCache.encode(orphan) }
@@ -68,12 +70,18 @@ import TernTestSupport
 
     // MARK: - Helpers
 
-    private func expectEqual(_ actual: ManagedObjectModel, _ expected: ManagedObjectModel, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectEqual(
+        _ actual: ManagedObjectModel, _ expected: ManagedObjectModel, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(actual.entities.map(\.name) == expected.entities.map(\.name), sourceLocation: sourceLocation)
         for (left, right) in zip(actual.entities, expected.entities) {
             #expect(left.attributes == right.attributes, "\(right.name) attributes", sourceLocation: sourceLocation)
-            #expect(left.relationships == right.relationships, "\(right.name) relationships", sourceLocation: sourceLocation)
-            #expect(left.fetchedProperties == right.fetchedProperties, "\(right.name) fetched", sourceLocation: sourceLocation)
+            #expect(
+                left.relationships == right.relationships, "\(right.name) relationships", sourceLocation: sourceLocation
+            )
+            #expect(
+                left.fetchedProperties == right.fetchedProperties, "\(right.name) fetched",
+                sourceLocation: sourceLocation)
             #expect(left == right, "\(right.name)", sourceLocation: sourceLocation)
         }
         #expect(actual == expected, sourceLocation: sourceLocation)
@@ -83,14 +91,16 @@ import TernTestSupport
     static func everyOption() -> ManagedObjectModel {
         var attributes = [AttributeDescription]()
         let defaults: [AttributeType: AttributeValue] = [
-            .integer16: .integer(-7), .integer32: .integer(70_000), .integer64: .integer(.max), .decimal: .decimal(Decimal(string: "-1234.5678") ?? 0),
+            .integer16: .integer(-7), .integer32: .integer(70_000), .integer64: .integer(.max),
+            .decimal: .decimal(Decimal(string: "-1234.5678") ?? 0),
             .double: .double(2.5), .float: .double(0.25), .string: .string("Zoë"), .boolean: .bool(true),
             .date: .date(Date(timeIntervalSinceReferenceDate: 737_057_647.288)), .binary: .data(Data([0, 1, 2, 255])),
             .uuid: .uuid(UUID(uuidString: "753753D3-A961-4901-AB05-8CC48B1D3853") ?? UUID()),
             .uri: .uri(URL(string: "https://example.com/a?b=c") ?? URL(fileURLWithPath: "/")),
         ]
         for type in AttributeType.allCases {
-            var attribute = AttributeDescription(name: "a\(type.rawValue)", type: type, isOptional: type.rawValue % 200 == 0)
+            var attribute = AttributeDescription(
+                name: "a\(type.rawValue)", type: type, isOptional: type.rawValue % 200 == 0)
             attribute.defaultValue = defaults[type]
             attribute.attributeValueClassName = type == .transformable ? "Color" : nil
             attribute.valueTransformerName = type == .transformable ? "ColorTransformer" : nil
@@ -123,39 +133,50 @@ import TernTestSupport
         updated.derivationExpression = "now()"
         attributes += [text, price, blob, when, total, updated]
 
-        var items = RelationshipDescription(name: "items", destination: "Item", inverse: "owner", toMany: true, ordered: true, deleteRule: .cascade)
+        var items = RelationshipDescription(
+            name: "items", destination: "Item", inverse: "owner", toMany: true, ordered: true, deleteRule: .cascade)
         items.minCount = 1
         items.maxCount = 20
         items.userInfo = ["note": "ordered"]
         items.isIndexed = true
-        var owner = RelationshipDescription(name: "owner", destination: "Thing", inverse: "items", deleteRule: .deny, isOptional: false)
+        var owner = RelationshipDescription(
+            name: "owner", destination: "Thing", inverse: "items", deleteRule: .deny, isOptional: false)
         owner.renamingIdentifier = "parent"
         owner.versionHashModifier = "x"
         var scratch = RelationshipDescription(name: "scratch", destination: "Item", toMany: true, deleteRule: .noAction)
         scratch.isTransient = true
 
-        var thing = EntityDescription(name: "Thing", isAbstract: true, attributes: attributes, relationships: [items, scratch])
+        var thing = EntityDescription(
+            name: "Thing", isAbstract: true, attributes: attributes, relationships: [items, scratch])
         thing.uniquenessConstraints = [["title"], ["a100", "a200"]]
-        thing.fetchIndexes = [FetchIndex(name: "byTitle", elements: [.init(property: "title"), .init(property: "price", isAscending: false)])]
+        thing.fetchIndexes = [
+            FetchIndex(
+                name: "byTitle", elements: [.init(property: "title"), .init(property: "price", isAscending: false)])
+        ]
         thing.versionHashModifier = "thing"
         thing.renamingIdentifier = "OldThing"
         thing.representedClassName = "Thing"
         thing.codeGenerationType = "class"
         thing.userInfo = ["entity": "info"]
-        var cheap = FetchedPropertyDescription(name: "cheapItems", entityName: "Item", predicate: "cost < $FETCH_SOURCE.price")
+        var cheap = FetchedPropertyDescription(
+            name: "cheapItems", entityName: "Item", predicate: "cost < $FETCH_SOURCE.price")
         cheap.userInfo = ["k": "v"]
         thing.fetchedProperties = [cheap]
 
         var gadget = EntityDescription(name: "Gadget", parent: "Thing")
-        gadget.attributes = [AttributeDescription(name: "gear", type: .integer16, isOptional: false, defaultValue: .integer(3))]
+        gadget.attributes = [
+            AttributeDescription(name: "gear", type: .integer16, isOptional: false, defaultValue: .integer(3))
+        ]
         let item = EntityDescription(
             name: "Item", attributes: [AttributeDescription(name: "cost", type: .decimal)], relationships: [owner])
 
         var model = ManagedObjectModel(
-            entities: [thing, gadget, item], configurations: [Configuration(name: "Cloud", entityNames: ["Item", "Gadget"])],
+            entities: [thing, gadget, item],
+            configurations: [Configuration(name: "Cloud", entityNames: ["Item", "Gadget"])],
             versionIdentifiers: ["2", "beta"])
         model.fetchRequestTemplates = [
-            FetchRequestTemplate(name: "expensive", entityName: "Item", predicate: "cost > $LIMIT", settings: ["fetchLimit": "10"])
+            FetchRequestTemplate(
+                name: "expensive", entityName: "Item", predicate: "cost > $LIMIT", settings: ["fetchLimit": "10"])
         ]
         return model
     }
@@ -179,7 +200,8 @@ import TernTestSupport
 
     static let modelClasses: Set<String> = [
         "NSManagedObjectModel", "NSEntityDescription", "NSAttributeDescription", "NSDerivedAttributeDescription",
-        "NSRelationshipDescription", "NSFetchedPropertyDescription", "NSKnownKeysDictionary1", "NSKnownKeysMappingStrategy1",
+        "NSRelationshipDescription", "NSFetchedPropertyDescription", "NSKnownKeysDictionary1",
+        "NSKnownKeysMappingStrategy1",
         "NSFetchIndexDescription", "NSFetchIndexElementDescription",
     ]
 

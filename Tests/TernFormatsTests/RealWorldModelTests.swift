@@ -21,7 +21,9 @@ import Testing
             #expect(FileManager.default.fileExists(atPath: licence.path), "\(folder) has no \(manifest.licenceFile)")
             for item in manifest.items {
                 #expect(FileManager.default.fileExists(atPath: item.url.path), "\(item) is missing")
-                if let model = item.modelURL { #expect(FileManager.default.fileExists(atPath: model.path), "\(item)'s model") }
+                if let model = item.modelURL {
+                    #expect(FileManager.default.fileExists(atPath: model.path), "\(item)'s model")
+                }
             }
             // Every file belongs to an item (or is the licence, the manifest or the replays of the
             // repository's migration tests, RealWorldMigrationReplayTests).
@@ -111,11 +113,13 @@ import Testing
             let info = item.url.appendingPathComponent("VersionInfo.plist")
             let plist = try PropertyListSerialization.propertyList(from: Data(contentsOf: info), format: nil)
             let recorded = try #require(
-                (plist as? [String: Any])?["NSManagedObjectModel_VersionHashes"] as? [String: [String: Data]], "\(item)")
+                (plist as? [String: Any])?["NSManagedObjectModel_VersionHashes"] as? [String: [String: Data]], "\(item)"
+            )
             // The source bundles of the same name (a repository may keep an older copy too): each
             // recorded version that a source has is hashed the same by one of them.
             let name = item.url.deletingPathExtension().lastPathComponent
-            let sources = try manifests.first { $0.folder == item.folder }?.items
+            let sources =
+                try manifests.first { $0.folder == item.folder }?.items
                 .filter { $0.kind == .model && $0.url.deletingPathExtension().lastPathComponent == name }
                 .map { try XcodeModel.readVersionedModel(at: $0.url) } ?? []
             for (versionName, hashes) in recorded {
@@ -202,7 +206,8 @@ import Testing
         let blobs = try FixtureStoreReader.blobs(ofFixture: item.fixturePath)
         let dictionary = try FixtureStoreReader.metadata(blobs.metadata)
         var metadata = StoreMetadata(
-            storeType: dictionary["NSStoreType"] as? String ?? "SQLite", uuid: dictionary["NSStoreUUID"] as? String ?? "")
+            storeType: dictionary["NSStoreType"] as? String ?? "SQLite",
+            uuid: dictionary["NSStoreUUID"] as? String ?? "")
         metadata.versionHashes = dictionary["NSStoreModelVersionHashes"] as? [String: Data] ?? [:]
         metadata.versionIdentifiers = dictionary["NSStoreModelVersionIdentifiers"] as? [String] ?? []
         return metadata
@@ -218,7 +223,9 @@ import Testing
         if file == item + "-wal" || file == item + "-shm" { return true }
         let url = URL(fileURLWithPath: item)
         let support = url.deletingLastPathComponent().appendingPathComponent(
-            "." + url.deletingPathExtension().lastPathComponent + "_SUPPORT").relativePath
-        return file.hasPrefix(support + "/") || file.hasPrefix(String(support.dropFirst(support.hasPrefix("./") ? 2 : 0)) + "/")
+            "." + url.deletingPathExtension().lastPathComponent + "_SUPPORT"
+        ).relativePath
+        return file.hasPrefix(support + "/")
+            || file.hasPrefix(String(support.dropFirst(support.hasPrefix("./") ? 2 : 0)) + "/")
     }
 }

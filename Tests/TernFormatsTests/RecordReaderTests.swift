@@ -19,7 +19,10 @@ import Testing
     }
 
     func error(_ body: () throws -> Void) -> RecordError? {
-        do { try body(); return nil } catch let error as RecordError { return error } catch { return nil }
+        do {
+            try body()
+            return nil
+        } catch let error as RecordError { return error } catch { return nil }
     }
 
     @Test func tsvEscapesEmptyFieldsAndCRLF() throws {
@@ -35,7 +38,9 @@ import Testing
 
     @Test func csvQuotesDoubledQuotesAndEmbeddedNewlines() throws {
         let tmp = try TemporaryDirectory()
-        let url = try write(Array("name,note\r\n\"Smith, J\",\"said \"\"hi\"\"\r\nthen left\"\r\nplain,\r\n\"\",x\n".utf8), "f.csv", in: tmp)
+        let url = try write(
+            Array("name,note\r\n\"Smith, J\",\"said \"\"hi\"\"\r\nthen left\"\r\nplain,\r\n\"\",x\n".utf8), "f.csv",
+            in: tmp)
         let records = try readAll(url, .csv, batch: 1)
         #expect(records.count == 3)
         #expect(records[0].fields == ["name": .text("Smith, J"), "note": .text("said \"hi\"\r\nthen left")])
@@ -81,13 +86,14 @@ import Testing
     }
 
     @Test func jsonArraysEntityObjectsAndNesting() throws {
-        let reader = try JSONRecordReader(text: """
-            {"Recipe": [
-              {"uid": "a", "servings": 4, "price": 1.50, "ok": true, "steps": [{"text": "\\u00e9\\n"}]},
-              {"uid": null}
-            ],
-             "Tag": []}
-            """)
+        let reader = try JSONRecordReader(
+            text: """
+                {"Recipe": [
+                  {"uid": "a", "servings": 4, "price": 1.50, "ok": true, "steps": [{"text": "\\u00e9\\n"}]},
+                  {"uid": null}
+                ],
+                 "Tag": []}
+                """)
         #expect(reader.count == 2)
         let records = reader.nextBatch(maxCount: 10)
         #expect(records.map(\.entityName) == ["Recipe", "Recipe"])

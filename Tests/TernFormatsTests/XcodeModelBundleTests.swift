@@ -41,8 +41,9 @@ import Testing
         #expect(
             ["SampleModel3_v3", "SampleModel3", "SampleModel3_v2"].sorted(by: XcodeModel.naturalOrder)
                 == ["SampleModel3", "SampleModel3_v2", "SampleModel3_v3"])
-        #expect(["v010", "v9", "v10", "v1.10", "v1.9"].sorted(by: XcodeModel.naturalOrder)
-            == ["v1.9", "v1.10", "v9", "v10", "v010"])
+        #expect(
+            ["v010", "v9", "v10", "v1.10", "v1.9"].sorted(by: XcodeModel.naturalOrder)
+                == ["v1.9", "v1.10", "v9", "v10", "v010"])
         #expect(!XcodeModel.naturalOrder("A", "A"))
     }
 
@@ -50,7 +51,8 @@ import Testing
         let tmp = try TemporaryDirectory()
         let bundle = try Self.makeBundle(
             in: tmp, versions: ["Model 10", "Model 2", "Model", "Model 9"],
-            currentVersion: Self.plist("<dict>\n\t<key>_XCCurrentVersionName</key>\n\t<string>Model 2.xcdatamodel</string>\n</dict>"))
+            currentVersion: Self.plist(
+                "<dict>\n\t<key>_XCCurrentVersionName</key>\n\t<string>Model 2.xcdatamodel</string>\n</dict>"))
         let versioned = try XcodeModel.readVersionedModel(at: bundle)
         #expect(versioned.name == "M")
         #expect(versioned.versions.map(\.name) == ["Model", "Model 9", "Model 10", "Model 2"])
@@ -97,11 +99,14 @@ import Testing
         }
         #expect(unknown?.code == .invalidModel)
         #expect(unknown?.message.contains("D") == true)
-        let omitted = #expect(throws: TernError.self) { try XcodeModel.readVersionedModel(at: bundle, order: ["A", "C"]) }
+        let omitted = #expect(throws: TernError.self) {
+            try XcodeModel.readVersionedModel(at: bundle, order: ["A", "C"])
+        }
         #expect(omitted?.message.contains("leaves out B") == true)
         #expect(throws: TernError.self) { try XcodeModel.readVersionedModel(at: bundle, order: ["A", "B", "C", "A"]) }
 
-        let noCurrent = try Self.makeBundle(in: tmp, named: "N.xcdatamodeld", versions: ["B", "A"], currentVersion: nil)
+        let noCurrent = try Self.makeBundle(
+            in: tmp, named: "N.xcdatamodeld", versions: ["B", "A"], currentVersion: nil)
         #expect(try XcodeModel.readVersionedModel(at: noCurrent, order: ["B", "A"]).currentVersionName == "A")
     }
 
@@ -109,7 +114,8 @@ import Testing
         let tmp = try TemporaryDirectory()
         let bundle = try Self.makeBundle(
             in: tmp, versions: ["A"],
-            currentVersion: Self.plist("<dict><key>_XCCurrentVersionName</key><string>Gone.xcdatamodel</string></dict>"))
+            currentVersion: Self.plist("<dict><key>_XCCurrentVersionName</key><string>Gone.xcdatamodel</string></dict>")
+        )
         let error = #expect(throws: TernError.self) { try XcodeModel.readVersionedModel(at: bundle) }
         #expect(error?.code == .unreadableModelFile)
         #expect(error?.message.contains("Gone.xcdatamodel") == true)
@@ -176,7 +182,9 @@ import Testing
 
     @Test func missingPathsAreErrors() throws {
         let tmp = try TemporaryDirectory()
-        let missing = #expect(throws: TernError.self) { try XcodeModel.readVersionedModel(at: tmp.path("None.xcdatamodeld")) }
+        let missing = #expect(throws: TernError.self) {
+            try XcodeModel.readVersionedModel(at: tmp.path("None.xcdatamodeld"))
+        }
         #expect(missing?.path == tmp.path("None.xcdatamodeld").path)
         let emptyBundle = tmp.path("Empty.xcdatamodeld")
         try FileManager.default.createDirectory(at: emptyBundle, withIntermediateDirectories: true)

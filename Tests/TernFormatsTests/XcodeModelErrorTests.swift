@@ -41,7 +41,8 @@ import Testing
 
     @Test func missingNamesAreErrors() {
         for xml in [
-            #"<model><entity/></model>"#, #"<model><entity name="A"><attribute attributeType="String"/></entity></model>"#,
+            #"<model><entity/></model>"#,
+            #"<model><entity name="A"><attribute attributeType="String"/></entity></model>"#,
             #"<model><entity name="A"><relationship name="r"/></entity></model>"#,
             #"<model><entity name="A"><fetchedProperty name="f"/></entity></model>"#,
             #"<model><fetchRequest name="q"/></model>"#, #"<plist><dict/></plist>"#,
@@ -105,7 +106,8 @@ import Testing
 
     @Test func deepNestingIsRefused() {
         let depth = 10_000
-        let xml = "<model><entity name=\"A\">" + String(repeating: "<x>", count: depth)
+        let xml =
+            "<model><entity name=\"A\">" + String(repeating: "<x>", count: depth)
             + String(repeating: "</x>", count: depth) + "</entity></model>"
         let error = #expect(throws: TernError.self) { try XcodeModel.model(fromContents: Data(xml.utf8)) }
         #expect(error?.message.contains("nests elements") == true)

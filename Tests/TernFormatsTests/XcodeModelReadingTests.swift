@@ -18,9 +18,10 @@ import Testing
         let car = try #require(v1.entity(named: "Car"))
         #expect(car.representedClassName == "Car")
         #expect(car.parentName == nil)
-        #expect(car.attributes.map(\.name) == [
-            "color", "currentDrivingSpeed", "maker", "markedForDeletionAsOf", "model", "numberPlate",
-        ])
+        #expect(
+            car.attributes.map(\.name) == [
+                "color", "currentDrivingSpeed", "maker", "markedForDeletionAsOf", "model", "numberPlate",
+            ])
         let color = try #require(car.attribute(named: "color"))
         #expect(color.type == .transformable)
         #expect(color.isOptional)
@@ -63,11 +64,14 @@ import Testing
         #expect(v2.versionIdentifiers == ["2"])
         #expect(v2.entities.map(\.name) == ["Car", "LuxuryCar", "Person", "SportCar"])
         #expect(v2.entity(named: "LuxuryCar")?.renamingIdentifier == "ExpensiveSportCar")
-        #expect(v2.entity(named: "Car")?.fetchIndexes == [
-            FetchIndex(name: "byMakerAndNumberPlate", elements: [
-                FetchIndex.Element(property: "maker"), FetchIndex.Element(property: "numberPlate"),
+        #expect(
+            v2.entity(named: "Car")?.fetchIndexes == [
+                FetchIndex(
+                    name: "byMakerAndNumberPlate",
+                    elements: [
+                        FetchIndex.Element(property: "maker"), FetchIndex.Element(property: "numberPlate"),
+                    ])
             ])
-        ])
 
         let v3 = try #require(bundle.version(named: "SampleModel3")?.model)
         #expect(v3.versionIdentifiers == ["3"])
@@ -131,7 +135,8 @@ import Testing
     }
 
     @Test func modelWithoutIdentifierHasNone() throws {
-        let model = try XcodeModel.model(fromContents: Data(#"<model type="com.apple.IDECoreDataModeler.DataModel"/>"#.utf8))
+        let model = try XcodeModel.model(
+            fromContents: Data(#"<model type="com.apple.IDECoreDataModeler.DataModel"/>"#.utf8))
         #expect(model.versionIdentifiers == [])
         #expect(model.entities.isEmpty)
     }
@@ -223,7 +228,9 @@ import Testing
         let count = try #require(recipe.attribute(named: "count"))
         #expect(count.derivationExpression == "ingredients.@count" && count.isDerived)
         #expect(recipe.attribute(named: "rating")?.defaultValue == .double(2.5))
-        #expect(recipe.attribute(named: "key")?.defaultValue == .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!))
+        #expect(
+            recipe.attribute(named: "key")?.defaultValue
+                == .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!))
         #expect(recipe.attribute(named: "link")?.defaultValue == .uri(URL(string: "https://example.com/a")!))
 
         let ingredients = try #require(recipe.relationship(named: "ingredients"))
@@ -245,14 +252,16 @@ import Testing
         #expect(recipe.fetchIndexes.last?.elements.map(\.property) == ["title", "cost"])
         #expect(recipe.uniquenessConstraints == [["title"]])
 
-        #expect(model.fetchRequestTemplates == [
-            FetchRequestTemplate(
-                name: "Quick", entityName: "Recipe", predicate: "cost < $MAX",
-                settings: ["fetchLimit": "10", "resultType": "2", "returnDistinctResults": "YES"])
-        ])
-        #expect(model.configurations == [
-            Configuration(name: "Cloud", entityNames: ["Recipe"]), Configuration(name: "Empty", entityNames: []),
-        ])
+        #expect(
+            model.fetchRequestTemplates == [
+                FetchRequestTemplate(
+                    name: "Quick", entityName: "Recipe", predicate: "cost < $MAX",
+                    settings: ["fetchLimit": "10", "resultType": "2", "returnDistinctResults": "YES"])
+            ])
+        #expect(
+            model.configurations == [
+                Configuration(name: "Cloud", entityNames: ["Recipe"]), Configuration(name: "Empty", entityNames: []),
+            ])
     }
 
     @Test func ignoresUnknownAttributesAndElements() throws {
@@ -267,6 +276,7 @@ import Testing
             """
         let model = try XcodeModel.model(fromContents: Data(xml.utf8))
         #expect(model.entities.map(\.name) == ["A"])
-        #expect(model.entity(named: "A")?.attributes == [AttributeDescription(name: "x", type: .string, isOptional: false)])
+        #expect(
+            model.entity(named: "A")?.attributes == [AttributeDescription(name: "x", type: .string, isOptional: false)])
     }
 }

@@ -9,8 +9,14 @@ import Testing
 @Suite struct XcodeModelVersionHashTests {
     /// The bundles with a compiled `VersionInfo.plist` beside them.
     static let compiledBundles: [(bundle: String, versionInfo: String)] = [
-        ("CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "CoreDataPlus/SampleModel/Fixtures/SampleModel.momd/VersionInfo.plist"),
-        ("CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld", "CoreDataPlus/SampleModel3/Fixtures/SampleModel3.momd/VersionInfo.plist"),
+        (
+            "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld",
+            "CoreDataPlus/SampleModel/Fixtures/SampleModel.momd/VersionInfo.plist"
+        ),
+        (
+            "CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld",
+            "CoreDataPlus/SampleModel3/Fixtures/SampleModel3.momd/VersionInfo.plist"
+        ),
     ]
 
     @Test(arguments: zip(compiledBundles.map(\.bundle), compiledBundles.map(\.versionInfo)))
@@ -42,25 +48,37 @@ import Testing
     /// Entity hashes in the stores' metadata (`Tests/Fixtures/EXPECTED.md`).
     @Test func storeMetadataHashesMatch() throws {
         let expected: [(bundle: URL, version: String, hashes: [String: String])] = [
-            (Fixtures.coreDataStackModel, "TestModel", [
-                "Author": "y8H1wnTr9BRHTE41D3OxSx3TVsIngq50iIENWXGIxG0=",
-                "Book": "KSySPkjCy+6loRO7doX7xjq4AMC7wkKtF6Dy4qHgj1w=",
-            ]),
-            (Fixtures.sampleModel, "SampleModel", [
-                "Car": "nlVVKQchWCING6zS+Ao9rUkZ90oyqovp7iKmp7QSbI8=",
-                "ExpensiveSportCar": "PcfjKxvkW1pMeVrJrz4dEKpyItPGmugFu+tECL3rpIA=",
-                "Person": "FkJoVRtFEIrnY6orph/zLTLTIyOFCYfD4hYHyNpEtys=",
-                "SportCar": "UU7BkHpWgpn5+2hREGUWE28HVfRfpTqCOg5NRAE9UxM=",
-            ]),
-            (Fixtures.sampleModel, "SampleModel2", [
-                "Car": "flA++/S2PNk/9ynpZ14hxjxlJi2FqYifWaJECvZIG5M=",
-                "LuxuryCar": "qHPFWQAQ5Oo/e9+EZ4bfv1ywlVJrhqoN4sVpxLsSGIY=",
-                "Person": "BnrmLhvRAUy2VZ2ZCAOuWPNU3Rt7p7dyKjYcDDnyE04=",
-                "SportCar": "cipVtbvNUddIdqTdj497veV93GHLZaV37FsPvpeNe4w=",
-            ]),
-            (Fixtures.sampleModel3, "SampleModel3", [
-                "User": "azH06XtpHRbEyCC65V+JQI1HATvUIVHs/eHqx/5L55g=",
-            ]),
+            (
+                Fixtures.coreDataStackModel, "TestModel",
+                [
+                    "Author": "y8H1wnTr9BRHTE41D3OxSx3TVsIngq50iIENWXGIxG0=",
+                    "Book": "KSySPkjCy+6loRO7doX7xjq4AMC7wkKtF6Dy4qHgj1w=",
+                ]
+            ),
+            (
+                Fixtures.sampleModel, "SampleModel",
+                [
+                    "Car": "nlVVKQchWCING6zS+Ao9rUkZ90oyqovp7iKmp7QSbI8=",
+                    "ExpensiveSportCar": "PcfjKxvkW1pMeVrJrz4dEKpyItPGmugFu+tECL3rpIA=",
+                    "Person": "FkJoVRtFEIrnY6orph/zLTLTIyOFCYfD4hYHyNpEtys=",
+                    "SportCar": "UU7BkHpWgpn5+2hREGUWE28HVfRfpTqCOg5NRAE9UxM=",
+                ]
+            ),
+            (
+                Fixtures.sampleModel, "SampleModel2",
+                [
+                    "Car": "flA++/S2PNk/9ynpZ14hxjxlJi2FqYifWaJECvZIG5M=",
+                    "LuxuryCar": "qHPFWQAQ5Oo/e9+EZ4bfv1ywlVJrhqoN4sVpxLsSGIY=",
+                    "Person": "BnrmLhvRAUy2VZ2ZCAOuWPNU3Rt7p7dyKjYcDDnyE04=",
+                    "SportCar": "cipVtbvNUddIdqTdj497veV93GHLZaV37FsPvpeNe4w=",
+                ]
+            ),
+            (
+                Fixtures.sampleModel3, "SampleModel3",
+                [
+                    "User": "azH06XtpHRbEyCC65V+JQI1HATvUIVHs/eHqx/5L55g="
+                ]
+            ),
         ]
         for (bundle, versionName, hashes) in expected {
             let version = try #require(try XcodeModel.readVersionedModel(at: bundle).version(named: versionName))

@@ -31,12 +31,18 @@ import Testing
             contentsOf: Fixtures.sampleModel.appendingPathComponent("SampleModel.xcdatamodel"))
         let xml = XcodeModel.contentsXML(for: model)
         #expect(xml.hasPrefix(#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"# + "\n"))
-        #expect(xml.contains(
-            #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="\#(XcodeModel.toolsVersion)" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="1">"#))
-        #expect(xml.contains(
-            #"        <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="cars" inverseEntity="Person"/>"#))
-        #expect(xml.contains(
-            #"        <attribute name="currentDrivingSpeed" optional="YES" transient="YES" attributeType="Integer 64" defaultValueString="0" usesScalarValueType="YES"/>"#))
+        #expect(
+            xml.contains(
+                #"<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="\#(XcodeModel.toolsVersion)" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="1">"#
+            ))
+        #expect(
+            xml.contains(
+                #"        <relationship name="owner" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Person" inverseName="cars" inverseEntity="Person"/>"#
+            ))
+        #expect(
+            xml.contains(
+                #"        <attribute name="currentDrivingSpeed" optional="YES" transient="YES" attributeType="Integer 64" defaultValueString="0" usesScalarValueType="YES"/>"#
+            ))
         #expect(xml.contains(#"<attribute name="numberPlate" attributeType="String"/>"#))
         #expect(xml.contains(#"<entity name="SportCar" representedClassName="SportCar" parentEntity="Car"/>"#))
         #expect(xml.hasSuffix("</model>"))
@@ -83,12 +89,16 @@ import Testing
     }
 
     @Test func escapesText() throws {
-        var entity = EntityDescription(name: "Note", attributes: [
-            AttributeDescription(name: "body", type: .string, defaultValue: .string("a < b & \"c\" > 'd'\n\te")),
-        ])
+        var entity = EntityDescription(
+            name: "Note",
+            attributes: [
+                AttributeDescription(name: "body", type: .string, defaultValue: .string("a < b & \"c\" > 'd'\n\te"))
+            ])
         entity.userInfo = ["quote": "\"&<>", "lines": "one\r\ntwo"]
         var model = ManagedObjectModel(entities: [entity], versionIdentifiers: ["v<1>"])
-        model.fetchRequestTemplates = [FetchRequestTemplate(name: "Q", entityName: "Note", predicate: "body == \"x&y\"")]
+        model.fetchRequestTemplates = [
+            FetchRequestTemplate(name: "Q", entityName: "Note", predicate: "body == \"x&y\"")
+        ]
         let xml = XcodeModel.contentsXML(for: model)
         #expect(xml.contains("&lt;") && xml.contains("&amp;") && xml.contains("&quot;") && xml.contains("&#10;"))
         #expect(try XcodeModel.model(fromContents: Data(xml.utf8)) == model)
@@ -182,10 +192,12 @@ import Testing
         order.uniquenessConstraints = [["text"], ["bounded", "real"]]
         order.fetchIndexes = [
             FetchIndex(name: "byText", elements: [FetchIndex.Element(property: "text")]),
-            FetchIndex(name: "byWhen", elements: [
-                FetchIndex.Element(property: "when", isAscending: false),
-                FetchIndex.Element(property: "bounded", kind: "R-Tree"),
-            ]),
+            FetchIndex(
+                name: "byWhen",
+                elements: [
+                    FetchIndex.Element(property: "when", isAscending: false),
+                    FetchIndex.Element(property: "bounded", kind: "R-Tree"),
+                ]),
         ]
         var favourites = FetchedPropertyDescription(name: "favourites", entityName: "Item", predicate: "price > 10")
         favourites.userInfo = ["a": "b"]
@@ -200,7 +212,10 @@ import Testing
         let customerEntity = EntityDescription(name: "Customer")
         var model = ManagedObjectModel(
             entities: [order, item, special, customerEntity],
-            configurations: [Configuration(name: "Local", entityNames: ["Order", "Item"]), Configuration(name: "None", entityNames: [])],
+            configurations: [
+                Configuration(name: "Local", entityNames: ["Order", "Item"]),
+                Configuration(name: "None", entityNames: []),
+            ],
             versionIdentifiers: ["2.0"])
         model.fetchRequestTemplates = [
             FetchRequestTemplate(

@@ -14,10 +14,13 @@ import Testing
     @Test(arguments: ChefsBook.versionNames)
     func sampleObjectsMakeAStoreThatVerifiesClean(version: String) async throws {
         let model = try ChefsBook.model()
-        let objects = try MigrationTesting.sampleObjects(for: try #require(model.version(named: version)).model, count: 6)
+        let objects = try MigrationTesting.sampleObjects(
+            for: try #require(model.version(named: version)).model, count: 6)
         let tmp = try TemporaryDirectory()
-        let url = try await MigrationTesting.makeStore(version: version, of: model, at: tmp.path("Book.sqlite"), objects: objects)
-        let report = try await StoreVerifier.verify(storeAt: url, model: try #require(model.version(named: version)).model)
+        let url = try await MigrationTesting.makeStore(
+            version: version, of: model, at: tmp.path("Book.sqlite"), objects: objects)
+        let report = try await StoreVerifier.verify(
+            storeAt: url, model: try #require(model.version(named: version)).model)
         #expect(report.problems.isEmpty, "\(report.problems)")
         #expect(report.objectCount == objects.count)
         #expect(try model.version(matching: SQLiteStore.metadata(at: url))?.name == version)
@@ -40,7 +43,10 @@ import Testing
         let steps = rows.filter { $0.reference.entityName == "Step" }
         #expect(recipes.count == 4 && steps.count == 4)
         #expect(recipes.allSatisfy { $0.attributes["title"] != nil })
-        #expect(recipes.compactMap { $0.attributes["rating"] }.allSatisfy { $0 == .integer(1) || $0 == .integer(2) || $0 == .integer(3) || $0 == .integer(4) || $0 == .integer(5) })
+        #expect(
+            recipes.compactMap { $0.attributes["rating"] }.allSatisfy {
+                $0 == .integer(1) || $0 == .integer(2) || $0 == .integer(3) || $0 == .integer(4) || $0 == .integer(5)
+            })
         for step in steps {
             let recipe = try #require(step.toOne["recipe"])
             let owner = try #require(recipes.first { $0.reference == recipe })
@@ -52,7 +58,8 @@ import Testing
     @Test func everyVersionOfTheChefsBookMigratesWithItsMappings() async throws {
         let model = try ChefsBook.model()
         let results = try await MigrationTesting.everyVersionMigrates(
-            model: model, mappings: try ChefsBook.mappings(for: model), policies: ChefsBook.policies, objectsPerEntity: 4)
+            model: model, mappings: try ChefsBook.mappings(for: model), policies: ChefsBook.policies,
+            objectsPerEntity: 4)
         #expect(results.map(\.version) == Array(ChefsBook.versionNames.dropLast()))
         #expect(results.allSatisfy { $0.report.plan.destination == "ChefsBook 4" })
     }
@@ -83,7 +90,11 @@ import Testing
     }
 
     @Test func aFixtureIsMigratedFromACopyAndLeftAsItWas() async throws {
-        let item = try #require(try RealWorldCorpus.items(of: .store).first { $0.path.hasSuffix("CoreDataMigration_Example_3.sqlite") && $0.folder.lastPathComponent.hasPrefix("wibosco__CoreDataMigration-Example") })
+        let item = try #require(
+            try RealWorldCorpus.items(of: .store).first {
+                $0.path.hasSuffix("CoreDataMigration_Example_3.sqlite")
+                    && $0.folder.lastPathComponent.hasPrefix("wibosco__CoreDataMigration-Example")
+            })
         let model = try XcodeModel.readVersionedModel(at: item.folder.appendingPathComponent(try #require(item.model)))
         let before = try Data(contentsOf: item.url)
         let report = try await MigrationTesting.migrateAndValidate(copyOf: item.url, model: model)

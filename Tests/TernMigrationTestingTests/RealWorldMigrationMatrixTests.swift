@@ -36,15 +36,19 @@ import Testing
         "mwkirk__MWKCoreData/MWKCoreDataTests.xcdatamodeld": .constraintViolated,
         "n-miyo__TPMigrationManager/SpecificOnly.xcdatamodeld": .notInferable,  // ships SpecificOnlyMap-1_2
         "n-miyo__TPMigrationManager/NoMap.xcdatamodeld": .notInferable,
-        "richardpiazza__XCServerCoreData/XCServerCoreData.xcdatamodeld": .notInferable,  // ships MappingModel1.2.0to2.0.2
-        "wibosco__CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld": .notInferable,  // ships Migration1to2
+        // Ships MappingModel1.2.0to2.0.2.
+        "richardpiazza__XCServerCoreData/XCServerCoreData.xcdatamodeld": .notInferable,
+        // Ships Migration1to2.
+        "wibosco__CoreDataMigration-Example/CoreDataMigration_Example.xcdatamodeld": .notInferable,
         "willowtreeapps__vocable-ios/Phrases.xcdatamodeld": .constraintViolated,  // Phrase.category; ships v2_to_v3
     ]
 
     @Test func theCorpusHasModelsWithSeveralVersions() {
         #expect(Self.models.count >= 40, "\(Self.models.count)")
         let names = Set(Self.models.map(\.description))
-        #expect(Set(Self.expectedFailures.keys).isSubset(of: names), "\(Set(Self.expectedFailures.keys).subtracting(names))")
+        #expect(
+            Set(Self.expectedFailures.keys).isSubset(of: names), "\(Set(Self.expectedFailures.keys).subtracting(names))"
+        )
     }
 
     @Test(arguments: models)
@@ -53,7 +57,9 @@ import Testing
         let expected = Self.expectedFailures[model.description]
         do {
             let results = try await MigrationTesting.everyVersionMigrates(model: versioned, objectsPerEntity: 3)
-            #expect(expected == nil, "\(model) migrates, but is listed as failing with \(expected.map(String.init(describing:)) ?? "")")
+            #expect(
+                expected == nil,
+                "\(model) migrates, but is listed as failing with \(expected.map(String.init(describing:)) ?? "")")
             #expect(results.count == versioned.versions.count - 1)
         } catch let error as MigrationTestError {
             let cause = error.underlyingError as? MigrationError

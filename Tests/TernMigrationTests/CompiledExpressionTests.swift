@@ -39,20 +39,28 @@ import Testing
             "date(0) + 60", "$source.big + 1", "1 / 0", "$source.name + 1", "-$source.name", "$source.owner + 1",
             "string($source.n)", "number($source.count)", "integer($source.price)", "double($source.flag)",
             "date($source.day)", "parseDate($source.day, \"yyyy-MM-dd\")", "timeInterval($source.stamp)",
-            "lowercase($source.name)", "uppercase($source.name)", "trim($source.name)", "concat($source.name, $source.n, nil)",
+            "lowercase($source.name)", "uppercase($source.name)", "trim($source.name)",
+            "concat($source.name, $source.n, nil)",
             "coalesce($source.missing, $source.n)", "coalesce($source.missing)", "now()", "uuid()",
             "destinationInstances(\"PersonToPerson\", $source.owner)", "destinationInstances($source.owner)",
-            "destinationInstances($source.missing)", "destinationInstances(1, $source.owner)", "destinationInstances($source.n)",
-            "formatDate($source.stamp, \"yyyy-MM-dd HH:mm:ss\")", "formatDate($source.stamp, \"dd.MM.yyyy 'at' HH'h'mm\")",
+            "destinationInstances($source.missing)", "destinationInstances(1, $source.owner)",
+            "destinationInstances($source.n)",
+            "formatDate($source.stamp, \"yyyy-MM-dd HH:mm:ss\")",
+            "formatDate($source.stamp, \"dd.MM.yyyy 'at' HH'h'mm\")",
             "formatDate($source.stamp, \"EEE, d MMM yyyy\")", "formatDate($source.old, \"yyyy-MM-dd\")",
-            "formatDate($source.missing, \"yyyy\")", "formatDate($source.n, \"yyyy\")", "formatDate($source.stamp, $source.n)",
+            "formatDate($source.missing, \"yyyy\")", "formatDate($source.n, \"yyyy\")",
+            "formatDate($source.stamp, $source.n)",
             "$source", "$source.owner", "$source.nothing", "string($source.owner)", "lowercase($source.n)",
         ]
         for text in texts {
             let expression = try ValueExpression(text)
             let compiled = CompiledExpression(expression)
-            let walked = outcome { () throws(MigrationError) in try expression.evaluate(source: source, environment: environment) }
-            let fast = outcome { () throws(MigrationError) in try compiled.evaluate(source: source, environment: environment) }
+            let walked = outcome { () throws(MigrationError) in
+                try expression.evaluate(source: source, environment: environment)
+            }
+            let fast = outcome { () throws(MigrationError) in
+                try compiled.evaluate(source: source, environment: environment)
+            }
             #expect(fast == walked, "\(text)")
         }
     }
@@ -68,10 +76,12 @@ import Testing
             let compiled = CompiledExpression(expression)
             for _ in 0..<400 {
                 // From 1500 to 10100, so that both ends of the fast range and beyond are covered.
-                let seconds = Double(random.next() % 268_000_000_000) / 1000 - 15_800_000_000 + Double(random.next() % 1000) / 997
+                let seconds =
+                    Double(random.next() % 268_000_000_000) / 1000 - 15_800_000_000 + Double(random.next() % 1000) / 997
                 let events = FakeSource(values: ["stamp": .value(.date(Date(timeIntervalSinceReferenceDate: seconds)))])
                 let walked = try expression.evaluate(source: events, environment: environment)
-                #expect(try compiled.evaluate(source: events, environment: environment) == walked, "\(format) \(seconds)")
+                #expect(
+                    try compiled.evaluate(source: events, environment: environment) == walked, "\(format) \(seconds)")
             }
         }
     }

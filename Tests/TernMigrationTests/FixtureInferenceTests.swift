@@ -23,7 +23,8 @@ import Testing
         #expect(inference.isInferable)
         #expect(
             inference.changes.map(\.summary) == [
-                "rename entity ExpensiveSportCar to LuxuryCar", "remove attribute Car.color", "remove attribute Person.id",
+                "rename entity ExpensiveSportCar to LuxuryCar", "remove attribute Car.color",
+                "remove attribute Person.id",
             ])
         #expect(
             inference.mapping.entityMappings.map(\.name) == [
@@ -31,8 +32,12 @@ import Testing
             ])
         #expect(inference.mapping.entityMappings.allSatisfy { $0.kind == .transform })
         let luxury = try #require(inference.mapping.entityMapping(named: "ExpensiveSportCarToLuxuryCar"))
-        #expect(luxury.attributeMappings.map(\.name) == ["isLimitedEdition", "maker", "markedForDeletionAsOf", "model", "numberPlate"])
-        #expect(luxury.relationshipMappings.map(\.valueExpression?.description) == ["destinationInstances($source.owner)"])
+        #expect(
+            luxury.attributeMappings.map(\.name) == [
+                "isLimitedEdition", "maker", "markedForDeletionAsOf", "model", "numberPlate",
+            ])
+        #expect(
+            luxury.relationshipMappings.map(\.valueExpression?.description) == ["destinationInstances($source.owner)"])
         try inference.mapping.validate(source: try model("SampleModel"), destination: try model("SampleModel2"))
     }
 
@@ -50,8 +55,10 @@ import Testing
 
     @Test func theStoresMigrateToSampleModel3InOneInferredStep() throws {
         for version in ["SampleModel", "SampleModel2"] {
-            let plan = try MigrationPlanner(model: sample).plan(storeHashes: try model(version).entityVersionHashes, to: "SampleModel3")
-            #expect(plan.steps.map { "\($0.from)→\($0.to):\($0.kind.rawValue)" } == ["\(version)→SampleModel3:inferred"])
+            let plan = try MigrationPlanner(model: sample).plan(
+                storeHashes: try model(version).entityVersionHashes, to: "SampleModel3")
+            #expect(
+                plan.steps.map { "\($0.from)→\($0.to):\($0.kind.rawValue)" } == ["\(version)→SampleModel3:inferred"])
             #expect(plan.isExecutable)
             let changes = try #require(plan.steps.first).changes.map(\.summary)
             #expect(changes.contains("remove attribute Car.maker"))

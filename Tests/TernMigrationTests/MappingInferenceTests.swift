@@ -65,7 +65,10 @@ import Testing
         #expect(inference.mapping.entityMapping(named: "NoteToNote")?.kind == .copy)
         #expect(inference.mapping.entityMapping(named: "TagToTag")?.kind == .transform)
         #expect(expression(inference, "TagToTag", "name") == #"coalesce($source.name, "")"#)
-        #expect(inference.changes.map(\.summary) == ["Tag.name becomes required; objects without a value get its default value"])
+        #expect(
+            inference.changes.map(\.summary) == [
+                "Tag.name becomes required; objects without a value get its default value"
+            ])
     }
 
     @Test func renamesThroughRenamingIdentifiers() throws {
@@ -140,10 +143,14 @@ import Testing
         // As Core Data's lightweight migration: inferable; the store's values decide (checked by the store migrator).
         #expect(inference.isInferable)
         #expect(expression(inference, "PersonToPerson", "nickname") == "$source.nickname")
-        #expect(inference.changes.map(\.summary).contains(
-            "Person.nickname becomes required; every object must already have a value (checked before migrating)"))
+        #expect(
+            inference.changes.map(\.summary).contains(
+                "Person.nickname becomes required; every object must already have a value (checked before migrating)"))
         #expect(infer(v2, v1).isInferable)
-        #expect(Set(infer(v2, v1).changes.map(\.summary)) == ["Person.nickname becomes optional", "Person.age becomes optional"])
+        #expect(
+            Set(infer(v2, v1).changes.map(\.summary)) == [
+                "Person.nickname becomes optional", "Person.age becomes optional",
+            ])
     }
 
     @Test func relationshipsWidenButDoNotNarrow() throws {
@@ -165,7 +172,8 @@ import Testing
         }
         let forward = infer(v1, v2)
         #expect(forward.isInferable)
-        #expect(Set(forward.changes.map(\.summary)) == ["Recipe.photo becomes to-many", "Recipe.steps becomes ordered"])
+        #expect(
+            Set(forward.changes.map(\.summary)) == ["Recipe.photo becomes to-many", "Recipe.steps becomes ordered"])
         let back = infer(v2, v1)
         #expect(back.changes.map(\.summary).contains("Recipe.steps becomes unordered"))
         #expect(back.issues.map(\.propertyName) == ["photo"])
@@ -212,7 +220,8 @@ import Testing
     /// Types that keep an SQLite INTEGER carry the stored value either way, and integers and
     /// Booleans become floating-point numbers, as in Core Data's lightweight migration.
     @Test(arguments: [
-        (AttributeType.boolean, AttributeType.integer16, false), (.integer32, .boolean, true), (.integer64, .integer32, true),
+        (AttributeType.boolean, AttributeType.integer16, false), (.integer32, .boolean, true),
+        (.integer64, .integer32, true),
         (.boolean, .double, false), (.integer64, .float, false), (.boolean, .integer64, false),
     ])
     func infersTypeChangesOverTheSameStorage(from: AttributeType, to: AttributeType, countsValues: Bool) throws {
@@ -306,8 +315,11 @@ import Testing
         let changes = inference.changes.map(\.summary)
         #expect(
             changes.contains(
-                "add attribute Car.vin, required without a default value (the store must have no Car objects; checked before migrating)"))
-        #expect(changes.contains("add relationship Car.maker, required (the store must have no Car objects; checked before migrating)"))
+                "add attribute Car.vin, required without a default value (the store must have no Car objects; checked before migrating)"
+            ))
+        #expect(
+            changes.contains(
+                "add relationship Car.maker, required (the store must have no Car objects; checked before migrating)"))
         do {
             _ = try MappingModel.inferred(from: v1, to: v2)
             Issue.record("must not infer")

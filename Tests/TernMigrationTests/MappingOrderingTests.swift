@@ -35,13 +35,18 @@ import Testing
             """#
     }
 
-    static func ref(_ entity: String, _ key: Int) -> RowReference { RowReference(entityName: entity, primaryKey: Int64(key)) }
+    static func ref(_ entity: String, _ key: Int) -> RowReference {
+        RowReference(entityName: entity, primaryKey: Int64(key))
+    }
 
     static let rows = [
         StoreRow(reference: ref("Person", 1), version: 1, attributes: ["name": .string("Ada")]),
-        StoreRow(reference: ref("Student", 2), version: 1, attributes: ["name": .string("Bob"), "number": .integer(7)]),
+        StoreRow(
+            reference: ref("Student", 2), version: 1, attributes: ["name": .string("Bob"), "number": .integer(7)]),
         StoreRow(reference: ref("Course", 1), version: 1, attributes: ["name": .string("Algebra")]),
-        StoreRow(reference: ref("Class", 1), version: 1, attributes: ["room": .string("R1")], toOne: ["course": ref("Course", 1)]),
+        StoreRow(
+            reference: ref("Class", 1), version: 1, attributes: ["room": .string("R1")],
+            toOne: ["course": ref("Course", 1)]),
         StoreRow(
             reference: ref("Registration", 1), version: 1, attributes: ["grade": .integer(12)],
             toOne: ["student": ref("Student", 2), "session": ref("Class", 1)]),
@@ -83,9 +88,10 @@ import Testing
         #expect(pass.ordering(in: model.versions[1].model).entityMappings == pass.entityMappings)
         pass.order = .dependencies
         let ordering = pass.ordering(in: model.versions[1].model)
-        #expect(ordering.entityMappings.map(\.name) == [
-            "PersonToPerson", "StudentToStudent", "CourseToCourse", "ClassToClass", "RegistrationToRegistration",
-        ])
+        #expect(
+            ordering.entityMappings.map(\.name) == [
+                "PersonToPerson", "StudentToStudent", "CourseToCourse", "ClassToClass", "RegistrationToRegistration",
+            ])
         #expect(ordering.cycles.isEmpty)
     }
 
@@ -133,10 +139,13 @@ import Testing
         let plan = try MigrationPlanner(model: model, mappings: [step])
             .plan(storeHashes: model.versions[0].model.entityVersionHashes)
         let changes = try #require(plan.steps.first).changes.map(\.summary)
-        #expect(changes.first == "pass Family: dependency cycle among WifeToWife, HusbandToHusband; they run in the given order")
-        #expect(changes.dropFirst().map { $0.components(separatedBy: " (").last ?? "" } == [
-            "WifeToWife)", "HusbandToHusband)", "ChildToChild)",
-        ])
+        #expect(
+            changes.first
+                == "pass Family: dependency cycle among WifeToWife, HusbandToHusband; they run in the given order")
+        #expect(
+            changes.dropFirst().map { $0.components(separatedBy: " (").last ?? "" } == [
+                "WifeToWife)", "HusbandToHusband)", "ChildToChild)",
+            ])
     }
 
     @Test func theOrderSurvivesTheFileAndUnknownOrdersAreRefused() throws {
@@ -144,7 +153,8 @@ import Testing
         let reread = try StepMapping(jsonData: try step.jsonData())
         #expect(reread == step)
         #expect(reread.passes.first?.order == .dependencies)
-        let unknown = Self.familyMapping.replacingOccurrences(of: #""order": "dependencies""#, with: #""order": "random""#)
+        let unknown = Self.familyMapping.replacingOccurrences(
+            of: #""order": "dependencies""#, with: #""order": "random""#)
         #expect {
             try StepMapping(jsonData: Data(unknown.utf8))
         } throws: { error in

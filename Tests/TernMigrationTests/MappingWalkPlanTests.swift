@@ -23,11 +23,15 @@ struct DeclaredPolicy: EntityMigrationPolicy {
     }
 
     /// The walks of each pass, by mapping name.
-    func walks(_ passes: [MappingModel], policies: MigrationPolicyRegistry = MigrationPolicyRegistry()) throws -> [[[String]]] {
+    func walks(_ passes: [MappingModel], policies: MigrationPolicyRegistry = MigrationPolicyRegistry()) throws
+        -> [[[String]]]
+    {
         let plan = try MappingWalkPlan(passes, policies: policies, destination: events.versions[1].model)
-        #expect(plan.passes.map { $0.map(\.mapping.name) } == passes.map { pass in
-            pass.entityMappings.filter { $0.kind != .remove && $0.kind != .add }.map(\.name)
-        })
+        #expect(
+            plan.passes.map { $0.map(\.mapping.name) }
+                == passes.map { pass in
+                    pass.entityMappings.filter { $0.kind != .remove && $0.kind != .add }.map(\.name)
+                })
         return plan.walks.map { $0.map { $0.map(\.mapping.name) } }
     }
 
@@ -35,7 +39,8 @@ struct DeclaredPolicy: EntityMigrationPolicy {
     func customSplit(independent: Bool) -> ([MappingModel], MigrationPolicyRegistry) {
         var passes = split.passes
         for pass in passes.indices {
-            for index in passes[pass].entityMappings.indices where passes[pass].entityMappings[index].kind == .transform {
+            for index in passes[pass].entityMappings.indices where passes[pass].entityMappings[index].kind == .transform
+            {
                 passes[pass].entityMappings[index].kind = .custom
                 passes[pass].entityMappings[index].policyName = "Declared"
             }
@@ -57,7 +62,9 @@ struct DeclaredPolicy: EntityMigrationPolicy {
     }
 
     @Test func aMappingThatAnEarlierPassLooksUpKeepsItsPass() throws {
-        for lookup in [#"destinationInstances("EventToTimeStampEvent", $source.other)"#, "destinationInstances($source.other)"] {
+        for lookup in [
+            #"destinationInstances("EventToTimeStampEvent", $source.other)"#, "destinationInstances($source.other)",
+        ] {
             var passes = split.passes
             passes[0].entityMappings[0].relationshipMappings = [PropertyMapping("other", try ValueExpression(lookup))]
             #expect(try walks(passes) == [[["EventToPrintedEvent"]], [["EventToTimeStampEvent"]]])
@@ -68,7 +75,8 @@ struct DeclaredPolicy: EntityMigrationPolicy {
         // Looking up another mapping's objects is no reason to wait.
         var passes = split.passes
         passes[0].entityMappings[0].relationshipMappings = [
-            PropertyMapping("other", try ValueExpression(#"destinationInstances("EventToPrintedEvent", $source.other)"#))
+            PropertyMapping(
+                "other", try ValueExpression(#"destinationInstances("EventToPrintedEvent", $source.other)"#))
         ]
         #expect(try walks(passes) == [[["EventToPrintedEvent", "EventToTimeStampEvent"]], []])
     }
@@ -82,10 +90,14 @@ struct DeclaredPolicy: EntityMigrationPolicy {
         // A custom mapping that does not say it is independent runs between them: no moving past it.
         var between = split.passes
         between[0].entityMappings.append(
-            EntityMapping(name: "Opaque", kind: .custom, source: "Event", destination: "PrintedEvent", policy: "Opaque"))
+            EntityMapping(name: "Opaque", kind: .custom, source: "Event", destination: "PrintedEvent", policy: "Opaque")
+        )
         var policies = MigrationPolicyRegistry()
         policies.register(DeclaredPolicy(independent: false), named: "Opaque")
-        #expect(try walks(between, policies: policies) == [[["EventToPrintedEvent"], ["Opaque"]], [["EventToTimeStampEvent"]]])
+        #expect(
+            try walks(between, policies: policies) == [
+                [["EventToPrintedEvent"], ["Opaque"]], [["EventToTimeStampEvent"]],
+            ])
     }
 }
 
@@ -94,7 +106,9 @@ struct UppercasedNamePolicy: AttributeMigrationPolicy {
     let sourceAttributeNames = ["name", "missing"]
     let destinationAttributeNames = ["title"]
 
-    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?])
+        throws(MigrationError)
+    {
         if case .string(let name)? = source[0] { destination[0] = .string(name.uppercased()) }
     }
 }
@@ -109,7 +123,9 @@ struct UppercasedNamePolicy: AttributeMigrationPolicy {
             }
         }
         let rows = ["algebra", "logic"].enumerated().map { index, name in
-            StoreRow(reference: RowReference(entityName: "Course", primaryKey: Int64(index + 1)), version: 1, attributes: ["name": .string(name)])
+            StoreRow(
+                reference: RowReference(entityName: "Course", primaryKey: Int64(index + 1)), version: 1,
+                attributes: ["name": .string(name)])
         }
         let mapping = EntityMapping(kind: .custom, source: "Course", destination: "Course", policy: "Upper")
         var policies = MigrationPolicyRegistry()
@@ -117,20 +133,27 @@ struct UppercasedNamePolicy: AttributeMigrationPolicy {
         let manager = InMemoryMigrationManager(source: v1, rows: rows, destination: v2)
         // "missing" is not an attribute of Course: the policy's source list is checked.
         #expect(throws: MigrationError.self) {
-            try MappingRunner(policies: policies).run([MappingModel(name: "Courses", entityMappings: [mapping])], manager: manager)
+            try MappingRunner(policies: policies).run(
+                [MappingModel(name: "Courses", entityMappings: [mapping])], manager: manager)
         }
         struct Upper: AttributeMigrationPolicy {
             let sourceAttributeNames = ["name"]
             let destinationAttributeNames = ["title"]
-            func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+            func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?])
+                throws(MigrationError)
+            {
                 try UppercasedNamePolicy().destinationValues(from: source + [nil], into: &destination)
             }
         }
         policies.register(Upper(), named: "Upper")
         let fresh = InMemoryMigrationManager(source: v1, rows: rows, destination: v2)
-        try MappingRunner(policies: policies).run([MappingModel(name: "Courses", entityMappings: [mapping])], manager: fresh)
+        try MappingRunner(policies: policies).run(
+            [MappingModel(name: "Courses", entityMappings: [mapping])], manager: fresh)
         #expect(fresh.destinationRows.map { $0.attributes["title"] } == [.string("ALGEBRA"), .string("LOGIC")])
         #expect(fresh.destinationRows.map { $0.attributes["level"] } == [.integer(3), .integer(3)])
-        #expect(fresh.destinationInstances(forMapping: mapping.name, sourceInstances: [rows[1].reference]) == [fresh.destinationRows[1].reference])
+        #expect(
+            fresh.destinationInstances(forMapping: mapping.name, sourceInstances: [rows[1].reference]) == [
+                fresh.destinationRows[1].reference
+            ])
     }
 }

@@ -24,7 +24,8 @@ import Testing
         #expect(plan.steps.count == 1)
         #expect(step.from == version && step.to == "v5" && step.kind == .inferred)
         let mapping = try #require(step.mappings.first)
-        try mapping.validate(source: try #require(model.version(named: version)).model, destination: model.versions[4].model)
+        try mapping.validate(
+            source: try #require(model.version(named: version)).model, destination: model.versions[4].model)
         let heading = mapping.entityMapping(named: "RecipeToRecipe")?.attributeMappings.first { $0.name == "heading" }
         #expect(heading?.valueExpression == .source(keyPath: [version == "v1" ? "name" : "title"]))
     }
@@ -69,7 +70,9 @@ import Testing
             guard let error = error as? MigrationError, error.code == .unknownSourceVersion else { return false }
             return error.versionName == "v3" && error.message.contains("the closest is v3, which differs in Ingredient")
         }
-        #expect(throws: MigrationError.self) { try MigrationPlanner(model: model).plan(storeHashes: storeHashes, to: "v9") }
+        #expect(throws: MigrationError.self) {
+            try MigrationPlanner(model: model).plan(storeHashes: storeHashes, to: "v9")
+        }
     }
 
     @Test func refusesTheDirectStepWithoutWalkingAGuessedOrder() throws {
@@ -86,7 +89,8 @@ import Testing
             #expect(error.code == .notInferable)
             #expect(!error.failures.isEmpty)
             #expect(error.failures.allSatisfy { $0.versionName == "v1 → v5" })
-            #expect(error.failures.contains { $0.entityName == "Recipe" && $0.message.contains("string($source.minutes)") })
+            #expect(
+                error.failures.contains { $0.entityName == "Recipe" && $0.message.contains("string($source.minutes)") })
         }
     }
 
@@ -123,7 +127,8 @@ import Testing
         #expect(plan.steps.map { "\($0.from)→\($0.to)" } == ["v1→v4", "v4→v5"])
         #expect(plan.steps.map(\.kind) == [.inferred, .mapping])
         #expect(plan.isExecutable)
-        #expect(plan.steps[1].changes.map(\.summary).contains("pass Inferred: transform Recipe → Recipe (RecipeToRecipe)"))
+        #expect(
+            plan.steps[1].changes.map(\.summary).contains("pass Inferred: transform Recipe → Recipe (RecipeToRecipe)"))
 
         let fromV4 = try MigrationPlanner(model: model, mappings: [step]).plan(storeHashes: hashes(model, "v4"))
         #expect(fromV4.steps.map(\.kind) == [.mapping])
@@ -139,13 +144,17 @@ import Testing
 
     @Test func rejectsARegisteredMappingThatDoesNotFit() throws {
         let model = try Self.recipes()
-        let broken = StepMapping(from: "v4", to: "v5", passes: [
-            MappingModel(name: "Broken", entityMappings: [
-                EntityMapping(
-                    kind: .transform, source: "Recipe", destination: "Recipe",
-                    attributes: [PropertyMapping("heading", try ValueExpression("$source.titel"))])
+        let broken = StepMapping(
+            from: "v4", to: "v5",
+            passes: [
+                MappingModel(
+                    name: "Broken",
+                    entityMappings: [
+                        EntityMapping(
+                            kind: .transform, source: "Recipe", destination: "Recipe",
+                            attributes: [PropertyMapping("heading", try ValueExpression("$source.titel"))])
+                    ])
             ])
-        ])
         #expect {
             _ = try MigrationPlanner(model: model, mappings: [broken]).plan(storeHashes: hashes(model, "v1"))
         } throws: { error in

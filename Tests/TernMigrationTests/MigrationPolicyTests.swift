@@ -6,19 +6,24 @@ import Testing
 /// Splits each `Person.fullName` into a `Person` with first and last names, plus one `Nickname`
 /// object per person that has a nickname; associates both with the source person.
 struct SplitNamePolicy: EntityMigrationPolicy {
-    func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+    func createDestinationInstances(
+        forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+    )
         throws(MigrationError)
     {
         let person = try manager.insertDestinationInstance(ofEntity: "Person")
         if case .value(.string(let full)?) = try manager.sourceValue(forKeyPath: ["fullName"], of: source) {
             let parts = full.split(separator: " ", maxSplits: 1).map(String.init)
             try manager.setDestinationValue(.string(parts.first ?? ""), forAttribute: "firstName", of: person)
-            try manager.setDestinationValue(parts.count > 1 ? .string(parts[1]) : nil, forAttribute: "lastName", of: person)
+            try manager.setDestinationValue(
+                parts.count > 1 ? .string(parts[1]) : nil, forAttribute: "lastName", of: person)
         }
         manager.associate(source: source, withDestination: person, mapping: mapping)
     }
 
-    func createRelationships(forDestination destination: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+    func createRelationships(
+        forDestination destination: RowReference, mapping: EntityMapping, manager: any MigrationManager
+    )
         throws(MigrationError)
     {
         // Default relationship mappings first, then a check that the lookup goes both ways.
@@ -70,28 +75,43 @@ struct RefusingPolicy: EntityMigrationPolicy {
         let alan = RowReference(entityName: "Person", primaryKey: 2)
         let car = { (key: Int64) in RowReference(entityName: "Car", primaryKey: key) }
         rows = [
-            StoreRow(reference: ada, version: 1, attributes: ["fullName": .string("Ada Lovelace")], toMany: ["cars": [car(1), car(2)]]),
-            StoreRow(reference: alan, version: 1, attributes: ["fullName": .string("Alan")], toMany: ["cars": [car(3)]]),
-            StoreRow(reference: car(1), version: 1, attributes: ["plate": .string("A-1"), "price": .integer(500)], toOne: ["owner": ada]),
-            StoreRow(reference: car(2), version: 1, attributes: ["plate": .string("B-2"), "price": .integer(5_000)], toOne: ["owner": ada]),
-            StoreRow(reference: car(3), version: 1, attributes: ["plate": .string("C-3"), "price": .integer(900)], toOne: ["owner": alan]),
+            StoreRow(
+                reference: ada, version: 1, attributes: ["fullName": .string("Ada Lovelace")],
+                toMany: ["cars": [car(1), car(2)]]),
+            StoreRow(
+                reference: alan, version: 1, attributes: ["fullName": .string("Alan")], toMany: ["cars": [car(3)]]),
+            StoreRow(
+                reference: car(1), version: 1, attributes: ["plate": .string("A-1"), "price": .integer(500)],
+                toOne: ["owner": ada]),
+            StoreRow(
+                reference: car(2), version: 1, attributes: ["plate": .string("B-2"), "price": .integer(5_000)],
+                toOne: ["owner": ada]),
+            StoreRow(
+                reference: car(3), version: 1, attributes: ["plate": .string("C-3"), "price": .integer(900)],
+                toOne: ["owner": alan]),
         ]
     }
 
     func mapping(carFilter: FetchPredicate? = nil, personPolicy: String = "SplitName") throws -> MappingModel {
-        MappingModel(name: "Split", source: v1, destination: v2, entityMappings: [
-            EntityMapping(
-                name: "PersonToPerson", kind: .custom, source: "Person", destination: "Person",
-                relationships: [PropertyMapping("cars", try ValueExpression(#"destinationInstances("CarToCar", $source.cars)"#))],
-                policy: personPolicy),
-            EntityMapping(
-                kind: .transform, source: "Car", destination: "Car", filter: carFilter,
-                attributes: [
-                    PropertyMapping("plate", try ValueExpression("lowercase($source.plate)")),
-                    PropertyMapping("price", try ValueExpression("$source.price / 100")),
-                ],
-                relationships: [PropertyMapping("owner", try ValueExpression("destinationInstances($source.owner)"))]),
-        ])
+        MappingModel(
+            name: "Split", source: v1, destination: v2,
+            entityMappings: [
+                EntityMapping(
+                    name: "PersonToPerson", kind: .custom, source: "Person", destination: "Person",
+                    relationships: [
+                        PropertyMapping("cars", try ValueExpression(#"destinationInstances("CarToCar", $source.cars)"#))
+                    ],
+                    policy: personPolicy),
+                EntityMapping(
+                    kind: .transform, source: "Car", destination: "Car", filter: carFilter,
+                    attributes: [
+                        PropertyMapping("plate", try ValueExpression("lowercase($source.plate)")),
+                        PropertyMapping("price", try ValueExpression("$source.price / 100")),
+                    ],
+                    relationships: [
+                        PropertyMapping("owner", try ValueExpression("destinationInstances($source.owner)"))
+                    ]),
+            ])
     }
 
     var policies: MigrationPolicyRegistry {
@@ -115,9 +135,13 @@ struct RefusingPolicy: EntityMigrationPolicy {
         #expect(people[0].toMany["cars"] == [cars[0].reference, cars[1].reference])
         #expect(cars[2].toOne["owner"] == people[1].reference)
         #expect(
-            manager.destinationInstances(forMapping: "CarToCar", sourceInstances: [rows[4].reference, rows[2].reference])
+            manager.destinationInstances(
+                forMapping: "CarToCar", sourceInstances: [rows[4].reference, rows[2].reference])
                 == [cars[2].reference, cars[0].reference])
-        #expect(manager.sourceInstances(forMapping: "PersonToPerson", destinationInstance: people[1].reference) == [rows[1].reference])
+        #expect(
+            manager.sourceInstances(forMapping: "PersonToPerson", destinationInstance: people[1].reference) == [
+                rows[1].reference
+            ])
     }
 
     @Test func migratesOnlyTheObjectsThatPassTheFilter() throws {
@@ -146,18 +170,21 @@ struct RefusingPolicy: EntityMigrationPolicy {
 
     @Test func validatesTheObjectsAMappingCreated() throws {
         // The default policy leaves the required firstName empty, which the end stage reports.
-        let plain = MappingModel(name: "Plain", source: v1, destination: v2, entityMappings: [
-            EntityMapping(kind: .transform, source: "Person", destination: "Person")
-        ])
+        let plain = MappingModel(
+            name: "Plain", source: v1, destination: v2,
+            entityMappings: [
+                EntityMapping(kind: .transform, source: "Person", destination: "Person")
+            ])
         let manager = InMemoryMigrationManager(source: v1, rows: rows, destination: v2)
         do {
             try MappingRunner().run([plain], manager: manager)
             Issue.record("validation must fail")
         } catch {
-            #expect(error.failures.map(\.description) == [
-                "Person.firstName: Person/p1 firstName is required but has no value",
-                "Person.firstName: Person/p2 firstName is required but has no value",
-            ])
+            #expect(
+                error.failures.map(\.description) == [
+                    "Person.firstName: Person/p1 firstName is required but has no value",
+                    "Person.firstName: Person/p2 firstName is required but has no value",
+                ])
         }
     }
 
@@ -168,6 +195,7 @@ struct RefusingPolicy: EntityMigrationPolicy {
         try MappingRunner().run([inferred], manager: manager)
         let migrated = manager.destinationRows.sorted { $0.reference < $1.reference }
         #expect(migrated.map(\.attributes) == rows.sorted { $0.reference < $1.reference }.map(\.attributes))
-        #expect(migrated.filter { $0.reference.entityName == "Car" }.map { $0.toOne["owner"]?.primaryKey } == [1, 1, 2])
+        #expect(
+            migrated.filter { $0.reference.entityName == "Car" }.map { $0.toOne["owner"]?.primaryKey } == [1, 1, 2])
     }
 }

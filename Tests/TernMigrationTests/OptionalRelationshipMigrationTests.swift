@@ -15,10 +15,13 @@ import Testing
         var owner = RelationshipDescription(name: "owner", destination: "Person", isOptional: ownerIsOptional)
         owner.minCount = 1
         let v2 = ManagedObjectModel(entities: [
-            EntityDescription(name: "Car", attributes: [AttributeDescription(name: "plate", type: .string)], relationships: [owner]),
+            EntityDescription(
+                name: "Car", attributes: [AttributeDescription(name: "plate", type: .string)], relationships: [owner]),
             person,
         ])
-        return VersionedModel(name: "Cars", versions: [ModelVersion(name: "v1", model: v1), ModelVersion(name: "v2", model: v2)], current: "v2")
+        return VersionedModel(
+            name: "Cars", versions: [ModelVersion(name: "v1", model: v1), ModelVersion(name: "v2", model: v2)],
+            current: "v2")
     }
 
     @Test func addingAnOptionalRelationshipWithAMinimumIsInferred() throws {

@@ -27,7 +27,9 @@ struct FakeSource: ExpressionSource {
         "missing": .value(nil),
         "stamp": .value(.date(Date(timeIntervalSinceReferenceDate: 86_400 * 365 + 3_723))),
         "owner": .objects([RowReference(entityName: "Person", primaryKey: 3)]),
-        "cars": .objects([RowReference(entityName: "Car", primaryKey: 1), RowReference(entityName: "Car", primaryKey: 2)]),
+        "cars": .objects([
+            RowReference(entityName: "Car", primaryKey: 1), RowReference(entityName: "Car", primaryKey: 2),
+        ]),
         "flag": .value(.bool(true)),
     ])
 
@@ -35,7 +37,8 @@ struct FakeSource: ExpressionSource {
         let environment = ExpressionEnvironment(now: reference) {
             UUID(uuidString: "00000000-0000-0000-0000-000000000001") ?? UUID()
         }
-        guard case .value(let value) = try ValueExpression(text).evaluate(source: source, environment: environment) else {
+        guard case .value(let value) = try ValueExpression(text).evaluate(source: source, environment: environment)
+        else {
             Issue.record("\(text) gave objects")
             return nil
         }
@@ -53,7 +56,9 @@ struct FakeSource: ExpressionSource {
     }
 
     @Test func reportsArithmeticFailuresWithoutValues() {
-        for text in ["9223372036854775807 + 1", "-9223372036854775808 * -1", "1 / 0", "$source.name + 1", "-$source.name"] {
+        for text in [
+            "9223372036854775807 + 1", "-9223372036854775808 * -1", "1 / 0", "$source.name + 1", "-$source.name",
+        ] {
             #expect(throws: MigrationError.self, "\(text)") { try value(text) }
         }
         do {
@@ -120,12 +125,17 @@ struct FakeSource: ExpressionSource {
             named
                 == .destinationInstances(
                     mapping: "CarToCar",
-                    sources: [RowReference(entityName: "Car", primaryKey: 1), RowReference(entityName: "Car", primaryKey: 2)]))
+                    sources: [
+                        RowReference(entityName: "Car", primaryKey: 1), RowReference(entityName: "Car", primaryKey: 2),
+                    ]))
         let any = try ValueExpression("destinationInstances($source.owner)").evaluate(source: source)
-        #expect(any == .destinationInstances(mapping: nil, sources: [RowReference(entityName: "Person", primaryKey: 3)]))
+        #expect(
+            any == .destinationInstances(mapping: nil, sources: [RowReference(entityName: "Person", primaryKey: 3)]))
         let empty = try ValueExpression("destinationInstances($source.missing)").evaluate(source: source)
         #expect(empty == .destinationInstances(mapping: nil, sources: []))
-        #expect(throws: MigrationError.self) { try ValueExpression("destinationInstances($source.n)").evaluate(source: source) }
+        #expect(throws: MigrationError.self) {
+            try ValueExpression("destinationInstances($source.n)").evaluate(source: source)
+        }
         #expect(throws: MigrationError.self) { try ValueExpression("string($source.owner)").evaluate(source: source) }
     }
 

@@ -9,10 +9,14 @@ import Testing
         let expression = try ValueExpression("1 + 2 * $source.n - 8 / 4")
         let expected = ValueExpression.arithmetic(
             .subtract,
-            .arithmetic(.add, .literal(.integer(1)), .arithmetic(.multiply, .literal(.integer(2)), .source(keyPath: ["n"]))),
+            .arithmetic(
+                .add, .literal(.integer(1)), .arithmetic(.multiply, .literal(.integer(2)), .source(keyPath: ["n"]))),
             .arithmetic(.divide, .literal(.integer(8)), .literal(.integer(4))))
         #expect(expression == expected)
-        #expect(try ValueExpression("(1 + 2) * 3") == .arithmetic(.multiply, .arithmetic(.add, .literal(.integer(1)), .literal(.integer(2))), .literal(.integer(3))))
+        #expect(
+            try ValueExpression("(1 + 2) * 3")
+                == .arithmetic(
+                    .multiply, .arithmetic(.add, .literal(.integer(1)), .literal(.integer(2))), .literal(.integer(3))))
     }
 
     @Test func readsLiteralsAndKeyPaths() throws {
@@ -116,12 +120,15 @@ import Testing
         switch choice {
         case 0: return .literal(.integer(Int64.random(in: -1_000...1_000, using: &generator)))
         case 1: return .source(keyPath: Array(["a", "b", "owner"].prefix(Int.random(in: 0...3, using: &generator))))
-        case 2: return .literal([.string("x\"y"), .double(1.5), .bool(false), nil][Int.random(in: 0...3, using: &generator)])
+        case 2:
+            return .literal(
+                [.string("x\"y"), .double(1.5), .bool(false), nil][Int.random(in: 0...3, using: &generator)])
         case 3: return .negate(randomExpression(depth: depth - 1, using: &generator))
         case 4, 5:
             let op = ValueExpression.ArithmeticOperator.allCases.randomElement(using: &generator) ?? .add
             return .arithmetic(
-                op, randomExpression(depth: depth - 1, using: &generator), randomExpression(depth: depth - 1, using: &generator))
+                op, randomExpression(depth: depth - 1, using: &generator),
+                randomExpression(depth: depth - 1, using: &generator))
         default:
             return .call(.coalesce, [randomExpression(depth: depth - 1, using: &generator), .call(.now, [])])
         }
@@ -142,9 +149,13 @@ extension ValueExpressionParsingTests {
         var accepted = 0
         for _ in 0..<500 {
             let expression = Self.randomExpression(depth: 4, using: &generator)
-            let mapping = MappingModel(name: "Random", entityMappings: [
-                EntityMapping(kind: .transform, source: "Car", destination: "Car", attributes: [PropertyMapping("b", expression)])
-            ])
+            let mapping = MappingModel(
+                name: "Random",
+                entityMappings: [
+                    EntityMapping(
+                        kind: .transform, source: "Car", destination: "Car",
+                        attributes: [PropertyMapping("b", expression)])
+                ])
             let problems = mapping.validationProblems(source: source, destination: source)
             if problems.isEmpty { accepted += 1 }
             #expect(problems.allSatisfy { $0.mappingName == "CarToCar" && $0.propertyName == "b" })

@@ -1,10 +1,10 @@
 import Foundation
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
 
 @testable import TernPostgreSQL
-import TernRelational
 
 /// Numbers read from the bytes of text results agree with the standard library's parsers on
 /// every form PostgreSQL prints, and reject what is not a number.
@@ -14,8 +14,10 @@ import TernRelational
 
     @Test func integersAsTheStandardLibraryReadsThem() {
         var generator = SplitMix64(state: 11)
-        var texts = ["0", "-0", "7", "-7", "+7", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
-                     "-9223372036854775809", "", "-", "1.5", "12a", " 1", "00042"]
+        var texts = [
+            "0", "-0", "7", "-7", "+7", "9223372036854775807", "-9223372036854775808", "9223372036854775808",
+            "-9223372036854775809", "", "-", "1.5", "12a", " 1", "00042",
+        ]
         for _ in 0..<2_000 {
             let value = Int64(bitPattern: generator.next()) >> (generator.next() % 64)
             texts.append(String(value))
@@ -25,23 +27,28 @@ import TernRelational
 
     @Test func realsAsTheStandardLibraryReadsThemBitForBit() {
         var generator = SplitMix64(state: 12)
-        var texts = ["0", "-0", "1", "-1.5", "0.1", "123456.789", "1e+22", "1e22", "1e-22", "4.9e-324", "1.7976931348623157e+308",
-                     "NaN", "Infinity", "-Infinity", "123456789012345", "1234567890123456", "0.000001", "1e23", "2.5e-5",
-                     "", "-", "1.", ".5", "1e", "1e+", "abc", "1.2.3", "0.30000000000000004", "100000000000000000000"]
+        var texts = [
+            "0", "-0", "1", "-1.5", "0.1", "123456.789", "1e+22", "1e22", "1e-22", "4.9e-324",
+            "1.7976931348623157e+308",
+            "NaN", "Infinity", "-Infinity", "123456789012345", "1234567890123456", "0.000001", "1e23", "2.5e-5",
+            "", "-", "1.", ".5", "1e", "1e+", "abc", "1.2.3", "0.30000000000000004", "100000000000000000000",
+        ]
         for _ in 0..<5_000 {
             let bits = generator.next()
-            let value: Double = switch bits % 3 {
-            case 0: Double(bitPattern: generator.next())
-            case 1: Double(Int64(bitPattern: generator.next()) % 1_000_000_000) / 1_000
-            default: Double(generator.next() % 800_000_000) + Double(generator.next() % 1_000_000) / 1_000_000
-            }
+            let value: Double =
+                switch bits % 3 {
+                case 0: Double(bitPattern: generator.next())
+                case 1: Double(Int64(bitPattern: generator.next()) % 1_000_000_000) / 1_000
+                default: Double(generator.next() % 800_000_000) + Double(generator.next() % 1_000_000) / 1_000_000
+                }
             texts.append("\(value)")
             texts.append(String(format: "%.15g", value))
         }
         for text in texts {
             let expected = Double(text)
             let read = Self.double(text)
-            #expect(read?.bitPattern == expected?.bitPattern || (read?.isNaN == true && expected?.isNaN == true), "\(text)")
+            #expect(
+                read?.bitPattern == expected?.bitPattern || (read?.isNaN == true && expected?.isNaN == true), "\(text)")
         }
     }
 }
@@ -56,11 +63,15 @@ import TernRelational
 
     @Test func integersRealsAndNullsAreWrittenAsTheirText() {
         var generator = SplitMix64(state: 13)
-        for number in [0, -1, 1, .max, .min, 10_000_000_000_000_000] + (0..<1_000).map({ _ in Int64(bitPattern: generator.next()) >> (generator.next() % 64) }) {
+        for number in [0, -1, 1, .max, .min, 10_000_000_000_000_000]
+            + (0..<1_000).map({ _ in Int64(bitPattern: generator.next()) >> (generator.next() % 64) })
+        {
             #expect(Self.copyText(.integer(number)) == String(number))
         }
         for number in [0.1, -2.5, 1e300, -0.0, .nan, .infinity, -.infinity] {
-            let expected = number.isNaN ? "NaN" : number == .infinity ? "Infinity" : number == -.infinity ? "-Infinity" : "\(number)"
+            let expected =
+                number.isNaN
+                ? "NaN" : number == .infinity ? "Infinity" : number == -.infinity ? "-Infinity" : "\(number)"
             #expect(Self.copyText(.real(number)) == expected)
         }
         #expect(Self.copyText(.null) == "\\N")

@@ -1,12 +1,12 @@
 import Foundation
 import Synchronization
 import TernCore
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
 
 @testable import TernPostgreSQL
-import TernRelational
 
 /// Merge-policy conflicts are resolved inside the save's transaction on PostgreSQL too: the
 /// conflicting rows are locked (`SELECT … FOR UPDATE`) and read in the transaction that writes
@@ -14,7 +14,9 @@ import TernRelational
 @Suite(.enabled(if: PostgreSQLTestServer.isAvailable, PostgreSQLTestServer.skipComment))
 struct PostgreSQLConflictResolutionTests {
     static func pet(_ key: Int64, version: Int64 = 0, _ name: String) -> StoreRow {
-        StoreRow(reference: RowReference(entityName: "Pet", primaryKey: key), version: version, attributes: ["name": .string(name)])
+        StoreRow(
+            reference: RowReference(entityName: "Pet", primaryKey: key), version: version,
+            attributes: ["name": .string(name)])
     }
 
     @Test func theResolverRunsWithTheRowsLockedAndItsResultIsWritten() async throws {
@@ -43,7 +45,8 @@ struct PostgreSQLConflictResolutionTests {
             return resolved
         }
         let store: any PersistentStore = a
-        let result = try await store.save(StoreChangeSet(updated: [Self.pet(key, version: 1, "Rex II")]), resolvingConflictsWith: resolver)
+        let result = try await store.save(
+            StoreChangeSet(updated: [Self.pet(key, version: 1, "Rex II")]), resolvingConflictsWith: resolver)
         #expect(seen.withLock { $0 } == ["locked", "1 2"])
         #expect(result.newVersions[reference] == 3)
         let row = try #require(try await b.rows(for: [reference]).first)

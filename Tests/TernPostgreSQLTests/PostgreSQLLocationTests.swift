@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct PostgreSQLLocationTests {
     @Test func urlWithSchema() throws {
-        let location = try PostgreSQLLocation("postgres://app@db.example.com:5433/recipes?sslmode=disable&schema=kitchen")
+        let location = try PostgreSQLLocation(
+            "postgres://app@db.example.com:5433/recipes?sslmode=disable&schema=kitchen")
         #expect(location.schema == "kitchen")
         #expect(location.connectionInfo == "postgres://app@db.example.com:5433/recipes?sslmode=disable")
     }

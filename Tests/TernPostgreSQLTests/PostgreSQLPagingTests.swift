@@ -11,7 +11,8 @@ import Testing
 struct PostgreSQLPagingTests {
     /// A PostgreSQL store and an in-memory store holding the same rows, under the same keys.
     static func stores() async throws -> (PostgreSQLStore, InMemoryStore) {
-        let postgreSQL = try PostgreSQLStore(url: try PostgreSQLTestServer.freshStoreURL(), model: ConformanceModel.model)
+        let postgreSQL = try PostgreSQLStore(
+            url: try PostgreSQLTestServer.freshStoreURL(), model: ConformanceModel.model)
         let memory = InMemoryStore(model: ConformanceModel.model)
         var random = SplitMix64(state: 11)
         var rows: [StoreRow] = []
@@ -27,10 +28,14 @@ struct PostgreSQLPagingTests {
             var sample = StoreRow(reference: RowReference(entityName: "Sample", primaryKey: key))
             let pick = Int(random.next() % 6)
             if pick != 0 { sample.attributes["double"] = .double(Double(pick) * 0.5 - 1) }
-            if pick != 1 { sample.attributes["date"] = .date(Date(timeIntervalSinceReferenceDate: Double(pick % 3) * 86_400)) }
+            if pick != 1 {
+                sample.attributes["date"] = .date(Date(timeIntervalSinceReferenceDate: Double(pick % 3) * 86_400))
+            }
             if pick != 2 { sample.attributes["boolean"] = .bool(pick % 2 == 0) }
             if pick != 3 { sample.attributes["binary"] = .data(Data([UInt8(pick % 4), 0xFF])) }
-            if pick != 4 { sample.attributes["uuid"] = .uuid(UUID(uuidString: "00000000-0000-0000-0000-00000000000\(pick % 3)")!) }
+            if pick != 4 {
+                sample.attributes["uuid"] = .uuid(UUID(uuidString: "00000000-0000-0000-0000-00000000000\(pick % 3)")!)
+            }
             if pick != 5 { sample.attributes["uri"] = .uri(URL(string: "https://example.com/\(pick % 4)")!) }
             sample.attributes["integer64"] = .integer(Int64(pick % 2) - 1)
             rows.append(sample)
@@ -39,7 +44,9 @@ struct PostgreSQLPagingTests {
         for (index, key) in pets.enumerated() {
             var pet = StoreRow(reference: RowReference(entityName: "Pet", primaryKey: key))
             pet.attributes["name"] = .string("Pet \(index)")
-            if index % 5 != 0 { pet.toOne["owner"] = RowReference(entityName: "Person", primaryKey: people[index % people.count]) }
+            if index % 5 != 0 {
+                pet.toOne["owner"] = RowReference(entityName: "Person", primaryKey: people[index % people.count])
+            }
             rows.append(pet)
         }
         let changes = StoreChangeSet(inserted: rows)
@@ -68,19 +75,23 @@ struct PostgreSQLPagingTests {
             StoreFetchRequest(
                 entityName: "Pet", predicate: nil,
                 sortDescriptors: [FetchSort(key: "owner.age", ascending: false), FetchSort(key: "owner.age")]))
-        requests.append(StoreFetchRequest(entityName: "Pet", predicate: nil, sortDescriptors: [FetchSort(key: "owner.age")]))
+        requests.append(
+            StoreFetchRequest(entityName: "Pet", predicate: nil, sortDescriptors: [FetchSort(key: "owner.age")]))
         for request in requests {
             let expected = try await memory.fetch(request).map(\.reference)
             #expect(try await store.fetch(request).map(\.reference) == expected, "\(request.sortDescriptors)")
             for size in [1, 3, 7, 100] {
                 let pages = try await Self.pages(of: request, in: store, size: size)
-                #expect(pages.flatMap { $0 } == expected, "\(request.entityName) \(request.sortDescriptors) size \(size)")
+                #expect(
+                    pages.flatMap { $0 } == expected, "\(request.entityName) \(request.sortDescriptors) size \(size)")
             }
         }
     }
 
     /// Every page of a request, read until the store says no row follows.
-    static func pages(of request: StoreFetchRequest, in store: PostgreSQLStore, size: Int) async throws -> [[RowReference]] {
+    static func pages(of request: StoreFetchRequest, in store: PostgreSQLStore, size: Int) async throws
+        -> [[RowReference]]
+    {
         var pages: [[RowReference]] = []
         var position: StoreFetchPosition?
         repeat {
@@ -107,7 +118,8 @@ struct PostgreSQLPagingTests {
     @Test func fetchValuesReadOnlyTheChosenAttributes() async throws {
         let (store, memory) = try await Self.stores()
         var request = StoreFetchRequest(
-            entityName: "Sample", predicate: try FetchPredicate("boolean == YES"), sortDescriptors: [FetchSort(key: "double")])
+            entityName: "Sample", predicate: try FetchPredicate("boolean == YES"),
+            sortDescriptors: [FetchSort(key: "double")])
         request.propertiesToFetch = ["double", "uri"]
         let values = try await store.fetchValues(request)
         #expect(!values.isEmpty)

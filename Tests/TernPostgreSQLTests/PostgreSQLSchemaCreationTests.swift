@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
 
 @testable import TernPostgreSQL
-import TernRelational
 
 /// Opening a store creates its schema; several processes opening the same new store at once
 /// must all succeed, whichever of them creates the schema.
@@ -29,7 +29,8 @@ struct PostgreSQLSchemaCreationTests {
         var waiting = false
         for _ in 0..<200 where !waiting {
             let found = try watcher.fetchAll(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'CREATE SCHEMA IF NOT EXISTS%'")
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'CREATE SCHEMA IF NOT EXISTS%'"
+            )
             waiting = found.first?.first?.int64 == 1
             if !waiting { try await Task.sleep(for: .milliseconds(25)) }
         }

@@ -91,7 +91,9 @@ struct PostgreSQLStoreTests {
     }
 
     @Test func anEmptySchemaIsNotAStore() throws {
-        let error = #expect(throws: PostgreSQLError.self) { try PostgreSQLStore(url: try PostgreSQLTestServer.freshStoreURL()) }
+        let error = #expect(throws: PostgreSQLError.self) {
+            try PostgreSQLStore(url: try PostgreSQLTestServer.freshStoreURL())
+        }
         #expect(error?.code == .notACoreDataStore)
     }
 
@@ -99,7 +101,9 @@ struct PostgreSQLStoreTests {
         let url = try PostgreSQLTestServer.freshStoreURL()
         _ = try PostgreSQLStore(url: url, model: ConformanceModel.model)
         let store = try PostgreSQLStore(url: url, model: ConformanceModel.model, readOnly: true)
-        await #expect(throws: PostgreSQLError.self) { _ = try await store.newPrimaryKeys(forEntity: "Sample", count: 1) }
+        await #expect(throws: PostgreSQLError.self) {
+            _ = try await store.newPrimaryKeys(forEntity: "Sample", count: 1)
+        }
         await #expect(throws: PostgreSQLError.self) { _ = try await store.save(StoreChangeSet()) }
     }
 
@@ -114,7 +118,8 @@ struct PostgreSQLStoreTests {
                     var keys: [Int64] = []
                     for round in 0..<25 {
                         // Car and Bike share Vehicle's key space.
-                        keys += try await store.newPrimaryKeys(forEntity: round % 2 == 0 ? "Car" : "Bike", count: index + 1)
+                        keys += try await store.newPrimaryKeys(
+                            forEntity: round % 2 == 0 ? "Car" : "Bike", count: index + 1)
                     }
                     return keys
                 }

@@ -1,10 +1,11 @@
 import Foundation
 import TernCore
-@testable import TernPostgreSQL
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
-import TernRelational
+
+@testable import TernPostgreSQL
 
 /// As on SQLite: a row whose `Z_ENT` disagrees with the only entity of its table is one of that
 /// entity's objects, and verification warns about it; in a shared table `Z_ENT` still decides.
@@ -17,7 +18,9 @@ struct PostgreSQLUnsharedTableTests {
             Entity("Item") { Attribute("label", .string) }
             Entity("Special", parent: "Item") { Attribute("extra", .string) }
         }
-        func reference(_ entity: String, _ key: Int64) -> RowReference { RowReference(entityName: entity, primaryKey: key) }
+        func reference(_ entity: String, _ key: Int64) -> RowReference {
+            RowReference(entityName: entity, primaryKey: key)
+        }
         let url = try PostgreSQLTestServer.freshStoreURL(prefix: "unshared")
         let store = try PostgreSQLStore(url: url, model: model)
         var rows = [StoreRow(reference: reference("Cook", 1), attributes: ["name": .string("Ada")])]
@@ -35,16 +38,21 @@ struct PostgreSQLUnsharedTableTests {
         #expect(try await reader.count(StoreFetchRequest(entityName: "Dish")) == 4)
         #expect(try await reader.count(StoreFetchRequest(entityName: "Cook")) == 1)
         #expect(try await reader.count(StoreFetchRequest(entityName: "Special")) == 0)
-        let dishes = try await reader.fetch(StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title")]))
+        let dishes = try await reader.fetch(
+            StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title")]))
         #expect(dishes.map(\.reference) == (1...4).map { reference("Dish", $0) })
-        let matching = try await reader.fetch(StoreFetchRequest(entityName: "Dish", predicate: try FetchPredicate("title == 'd2'")))
+        let matching = try await reader.fetch(
+            StoreFetchRequest(entityName: "Dish", predicate: try FetchPredicate("title == 'd2'")))
         #expect(matching.map(\.reference) == [reference("Dish", 2)])
-        #expect(try await reader.fetchReferences(StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title")]))
-            == (1...4).map { reference("Dish", $0) })
+        #expect(
+            try await reader.fetchReferences(
+                StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title")]))
+                == (1...4).map { reference("Dish", $0) })
         #expect(try await reader.rows(for: [reference("Dish", 2)]).map(\.reference) == [reference("Dish", 2)])
-        #expect(try await reader.fetch(StoreFetchRequest(entityName: "Item")).map(\.reference) == [
-            reference("Item", 1), reference("Item", 2),
-        ])
+        #expect(
+            try await reader.fetch(StoreFetchRequest(entityName: "Item")).map(\.reference) == [
+                reference("Item", 1), reference("Item", 2),
+            ])
 
         let report = try await reader.verify()
         #expect(report.isClean, "\(report.problems)")

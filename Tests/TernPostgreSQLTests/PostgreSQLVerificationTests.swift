@@ -26,7 +26,9 @@ struct PostgreSQLVerificationTests {
 
     /// Rows with one planted problem of each kind a store save lets through.
     static func damagedRows() -> [StoreRow] {
-        func row(_ entity: String, _ key: Int64, _ name: String?, tag: String? = nil, to: (String, RowReference)? = nil) -> StoreRow {
+        func row(_ entity: String, _ key: Int64, _ name: String?, tag: String? = nil, to: (String, RowReference)? = nil)
+            -> StoreRow
+        {
             var row = StoreRow(reference: RowReference(entityName: entity, primaryKey: key))
             if let name { row.attributes["name"] = .string(name) }
             if let tag { row.attributes["tag"] = .string(tag) }
@@ -48,7 +50,8 @@ struct PostgreSQLVerificationTests {
     @Test func findsWhatTheSQLiteVerifierFinds() async throws {
         let model = try Self.model()
         let rows = Self.damagedRows()
-        let postgreSQL = try PostgreSQLStore(url: try PostgreSQLTestServer.freshStoreURL(prefix: "verify"), model: model)
+        let postgreSQL = try PostgreSQLStore(
+            url: try PostgreSQLTestServer.freshStoreURL(prefix: "verify"), model: model)
         _ = try await postgreSQL.save(StoreChangeSet(inserted: rows))
         let report = try await postgreSQL.verify()
 

@@ -54,7 +54,9 @@ import Testing
         var ordersOfCustomer: [Int64: [RowReference]] = [:]
         for index in 1...300 {
             var attributes: [String: AttributeValue] = ["total": .double(Double(index) * 1.75)]
-            if index % 9 != 0 { attributes["placed"] = .date(Date(timeIntervalSinceReferenceDate: Double(index) * 86_400.5)) }
+            if index % 9 != 0 {
+                attributes["placed"] = .date(Date(timeIntervalSinceReferenceDate: Double(index) * 86_400.5))
+            }
             if index % 4 != 0 { attributes["note"] = .string("note \(index)") }
             let reference = RowReference(entityName: "Order", primaryKey: Int64(index + index / 50))
             var toOne: [String: RowReference] = [:]
@@ -72,7 +74,8 @@ import Testing
             let key = Int64(index * 3)
             customers.append(
                 StoreRow(
-                    reference: RowReference(entityName: "Customer", primaryKey: key), version: 2, attributes: attributes,
+                    reference: RowReference(entityName: "Customer", primaryKey: key), version: 2,
+                    attributes: attributes,
                     toMany: ["orders": ordersOfCustomer[key] ?? []]))
         }
         return customers + orders
@@ -83,7 +86,9 @@ import Testing
         let sourceAttributeNames = ["name", "age"]
         let destinationAttributeNames = ["name", "years", "label"]
 
-        func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+        func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?])
+            throws(MigrationError)
+        {
             destination[0] = source[0]
             destination[1] = source[1]
             if case .integer(let age)? = source[1] { destination[2] = .string("aged \(age)") }
@@ -100,7 +105,9 @@ import Testing
         let sourceAttributeNames = ["total", "placed", "note"]
         let destinationAttributeNames = ["amount", "day", "placed", "note", "big"]
 
-        func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+        func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?])
+            throws(MigrationError)
+        {
             guard case .double(let total)? = source[0] else { return }
             if total == Self.failingTotal, failure == .throwing {
                 throw MigrationError(.evaluationFailed, "The 17th order fails")
@@ -121,7 +128,9 @@ import Testing
 
         func sourceAttributes(for mapping: EntityMapping) -> Set<String>? { Set(policy.sourceAttributeNames) }
 
-        func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+        func createDestinationInstances(
+            forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+        )
             throws(MigrationError)
         {
             var values: [AttributeValue?] = []
@@ -149,17 +158,24 @@ import Testing
 
     /// One pass: customers to clients, orders over 5 to purchases linked to their client.
     static func mapping() throws -> StepMapping {
-        let pass = MappingModel(name: "Split", entityMappings: [
-            EntityMapping(name: "CustomerToClient", kind: .custom, source: "Customer", destination: "Client", policy: "Clients"),
-            EntityMapping(
-                name: "OrderToPurchase", kind: .custom, source: "Order", destination: "Purchase",
-                filter: try FetchPredicate("total > 5"),
-                relationships: [
-                    PropertyMapping(
-                        "client", .call(.destinationInstances, [.literal(.string("CustomerToClient")), .source(keyPath: ["customer"])]))
-                ],
-                policy: "Purchases"),
-        ])
+        let pass = MappingModel(
+            name: "Split",
+            entityMappings: [
+                EntityMapping(
+                    name: "CustomerToClient", kind: .custom, source: "Customer", destination: "Client",
+                    policy: "Clients"),
+                EntityMapping(
+                    name: "OrderToPurchase", kind: .custom, source: "Order", destination: "Purchase",
+                    filter: try FetchPredicate("total > 5"),
+                    relationships: [
+                        PropertyMapping(
+                            "client",
+                            .call(
+                                .destinationInstances,
+                                [.literal(.string("CustomerToClient")), .source(keyPath: ["customer"])]))
+                    ],
+                    policy: "Purchases"),
+            ])
         return StepMapping(from: "v1", to: "v2", passes: [pass])
     }
 
@@ -192,9 +208,11 @@ import Testing
         for (url, isPerValue) in [(batched, false), (perValue, true)] {
             var options = MigrationOptions(batchSize: batchSize)
             options.policies = Self.policies(perValue: isPerValue)
-            try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [try Self.mapping()], options: options)
+            try await SQLiteStoreMigrator().migrateStore(
+                at: url, model: model, mappings: [try Self.mapping()], options: options)
         }
-        let reference = InMemoryMigrationManager(source: model.versions[0].model, rows: Self.rows(), destination: model.versions[1].model)
+        let reference = InMemoryMigrationManager(
+            source: model.versions[0].model, rows: Self.rows(), destination: model.versions[1].model)
         try MappingRunner(policies: Self.policies(perValue: false)).run(try Self.mapping().passes, manager: reference)
 
         let v2 = model.versions[1].model
@@ -212,8 +230,12 @@ import Testing
             #expect(rows.map(\.toOne) == inMemory.map(\.toOne), "\(entity)")
         }
         let clients = try await MigrationStores.rows(of: "Client", at: batched, model: v2)
-        #expect(clients[0].attributes == ["name": .string("customer 1"), "years": .integer(21), "label": .string("aged 21"), "rank": .integer(3)])
-        #expect(clients[4].attributes == ["name": .string("customer 5"), "rank": .integer(3)])  // no age: no years, no label
+        #expect(
+            clients[0].attributes == [
+                "name": .string("customer 1"), "years": .integer(21), "label": .string("aged 21"), "rank": .integer(3),
+            ])
+        // No age: no years, no label.
+        #expect(clients[4].attributes == ["name": .string("customer 5"), "rank": .integer(3)])
         let purchases = try await MigrationStores.rows(of: "Purchase", at: batched, model: v2)
         // The third order (5.25) is the first to pass the filter; 5.25 is stored as the integer 5.
         #expect(purchases[0].attributes["amount"] == .integer(5) && purchases[0].attributes["big"] == .bool(false))
@@ -222,7 +244,8 @@ import Testing
     }
 
     @Test(arguments: [PurchasePolicy.Failure.throwing, .wrongType])
-    func aFailureOnTheSeventeenthObjectStopsTheMigrationAsCallsPerValueDo(failure: PurchasePolicy.Failure) async throws {
+    func aFailureOnTheSeventeenthObjectStopsTheMigrationAsCallsPerValueDo(failure: PurchasePolicy.Failure) async throws
+    {
         let model = try Self.model()
         let directory = try TemporaryDirectory()
         var errors: [MigrationError] = []
@@ -232,10 +255,14 @@ import Testing
             var options = MigrationOptions(batchSize: 7)
             options.policies = Self.policies(perValue: isPerValue, failure: failure)
             let error = await #expect(throws: MigrationError.self) {
-                try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [try Self.mapping()], options: options)
+                try await SQLiteStoreMigrator().migrateStore(
+                    at: url, model: model, mappings: [try Self.mapping()], options: options)
             }
             #expect(try Data(contentsOf: url) == before)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).allSatisfy { !$0.contains("migrating") })
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory.url.path).allSatisfy {
+                    !$0.contains("migrating")
+                })
             if let error { errors.append(error) }
         }
         let (batched, perValue) = try (#require(errors.first), #require(errors.last))
@@ -253,10 +280,14 @@ import Testing
         let sourceAttributeNames = ["timeStamp"]
         let destinationAttributeNames: [String]
 
-        func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+        func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?])
+            throws(MigrationError)
+        {
             guard case .date(let date)? = source[0] else { return }
             log.record(name)
-            destination[0] = name == "printed" ? .string("\(date.timeIntervalSinceReferenceDate)") : .double(date.timeIntervalSinceReferenceDate)
+            destination[0] =
+                name == "printed"
+                ? .string("\(date.timeIntervalSinceReferenceDate)") : .double(date.timeIntervalSinceReferenceDate)
         }
     }
 
@@ -271,10 +302,14 @@ import Testing
         mapping.passes[1].entityMappings[0].policyName = "Stamped"
         let log = StageOneLog()
         var options = MigrationOptions(batchSize: 1_000)
-        options.policies.register(RecordingSplitPolicy(log: log, name: "printed", destinationAttributeNames: ["printedDate"]), named: "Printed")
-        options.policies.register(RecordingSplitPolicy(log: log, name: "stamped", destinationAttributeNames: ["timeStamp"]), named: "Stamped")
+        options.policies.register(
+            RecordingSplitPolicy(log: log, name: "printed", destinationAttributeNames: ["printedDate"]),
+            named: "Printed")
+        options.policies.register(
+            RecordingSplitPolicy(log: log, name: "stamped", destinationAttributeNames: ["timeStamp"]), named: "Stamped")
         let progress = Progress(totalUnitCount: 0)
-        try await SQLiteStoreMigrator().migrateStore(at: url, model: events, mappings: [mapping], options: options, progress: progress)
+        try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: events, mappings: [mapping], options: options, progress: progress)
         // Every seventh of the 2,500 events has no date; the others give one object of each, in turns.
         let dated = (1...2_500).filter { $0 % 7 != 0 }.count
         #expect(log.entries == Array(repeating: ["printed", "stamped"], count: dated).flatMap { $0 })

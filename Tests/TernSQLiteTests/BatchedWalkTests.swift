@@ -1,10 +1,10 @@
 import Foundation
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernCore
 @testable import TernSQLite
-import TernRelational
 
 /// A context's batched walk over a SQLite store with more rows than one packed page holds:
 /// small batches share a page, and the next page is read while the body runs.

@@ -1,11 +1,11 @@
 import Foundation
 import Synchronization
 import TernCore
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Merge-policy conflicts are resolved inside the save's IMMEDIATE transaction: the conflicting
 /// rows are read and the resolved change set written while the store's write lock is held, so no
@@ -13,11 +13,15 @@ import TernRelational
 /// the rows outside the transaction and retry).
 @Suite struct ConflictResolutionInTransactionTests {
     static func pet(_ key: Int64, version: Int64 = 0, _ name: String) -> StoreRow {
-        StoreRow(reference: RowReference(entityName: "Pet", primaryKey: key), version: version, attributes: ["name": .string(name)])
+        StoreRow(
+            reference: RowReference(entityName: "Pet", primaryKey: key), version: version,
+            attributes: ["name": .string(name)])
     }
 
     /// A store with one pet, saved by `a` at version 1 then renamed by `b` (version 2).
-    static func conflictingStores(in folder: TemporaryDirectory) async throws -> (SQLiteStore, SQLiteStore, RowReference) {
+    static func conflictingStores(in folder: TemporaryDirectory) async throws -> (
+        SQLiteStore, SQLiteStore, RowReference
+    ) {
         let url = folder.path("pets.sqlite")
         let a = try SQLiteStore(at: url, model: ConformanceModel.model)
         let b = try SQLiteStore(at: url, model: ConformanceModel.model)
@@ -44,13 +48,16 @@ import TernRelational
                 seen.withLock { $0.append((error as? SQLiteError)?.resultCode == 5 ? "busy" : "\(error)") }
             }
             let row = try #require(stored[reference])
-            seen.withLock { $0.append("\(conflicts.sorted()) \(row.version) \(row.attributes["name"].map { "\($0)" } ?? "nil")") }
+            seen.withLock {
+                $0.append("\(conflicts.sorted()) \(row.version) \(row.attributes["name"].map { "\($0)" } ?? "nil")")
+            }
             var resolved = changes
             resolved.updated = [Self.pet(reference.primaryKey, version: row.version, "Max and Rex")]
             return resolved
         }
         let result = try await a.save(
-            StoreChangeSet(updated: [Self.pet(reference.primaryKey, version: 1, "Rex II")]), resolvingConflictsWith: resolver)
+            StoreChangeSet(updated: [Self.pet(reference.primaryKey, version: 1, "Rex II")]),
+            resolvingConflictsWith: resolver)
         let lines = seen.withLock { $0 }
         #expect(lines.count == 2)
         #expect(lines.first == "busy", "the intruder must not get the write lock while the resolver runs")
@@ -76,7 +83,9 @@ import TernRelational
             }
             return resolved
         }
-        _ = try await store.save(StoreChangeSet(updated: [Self.pet(reference.primaryKey, version: 1, "Rex II")]), resolvingConflictsWith: resolver)
+        _ = try await store.save(
+            StoreChangeSet(updated: [Self.pet(reference.primaryKey, version: 1, "Rex II")]),
+            resolvingConflictsWith: resolver)
         #expect(try await b.rows(for: [reference]).first?.attributes["name"] == .string("Rex II"))
     }
 
@@ -87,7 +96,8 @@ import TernRelational
         let resolver = StoreConflictResolver { changes, _, _ in changes }
         let error = await #expect(throws: TernError.self) {
             _ = try await a.save(
-                StoreChangeSet(updated: [Self.pet(reference.primaryKey, version: 1, "Rex II")]), resolvingConflictsWith: resolver)
+                StoreChangeSet(updated: [Self.pet(reference.primaryKey, version: 1, "Rex II")]),
+                resolvingConflictsWith: resolver)
         }
         #expect(error?.code == .mergeConflict)
         #expect(try await b.rows(for: [reference]).first?.attributes["name"] == .string("Max"))
@@ -124,7 +134,9 @@ import TernRelational
             return [person["age"] as Int? == 37, person["nickname"] as String? == "Countess", !person.hasChanges]
         }
         #expect(merged == [true, true, true])
-        let stored = try await SQLiteStore(at: url, model: ConformanceModel.model).rows(for: [try #require(id.rowReference)])
+        let stored = try await SQLiteStore(at: url, model: ConformanceModel.model).rows(for: [
+            try #require(id.rowReference)
+        ])
         #expect(stored.first?.attributes["age"] == .integer(37))
         #expect(stored.first?.attributes["nickname"] == .string("Countess"))
         #expect(stored.first?.version == 3)

@@ -1,14 +1,16 @@
 import Foundation
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 @Suite struct ConnectionTests {
     static let hostile = ["it's", "\"quoted\"", "'; DROP TABLE x; --", "nul\u{0}inside", "🦅 émoji", ""]
 
-    func makeConnection(_ folder: TemporaryDirectory, _ configuration: SQLiteConfiguration = .init()) throws -> Connection {
+    func makeConnection(_ folder: TemporaryDirectory, _ configuration: SQLiteConfiguration = .init()) throws
+        -> Connection
+    {
         try Connection(path: folder.path("test.sqlite").path, configuration: configuration)
     }
 

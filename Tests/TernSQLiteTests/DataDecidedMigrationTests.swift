@@ -11,7 +11,9 @@ import Testing
 /// integers a narrower type cannot hold are relaxed, links a relationship can no longer hold are
 /// dropped; each is counted before anything is written, in the plan and in the report.
 @Suite struct DataDecidedMigrationTests {
-    static func ref(_ entity: String, _ key: Int) -> RowReference { RowReference(entityName: entity, primaryKey: Int64(key)) }
+    static func ref(_ entity: String, _ key: Int) -> RowReference {
+        RowReference(entityName: entity, primaryKey: Int64(key))
+    }
 
     static func store(_ model: VersionedModel, rows: [StoreRow], in directory: TemporaryDirectory, name: String = "S")
         async throws -> URL
@@ -24,14 +26,17 @@ import Testing
     /// Migrates copies of a store in place and rebuilt; both must give the same tables and report.
     /// Migrates copies of a store with the automatic strategy (in place when it can) and rebuilt;
     /// both must give the same report and, unless `sameTables` is false, the same tables.
-    static func migrateBothWays(_ url: URL, model: VersionedModel, inPlace expected: Bool = true, sameTables: Bool = true)
+    static func migrateBothWays(
+        _ url: URL, model: VersionedModel, inPlace expected: Bool = true, sameTables: Bool = true
+    )
         async throws -> (MigrationReport, URL)
     {
         let directory = try TemporaryDirectory()
         let rebuilt = directory.path("Rebuilt.sqlite")
         try FileManager.default.copyItem(at: url, to: rebuilt)
         let automatic = try await SQLiteStoreMigrator().migrateStore(at: url, model: model)
-        let rebuild = try await SQLiteStoreMigrator().migrateStore(at: rebuilt, model: model, options: MigrationOptions(strategy: .rebuild))
+        let rebuild = try await SQLiteStoreMigrator().migrateStore(
+            at: rebuilt, model: model, options: MigrationOptions(strategy: .rebuild))
         #expect(automatic.inPlaceSteps == (expected ? [0] : []) && rebuild.inPlaceSteps.isEmpty)
         #expect(automatic.warnings == rebuild.warnings)
         #expect(automatic.droppedLinks == rebuild.droppedLinks)
@@ -66,7 +71,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let model = try Self.garage()
         let url = try await Self.store(
-            model, rows: [StoreRow(reference: Self.ref("Person", 1), attributes: ["name": .string("Ann")])], in: directory)
+            model, rows: [StoreRow(reference: Self.ref("Person", 1), attributes: ["name": .string("Ann")])],
+            in: directory)
         let plan = try SQLiteStoreMigrator().plan(forStoreAt: url, model: model)
         #expect(plan.isExecutable && plan.steps.first?.warnings == [])
         let (report, migrated) = try await Self.migrateBothWays(url, model: model)
@@ -86,14 +92,16 @@ import Testing
         #expect(!plan.isExecutable)
         #expect(Set(plan.steps[0].problems.compactMap(\.propertyName)) == ["vin", "owner"])
         let error = await #expect(throws: MigrationError.self) {
-            try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: strategy))
+            try await SQLiteStoreMigrator().migrateStore(
+                at: url, model: model, options: MigrationOptions(strategy: strategy))
         }
         let refusal = try #require(error)
         #expect(refusal.code == .constraintViolated && refusal.message.contains("nothing was written"))
         let vin = try #require(refusal.failures.first { $0.propertyName == "vin" })
         #expect(vin.message.contains("3 Car object(s) have no value"), "\(vin.message)")
         let owner = try #require(refusal.failures.first { $0.propertyName == "owner" })
-        #expect(owner.message.hasPrefix("Car.owner is required in v2, but 3 Car object(s) have none"), "\(owner.message)")
+        #expect(
+            owner.message.hasPrefix("Car.owner is required in v2, but 3 Car object(s) have none"), "\(owner.message)")
         #expect(try StoreContents(of: url).differences(from: before).isEmpty)
     }
 
@@ -113,7 +121,9 @@ import Testing
         let directory = try TemporaryDirectory()
         let partly = try await Self.store(
             model, rows: [person, owned, StoreRow(reference: Self.ref("Car", 2))], in: directory, name: "Partly")
-        let error = await #expect(throws: MigrationError.self) { try await SQLiteStoreMigrator().migrateStore(at: partly, model: model) }
+        let error = await #expect(throws: MigrationError.self) {
+            try await SQLiteStoreMigrator().migrateStore(at: partly, model: model)
+        }
         #expect(error?.entityName == "Car" && error?.propertyName == "owner")
         #expect(error?.message.contains("1 Car object(s) have none") == true, "\(error?.message ?? "")")
         let complete = try await Self.store(model, rows: [person, owned], in: directory, name: "Complete")
@@ -164,7 +174,10 @@ import Testing
         let warnings = try #require(plan.steps.first?.warnings)
         // Author 2 holds one book (author 3 none, which an optional relationship allows); every
         // author gets an empty `awards`.
-        #expect(warnings.map { "\($0.kind)|\($0.propertyName)|\($0.count)" } == ["relaxedCount|awards|3", "relaxedCount|books|1"])
+        #expect(
+            warnings.map { "\($0.kind)|\($0.propertyName)|\($0.count)" } == [
+                "relaxedCount|awards|3", "relaxedCount|books|1",
+            ])
         #expect(warnings[1].message.contains("(at least 2)"), "\(warnings[1].message)")
         #expect(plan.description.contains("     warning: 3 Author object(s) get an empty Author.awards"), "\(plan)")
         let (report, migrated) = try await Self.migrateBothWays(url, model: model)
@@ -201,7 +214,8 @@ import Testing
             StoreRow(
                 reference: Self.ref("Task", index + 1),
                 attributes: [
-                    "done": .integer(value.0), "priority": .integer(value.1), "ratio": .integer(value.2), "urgent": .bool(value.3),
+                    "done": .integer(value.0), "priority": .integer(value.1), "ratio": .integer(value.2),
+                    "urgent": .bool(value.3),
                 ])
         }
         let directory = try TemporaryDirectory()
@@ -209,7 +223,10 @@ import Testing
         let plan = try SQLiteStoreMigrator().plan(forStoreAt: url, model: model)
         #expect(plan.isExecutable, "\(plan)")
         let warnings = try #require(plan.steps.first?.warnings)
-        #expect(Set(warnings.map { "\($0.kind)|\($0.propertyName)|\($0.count)" }) == ["valuesOutOfRange|done|1", "valuesOutOfRange|priority|1"])
+        #expect(
+            Set(warnings.map { "\($0.kind)|\($0.propertyName)|\($0.count)" }) == [
+                "valuesOutOfRange|done|1", "valuesOutOfRange|priority|1",
+            ])
         // In place keeps the stored 5 as Core Data does; a rebuild writes the Boolean it reads as.
         let (report, migrated) = try await Self.migrateBothWays(url, model: model, sameTables: false)
         #expect(report.warnings.count == 2)
@@ -287,7 +304,9 @@ import Testing
             StoreRow(
                 reference: Self.ref("Album", 1), toOne: ["cover": Self.ref("Artwork", 1)],
                 toMany: ["pictures": [Self.ref("Artwork", 1), Self.ref("Image", 2)]]),
-            StoreRow(reference: Self.ref("Album", 2), toOne: ["cover": Self.ref("Image", 2)], toMany: ["pictures": [Self.ref("Image", 3)]]),
+            StoreRow(
+                reference: Self.ref("Album", 2), toOne: ["cover": Self.ref("Image", 2)],
+                toMany: ["pictures": [Self.ref("Image", 3)]]),
             StoreRow(reference: Self.ref("Album", 3)),
         ]
         let directory = try TemporaryDirectory()
@@ -296,9 +315,15 @@ import Testing
         #expect(plan.isExecutable, "\(plan)")
         #expect(plan.steps[0].changes.contains { $0.kind == .dropLinks && $0.propertyName == "cover" })
         let warnings = try #require(plan.steps.first?.warnings)
-        #expect(Set(warnings.map { "\($0.kind)|\($0.propertyName)|\($0.count)" }) == ["droppedLinks|cover|1", "droppedLinks|pictures|1"])
         #expect(
-            warnings.contains { $0.message == "1 link(s) of Album.cover to objects that are not Image objects are dropped (the objects stay)" })
+            Set(warnings.map { "\($0.kind)|\($0.propertyName)|\($0.count)" }) == [
+                "droppedLinks|cover|1", "droppedLinks|pictures|1",
+            ])
+        #expect(
+            warnings.contains {
+                $0.message
+                    == "1 link(s) of Album.cover to objects that are not Image objects are dropped (the objects stay)"
+            })
         // Dropping many-to-many links while the table is altered is not done in place.
         let (report, migrated) = try await Self.migrateBothWays(url, model: model, inPlace: false)
         #expect(report.droppedLinks == 2)
@@ -307,7 +332,13 @@ import Testing
         #expect(rows.map { $0.toOne["cover"] } == [nil, Self.ref("Image", 2), nil])
         #expect(rows.map { ($0.toMany["pictures"] ?? []).map(\.primaryKey).sorted() } == [[2], [3], []])
         // The objects themselves stay.
-        #expect(try await MigrationStores.rows(of: "Artwork", at: migrated, model: target).map(\.reference.primaryKey) == [1])
-        #expect(try await MigrationStores.rows(of: "Image", at: migrated, model: target).map(\.reference.primaryKey) == [2, 3])
+        #expect(
+            try await MigrationStores.rows(of: "Artwork", at: migrated, model: target).map(\.reference.primaryKey) == [
+                1
+            ])
+        #expect(
+            try await MigrationStores.rows(of: "Image", at: migrated, model: target).map(\.reference.primaryKey) == [
+                2, 3,
+            ])
     }
 }

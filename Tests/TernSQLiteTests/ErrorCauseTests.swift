@@ -1,9 +1,10 @@
 import Foundation
 import TernCore
-@testable import TernSQLite
+import TernRelational
 import TernTestSupport
 import Testing
-import TernRelational
+
+@testable import TernSQLite
 
 /// SQLite errors keep what caused them, instead of turning it into text.
 @Suite struct ErrorCauseTests {
@@ -13,7 +14,8 @@ import TernRelational
         let model = try ManagedObjectModel { Entity("Note") { Attribute("title", .string) } }
         _ = try await SQLiteStore(at: url, model: model).save(
             StoreChangeSet(inserted: [
-                StoreRow(reference: RowReference(entityName: "Note", primaryKey: 1), attributes: ["title": .string("a")])
+                StoreRow(
+                    reference: RowReference(entityName: "Note", primaryKey: 1), attributes: ["title": .string("a")])
             ]))
         do {
             let connection = try SQLiteStore.openExisting(url, configuration: SQLiteConfiguration())

@@ -29,7 +29,9 @@ struct ExpectedStore: Sendable, CustomStringConvertible {
                 "Person": "FkJoVRtFEIrnY6orph/zLTLTIyOFCYfD4hYHyNpEtys=",
                 "SportCar": "UU7BkHpWgpn5+2hREGUWE28HVfRfpTqCOg5NRAE9UxM=",
             ],
-            primaryKeys: [(1, "Car", 0, 125), (2, "SportCar", 1, 0), (3, "ExpensiveSportCar", 2, 0), (4, "Person", 0, 20)],
+            primaryKeys: [
+                (1, "Car", 0, 125), (2, "SportCar", 1, 0), (3, "ExpensiveSportCar", 2, 0), (4, "Person", 0, 20),
+            ],
             rowCounts: ["ZCAR": 125, "ZPERSON": 20, "Z_METADATA": 1, "Z_MODELCACHE": 1, "Z_PRIMARYKEY": 4],
             journalMode: "wal"),
         ExpectedStore(
@@ -43,7 +45,9 @@ struct ExpectedStore: Sendable, CustomStringConvertible {
                 "Person": "BnrmLhvRAUy2VZ2ZCAOuWPNU3Rt7p7dyKjYcDDnyE04=",
                 "SportCar": "cipVtbvNUddIdqTdj497veV93GHLZaV37FsPvpeNe4w=",
             ],
-            primaryKeys: [(1, "Car", 0, 125), (2, "SportCar", 1, 0), (3, "ExpensiveSportCar", 2, 0), (4, "Person", 0, 20)],
+            primaryKeys: [
+                (1, "Car", 0, 125), (2, "SportCar", 1, 0), (3, "ExpensiveSportCar", 2, 0), (4, "Person", 0, 20),
+            ],
             rowCounts: ["ZCAR": 125, "ZPERSON": 20, "Z_METADATA": 1, "Z_MODELCACHE": 1, "Z_PRIMARYKEY": 4],
             journalMode: "delete"),
         ExpectedStore(
@@ -87,7 +91,9 @@ struct ExpectedStore: Sendable, CustomStringConvertible {
                 "Book": "KSySPkjCy+6loRO7doX7xjq4AMC7wkKtF6Dy4qHgj1w=",
             ],
             primaryKeys: [(1, "Author", 0, 0), (2, "Book", 0, 0)],
-            rowCounts: ["ZAUTHOR": 0, "ZBOOK": 0, "Z_1BOOKS": 0, "Z_METADATA": 1, "Z_MODELCACHE": 1, "Z_PRIMARYKEY": 2],
+            rowCounts: [
+                "ZAUTHOR": 0, "ZBOOK": 0, "Z_1BOOKS": 0, "Z_METADATA": 1, "Z_MODELCACHE": 1, "Z_PRIMARYKEY": 2,
+            ],
             journalMode: "wal"),
     ]
 }

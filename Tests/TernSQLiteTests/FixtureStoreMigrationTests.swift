@@ -2,11 +2,11 @@ import Foundation
 import TernCore
 import TernFormats
 import TernMigration
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Every real fixture store with a model bundle migrates, from the version that wrote it, to the
 /// bundle's newest version, with every row accounted for.
@@ -24,7 +24,9 @@ import TernRelational
     static func counts(at url: URL, model: ManagedObjectModel) async throws -> [String: Int] {
         let store = try SQLiteStore(at: url, model: model, configuration: .readOnly)
         var counts: [String: Int] = [:]
-        for entity in model.entities where !entity.isAbstract { counts[entity.name] = try await store.count(of: entity.name) }
+        for entity in model.entities where !entity.isAbstract {
+            counts[entity.name] = try await store.count(of: entity.name)
+        }
         return counts
     }
 
@@ -41,14 +43,17 @@ import TernRelational
 
         let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, to: newest)
         #expect(report.plan.destination == newest)
-        #expect(report.inPlaceSteps == Array(report.plan.steps.indices), "every step of \(path) is inferred and runs in place")
+        #expect(
+            report.inPlaceSteps == Array(report.plan.steps.indices),
+            "every step of \(path) is inferred and runs in place")
         let target = try #require(model.version(named: newest)?.model)
         #expect(target.isCompatible(with: try SQLiteStore.metadata(at: url)))
         // Follow each object through the steps' entity mappings: every one arrives.
         var expected = before
         for step in report.plan.steps {
             var next: [String: Int] = [:]
-            for mapping in step.mappings.flatMap(\.entityMappings) where mapping.kind == .copy || mapping.kind == .transform {
+            for mapping in step.mappings.flatMap(\.entityMappings)
+            where mapping.kind == .copy || mapping.kind == .transform {
                 guard let from = mapping.sourceEntityName, let to = mapping.destinationEntityName else { continue }
                 next[to, default: 0] += expected[from] ?? 0
             }

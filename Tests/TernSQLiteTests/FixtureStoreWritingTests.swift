@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
 import TernFormats
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Objects saved by Tern through a context into a copy of a store Core Data wrote.
 @Suite struct FixtureStoreWritingTests {
@@ -47,14 +47,18 @@ import TernRelational
         let (plates, first, last, id, date) = try await check.perform { context in
             let person = try await context.object(with: ownerID)
             let cars = try await context.fetch(
-                FetchRequest(entityName: "Car", predicate: try FetchPredicate("owner.lastName == %@", arguments: ["Lovelace 🚗"])))
+                FetchRequest(
+                    entityName: "Car", predicate: try FetchPredicate("owner.lastName == %@", arguments: ["Lovelace 🚗"]))
+            )
             return (
-                Set(cars.compactMap { car -> String? in
-                    if case .string(let plate)? = car[attribute: "numberPlate"] { return plate }
-                    return nil
-                }),
+                Set(
+                    cars.compactMap { car -> String? in
+                        if case .string(let plate)? = car[attribute: "numberPlate"] { return plate }
+                        return nil
+                    }),
                 person[attribute: "firstName"], person[attribute: "lastName"], person[attribute: "id"],
-                person[attribute: "updatedAt"])
+                person[attribute: "updatedAt"]
+            )
         }
         #expect(first == .string("Ada 'O'; DROP TABLE ZCAR; --"))
         #expect(last == .string("Lovelace 🚗"))
@@ -70,7 +74,8 @@ import TernRelational
         #expect(after["SportCar"] == 0)
         let connection = try Connection(path: url.path, configuration: .readOnly)
         var opts: [Int64] = []
-        try connection.forEachRow("SELECT Z_OPT FROM ZCAR WHERE ZOWNER = (SELECT MAX(Z_PK) FROM ZPERSON) ORDER BY Z_PK") { row in
+        try connection.forEachRow("SELECT Z_OPT FROM ZCAR WHERE ZOWNER = (SELECT MAX(Z_PK) FROM ZPERSON) ORDER BY Z_PK")
+        { row in
             if case .integer(let value)? = row.first { opts.append(value) }
         }
         #expect(opts.count == 2 && opts.allSatisfy { $0 >= 1 } && opts.contains { $0 >= 2 })

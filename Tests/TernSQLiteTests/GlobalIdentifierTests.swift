@@ -1,10 +1,10 @@
 import Foundation
 import TernCore
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Global identities (sync's object UUIDs) in `TERNSYNC_OBJECT`.
 @Suite struct GlobalIdentifierTests {
@@ -46,7 +46,8 @@ import TernRelational
         await #expect(throws: TernError.self) { try await plain.globalIdentity(withIdentifier: UUID()) }
 
         let store = try SQLiteStore(at: url, configuration: Self.tracking)
-        let counts = try Connection(path: url.path, configuration: .readOnly).fetchAll("""
+        let counts = try Connection(path: url.path, configuration: .readOnly).fetchAll(
+            """
             SELECT COUNT(*), COUNT(DISTINCT ZUUID), MIN(length(ZUUID)), MAX(length(ZUUID)) FROM TERNSYNC_OBJECT
             """)
         // 115 cars, 5 sport cars, 5 expensive sport cars, 20 people.
@@ -61,7 +62,8 @@ import TernRelational
         configuration.busyTimeout = .milliseconds(50)
         _ = try SQLiteStore(at: url, configuration: configuration)
         try writer.execute("ROLLBACK")
-        let again = try Connection(path: url.path, configuration: .readOnly).fetchValue("SELECT COUNT(*) FROM TERNSYNC_OBJECT")
+        let again = try Connection(path: url.path, configuration: .readOnly).fetchValue(
+            "SELECT COUNT(*) FROM TERNSYNC_OBJECT")
         #expect(again == .integer(145))
         let report = try await StoreVerifier.verify(storeAt: url)
         #expect(report.problems.isEmpty)

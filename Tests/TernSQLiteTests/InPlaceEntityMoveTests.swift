@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Entities that move under another inheritance root, migrated in place: their objects get new
 /// keys in the new root's table, and every reference to them follows.
@@ -44,27 +44,38 @@ import TernRelational
         }
     }
 
-    static func ref(_ entity: String, _ key: Int) -> RowReference { RowReference(entityName: entity, primaryKey: Int64(key)) }
+    static func ref(_ entity: String, _ key: Int) -> RowReference {
+        RowReference(entityName: entity, primaryKey: Int64(key))
+    }
 
     static func refs(_ entity: String, _ keys: [Int]) -> [RowReference] { keys.map { ref(entity, $0) } }
 
     /// Animals 1, 2, 3 and dogs 1, 2, 5 (their keys clash), with every kind of reference to the dogs.
     static let rows: [StoreRow] = [
-        StoreRow(reference: ref("Animal", 1), attributes: ["name": .string("cat")], toMany: ["fans": refs("Keeper", [2])]),
+        StoreRow(
+            reference: ref("Animal", 1), attributes: ["name": .string("cat")], toMany: ["fans": refs("Keeper", [2])]),
         StoreRow(reference: ref("Animal", 2), version: 3, attributes: ["name": .string("owl")]),
-        StoreRow(reference: ref("Animal", 3), attributes: ["name": .string("eel")], toMany: ["fans": refs("Keeper", [1])]),
-        StoreRow(reference: ref("Dog", 1), version: 2, attributes: ["name": .string("rex"), "bark": .string("woof")],
-                 toOne: ["walker": ref("Keeper", 2)], toMany: ["toys": refs("Toy", [1, 2]), "puppies": refs("Puppy", [3, 1])]),
-        StoreRow(reference: ref("Dog", 2), attributes: ["name": .string("fido")], toOne: ["walker": ref("Keeper", 2)],
-                 toMany: ["toys": refs("Toy", [2])]),
-        StoreRow(reference: ref("Dog", 5), attributes: ["name": .string("lassie"), "bark": .string("yip")],
-                 toOne: ["walker": ref("Keeper", 1)], toMany: ["puppies": refs("Puppy", [2])]),
-        StoreRow(reference: ref("Keeper", 1), attributes: ["name": .string("ann")], toOne: ["best": ref("Animal", 3)],
-                 toMany: ["dogs": refs("Dog", [5])]),
-        StoreRow(reference: ref("Keeper", 2), attributes: ["name": .string("bo")], toOne: ["best": ref("Animal", 1)],
-                 toMany: ["dogs": refs("Dog", [1, 2])]),
+        StoreRow(
+            reference: ref("Animal", 3), attributes: ["name": .string("eel")], toMany: ["fans": refs("Keeper", [1])]),
+        StoreRow(
+            reference: ref("Dog", 1), version: 2, attributes: ["name": .string("rex"), "bark": .string("woof")],
+            toOne: ["walker": ref("Keeper", 2)],
+            toMany: ["toys": refs("Toy", [1, 2]), "puppies": refs("Puppy", [3, 1])]),
+        StoreRow(
+            reference: ref("Dog", 2), attributes: ["name": .string("fido")], toOne: ["walker": ref("Keeper", 2)],
+            toMany: ["toys": refs("Toy", [2])]),
+        StoreRow(
+            reference: ref("Dog", 5), attributes: ["name": .string("lassie"), "bark": .string("yip")],
+            toOne: ["walker": ref("Keeper", 1)], toMany: ["puppies": refs("Puppy", [2])]),
+        StoreRow(
+            reference: ref("Keeper", 1), attributes: ["name": .string("ann")], toOne: ["best": ref("Animal", 3)],
+            toMany: ["dogs": refs("Dog", [5])]),
+        StoreRow(
+            reference: ref("Keeper", 2), attributes: ["name": .string("bo")], toOne: ["best": ref("Animal", 1)],
+            toMany: ["dogs": refs("Dog", [1, 2])]),
         StoreRow(reference: ref("Toy", 1), attributes: ["name": .string("ball")], toMany: ["dogs": refs("Dog", [1])]),
-        StoreRow(reference: ref("Toy", 2), attributes: ["name": .string("bone")], toMany: ["dogs": refs("Dog", [1, 2])]),
+        StoreRow(
+            reference: ref("Toy", 2), attributes: ["name": .string("bone")], toMany: ["dogs": refs("Dog", [1, 2])]),
         StoreRow(reference: ref("Puppy", 1), attributes: ["name": .string("pip")], toOne: ["mother": ref("Dog", 1)]),
         StoreRow(reference: ref("Puppy", 2), attributes: ["name": .string("dot")], toOne: ["mother": ref("Dog", 5)]),
         StoreRow(reference: ref("Puppy", 3), attributes: ["name": .string("bit")], toOne: ["mother": ref("Dog", 1)]),
@@ -77,16 +88,22 @@ import TernRelational
         var names: [RowReference: String] = [:]
         var rows: [StoreRow] = []
         for entity in model.entities where !entity.isAbstract {
-            let fetched = try await store.fetch(StoreFetchRequest(entityName: entity.name)).filter { $0.reference.entityName == entity.name }
+            let fetched = try await store.fetch(StoreFetchRequest(entityName: entity.name)).filter {
+                $0.reference.entityName == entity.name
+            }
             for row in fetched { names[row.reference] = row.attributes["name"].map { "\($0)" } ?? "?" }
             rows += fetched
         }
         return rows.map { row in
             let attributes = row.attributes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-            let toOne = row.toOne.sorted { $0.key < $1.key }.map { "\($0.key)->\($0.value.entityName):\(names[$0.value] ?? "missing")" }
+            let toOne = row.toOne.sorted { $0.key < $1.key }.map {
+                "\($0.key)->\($0.value.entityName):\(names[$0.value] ?? "missing")"
+            }
             let toMany = row.toMany.sorted { $0.key < $1.key }.map { name, targets in
                 var listed = targets.map { "\($0.entityName):\(names[$0] ?? "missing")" }
-                if model.relationship(named: name, inEntity: row.reference.entityName)?.isOrdered != true { listed.sort() }
+                if model.relationship(named: name, inEntity: row.reference.entityName)?.isOrdered != true {
+                    listed.sort()
+                }
                 return "\(name)->[\(listed.joined(separator: ","))]"
             }
             return "\(row.reference.entityName) " + (attributes + toOne + toMany).joined(separator: " ")
@@ -98,7 +115,8 @@ import TernRelational
     /// values and references (``graph(at:model:)``).
     ///
     /// - Returns: The two stores, the reports, and the in-place store's graph.
-    static func migrateBothWays(_ model: VersionedModel, rows: [StoreRow], in directory: TemporaryDirectory) async throws
+    static func migrateBothWays(_ model: VersionedModel, rows: [StoreRow], in directory: TemporaryDirectory)
+        async throws
         -> (inPlace: URL, rebuilt: URL, report: MigrationReport, beside: MigrationReport, graph: [String])
     {
         let last = try #require(model.versions.last?.model)
@@ -106,9 +124,11 @@ import TernRelational
         let rebuilt = directory.path("Rebuilt.sqlite")
         try await MigrationStores.make(at: inPlace, model: model.versions[0].model, rows: rows)
         try FileManager.default.copyItem(at: inPlace, to: rebuilt)
-        let report = try await SQLiteStoreMigrator().migrateStore(at: inPlace, model: model, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(
+            at: inPlace, model: model, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
-        let beside = try await SQLiteStoreMigrator().migrateStore(at: rebuilt, model: model, options: MigrationOptions(strategy: .rebuild))
+        let beside = try await SQLiteStoreMigrator().migrateStore(
+            at: rebuilt, model: model, options: MigrationOptions(strategy: .rebuild))
         #expect(beside.inPlaceSteps.isEmpty)
         let graph = try await Self.graph(at: inPlace, model: last)
         let rebuiltGraph = try await Self.graph(at: rebuilt, model: last)
@@ -123,7 +143,10 @@ import TernRelational
         let (inPlace, _, report, beside, graph) = try await Self.migrateBothWays(model, rows: Self.rows, in: directory)
         #expect(report.objectsPerStep == beside.objectsPerStep)
         #expect(graph.count == Self.rows.count)
-        #expect(graph.contains(#"Dog bark=string("woof") name=string("rex") walker->Keeper:string("bo") puppies->[Puppy:string("bit"),Puppy:string("pip")] toys->[Toy:string("ball"),Toy:string("bone")]"#))
+        #expect(
+            graph.contains(
+                #"Dog bark=string("woof") name=string("rex") walker->Keeper:string("bo") puppies->[Puppy:string("bit"),Puppy:string("pip")] toys->[Toy:string("ball"),Toy:string("bone")]"#
+            ))
         #expect(graph.contains(#"Toy name=string("bone") dogs->[Dog:string("fido"),Dog:string("rex")]"#))
         #expect(graph.contains(#"Keeper name=string("ann") best->Animal:string("eel") dogs->[Dog:string("lassie")]"#))
 
@@ -150,7 +173,8 @@ import TernRelational
         let directory = try TemporaryDirectory()
         let url = directory.path("Kennel.sqlite")
         try await MigrationStores.make(at: url, model: model.versions[0].model, rows: [])
-        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: model, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
         #expect(report.objectsPerStep == [0])
     }
@@ -169,7 +193,8 @@ import TernRelational
             let cat = try #require(try await store.globalIdentity(of: Self.ref("Animal", 1)))
             identities = (rex.identifier, cat.identifier)
         }
-        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: model, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
         let store = try SQLiteStore(at: url, model: try #require(model.version(named: "v2")?.model))
         #expect(try await store.globalIdentity(withIdentifier: identities.rex)?.reference == Self.ref("Dog", 4))
@@ -207,19 +232,32 @@ import TernRelational
         let rows = [
             StoreRow(reference: Self.ref("Animal", 1), attributes: ["name": .string("gnu")]),
             StoreRow(reference: Self.ref("Cat", 2), attributes: ["name": .string("tom"), "lives": .integer(9)]),
-            StoreRow(reference: Self.ref("Dog", 3), attributes: ["name": .string("rex"), "bark": .string("woof")],
-                     toOne: ["walker": Self.ref("Keeper", 1)]),
-            StoreRow(reference: Self.ref("Dog", 4), attributes: ["name": .string("fido")], toOne: ["walker": Self.ref("Keeper", 1)]),
-            StoreRow(reference: Self.ref("Pet", 1), attributes: ["name": .string("goldie")], toOne: ["owner": Self.ref("Keeper", 1)]),
-            StoreRow(reference: Self.ref("Pet", 2), attributes: ["name": .string("polly")], toOne: ["owner": Self.ref("Keeper", 2)]),
-            StoreRow(reference: Self.ref("Keeper", 1), attributes: ["name": .string("ann")], toOne: ["pet": Self.ref("Pet", 1)],
-                     toMany: ["dogs": Self.refs("Dog", [3, 4])]),
-            StoreRow(reference: Self.ref("Keeper", 2), attributes: ["name": .string("bo")], toOne: ["pet": Self.ref("Pet", 2)]),
+            StoreRow(
+                reference: Self.ref("Dog", 3), attributes: ["name": .string("rex"), "bark": .string("woof")],
+                toOne: ["walker": Self.ref("Keeper", 1)]),
+            StoreRow(
+                reference: Self.ref("Dog", 4), attributes: ["name": .string("fido")],
+                toOne: ["walker": Self.ref("Keeper", 1)]),
+            StoreRow(
+                reference: Self.ref("Pet", 1), attributes: ["name": .string("goldie")],
+                toOne: ["owner": Self.ref("Keeper", 1)]),
+            StoreRow(
+                reference: Self.ref("Pet", 2), attributes: ["name": .string("polly")],
+                toOne: ["owner": Self.ref("Keeper", 2)]),
+            StoreRow(
+                reference: Self.ref("Keeper", 1), attributes: ["name": .string("ann")],
+                toOne: ["pet": Self.ref("Pet", 1)],
+                toMany: ["dogs": Self.refs("Dog", [3, 4])]),
+            StoreRow(
+                reference: Self.ref("Keeper", 2), attributes: ["name": .string("bo")],
+                toOne: ["pet": Self.ref("Pet", 2)]),
         ]
         let directory = try TemporaryDirectory()
         let (inPlace, _, _, _, graph) = try await Self.migrateBothWays(model, rows: rows, in: directory)
         #expect(graph.count == rows.count)
-        #expect(graph.contains(#"Keeper name=string("ann") pet->Pet:string("goldie") dogs->[Dog:string("fido"),Dog:string("rex")]"#))
+        #expect(
+            graph.contains(
+                #"Keeper name=string("ann") pet->Pet:string("goldie") dogs->[Dog:string("fido"),Dog:string("rex")]"#))
         #expect(graph.contains(#"Dog bark=string("woof") name=string("rex") walker->Keeper:string("ann")"#))
         let dogs = try await MigrationStores.rows(of: "Dog", at: inPlace, model: v2)
         #expect(dogs.map(\.reference.primaryKey) == [5, 6])
@@ -242,7 +280,8 @@ import TernRelational
         let animal = try #require(source.entities["Animal"]?.number)
         let dog = try #require(source.entities["Dog"]?.number)
         let plan = try TableMigrationPlan(
-            source: source, destination: destination, mapping: mapping, largestKeys: [animal: 7, dog: 5], rekeysMovedEntities: true)
+            source: source, destination: destination, mapping: mapping, largestKeys: [animal: 7, dog: 5],
+            rekeysMovedEntities: true)
         // Dogs follow the animals' largest key; the animals' table keeps its keys and is copied first.
         #expect(plan.keyOffsets == [dog: 7])
         let rebuild = try #require(plan.rebuilds.first { $0.table.name == "ZANIMAL" })

@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Attributes that start or stop allowing external storage, migrated in place with SQL.
 @Suite struct InPlaceExternalStorageTests {
@@ -49,7 +49,8 @@ import TernRelational
             var attributes: [String: AttributeValue] = ["name": .string("photo \(index + 1)")]
             if let data = value.data { attributes["data"] = .data(data) }
             if let thumb = value.thumb { attributes["thumb"] = .data(thumb) }
-            return StoreRow(reference: RowReference(entityName: "Photo", primaryKey: Int64(index + 1)), attributes: attributes)
+            return StoreRow(
+                reference: RowReference(entityName: "Photo", primaryKey: Int64(index + 1)), attributes: attributes)
         }
         _ = try await store.save(StoreChangeSet(inserted: rows))
         return url
@@ -71,7 +72,8 @@ import TernRelational
         let url = try await Self.store(in: directory)
         #expect(Self.externalFiles(of: url).count == 1)
         let model = try Self.photos()
-        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: model, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
         // The thumb's file was read into its column, then removed once the migration committed.
         #expect(report.removedExternalFiles == 1)
@@ -96,10 +98,13 @@ import TernRelational
         let directory = try TemporaryDirectory()
         let url = try await Self.store(in: directory)
         let folder = url.deletingLastPathComponent().appendingPathComponent(".Photos_SUPPORT/_EXTERNAL_DATA")
-        for name in Self.externalFiles(of: url) { try FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
+        for name in Self.externalFiles(of: url) {
+            try FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
         let before = try StoreContents(of: url)
         let error = await #expect(throws: SQLiteError.self) {
-            try await SQLiteStoreMigrator().migrateStore(at: url, model: try Self.photos(), options: MigrationOptions(strategy: .inPlace))
+            try await SQLiteStoreMigrator().migrateStore(
+                at: url, model: try Self.photos(), options: MigrationOptions(strategy: .inPlace))
         }
         #expect(error?.message.contains("external data file is missing") == true, "\(String(describing: error))")
         #expect(try StoreContents(of: url).differences(from: before).isEmpty)

@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// One inferred change between two versions, with objects of the first version.
 struct InferredCase: CustomTestStringConvertible, Sendable {
@@ -28,7 +28,9 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
         StoreRow(reference: ref(entity, key), version: version, attributes: attributes, toOne: toOne, toMany: toMany)
     }
 
-    static func pair(@VersionBuilder _ body: @Sendable @escaping () -> [ModelVersion]) -> @Sendable () throws -> VersionedModel {
+    static func pair(@VersionBuilder _ body: @Sendable @escaping () -> [ModelVersion])
+        -> @Sendable () throws -> VersionedModel
+    {
         { try VersionedModel("Case", body) }
     }
 }
@@ -62,8 +64,9 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
             },
             rows: [
                 InferredCase.row("Book", 1, toMany: ["recipes": [InferredCase.ref("Recipe", 1)]]),
-                InferredCase.row("Recipe", 1, version: 4, ["title": .string("Soup"), "notes": .string("hot")],
-                                 toOne: ["book": InferredCase.ref("Book", 1)]),
+                InferredCase.row(
+                    "Recipe", 1, version: 4, ["title": .string("Soup"), "notes": .string("hot")],
+                    toOne: ["book": InferredCase.ref("Book", 1)]),
                 InferredCase.row("Recipe", 3, ["title": .string("Tea")]),
                 InferredCase.row("Shelf", 1, ["label": .string("top")]),
             ]),
@@ -187,8 +190,9 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
                 }
             },
             rows: [
-                InferredCase.row("Team", 1, ["name": .string("red")],
-                                 toMany: ["members": [InferredCase.ref("Person", 1), InferredCase.ref("Person", 3)]]),
+                InferredCase.row(
+                    "Team", 1, ["name": .string("red")],
+                    toMany: ["members": [InferredCase.ref("Person", 1), InferredCase.ref("Person", 3)]]),
                 InferredCase.row("Team", 2, ["name": .string("blue")]),
                 InferredCase.row("Person", 1, ["name": .string("Ada")], toOne: ["team": InferredCase.ref("Team", 1)]),
                 InferredCase.row("Person", 2, ["name": .string("Bob")]),
@@ -217,7 +221,9 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
                 }
             },
             rows: [
-                InferredCase.row("Sample", 1, ["a": .integer(-3), "b": .integer(1 << 30), "c": .double(0.5), "d": .integer(7), "e": .integer(12)]),
+                InferredCase.row(
+                    "Sample", 1,
+                    ["a": .integer(-3), "b": .integer(1 << 30), "c": .double(0.5), "d": .integer(7), "e": .integer(12)]),
                 InferredCase.row("Sample", 2, ["d": .integer(-1)]),
             ]),
         InferredCase(
@@ -241,7 +247,9 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
             },
             rows: [
                 InferredCase.row("Car", 1, ["wheels": .integer(4), "spoiler": .string("lost")]),
-                InferredCase.row("SportCar", 2, version: 3, ["wheels": .integer(4), "spoiler": .string("big"), "topSpeed": .double(300)]),
+                InferredCase.row(
+                    "SportCar", 2, version: 3,
+                    ["wheels": .integer(4), "spoiler": .string("big"), "topSpeed": .double(300)]),
                 InferredCase.row("Car", 5, ["wheels": .integer(3)]),
             ]),
         InferredCase(
@@ -295,8 +303,9 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
                 }
             },
             rows: [
-                InferredCase.row("Book", 1, ["title": .string("A"), "isbn": .string("1")],
-                                 toMany: ["pages": [1, 2, 5].map { InferredCase.ref("Page", $0) }]),
+                InferredCase.row(
+                    "Book", 1, ["title": .string("A"), "isbn": .string("1")],
+                    toMany: ["pages": [1, 2, 5].map { InferredCase.ref("Page", $0) }]),
                 InferredCase.row("Book", 2, ["title": .string("B")]),
                 InferredCase.row("Book", 4, ["title": .string("C")], toMany: ["pages": [InferredCase.ref("Page", 3)]]),
                 InferredCase.row("Page", 1, ["number": .integer(1)], toOne: ["book": InferredCase.ref("Book", 1)]),
@@ -361,10 +370,12 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
         return [
             InferredCase.row("Playlist", 1, ["name": .string("mix")], toMany: ["songs": refs("Song", [3, 1, 2])]),
             InferredCase.row("Playlist", 2, ["name": .string("calm")], toMany: ["songs": refs("Song", [2])]),
-            InferredCase.row("Song", 1, ["title": .string("one")],
-                             toMany: ["playlists": refs("Playlist", [1]), "writers": refs("Writer", [2, 1])]),
-            InferredCase.row("Song", 2, ["title": .string("two")],
-                             toMany: ["playlists": refs("Playlist", [1, 2]), "writers": refs("Writer", [1])]),
+            InferredCase.row(
+                "Song", 1, ["title": .string("one")],
+                toMany: ["playlists": refs("Playlist", [1]), "writers": refs("Writer", [2, 1])]),
+            InferredCase.row(
+                "Song", 2, ["title": .string("two")],
+                toMany: ["playlists": refs("Playlist", [1, 2]), "writers": refs("Writer", [1])]),
             InferredCase.row("Song", 3, ["title": .string("three")], toMany: ["playlists": refs("Playlist", [1])]),
             InferredCase.row("Writer", 1, ["name": .string("Ann")], toMany: ["songs": refs("Song", [1, 2])]),
             InferredCase.row("Writer", 2, ["name": .string("Ben")], toMany: ["songs": refs("Song", [1])]),
@@ -374,8 +385,9 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
     static func recipeWithSteps(ordered: Bool) -> [StoreRow] {
         let steps = [3, 1, 2].map { InferredCase.ref("Step", $0) }
         return [
-            InferredCase.row("Recipe", 1, ["title": .string("Soup")],
-                             toOne: ["photo": InferredCase.ref("Photo", 1)], toMany: ["steps": steps]),
+            InferredCase.row(
+                "Recipe", 1, ["title": .string("Soup")],
+                toOne: ["photo": InferredCase.ref("Photo", 1)], toMany: ["steps": steps]),
             InferredCase.row("Recipe", 2, ["title": .string("Tea")]),
             InferredCase.row("Photo", 1, toOne: ["recipe": InferredCase.ref("Recipe", 1)]),
             InferredCase.row("Photo", 2),
@@ -397,12 +409,15 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
     }
 
     /// A store of the case whose name starts with `prefix`, migrated in place; its URL and destination model.
-    static func migratedInPlace(_ prefix: String, in directory: TemporaryDirectory) async throws -> (URL, ManagedObjectModel) {
+    static func migratedInPlace(_ prefix: String, in directory: TemporaryDirectory) async throws -> (
+        URL, ManagedObjectModel
+    ) {
         let change = try #require(cases.first { $0.name.hasPrefix(prefix) })
         let versions = try change.versions()
         let url = directory.path("Case.sqlite")
         try await MigrationStores.make(at: url, model: versions.versions[0].model, rows: change.rows)
-        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: versions, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: versions, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
         return (url, versions.versions[1].model)
     }
@@ -410,7 +425,9 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
     @Test func orderedManyToManyRelationshipsHaveTheirOrderAfterMigratingInPlace() async throws {
         let directory = try TemporaryDirectory()
         let (url, model) = try await Self.migratedInPlace("a many-to-many becomes ordered", in: directory)
-        func keys(_ rows: [StoreRow], _ name: String) -> [[Int64]] { rows.map { ($0.toMany[name] ?? []).map(\.primaryKey) } }
+        func keys(_ rows: [StoreRow], _ name: String) -> [[Int64]] {
+            rows.map { ($0.toMany[name] ?? []).map(\.primaryKey) }
+        }
         let playlists = try await MigrationStores.rows(of: "Playlist", at: url, model: model)
         #expect(playlists.map { $0.attributes["name"] } == [.string("mix"), .string("calm")])
         // Unordered before: the new order is the keys' order, as a rebuild gives.
@@ -422,7 +439,8 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
         let writers = try await MigrationStores.rows(of: "Writer", at: url, model: model)
         #expect(keys(writers, "songs") == [[1, 2], [1]])
         let connection = try Connection(path: url.path, configuration: .readOnly)
-        let positions = try connection.fetchAll("SELECT Z_FOK_3SONGS FROM Z_2SONGS WHERE Z_2PLAYLISTS = 1 ORDER BY Z_3SONGS")
+        let positions = try connection.fetchAll(
+            "SELECT Z_FOK_3SONGS FROM Z_2SONGS WHERE Z_2PLAYLISTS = 1 ORDER BY Z_3SONGS")
         #expect(positions.map { $0[0].int64 } == [1024, 2048, 3072])
     }
 
@@ -441,7 +459,8 @@ struct InferredCase: CustomTestStringConvertible, Sendable {
         // The count triggers exist again: a new page of book 2 counts.
         let store = try SQLiteStore(at: url, model: model)
         let page = StoreRow(
-            reference: InferredCase.ref("Page", 6), attributes: ["number": .integer(1)], toOne: ["book": InferredCase.ref("Book", 2)])
+            reference: InferredCase.ref("Page", 6), attributes: ["number": .integer(1)],
+            toOne: ["book": InferredCase.ref("Book", 2)])
         _ = try await store.save(StoreChangeSet(inserted: [page]))
         let counted = try await MigrationStores.rows(of: "Book", at: url, model: model)
         #expect(counted.map { $0.attributes["pageCount"] } == [.integer(3), .integer(1), .integer(1)])

@@ -2,11 +2,11 @@ import Foundation
 import TernCore
 import TernFormats
 import TernMigration
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// The content of a store, for comparing the results of two migrations: every table's rows
 /// (external values resolved, rows sorted), each table's columns and declared types, the
@@ -20,7 +20,9 @@ struct StoreContents: Equatable, CustomStringConvertible {
     init(of url: URL) throws {
         let connection = try Connection(path: url.path, configuration: .readOnly)
         let folder = ExternalDataStore(storeURL: url, threshold: 0, isDurable: false).folder
-        let names = try connection.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].string }
+        let names = try connection.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap {
+            $0[0].string
+        }
         for table in names where table != "Z_METADATA" {
             columns[table] = try connection.fetchAll("SELECT name, type FROM pragma_table_info(\(table))")
                 .map { "\($0[0].string ?? "") \($0[1].string ?? "")" }.sorted()
@@ -39,19 +41,24 @@ struct StoreContents: Equatable, CustomStringConvertible {
                 }.joined(separator: " ")
             }.sorted()
         }
-        schema = try connection.fetchAll("""
+        schema = try connection.fetchAll(
+            """
             SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL
-            """).map { $0.map { $0.string ?? "" }.joined(separator: " | ") }.sorted()
+            """
+        ).map { $0.map { $0.string ?? "" }.joined(separator: " | ") }.sorted()
         var stored = try connection.readMetadata()
         let journal = MigrationJournal(metadata: stored).entries.map { "\($0.from)→\($0.to):\($0.kind):\($0.checksum)" }
         stored.applicationKeys[MigrationJournal.journalKey] = nil
-        let hashes = stored.versionHashes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.base64EncodedString())" }
+        let hashes = stored.versionHashes.sorted { $0.key < $1.key }.map {
+            "\($0.key)=\($0.value.base64EncodedString())"
+        }
         stored.versionHashes = [:]
         metadata = "\(stored) hashes: \(hashes) journal: \(journal)"
     }
 
     var description: String {
-        tables.keys.sorted().map { "\($0) \(columns[$0] ?? []): \(tables[$0]?.count ?? 0) rows" }.joined(separator: "\n")
+        tables.keys.sorted().map { "\($0) \(columns[$0] ?? []): \(tables[$0]?.count ?? 0) rows" }.joined(
+            separator: "\n")
     }
 
     /// The differences with another store's contents, in words.
@@ -93,7 +100,8 @@ struct StoreContents: Equatable, CustomStringConvertible {
         }
         // External binary data lives in `.<name>_SUPPORT` beside the store.
         func support(_ url: URL) -> URL {
-            url.deletingLastPathComponent().appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)_SUPPORT")
+            url.deletingLastPathComponent().appendingPathComponent(
+                ".\(url.deletingPathExtension().lastPathComponent)_SUPPORT")
         }
         if FileManager.default.fileExists(atPath: support(store).path) {
             try FileManager.default.copyItem(at: support(store), to: support(inPlace))
@@ -188,10 +196,13 @@ struct StoreContents: Equatable, CustomStringConvertible {
         do {
             var configuration = SQLiteConfiguration()
             configuration.recordsHistory = true
-            let store = try SQLiteStore(at: url, model: try #require(recipes.version(named: "v2")?.model), configuration: configuration)
+            let store = try SQLiteStore(
+                at: url, model: try #require(recipes.version(named: "v2")?.model), configuration: configuration)
             for title in ["Soup", "Salad"] {
                 let key = try await store.newPrimaryKeys(forEntity: "Recipe", count: 1)[0]
-                let row = StoreRow(reference: RowReference(entityName: "Recipe", primaryKey: key), attributes: ["title": .string(title)])
+                let row = StoreRow(
+                    reference: RowReference(entityName: "Recipe", primaryKey: key),
+                    attributes: ["title": .string(title)])
                 _ = try await store.save(StoreChangeSet(inserted: [row], author: "seed"))
             }
         }
@@ -206,12 +217,17 @@ struct StoreContents: Equatable, CustomStringConvertible {
             SchoolVersions.version("s2", personName: "fullName", number: .integer64, courseName: "title")
         }
         let model = try #require(school.version(named: "s1")?.model)
-        func ref(_ entity: String, _ key: Int) -> RowReference { RowReference(entityName: entity, primaryKey: Int64(key)) }
+        func ref(_ entity: String, _ key: Int) -> RowReference {
+            RowReference(entityName: entity, primaryKey: Int64(key))
+        }
         let rows = [
             StoreRow(reference: ref("Person", 1), version: 1, attributes: ["name": .string("Ada")]),
-            StoreRow(reference: ref("Student", 2), version: 3, attributes: ["name": .string("Bob"), "number": .integer(7)]),
+            StoreRow(
+                reference: ref("Student", 2), version: 3, attributes: ["name": .string("Bob"), "number": .integer(7)]),
             StoreRow(reference: ref("Course", 1), version: 1, attributes: ["title": .string("Maths")]),
-            StoreRow(reference: ref("Class", 1), version: 1, attributes: ["room": .string("A")], toOne: ["course": ref("Course", 1)]),
+            StoreRow(
+                reference: ref("Class", 1), version: 1, attributes: ["room": .string("A")],
+                toOne: ["course": ref("Course", 1)]),
             StoreRow(
                 reference: ref("Registration", 1), version: 1, attributes: ["grade": .integer(5)],
                 toOne: ["student": ref("Student", 2), "session": ref("Class", 1)]),
@@ -223,7 +239,8 @@ struct StoreContents: Equatable, CustomStringConvertible {
     }
 
     @Test func fixtureStoresInPlaceEqualRebuilds() async throws {
-        let sample = try XcodeModel.readVersionedModel(at: Fixtures.sampleModel, order: ["SampleModel", "SampleModel2", "SampleModel3"])
+        let sample = try XcodeModel.readVersionedModel(
+            at: Fixtures.sampleModel, order: ["SampleModel", "SampleModel2", "SampleModel3"])
         for name in ["SampleModel_V1", "SampleModel_V2"] {
             let directory = try TemporaryDirectory()
             let store = try directory.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/\(name).sqlite"))

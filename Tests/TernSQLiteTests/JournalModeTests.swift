@@ -32,9 +32,11 @@ import Testing
     static func makeStore(_ url: URL, text: String = "hello") async throws {
         let store = try SQLiteStore(at: url, model: try model().versions[0].model)
         let key = try await store.newPrimaryKeys(forEntity: "Note", count: 1)[0]
-        _ = try await store.save(StoreChangeSet(inserted: [
-            StoreRow(reference: RowReference(entityName: "Note", primaryKey: key), attributes: ["text": .string(text)])
-        ]))
+        _ = try await store.save(
+            StoreChangeSet(inserted: [
+                StoreRow(
+                    reference: RowReference(entityName: "Note", primaryKey: key), attributes: ["text": .string(text)])
+            ]))
     }
 
     @Test func aClosedWriteAheadLogStoreReportsItsMode() async throws {

@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Associations kept as runs: dense keys, gaps, several destinations per source, a destination
 /// of several sources, lookups in every direction, each destination's stage 2 run once; the
@@ -22,7 +22,8 @@ import TernRelational
         let calls = TwinVersions.Calls()
         var options = MigrationOptions(batchSize: batchSize)
         options.policies.register(TwinVersions.TwinPolicy(calls: calls), named: "Twins")
-        try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [TwinVersions.mapping()], options: options)
+        try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: model, mappings: [TwinVersions.mapping()], options: options)
 
         let referenceCalls = TwinVersions.Calls()
         var policies = MigrationPolicyRegistry()

@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Rules the destination version adds (required values, uniqueness constraints), checked as Core
 /// Data's lightweight migration checks them, before anything is written.
@@ -13,7 +13,8 @@ import TernRelational
     static func ref(_ key: Int) -> RowReference { RowReference(entityName: "Item", primaryKey: Int64(key)) }
 
     /// Items whose `count` and `label` are optional in v1 and required in v2 (with the defaults given).
-    static func items(countDefault: AttributeValue? = nil, labelDefault: AttributeValue? = nil) throws -> VersionedModel {
+    static func items(countDefault: AttributeValue? = nil, labelDefault: AttributeValue? = nil) throws -> VersionedModel
+    {
         try VersionedModel("Items") {
             ModelVersion("v1") {
                 Entity("Item") {
@@ -53,11 +54,14 @@ import TernRelational
         let url = try await Self.store(model, rows: Self.rows, in: directory)
         let before = try StoreContents(of: url)
         let error = await #expect(throws: MigrationError.self) {
-            try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: strategy))
+            try await SQLiteStoreMigrator().migrateStore(
+                at: url, model: model, options: MigrationOptions(strategy: strategy))
         }
         let refusal = try #require(error)
         #expect(refusal.code == .constraintViolated)
-        let failures = refusal.failures.map { "\($0.entityName ?? "")|\($0.propertyName ?? "")|\($0.versionName ?? "")" }
+        let failures = refusal.failures.map {
+            "\($0.entityName ?? "")|\($0.propertyName ?? "")|\($0.versionName ?? "")"
+        }
         #expect(Set(failures) == ["Item|count|v2", "Item|label|v2"])
         let count = try #require(refusal.failures.first { $0.propertyName == "count" })
         #expect(count.message.contains("2 Item object(s) have no value"), "\(count.message)")
@@ -69,7 +73,9 @@ import TernRelational
         let differences = try StoreContents(of: url).differences(from: before)
         #expect(differences.isEmpty, "\(differences)")
         #expect(try SQLiteStoreMigrator().plan(forStoreAt: url, model: model).source == "v1")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter {
+            $0.contains("migrating")
+        }
         #expect(leftovers.isEmpty)
     }
 
@@ -79,9 +85,11 @@ import TernRelational
         let rows = [Self.rows[0], Self.rows[3]]
         let url = try await Self.store(model, rows: rows, in: directory)
         try await InPlaceMigrationTests.compare(url, model: model)
-        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: model, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
-        let migrated = try await MigrationStores.rows(of: "Item", at: url, model: try #require(model.version(named: "v2")?.model))
+        let migrated = try await MigrationStores.rows(
+            of: "Item", at: url, model: try #require(model.version(named: "v2")?.model))
         #expect(migrated.map(\.reference.primaryKey) == [1, 4])
         #expect(migrated.map { $0.attributes["count"] } == [.integer(3), .integer(4)])
         #expect(migrated.map { $0.attributes["label"] } == [.string("a"), .string("d")])
@@ -92,9 +100,11 @@ import TernRelational
         let model = try Self.items(countDefault: .integer(7), labelDefault: .string("none"))
         let url = try await Self.store(model, rows: Self.rows, in: directory)
         try await InPlaceMigrationTests.compare(url, model: model)
-        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: model, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
-        let migrated = try await MigrationStores.rows(of: "Item", at: url, model: try #require(model.version(named: "v2")?.model))
+        let migrated = try await MigrationStores.rows(
+            of: "Item", at: url, model: try #require(model.version(named: "v2")?.model))
         #expect(migrated.map(\.reference.primaryKey) == [1, 2, 3, 4])
         #expect(migrated.map { $0.attributes["count"] } == [.integer(3), .integer(7), .integer(7), .integer(4)])
         #expect(migrated.map { $0.attributes["label"] } == [.string("a"), .string("b"), .string("none"), .string("d")])
@@ -167,11 +177,14 @@ import TernRelational
         try await MigrationStores.make(at: url, model: try #require(model.versions.first?.model), rows: rows)
         let before = try StoreContents(of: url)
         let error = await #expect(throws: MigrationError.self) {
-            try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
+            try await SQLiteStoreMigrator().migrateStore(
+                at: url, model: model, options: MigrationOptions(strategy: .inPlace))
         }
         #expect(error?.code == .constraintViolated)
         #expect(error?.entityName == "Person" && error?.propertyName == "email")
-        #expect(error?.message.contains("uniqueness constraint on (email) in v2, but 5 objects share 2 value(s)") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("uniqueness constraint on (email) in v2, but 5 objects share 2 value(s)") == true,
+            "\(String(describing: error))")
         #expect(try StoreContents(of: url).differences(from: before).isEmpty)
     }
 
@@ -182,13 +195,17 @@ import TernRelational
         let url = directory.path("People.sqlite")
         try await MigrationStores.make(at: url, model: try #require(model.versions.first?.model), rows: rows)
         try await InPlaceMigrationTests.compare(url, model: model)
-        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: .inPlace))
+        let report = try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: model, options: MigrationOptions(strategy: .inPlace))
         #expect(report.inPlaceSteps == [0])
-        let migrated = try await MigrationStores.rows(of: "Person", at: url, model: try #require(model.version(named: "v2")?.model))
+        let migrated = try await MigrationStores.rows(
+            of: "Person", at: url, model: try #require(model.version(named: "v2")?.model))
         #expect(migrated.map { $0.attributes["email"] } == [.string("a@x"), .string("b@x"), nil, nil])
-        #expect(migrated.map { $0.attributes["name"] } == (1...4).map { Optional(AttributeValue.string("person \($0)")) })
+        #expect(
+            migrated.map { $0.attributes["name"] } == (1...4).map { Optional(AttributeValue.string("person \($0)")) })
         let connection = try Connection(path: url.path, configuration: .readOnly)
-        let sql = try connection.fetchValue("SELECT sql FROM sqlite_master WHERE name = 'Z_Person_UNIQUE_email'")?.string
+        let sql = try connection.fetchValue("SELECT sql FROM sqlite_master WHERE name = 'Z_Person_UNIQUE_email'")?
+            .string
         #expect(sql?.hasPrefix("CREATE UNIQUE INDEX") == true)
     }
 
@@ -202,7 +219,8 @@ import TernRelational
         let directory = try TemporaryDirectory()
         let model = try Self.people()
         let url = directory.path("People.sqlite")
-        try await MigrationStores.make(at: url, model: try #require(model.versions.first?.model), rows: Self.peopleWithDuplicates)
+        try await MigrationStores.make(
+            at: url, model: try #require(model.versions.first?.model), rows: Self.peopleWithDuplicates)
         let before = try StoreContents(of: url)
         let recorder = EventRecorder()
         let error = await #expect(throws: MigrationError.self) {
@@ -213,10 +231,14 @@ import TernRelational
         #expect(!recorder.events.contains { if case .entityMappingStarted = $0 { true } else { false } })
         #expect(error?.code == .constraintViolated)
         #expect(error?.entityName == "Person" && error?.propertyName == "email" && error?.versionName == "v2")
-        #expect(error?.message.contains("uniqueness constraint on (email) in v2, but 5 objects share 2 value(s)") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("uniqueness constraint on (email) in v2, but 5 objects share 2 value(s)") == true,
+            "\(String(describing: error))")
         #expect(error?.message.contains("removeDuplicates") == true)
         #expect(try StoreContents(of: url).differences(from: before).isEmpty)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter {
+            $0.contains("migrating")
+        }
         #expect(leftovers.isEmpty)
     }
 
@@ -240,22 +262,29 @@ import TernRelational
         }
         #expect(error?.code == .constraintViolated)
         #expect(error?.entityName == "Person" && error?.propertyName == "email")
-        #expect(error?.message.contains("uniqueness constraint on (email) in v2, but 2 objects share 1 value(s)") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("uniqueness constraint on (email) in v2, but 2 objects share 1 value(s)") == true,
+            "\(String(describing: error))")
         #expect(error?.message.contains("mapping that makes the values unique") == true)
         #expect(try StoreContents(of: url).differences(from: before).isEmpty)
         #expect(try SQLiteStoreMigrator().plan(forStoreAt: url, model: model).source == "v1")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter {
+            $0.contains("migrating")
+        }
         #expect(leftovers.isEmpty)
 
         // Unique values pass, and the destination has the constraint's unique index.
         try FileManager.default.removeItem(at: url)
         try await MigrationStores.make(
-            at: url, model: try #require(model.versions.first?.model), rows: [Self.person(1, "A@x"), Self.person(2, "b@x")])
+            at: url, model: try #require(model.versions.first?.model),
+            rows: [Self.person(1, "A@x"), Self.person(2, "b@x")])
         try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [mapping])
-        let migrated = try await MigrationStores.rows(of: "Person", at: url, model: try #require(model.version(named: "v2")?.model))
+        let migrated = try await MigrationStores.rows(
+            of: "Person", at: url, model: try #require(model.version(named: "v2")?.model))
         #expect(migrated.map { $0.attributes["email"] } == [.string("a@x"), .string("b@x")])
         let connection = try Connection(path: url.path, configuration: .readOnly)
-        let sql = try connection.fetchValue("SELECT sql FROM sqlite_master WHERE name = 'Z_Person_UNIQUE_email'")?.string
+        let sql = try connection.fetchValue("SELECT sql FROM sqlite_master WHERE name = 'Z_Person_UNIQUE_email'")?
+            .string
         #expect(sql?.hasPrefix("CREATE UNIQUE INDEX") == true)
     }
 }

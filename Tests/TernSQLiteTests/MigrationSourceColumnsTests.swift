@@ -31,7 +31,9 @@ import Testing
     struct LabelPolicy: EntityMigrationPolicy {
         func sourceAttributes(for mapping: EntityMapping) -> Set<String>? { ["name"] }
 
-        func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+        func createDestinationInstances(
+            forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+        )
             throws(MigrationError)
         {
             let label = try manager.insertDestinationInstance(ofEntity: "Label")
@@ -49,7 +51,8 @@ import Testing
             StoreRow(
                 reference: RowReference(entityName: "Item", primaryKey: Int64(index)), version: 1,
                 attributes: [
-                    "name": .string("item \(index)"), "count": .integer(Int64(index)), "note": .string(index % 2 == 0 ? "even" : "odd"),
+                    "name": .string("item \(index)"), "count": .integer(Int64(index)),
+                    "note": .string(index % 2 == 0 ? "even" : "odd"),
                 ])
         }
         try await MigrationStores.make(at: url, model: model.versions[0].model, rows: rows)
@@ -73,8 +76,10 @@ import Testing
             let page = try MigrationSourcePage(entity: "Item", attributes: ["count"], in: store)
             try page.read(from: store, after: 2, limit: 3)
             return try page.indices.map { index in
-                (page.keys[index], try page.value(ofAttribute: "count", at: index, in: store),
-                 try page.value(ofAttribute: "name", at: index, in: store))
+                (
+                    page.keys[index], try page.value(ofAttribute: "count", at: index, in: store),
+                    try page.value(ofAttribute: "name", at: index, in: store)
+                )
             }
         }
         #expect(values.map(\.0) == [3, 4, 5])
@@ -89,10 +94,13 @@ import Testing
         var options = MigrationOptions()
         options.policies.register(LabelPolicy(), named: "LabelPolicy")
         let mapping = try Self.mapping(
-            #"{"name": "ItemToLabel", "kind": "custom", "source": "Item", "destination": "Label", "policy": "LabelPolicy"}"#)
+            #"{"name": "ItemToLabel", "kind": "custom", "source": "Item", "destination": "Label", "policy": "LabelPolicy"}"#
+        )
         try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [mapping], options: options)
         let labels = try await MigrationStores.rows(of: "Label", at: url, model: model.versions[1].model)
-        #expect(labels.map { $0.attributes["text"] } == (1...7).map { .string("item \($0)/\($0 % 2 == 0 ? "even" : "odd")") })
+        #expect(
+            labels.map { $0.attributes["text"] }
+                == (1...7).map { .string("item \($0)/\($0 % 2 == 0 ? "even" : "odd")") })
     }
 
     @Test func aFilterReadsColumnsTheExpressionsDoNot() async throws {
@@ -113,7 +121,9 @@ import Testing
 
 extension SQLiteStore {
     /// Runs `body` on the store's executor.
-    fileprivate func isolated<Result: Sendable>(_ body: @Sendable (isolated SQLiteStore) throws -> Result) rethrows -> Result {
+    fileprivate func isolated<Result: Sendable>(_ body: @Sendable (isolated SQLiteStore) throws -> Result) rethrows
+        -> Result
+    {
         try body(self)
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// An entity that leaves the inheritance tree a relationship points into: the relationship can no
 /// longer hold its objects, so the links to them are dropped (join rows deleted, to-one keys
@@ -23,18 +23,23 @@ import TernRelational
 
         // The plan says which links go.
         let changes = report.plan.steps.flatMap(\.changes).filter { $0.kind == .dropLinks }.map(\.summary).sorted()
-        #expect(changes == [
-            "drop links from Keeper.favourite to Dog objects (Dog is no longer a kind of Animal)",
-            "drop links from Zoo.animals to Dog objects (Dog is no longer a kind of Animal)",
-            "drop links from Zoo.residents to Dog objects (Dog is no longer a kind of Animal)",
-        ])
+        #expect(
+            changes == [
+                "drop links from Keeper.favourite to Dog objects (Dog is no longer a kind of Animal)",
+                "drop links from Zoo.animals to Dog objects (Dog is no longer a kind of Animal)",
+                "drop links from Zoo.residents to Dog objects (Dog is no longer a kind of Animal)",
+            ])
 
         // Every object stays; the links to dogs are gone, the others kept in order, counts updated.
         #expect(graph.count == Self.rows.count)
-        #expect(graph.contains(
-            #"Zoo name=string("north") residentCount=integer(2) animals->[Animal:string("gnu"),Cat:string("tom")] residents->[Animal:string("gnu"),Cat:string("tom")]"#))
-        #expect(graph.contains(
-            #"Zoo name=string("south") residentCount=integer(1) animals->[Cat:string("kit")] residents->[Cat:string("kit")]"#))
+        #expect(
+            graph.contains(
+                #"Zoo name=string("north") residentCount=integer(2) animals->[Animal:string("gnu"),Cat:string("tom")] residents->[Animal:string("gnu"),Cat:string("tom")]"#
+            ))
+        #expect(
+            graph.contains(
+                #"Zoo name=string("south") residentCount=integer(1) animals->[Cat:string("kit")] residents->[Cat:string("kit")]"#
+            ))
         #expect(graph.contains(#"Keeper name=string("ann")"#))
         #expect(graph.contains(#"Keeper name=string("bo") favourite->Cat:string("tom")"#))
         let dogs = graph.filter { $0.hasPrefix("Dog ") }
@@ -44,7 +49,8 @@ import TernRelational
             #expect(verification.problems.isEmpty, "\(url.lastPathComponent): \(verification.problems)")
         }
         let connection = try Connection(path: inPlace.path, configuration: .readOnly)
-        let joinTable = try #require(try StoreSchema(model: v2, numbers: StoreSchema.assignedNumbers(for: v2)).joinTables.keys.first)
+        let joinTable = try #require(
+            try StoreSchema(model: v2, numbers: StoreSchema.assignedNumbers(for: v2)).joinTables.keys.first)
         #expect(try connection.fetchValue("SELECT COUNT(*) FROM \(.identifier(joinTable))")?.int64 == 3)
     }
 

@@ -1,10 +1,10 @@
 import Foundation
 import TernCore
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 extension SQLiteStore {
     /// The details of SQLite's plan for a statement (`EXPLAIN QUERY PLAN`).
@@ -56,7 +56,8 @@ extension SQLiteStore {
         let text = try #require(try await store.translatedFetch(quantified)).sql.text
         #expect(text.contains("NOT EXISTS (SELECT 1 FROM"))
         #expect(text.contains("(SELECT COUNT(*) FROM"))
-        let manyToMany = StoreFetchRequest(entityName: "Book", predicate: try FetchPredicate("ANY authors.name == 'Ann'"))
+        let manyToMany = StoreFetchRequest(
+            entityName: "Book", predicate: try FetchPredicate("ANY authors.name == 'Ann'"))
         #expect(try #require(try await store.translatedFetch(manyToMany)).sql.text.contains("JOIN"))
         var limited = StoreFetchRequest(entityName: "Sample", predicate: try FetchPredicate("integer16 > 0"))
         limited.limit = 2
@@ -76,7 +77,8 @@ extension SQLiteStore {
         }
         // A broken regular expression is reported as Swift evaluation reports it.
         await #expect(throws: TernError.self) {
-            try await store.fetch(StoreFetchRequest(entityName: "Sample", predicate: try FetchPredicate("string MATCHES '('")))
+            try await store.fetch(
+                StoreFetchRequest(entityName: "Sample", predicate: try FetchPredicate("string MATCHES '('")))
         }
         // Most of the equivalence table runs in SQL.
         var translated = 0
@@ -99,7 +101,8 @@ extension SQLiteStore {
         let store = try SQLiteStore(at: folder.path("i.sqlite"), model: model)
         let keys = try await store.newPrimaryKeys(forEntity: "Item", count: 50)
         let rows = keys.map { key in
-            StoreRow(reference: RowReference(entityName: "Item", primaryKey: key), attributes: ["rank": .integer(key % 7)])
+            StoreRow(
+                reference: RowReference(entityName: "Item", primaryKey: key), attributes: ["rank": .integer(key % 7)])
         }
         _ = try await store.save(StoreChangeSet(inserted: rows))
         let request = StoreFetchRequest(entityName: "Item", predicate: try FetchPredicate("rank == 3"))

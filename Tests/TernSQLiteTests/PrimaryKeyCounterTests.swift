@@ -21,7 +21,8 @@ import Testing
         let url = folder.path("Items.sqlite")
         let store = try SQLiteStore(at: url, model: try Self.model())
         let rows = [(5, "Item"), (9, "Special"), (3, "Item")].map { key, entity in
-            StoreRow(reference: RowReference(entityName: entity, primaryKey: Int64(key)), attributes: ["value": .integer(1)])
+            StoreRow(
+                reference: RowReference(entityName: entity, primaryKey: Int64(key)), attributes: ["value": .integer(1)])
         }
         _ = try await store.save(StoreChangeSet(inserted: rows))
         let report = try await StoreVerifier.verify(storeAt: url)
@@ -29,9 +30,10 @@ import Testing
         // The counter is the hierarchy's: the next key follows the largest one saved, 9.
         #expect(try await store.newPrimaryKeys(forEntity: "Item", count: 1) == [10])
         // A later save with smaller keys never lowers it.
-        _ = try await store.save(StoreChangeSet(inserted: [
-            StoreRow(reference: RowReference(entityName: "Item", primaryKey: 7), attributes: ["value": .integer(2)])
-        ]))
+        _ = try await store.save(
+            StoreChangeSet(inserted: [
+                StoreRow(reference: RowReference(entityName: "Item", primaryKey: 7), attributes: ["value": .integer(2)])
+            ]))
         #expect(try await store.newPrimaryKeys(forEntity: "Special", count: 1) == [11])
     }
 }

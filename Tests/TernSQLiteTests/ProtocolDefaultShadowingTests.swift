@@ -1,10 +1,10 @@
 import Foundation
 import TernCore
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Every `PersistentStore` requirement with a default implementation is answered by the SQLite
 /// store's own implementation, whether it is called on the concrete type, through the protocol
@@ -20,12 +20,15 @@ import TernRelational
         var configuration = SQLiteConfiguration()
         configuration.externalStorageThreshold = 64
         configuration.recordsHistory = history
-        let store = try SQLiteStore(at: url, model: SQLiteStoreWritingTests.libraryModel(), configuration: configuration)
+        let store = try SQLiteStore(
+            at: url, model: SQLiteStoreWritingTests.libraryModel(), configuration: configuration)
         let keys = try await store.newPrimaryKeys(forEntity: "Playlist", count: 2)
         let rows = zip(keys, ["A", "B"]).map { key, name in
-            StoreRow(reference: RowReference(entityName: "Playlist", primaryKey: key), attributes: [
-                "name": .string(name), "cover": .data(Data(repeating: UInt8(key), count: 5000)),
-            ])
+            StoreRow(
+                reference: RowReference(entityName: "Playlist", primaryKey: key),
+                attributes: [
+                    "name": .string(name), "cover": .data(Data(repeating: UInt8(key), count: 5000)),
+                ])
         }
         try await store.save(StoreChangeSet(inserted: rows))
         let raw = try Connection(path: url.path, configuration: SQLiteConfiguration())
@@ -66,7 +69,8 @@ import TernRelational
         }
         let existential: any PersistentStore = store
         let pages = [
-            try await store.fetchPage(request, after: nil, size: 1), try await existential.fetchPage(request, after: nil, size: 1),
+            try await store.fetchPage(request, after: nil, size: 1),
+            try await existential.fetchPage(request, after: nil, size: 1),
             try await generic(store),
         ]
         for page in pages {
@@ -83,7 +87,10 @@ import TernRelational
             (store.recordsHistory, try await store.currentHistoryToken())
         }
         #expect(store.recordsHistory && existential.recordsHistory)
-        let tokens = [try await store.currentHistoryToken(), try await existential.currentHistoryToken(), try await generic(store).1]
+        let tokens = [
+            try await store.currentHistoryToken(), try await existential.currentHistoryToken(),
+            try await generic(store).1,
+        ]
         #expect(tokens.allSatisfy { $0 != nil })
         #expect(try await existential.fetchHistory(HistoryFetchRequest()).count == 1)
         let first = RowReference(entityName: "Playlist", primaryKey: 1)

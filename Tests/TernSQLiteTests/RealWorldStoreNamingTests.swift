@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
 import TernFormats
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// A store of the real-world corpus, copied with its `-wal`/`-shm` into a temporary folder.
 struct CorpusStore: Sendable, CustomStringConvertible {
@@ -59,16 +59,22 @@ struct StoreTableNames: Equatable, CustomStringConvertible {
     init(_ tables: [String: [String]]) { self.tables = tables }
 
     init(_ connection: Connection) throws {
-        let names = try connection.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            .compactMap { $0.first?.string }.filter { !Self.fixed.contains($0) }
+        let names = try connection.fetchAll(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+        .compactMap { $0.first?.string }.filter { !Self.fixed.contains($0) }
         for name in names {
-            tables[name] = try connection.fetchAll("SELECT name FROM pragma_table_info(\(name))").compactMap { $0.first?.string }
+            tables[name] = try connection.fetchAll("SELECT name FROM pragma_table_info(\(name))").compactMap {
+                $0.first?.string
+            }
         }
     }
 
     /// The tables a schema creates.
     init(_ schema: StoreSchema) {
-        for table in schema.tables.values { tables[table.name] = ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name) }
+        for table in schema.tables.values {
+            tables[table.name] = ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)
+        }
         for join in schema.joinTables.values { tables[join.name] = join.columns + join.orderColumns }
     }
 

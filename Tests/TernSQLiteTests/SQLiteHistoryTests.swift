@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
 import TernFormats
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Persistent history on SQLite, in Core Data's own tables.
 @Suite struct SQLiteHistoryTests {
@@ -18,7 +18,9 @@ import TernRelational
     @Test func recordsHistoryThroughTheAPI() async throws {
         let tmp = try TemporaryDirectory()
         try await HistoryConformance { model in
-            try SQLiteStore(at: tmp.url.appendingPathComponent("\(UUID().uuidString).sqlite"), model: model, configuration: Self.historyOn)
+            try SQLiteStore(
+                at: tmp.url.appendingPathComponent("\(UUID().uuidString).sqlite"), model: model,
+                configuration: Self.historyOn)
         }.run()
     }
 
@@ -37,22 +39,27 @@ import TernRelational
         let coreData = try Self.rows(fixture, SQL(unsafeSQL: query))
         #expect(ours.count == 11)
         #expect(ours == coreData)
-        let keys = try Self.rows(url, "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT")
-        #expect(keys == [
-            [.integer(16001), .text("CHANGE"), .integer(0)], [.integer(16002), .text("TRANSACTION"), .integer(0)],
-            [.integer(16003), .text("TRANSACTIONSTRING"), .integer(0)],
-        ])
+        let keys = try Self.rows(
+            url, "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT")
+        #expect(
+            keys == [
+                [.integer(16001), .text("CHANGE"), .integer(0)], [.integer(16002), .text("TRANSACTION"), .integer(0)],
+                [.integer(16003), .text("TRANSACTIONSTRING"), .integer(0)],
+            ])
     }
 
     @Test func rowsFollowCoreDatasLayout() async throws {
         let tmp = try TemporaryDirectory()
         let url = tmp.url.appendingPathComponent("story.sqlite")
-        let conformance = HistoryConformance { model in try SQLiteStore(at: url, model: model, configuration: Self.historyOn) }
+        let conformance = HistoryConformance { model in
+            try SQLiteStore(at: url, model: model, configuration: Self.historyOn)
+        }
         let store = try await conformance.factory(HistoryConformance.model)
         let tokens = try await conformance.writeStory(into: store)
         #expect(tokens.map(\.description) == (1...4).map { "\($0)@\(store.identifier)" })
 
-        let transactions = try Self.rows(url, "SELECT Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZCONTEXTNAMETS, ZAUTHOR FROM ATRANSACTION ORDER BY Z_PK")
+        let transactions = try Self.rows(
+            url, "SELECT Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZCONTEXTNAMETS, ZAUTHOR FROM ATRANSACTION ORDER BY Z_PK")
         #expect(transactions.map { $0[0] } == (1...4).map { .integer(Int64($0)) })
         #expect(transactions.allSatisfy { $0[1] == .integer(16002) && $0[2] == .null && $0[5] == .null })
         let strings = try Self.rows(url, "SELECT Z_PK, Z_ENT, ZNAME FROM ATRANSACTIONSTRING")
@@ -62,17 +69,24 @@ import TernRelational
         #expect(strings.allSatisfy { $0[1] == .integer(16003) })
 
         // Dessert's properties by name: code, ingredients, minutes, sweetness, title, uid.
-        let dessert = try #require(try Self.rows(url, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Dessert'").first?.first)
-        let update = try Self.rows(url, """
+        let dessert = try #require(
+            try Self.rows(url, "SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Dessert'").first?.first)
+        let update = try Self.rows(
+            url,
+            """
             SELECT ZCHANGETYPE, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID = 2
             """)
         #expect(update == [[.integer(1), .blob(Data([0b0010_1000]))]])
-        let deletion = try Self.rows(url, """
+        let deletion = try Self.rows(
+            url,
+            """
             SELECT ZENTITY, ZCOLUMNS, ZTOMBSTONE0, ZTOMBSTONE1, typeof(ZTOMBSTONE2), length(ZTOMBSTONE2) FROM ACHANGE \
             WHERE ZTRANSACTIONID = 4 AND ZCHANGETYPE = 2
             """)
         #expect(deletion == [[dessert, .null, .text("T-1"), .real(0.5), .text("blob"), .integer(16)]])
-        let counters = try Self.rows(url, """
+        let counters = try Self.rows(
+            url,
+            """
             SELECT (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16001) = (SELECT COUNT(*) FROM ACHANGE), \
             (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16002), (SELECT COUNT(*) FROM ACHANGE WHERE Z_ENT = 16001)
             """)
@@ -97,7 +111,9 @@ import TernRelational
         let history = try await store.fetchHistory(HistoryFetchRequest())
         try #require(history.count == 1)
         let transaction = history[0]
-        #expect(transaction.token == HistoryToken(storeIdentifier: "C9CB0B35-ED6A-4042-BE5C-1B911AC00B2A", transactionNumber: 1))
+        #expect(
+            transaction.token
+                == HistoryToken(storeIdentifier: "C9CB0B35-ED6A-4042-BE5C-1B911AC00B2A", transactionNumber: 1))
         #expect(transaction.timestamp.timeIntervalSinceReferenceDate == 737_057_647.288022)
         #expect(transaction.processName == "xctest")
         #expect(transaction.bundleIdentifier == "com.apple.dt.xctest.tool")
@@ -163,7 +179,10 @@ import TernRelational
         let url = tmp.url.appendingPathComponent("unique.sqlite")
         let store = try SQLiteStore(at: url, model: model, configuration: Self.historyOn)
         let keys = try await store.newPrimaryKeys(forEntity: "Recipe", count: 2)
-        let rows = keys.map { StoreRow(reference: RowReference(entityName: "Recipe", primaryKey: $0), attributes: ["code": .string("same")]) }
+        let rows = keys.map {
+            StoreRow(
+                reference: RowReference(entityName: "Recipe", primaryKey: $0), attributes: ["code": .string("same")])
+        }
         await #expect(throws: TernError.self) { try await store.save(StoreChangeSet(inserted: rows)) }
         #expect(try await store.currentHistoryToken() == nil)
         #expect(try Self.rows(url, "SELECT COUNT(*) FROM ACHANGE") == [[.integer(0)]])
@@ -180,7 +199,8 @@ import TernRelational
             let store = try SQLiteStore(at: url, model: v1, configuration: Self.historyOn)
             for name in ["Soup", "Salad"] {
                 let key = try await store.newPrimaryKeys(forEntity: "Recipe", count: 1)[0]
-                let row = StoreRow(reference: RowReference(entityName: "Recipe", primaryKey: key), attributes: ["name": .string(name)])
+                let row = StoreRow(
+                    reference: RowReference(entityName: "Recipe", primaryKey: key), attributes: ["name": .string(name)])
                 _ = try await store.save(StoreChangeSet(inserted: [row], author: "seed"))
             }
             before = try await store.currentHistoryToken()
@@ -194,7 +214,8 @@ import TernRelational
         let token = try #require(before)
         #expect(try await store.currentHistoryToken() == token)
         let key = try await store.newPrimaryKeys(forEntity: "Recipe", count: 1)[0]
-        let row = StoreRow(reference: RowReference(entityName: "Recipe", primaryKey: key), attributes: ["title": .string("Stew")])
+        let row = StoreRow(
+            reference: RowReference(entityName: "Recipe", primaryKey: key), attributes: ["title": .string("Stew")])
         _ = try await store.save(StoreChangeSet(inserted: [row], author: "after"))
         let after = try await store.fetchHistory(HistoryFetchRequest(after: token))
         #expect(after.map(\.author) == ["after"])

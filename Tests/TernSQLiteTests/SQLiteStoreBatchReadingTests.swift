@@ -12,8 +12,12 @@ import Testing
     /// tagged with some of 3 tags in its own order; song 7 has no playlist and no tag.
     func fill(_ store: SQLiteStore) async throws -> [StoreRow] {
         let songCount = 1_200
-        let lists = try await store.newPrimaryKeys(forEntity: "Playlist", count: 3).map { RowReference(entityName: "Playlist", primaryKey: $0) }
-        let tags = try await store.newPrimaryKeys(forEntity: "Tag", count: 3).map { RowReference(entityName: "Tag", primaryKey: $0) }
+        let lists = try await store.newPrimaryKeys(forEntity: "Playlist", count: 3).map {
+            RowReference(entityName: "Playlist", primaryKey: $0)
+        }
+        let tags = try await store.newPrimaryKeys(forEntity: "Tag", count: 3).map {
+            RowReference(entityName: "Tag", primaryKey: $0)
+        }
         let songs = try await store.newPrimaryKeys(forEntity: "Song", count: songCount).enumerated().map {
             RowReference(entityName: $0.offset % 4 == 0 ? "Single" : "Song", primaryKey: $0.element)
         }
@@ -41,7 +45,10 @@ import Testing
                 order.swapAt(position, Int(random.next() % UInt64(position + 1)))
             }
             members[list] = order
-            rows.append(StoreRow(reference: list, version: 1, attributes: ["name": .string("List \(index)")], toMany: ["songs": order]))
+            rows.append(
+                StoreRow(
+                    reference: list, version: 1, attributes: ["name": .string("List \(index)")],
+                    toMany: ["songs": order]))
         }
         for (index, tag) in tags.enumerated() {
             var row = StoreRow(reference: tag, version: 1, attributes: ["label": .string("t\(index)")])
@@ -54,13 +61,17 @@ import Testing
 
     /// The destinations of each row's to-many relationships; unordered ones sorted.
     func relationships(of rows: [StoreRow], model: ManagedObjectModel) -> [RowReference: [String: [RowReference]]] {
-        Dictionary(uniqueKeysWithValues: rows.map { row in
-            let relationships = model.allRelationships(of: row.reference.entityName)
-            let toMany = row.toMany.filter { !$0.value.isEmpty }.map { name, references in
-                (name, relationships.first { $0.name == name }?.isOrdered == true ? references : references.sorted())
-            }
-            return (row.reference, Dictionary(uniqueKeysWithValues: toMany))
-        })
+        Dictionary(
+            uniqueKeysWithValues: rows.map { row in
+                let relationships = model.allRelationships(of: row.reference.entityName)
+                let toMany = row.toMany.filter { !$0.value.isEmpty }.map { name, references in
+                    (
+                        name,
+                        relationships.first { $0.name == name }?.isOrdered == true ? references : references.sorted()
+                    )
+                }
+                return (row.reference, Dictionary(uniqueKeysWithValues: toMany))
+            })
     }
 
     @Test func everyRowGetsItsOwnToManyDestinationsInOrderAcrossBatches() async throws {
@@ -76,8 +87,9 @@ import Testing
         }
         #expect(fetched.count == saved.count)
         #expect(relationships(of: fetched, model: model) == expected)
-        #expect(Dictionary(uniqueKeysWithValues: fetched.map { ($0.reference, $0.toOne) })
-            == Dictionary(uniqueKeysWithValues: saved.map { ($0.reference, $0.toOne) }))
+        #expect(
+            Dictionary(uniqueKeysWithValues: fetched.map { ($0.reference, $0.toOne) })
+                == Dictionary(uniqueKeysWithValues: saved.map { ($0.reference, $0.toOne) }))
 
         var paged: [StoreRow] = []
         var position: StoreFetchPosition?

@@ -1,10 +1,10 @@
 import Foundation
 import TernCore
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 @Suite struct SQLiteStoreFixtureRowTests {
     func open(_ index: Int, in folder: TemporaryDirectory) throws -> (SQLiteStore, Connection) {
@@ -53,11 +53,17 @@ import TernRelational
         let (store, raw) = try open(0, in: folder)
         let owner = try #require(try raw.fetchValue("SELECT ZOWNER FROM ZCAR WHERE ZOWNER IS NOT NULL LIMIT 1")?.int64)
         let person = try #require(try await store.row(of: "Person", primaryKey: owner))
-        let stored = try #require(try raw.fetchOne("SELECT ZUPDATEDAT, ZID, ZFIRSTNAME FROM ZPERSON WHERE Z_PK = \(owner)"))
+        let stored = try #require(
+            try raw.fetchOne("SELECT ZUPDATEDAT, ZID, ZFIRSTNAME FROM ZPERSON WHERE Z_PK = \(owner)"))
         #expect(person.reference.entityName == "Person")
         #expect(person.version >= 1)
-        #expect(person.attributes["updatedAt"] == .date(Date(timeIntervalSinceReferenceDate: try #require(stored[0].double))))
-        guard case .uuid(let id)? = person.attributes["id"] else { Issue.record("id is not a UUID"); return }
+        #expect(
+            person.attributes["updatedAt"]
+                == .date(Date(timeIntervalSinceReferenceDate: try #require(stored[0].double))))
+        guard case .uuid(let id)? = person.attributes["id"] else {
+            Issue.record("id is not a UUID")
+            return
+        }
         #expect(withUnsafeBytes(of: id.uuid) { Data($0) } == stored[1].data)
         #expect(person.attributes["firstName"] == .string(try #require(stored[2].string)))
         let cars = try #require(person.toMany["cars"])
@@ -72,7 +78,8 @@ import TernRelational
             for car in batch {
                 seenKinds.insert(car.reference.entityName)
                 if car.reference.entityName == "ExpensiveSportCar" {
-                    #expect(car.attributes["isLimitedEdition"].map { if case .bool = $0 { true } else { false } } ?? true)
+                    #expect(
+                        car.attributes["isLimitedEdition"].map { if case .bool = $0 { true } else { false } } ?? true)
                 }
                 if let owner = car.toOne["owner"] {
                     let row = try #require(try await store.row(of: "Person", primaryKey: owner.primaryKey))
@@ -114,7 +121,8 @@ import TernRelational
         #expect(writers.count == 2)
         for author in writers where author.reference.entityName == "Author" {
             for book in author.toMany["books"] ?? [] {
-                #expect(try await store.row(of: "Book", primaryKey: book.primaryKey)?.toOne["author"] == author.reference)
+                #expect(
+                    try await store.row(of: "Book", primaryKey: book.primaryKey)?.toOne["author"] == author.reference)
             }
         }
     }
@@ -127,7 +135,8 @@ import TernRelational
         let store = try SQLiteStore(at: url, configuration: .readOnly)
         _ = try await store.rows(of: "Car", limit: 200)
         let error = await #expect(throws: SQLiteError.self) {
-            let row = StoreRow(reference: RowReference(entityName: "Person", primaryKey: 999), attributes: ["firstName": .string("x")])
+            let row = StoreRow(
+                reference: RowReference(entityName: "Person", primaryKey: 999), attributes: ["firstName": .string("x")])
             return try await store.save(StoreChangeSet(inserted: [row]))
         }
         #expect(error?.code == .readOnly)

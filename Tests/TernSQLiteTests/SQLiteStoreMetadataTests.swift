@@ -1,10 +1,10 @@
 import Foundation
 import TernCore
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 @Suite struct SQLiteStoreMetadataTests {
     @Test(arguments: ExpectedStore.all)

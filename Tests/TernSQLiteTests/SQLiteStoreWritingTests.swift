@@ -1,10 +1,10 @@
 import Foundation
 import TernCore
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 @Suite struct SQLiteStoreWritingTests {
     static func libraryModel(playlist: String = "Playlist", name: String = "name") -> ManagedObjectModel {
@@ -14,21 +14,31 @@ import TernRelational
             AttributeDescription(name: name, type: .string), AttributeDescription(name: "created", type: .date),
             AttributeDescription(name: "id", type: .uuid), AttributeDescription(name: "rating", type: .double),
             AttributeDescription(name: "price", type: .decimal), AttributeDescription(name: "plays", type: .integer64),
-            AttributeDescription(name: "isPublic", type: .boolean), AttributeDescription(name: "link", type: .uri), cover,
+            AttributeDescription(name: "isPublic", type: .boolean), AttributeDescription(name: "link", type: .uri),
+            cover,
             AttributeDescription(name: "scratch", type: .string, isTransient: true),
         ]
         return ManagedObjectModel(entities: [
-            EntityDescription(name: playlist, attributes: attributes, relationships: [
-                RelationshipDescription(name: "songs", destination: "Song", inverse: "playlist", toMany: true, ordered: true),
-            ]),
-            EntityDescription(name: "Song", attributes: [AttributeDescription(name: "title", type: .string)], relationships: [
-                RelationshipDescription(name: "playlist", destination: playlist, inverse: "songs"),
-                RelationshipDescription(name: "tags", destination: "Tag", inverse: "songs", toMany: true, ordered: true),
-            ]),
-            EntityDescription(name: "Single", parent: "Song", attributes: [AttributeDescription(name: "chart", type: .integer16)]),
-            EntityDescription(name: "Tag", attributes: [AttributeDescription(name: "label", type: .string)], relationships: [
-                RelationshipDescription(name: "songs", destination: "Song", inverse: "tags", toMany: true),
-            ]),
+            EntityDescription(
+                name: playlist, attributes: attributes,
+                relationships: [
+                    RelationshipDescription(
+                        name: "songs", destination: "Song", inverse: "playlist", toMany: true, ordered: true)
+                ]),
+            EntityDescription(
+                name: "Song", attributes: [AttributeDescription(name: "title", type: .string)],
+                relationships: [
+                    RelationshipDescription(name: "playlist", destination: playlist, inverse: "songs"),
+                    RelationshipDescription(
+                        name: "tags", destination: "Tag", inverse: "songs", toMany: true, ordered: true),
+                ]),
+            EntityDescription(
+                name: "Single", parent: "Song", attributes: [AttributeDescription(name: "chart", type: .integer16)]),
+            EntityDescription(
+                name: "Tag", attributes: [AttributeDescription(name: "label", type: .string)],
+                relationships: [
+                    RelationshipDescription(name: "songs", destination: "Song", inverse: "tags", toMany: true)
+                ]),
         ])
     }
 
@@ -36,30 +46,40 @@ import TernRelational
         [
             name: .string(text), "created": .date(Date(timeIntervalSinceReferenceDate: 737057647.288)),
             "id": .uuid(UUID()), "rating": .double(4.25), "price": .decimal(Decimal(string: "10.11") ?? 0),
-            "plays": .integer(-42), "isPublic": .bool(true), "link": .uri(URL(string: "https://example.com/a?b=c") ?? URL(fileURLWithPath: "/")),
+            "plays": .integer(-42), "isPublic": .bool(true),
+            "link": .uri(URL(string: "https://example.com/a?b=c") ?? URL(fileURLWithPath: "/")),
             "cover": .data(Data([1, 2, 3])),
         ]
     }
 
     /// Inserts a playlist with three songs (one a Single) and two tags; returns the rows written.
     @discardableResult
-    func fill(_ store: SQLiteStore, playlist: String = "Playlist", values: [String: AttributeValue]) async throws -> [StoreRow] {
+    func fill(_ store: SQLiteStore, playlist: String = "Playlist", values: [String: AttributeValue]) async throws
+        -> [StoreRow]
+    {
         let listKey = try await store.newPrimaryKeys(forEntity: playlist, count: 1)[0]
         let songKeys = try await store.newPrimaryKeys(forEntity: "Song", count: 3)
         let tagKeys = try await store.newPrimaryKeys(forEntity: "Tag", count: 2)
         let list = RowReference(entityName: playlist, primaryKey: listKey)
         let songs = songKeys.map { RowReference(entityName: $0 == songKeys[0] ? "Single" : "Song", primaryKey: $0) }
         let tags = tagKeys.map { RowReference(entityName: "Tag", primaryKey: $0) }
-        var rows = [StoreRow(reference: list, version: 1, attributes: values, toMany: ["songs": [songs[2], songs[0], songs[1]]])]
+        var rows = [
+            StoreRow(
+                reference: list, version: 1, attributes: values, toMany: ["songs": [songs[2], songs[0], songs[1]]])
+        ]
         for (index, song) in songs.enumerated() {
             var attributes: [String: AttributeValue] = ["title": .string("Song \(index)")]
             if song.entityName == "Single" { attributes["chart"] = .integer(3) }
-            rows.append(StoreRow(
-                reference: song, version: 1, attributes: attributes, toOne: ["playlist": list],
-                toMany: ["tags": index == 0 ? [tags[1], tags[0]] : [tags[0]]]))
+            rows.append(
+                StoreRow(
+                    reference: song, version: 1, attributes: attributes, toOne: ["playlist": list],
+                    toMany: ["tags": index == 0 ? [tags[1], tags[0]] : [tags[0]]]))
         }
-        rows.append(StoreRow(reference: tags[0], version: 1, attributes: ["label": .string("t0")], toMany: ["songs": songs]))
-        rows.append(StoreRow(reference: tags[1], version: 1, attributes: ["label": .string("t1")], toMany: ["songs": [songs[0]]]))
+        rows.append(
+            StoreRow(reference: tags[0], version: 1, attributes: ["label": .string("t0")], toMany: ["songs": songs]))
+        rows.append(
+            StoreRow(
+                reference: tags[1], version: 1, attributes: ["label": .string("t1")], toMany: ["songs": [songs[0]]]))
         let result = try await store.save(StoreChangeSet(inserted: rows))
         #expect(result.newVersions.count == rows.count && result.newVersions.values.allSatisfy { $0 == 1 })
         return rows
@@ -118,7 +138,9 @@ import TernRelational
         #expect(updated.newVersions[first.reference] == 2)
         var stale = first
         stale.attributes["name"] = .string("lost")
-        let conflict = await #expect(throws: TernError.self) { try await store.save(StoreChangeSet(updated: [stale, saved[4]])) }
+        let conflict = await #expect(throws: TernError.self) {
+            try await store.save(StoreChangeSet(updated: [stale, saved[4]]))
+        }
         #expect(conflict?.code == .mergeConflict)
         #expect(conflict?.failures.compactMap(\.objectID?.primaryKey) == [first.reference.primaryKey])
         #expect(!(conflict?.description.contains("lost") ?? true))
@@ -148,7 +170,9 @@ import TernRelational
         model.entities[model.entities.firstIndex { $0.name == "Tag" } ?? 0].uniquenessConstraints = [["label"]]
         let store = try SQLiteStore(at: folder.path("Unique.sqlite"), model: model)
         let keys = try await store.newPrimaryKeys(forEntity: "Tag", count: 2)
-        let rows = keys.map { StoreRow(reference: RowReference(entityName: "Tag", primaryKey: $0), attributes: ["label": .string("same")]) }
+        let rows = keys.map {
+            StoreRow(reference: RowReference(entityName: "Tag", primaryKey: $0), attributes: ["label": .string("same")])
+        }
         let error = await #expect(throws: TernError.self) { try await store.save(StoreChangeSet(inserted: rows)) }
         #expect(error?.code == .constraintConflict)
         #expect(error?.failures.count == 1)
@@ -201,7 +225,9 @@ import TernRelational
     @Test func namesWithNulAreRefused() throws {
         let model = ManagedObjectModel(entities: [EntityDescription(name: "Bad\u{0}Name")])
         let folder = try TemporaryDirectory()
-        let error = try #require(throws: TernError.self) { try SQLiteStore(at: folder.path("nul.sqlite"), model: model) }
+        let error = try #require(throws: TernError.self) {
+            try SQLiteStore(at: folder.path("nul.sqlite"), model: model)
+        }
         #expect(error.code == .schemaMismatch)
     }
 
@@ -215,14 +241,20 @@ import TernRelational
         let small = Data(repeating: 7, count: 10)
         let large = Data((0..<5000).map { UInt8($0 % 251) })
         let keys = try await store.newPrimaryKeys(forEntity: "Playlist", count: 2)
-        let smallRow = StoreRow(reference: RowReference(entityName: "Playlist", primaryKey: keys[0]), version: 1, attributes: ["cover": .data(small)])
-        let largeRow = StoreRow(reference: RowReference(entityName: "Playlist", primaryKey: keys[1]), version: 1, attributes: ["cover": .data(large)])
+        let smallRow = StoreRow(
+            reference: RowReference(entityName: "Playlist", primaryKey: keys[0]), version: 1,
+            attributes: ["cover": .data(small)])
+        let largeRow = StoreRow(
+            reference: RowReference(entityName: "Playlist", primaryKey: keys[1]), version: 1,
+            attributes: ["cover": .data(large)])
         try await store.save(StoreChangeSet(inserted: [smallRow, largeRow]))
         #expect(try await store.rows(for: [smallRow.reference, largeRow.reference]) == [smallRow, largeRow])
         let raw = try Connection(path: url.path, configuration: SQLiteConfiguration())
-        let inline = try #require(try raw.fetchValue("SELECT ZCOVER FROM ZPLAYLIST WHERE Z_PK = \(smallRow.reference.primaryKey)")?.data)
+        let inline = try #require(
+            try raw.fetchValue("SELECT ZCOVER FROM ZPLAYLIST WHERE Z_PK = \(smallRow.reference.primaryKey)")?.data)
         #expect(inline == Data([1]) + small)
-        let reference = try #require(try raw.fetchValue("SELECT ZCOVER FROM ZPLAYLIST WHERE Z_PK = \(largeRow.reference.primaryKey)")?.data)
+        let reference = try #require(
+            try raw.fetchValue("SELECT ZCOVER FROM ZPLAYLIST WHERE Z_PK = \(largeRow.reference.primaryKey)")?.data)
         #expect(reference.first == 2 && reference.last == 0 && reference.count == 38)
         let name = String(decoding: reference.dropFirst().dropLast(), as: UTF8.self)
         let file = folder.url.appendingPathComponent(".Media_SUPPORT/_EXTERNAL_DATA/\(name)")
@@ -241,11 +273,14 @@ import TernRelational
         let folder = try TemporaryDirectory()
         var configuration = SQLiteConfiguration()
         configuration.externalStorageThreshold = 16
-        let store = try SQLiteStore(at: folder.path("Files.sqlite"), model: Self.libraryModel(), configuration: configuration)
+        let store = try SQLiteStore(
+            at: folder.path("Files.sqlite"), model: Self.libraryModel(), configuration: configuration)
         let files = folder.url.appendingPathComponent(".Files_SUPPORT/_EXTERNAL_DATA")
         func names() -> Set<String> { Set((try? FileManager.default.contentsOfDirectory(atPath: files.path)) ?? []) }
         let key = try await store.newPrimaryKeys(forEntity: "Playlist", count: 1)[0]
-        var row = StoreRow(reference: RowReference(entityName: "Playlist", primaryKey: key), version: 1, attributes: ["cover": .data(Data(repeating: 1, count: 100))])
+        var row = StoreRow(
+            reference: RowReference(entityName: "Playlist", primaryKey: key), version: 1,
+            attributes: ["cover": .data(Data(repeating: 1, count: 100))])
         try await store.save(StoreChangeSet(inserted: [row]))
         let first = names()
         #expect(first.count == 1)

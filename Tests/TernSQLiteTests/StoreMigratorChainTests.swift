@@ -2,15 +2,17 @@ import Foundation
 import TernCore
 import TernFormats
 import TernMigration
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Turns `minutes` (an integer) into text such as "25 min": the Swift policy of the v4 → v5 step.
 struct MinutesAsText: EntityMigrationPolicy {
-    func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+    func createDestinationInstances(
+        forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+    )
         throws(MigrationError)
     {
         try DefaultMigrationPolicy.createInstance(forSource: source, mapping: mapping, manager: manager)
@@ -40,22 +42,27 @@ struct MinutesAsText: EntityMigrationPolicy {
         let model = try Self.recipes()
         let directory = try TemporaryDirectory()
         let url = directory.path("Recipes.sqlite")
-        try await MigrationStores.make(at: url, model: try #require(model.version(named: version)).model, rows: RecipeVersions.rows(for: version))
+        try await MigrationStores.make(
+            at: url, model: try #require(model.version(named: version)).model, rows: RecipeVersions.rows(for: version))
         var options = MigrationOptions(batchSize: 2)
         options.policies.register(MinutesAsText(), named: "MinutesAsText")
         let mapping = try StepMapping(jsonData: Data(Self.customStep.utf8))
-        let report = try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [mapping], options: options)
+        let report = try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: model, mappings: [mapping], options: options)
         let kinds = report.plan.steps.map { "\($0.from)→\($0.to):\($0.kind.rawValue)" }
         #expect(kinds == (version == "v4" ? [] : ["\(version)→v4:inferred"]) + ["v4→v5:mapping"])
 
         let v5 = model.versions[4].model
         #expect(v5.isCompatible(with: try SQLiteStore.metadata(at: url)))
         let recipes = try await MigrationStores.rows(of: "Recipe", at: url, model: v5)
-        #expect(recipes.map { $0.attributes["heading"] } == [.string("Recipe 1"), .string("Recipe 2"), .string("Recipe 3")])
+        #expect(
+            recipes.map { $0.attributes["heading"] } == [.string("Recipe 1"), .string("Recipe 2"), .string("Recipe 3")])
         #expect(recipes.map { $0.attributes["minutes"] } == [.string("10 min"), .string("20 min"), .string("30 min")])
-        let servings: [AttributeValue?] = version >= "v3" ? [.integer(1), .integer(2), .integer(3)] : Array(repeating: .integer(2), count: 3)
+        let servings: [AttributeValue?] =
+            version >= "v3" ? [.integer(1), .integer(2), .integer(3)] : Array(repeating: .integer(2), count: 3)
         #expect(recipes.map { $0.attributes["servings"] } == servings)
-        let notes: [AttributeValue?] = version >= "v4" ? [.string("note 1"), .string("note 2"), .string("note 3")] : [nil, nil, nil]
+        let notes: [AttributeValue?] =
+            version >= "v4" ? [.string("note 1"), .string("note 2"), .string("note 3")] : [nil, nil, nil]
         #expect(recipes.map { $0.attributes["notes"] } == notes)
         let ingredients = try await MigrationStores.rows(of: "Ingredient", at: url, model: v5)
         #expect(ingredients.count == (version >= "v3" ? 6 : 0))
@@ -94,8 +101,11 @@ struct MinutesAsText: EntityMigrationPolicy {
         var metadata = try SQLiteStore.metadata(at: again)
         metadata.applicationKeys[MigrationJournal.journalKey] = journal
         try SQLiteStore.setMetadata(metadata, at: again)
-        let edited = try StepMapping(jsonData: Data(Self.customStep.replacingOccurrences(of: "$source.notes", with: "uppercase($source.notes)").utf8))
-        let report = try await SQLiteStoreMigrator().migrateStore(at: again, model: model, mappings: [edited], options: options)
+        let edited = try StepMapping(
+            jsonData: Data(
+                Self.customStep.replacingOccurrences(of: "$source.notes", with: "uppercase($source.notes)").utf8))
+        let report = try await SQLiteStoreMigrator().migrateStore(
+            at: again, model: model, mappings: [edited], options: options)
         #expect(report.editedMappings == ["v4 → v5"])
         let untouched = try SQLiteStoreMigrator().plan(forStoreAt: url, model: model)
         #expect(untouched.isEmpty)

@@ -14,7 +14,8 @@ import Testing
     static func recipeStore(in directory: TemporaryDirectory) async throws -> URL {
         let url = directory.path("Recipes.sqlite")
         let model = try RecipeVersions.model(breaking: true)
-        try await MigrationStores.make(at: url, model: try #require(model.version(named: "v3")?.model), rows: RecipeVersions.rows(for: "v3"))
+        try await MigrationStores.make(
+            at: url, model: try #require(model.version(named: "v3")?.model), rows: RecipeVersions.rows(for: "v3"))
         return url
     }
 
@@ -47,18 +48,22 @@ import Testing
         var events: [String] = []
         var report: MigrationReport?
         for try await event in SQLiteStoreMigrator().events(
-            migratingStoreAt: url, model: try RecipeVersions.model(breaking: true), mappings: [mapping], options: options)
+            migratingStoreAt: url, model: try RecipeVersions.model(breaking: true), mappings: [mapping],
+            options: options)
         {
             events.append(Self.summary(event))
             if case .finished(let finished) = event { report = finished }
         }
         // Two steps built beside (a chain with a mapping), each entity mapping with its object count.
-        #expect(events == [
-            "planned 2",
-            "step 0 v3→v4 inferred", "mapping 0 IngredientToIngredient 6", "mapping 0 RecipeToRecipe 3", "finished step 0",
-            "step 1 v4→v5 mapping", "mapping 1 RecipeToRecipe 3", "mapping 1 IngredientToIngredient 6", "finished step 1",
-            "replaced", "finished",
-        ])
+        #expect(
+            events == [
+                "planned 2",
+                "step 0 v3→v4 inferred", "mapping 0 IngredientToIngredient 6", "mapping 0 RecipeToRecipe 3",
+                "finished step 0",
+                "step 1 v4→v5 mapping", "mapping 1 RecipeToRecipe 3", "mapping 1 IngredientToIngredient 6",
+                "finished step 1",
+                "replaced", "finished",
+            ])
         #expect(report?.objectsPerStep == [9, 9])
     }
 
@@ -76,7 +81,9 @@ import Testing
             }
         }
         #expect(events.first == "planned 2" && !events.contains("finished"))
-        #expect(try SQLiteStoreMigrator().plan(forStoreAt: url, model: try RecipeVersions.model(breaking: true)).source == "v3")
+        #expect(
+            try SQLiteStoreMigrator().plan(forStoreAt: url, model: try RecipeVersions.model(breaking: true)).source
+                == "v3")
     }
 
     @Test func progressCountsStepsAndEachStepsObjects() async throws {
@@ -87,7 +94,8 @@ import Testing
         let fractions = FractionRecorder()
         let observed = ProgressBox(progress)
         try await SQLiteStoreMigrator().migrateStore(
-            at: url, model: try RecipeVersions.model(breaking: true), mappings: [mapping], options: options, progress: progress,
+            at: url, model: try RecipeVersions.model(breaking: true), mappings: [mapping], options: options,
+            progress: progress,
             onEvent: { event in
                 if case .stepFinished = event { fractions.record(observed.progress.fractionCompleted) }
             })
@@ -107,9 +115,10 @@ import Testing
             at: url, model: model, to: "v3", progress: progress, onEvent: { recorder.record($0) })
         // v1 → v3 infers in one step, run in place.
         #expect(report.inPlaceSteps == [0] && report.objectsPerStep == [3])
-        #expect(recorder.events.map(Self.summary) == [
-            "planned 1", "step 0 v1→v3 inferred", "mapping 0 RecipeToRecipe 3", "finished step 0", "finished",
-        ])
+        #expect(
+            recorder.events.map(Self.summary) == [
+                "planned 1", "step 0 v1→v3 inferred", "mapping 0 RecipeToRecipe 3", "finished step 0", "finished",
+            ])
         #expect(progress.totalUnitCount == 1 && progress.completedUnitCount == 1 && progress.fractionCompleted == 1)
     }
 
@@ -131,7 +140,8 @@ import Testing
         #expect(names.contains(".Other.sqlite.migrating-0-1.sqlite"))
         // With nothing left to migrate, a run still cleans up.
         try Data("partial".utf8).write(to: directory.path(leftovers[0]))
-        let again = try await SQLiteStoreMigrator().migrateStore(at: url, model: try RecipeVersions.model(breaking: true), to: "v4")
+        let again = try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: try RecipeVersions.model(breaking: true), to: "v4")
         #expect(again.plan.isEmpty && again.cleanedUpFiles == [leftovers[0]])
     }
 
@@ -150,7 +160,9 @@ import Testing
         let url = directory.path("Recipes.sqlite")
         let model = try RecipeVersions.model()
         let rows = (1...3_000).map { key in
-            StoreRow(reference: RowReference(entityName: "Recipe", primaryKey: Int64(key)), attributes: ["name": .string("recipe \(key)")])
+            StoreRow(
+                reference: RowReference(entityName: "Recipe", primaryKey: Int64(key)),
+                attributes: ["name": .string("recipe \(key)")])
         }
         try await MigrationStores.make(at: url, model: model.versions[0].model, rows: rows)
         let before = try Self.snapshot(directory)

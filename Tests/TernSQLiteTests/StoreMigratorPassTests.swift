@@ -24,16 +24,23 @@ import Testing
         try await SQLiteStoreMigrator().migrateStore(
             at: url, model: model, mappings: [mapping], options: MigrationOptions(batchSize: 1),
             onEvent: { recorder.record($0) })
-        for event in recorder.events { if case .entityMappingStarted(_, let name, let count) = event { events.append("\(name):\(count)") } }
-        #expect(events == [
-            "PersonToPerson:1", "StudentToStudent:3", "CourseToCourse:1", "ClassToClass:2", "RegistrationToRegistration:4",
-        ])
+        for event in recorder.events {
+            if case .entityMappingStarted(_, let name, let count) = event { events.append("\(name):\(count)") }
+        }
+        #expect(
+            events == [
+                "PersonToPerson:1", "StudentToStudent:3", "CourseToCourse:1", "ClassToClass:2",
+                "RegistrationToRegistration:4",
+            ])
 
         let v2 = model.versions[1].model
         let people = try await MigrationStores.rows(of: "Person", at: url, model: v2)
         #expect(people.map { $0.attributes["fullName"] } == [.string("Ada Teacher")])
         let students = try await MigrationStores.rows(of: "Student", at: url, model: v2)
-        #expect(students.map { $0.attributes["fullName"] } == [.string("STUDENT 2"), .string("STUDENT 3"), .string("STUDENT 4")])
+        #expect(
+            students.map { $0.attributes["fullName"] } == [
+                .string("STUDENT 2"), .string("STUDENT 3"), .string("STUDENT 4"),
+            ])
         #expect(students.map { $0.attributes["number"] } == [.integer(102), .integer(103), .integer(104)])
         let classes = try await MigrationStores.rows(of: "Class", at: url, model: v2)
         let courses = try await MigrationStores.rows(of: "Course", at: url, model: v2)
@@ -41,8 +48,12 @@ import Testing
         #expect(classes.allSatisfy { $0.toOne["course"] == courses[0].reference })
         #expect(courses[0].toMany["classes"].map(Set.init) == Set(classes.map(\.reference)))
         let registrations = try await MigrationStores.rows(of: "Registration", at: url, model: v2)
-        func name(_ reference: RowReference?) -> AttributeValue? { students.first { $0.reference == reference }?.attributes["fullName"] }
-        func room(_ reference: RowReference?) -> AttributeValue? { classes.first { $0.reference == reference }?.attributes["room"] }
+        func name(_ reference: RowReference?) -> AttributeValue? {
+            students.first { $0.reference == reference }?.attributes["fullName"]
+        }
+        func room(_ reference: RowReference?) -> AttributeValue? {
+            classes.first { $0.reference == reference }?.attributes["room"]
+        }
         let described = registrations.map { registration in
             "\(registration.attributes["grade"].map { "\($0)" } ?? "-") \(name(registration.toOne["student"]).map { "\($0)" } ?? "-") \(room(registration.toOne["session"]).map { "\($0)" } ?? "-")"
         }
@@ -60,7 +71,9 @@ import Testing
         // The five passes' entity mappings in one pass, shuffled, ordered by the engine.
         let five = try StepMapping(jsonData: Data(Self.passes.utf8))
         let byName = Dictionary(uniqueKeysWithValues: five.passes.flatMap(\.entityMappings).map { ($0.name, $0) })
-        let shuffled = ["RegistrationToRegistration", "ClassToClass", "StudentToStudent", "CourseToCourse", "PersonToPerson"]
+        let shuffled = [
+            "RegistrationToRegistration", "ClassToClass", "StudentToStudent", "CourseToCourse", "PersonToPerson",
+        ]
         var pass = MappingModel(name: "School", entityMappings: try shuffled.map { try #require(byName[$0]) })
         pass.order = .dependencies
         let mapping = StepMapping(from: "v1", to: "v2", passes: [pass])
@@ -71,19 +84,24 @@ import Testing
         let started = recorder.events.compactMap { event -> String? in
             if case .entityMappingStarted(_, let name, _) = event { return name } else { return nil }
         }
-        #expect(started == [
-            "CourseToCourse", "ClassToClass", "PersonToPerson", "StudentToStudent", "RegistrationToRegistration",
-        ])
+        #expect(
+            started == [
+                "CourseToCourse", "ClassToClass", "PersonToPerson", "StudentToStudent", "RegistrationToRegistration",
+            ])
         let v2 = model.versions[1].model
         let students = try await MigrationStores.rows(of: "Student", at: url, model: v2)
         let classes = try await MigrationStores.rows(of: "Class", at: url, model: v2)
         let registrations = try await MigrationStores.rows(of: "Registration", at: url, model: v2)
         #expect(registrations.count == 4)
-        #expect(registrations.allSatisfy { registration in
-            students.contains { $0.reference == registration.toOne["student"] }
-                && classes.contains { $0.reference == registration.toOne["session"] }
-        })
-        #expect(students.map { $0.attributes["fullName"] } == [.string("STUDENT 2"), .string("STUDENT 3"), .string("STUDENT 4")])
+        #expect(
+            registrations.allSatisfy { registration in
+                students.contains { $0.reference == registration.toOne["student"] }
+                    && classes.contains { $0.reference == registration.toOne["session"] }
+            })
+        #expect(
+            students.map { $0.attributes["fullName"] } == [
+                .string("STUDENT 2"), .string("STUDENT 3"), .string("STUDENT 4"),
+            ])
     }
 
     @Test func cancellationLeavesTheSourceByteForByte() async throws {
@@ -91,8 +109,9 @@ import Testing
         let directory = try TemporaryDirectory()
         let url = directory.path("School.sqlite")
         let rows = (1...3_000).map { key in
-            StoreRow(reference: RowReference(entityName: "Course", primaryKey: Int64(key)), version: 1,
-                     attributes: ["name": .string("course \(key)")])
+            StoreRow(
+                reference: RowReference(entityName: "Course", primaryKey: Int64(key)), version: 1,
+                attributes: ["name": .string("course \(key)")])
         }
         try await MigrationStores.make(at: url, model: model.versions[0].model, rows: rows)
         func snapshot() throws -> [String: Data] {
@@ -109,10 +128,13 @@ import Testing
         // In a task of its own, so that the cancellation stops the migration and not the test.
         let migration = Task {
             try await SQLiteStoreMigrator().migrateStore(
-                at: url, model: model, mappings: [mapping], options: MigrationOptions(batchSize: 100), progress: observed.progress,
+                at: url, model: model, mappings: [mapping], options: MigrationOptions(batchSize: 100),
+                progress: observed.progress,
                 onEvent: { event in
                     // Cancel as soon as the Course mapping starts reading.
-                    if case .entityMappingStarted(_, "CourseToCourse", _) = event { withUnsafeCurrentTask { $0?.cancel() } }
+                    if case .entityMappingStarted(_, "CourseToCourse", _) = event {
+                        withUnsafeCurrentTask { $0?.cancel() }
+                    }
                 })
         }
         let error = await #expect(throws: MigrationError.self) { try await migration.value }

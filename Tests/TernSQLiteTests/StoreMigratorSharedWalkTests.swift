@@ -2,11 +2,11 @@ import Foundation
 import TernCore
 import TernFormats
 import TernMigration
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Stage 1 of independent mappings of one source entity, across passes, in one walk over the
 /// source: the seeds' Event split reads each event once for both destination objects.
@@ -22,9 +22,12 @@ import TernRelational
         let url = directory.path("Events.sqlite")
         let rows = (1...2_500).map { (index: Int) -> StoreRow in
             var attributes: [String: AttributeValue] = [:]
-            if index % 7 != 0 { attributes["timeStamp"] = .date(Date(timeIntervalSinceReferenceDate: Double(index) * 3_601.5)) }
+            if index % 7 != 0 {
+                attributes["timeStamp"] = .date(Date(timeIntervalSinceReferenceDate: Double(index) * 3_601.5))
+            }
             return StoreRow(
-                reference: RowReference(entityName: "Event", primaryKey: Int64(index * 2)), version: 1, attributes: attributes)
+                reference: RowReference(entityName: "Event", primaryKey: Int64(index * 2)), version: 1,
+                attributes: attributes)
         }
         try await MigrationStores.make(at: url, model: events.versions[0].model, rows: rows)
         return url
@@ -35,7 +38,8 @@ import TernRelational
         var mapping = try StepMapping(contentsOf: MigrationFiles.eventSplit)
         var options = MigrationOptions(batchSize: 1_000)
         for pass in mapping.passes.indices {
-            for index in mapping.passes[pass].entityMappings.indices where mapping.passes[pass].entityMappings[index].kind == .transform {
+            for index in mapping.passes[pass].entityMappings.indices
+            where mapping.passes[pass].entityMappings[index].kind == .transform {
                 mapping.passes[pass].entityMappings[index].kind = .custom
                 mapping.passes[pass].entityMappings[index].policyName = "Recording"
             }
@@ -76,9 +80,11 @@ import TernRelational
 
         let apartLog = StageOneLog()
         let (apartMapping, apartOptions) = try recordedSplit(independent: false, log: apartLog)
-        try await SQLiteStoreMigrator().migrateStore(at: apart, model: events, mappings: [apartMapping], options: apartOptions)
+        try await SQLiteStoreMigrator().migrateStore(
+            at: apart, model: events, mappings: [apartMapping], options: apartOptions)
         // Policies that do not say they are independent keep Core Data's order: one pass after the other.
-        #expect(apartLog.entries == keys.map { "EventToPrintedEvent \($0)" } + keys.map { "EventToTimeStampEvent \($0)" })
+        #expect(
+            apartLog.entries == keys.map { "EventToPrintedEvent \($0)" } + keys.map { "EventToTimeStampEvent \($0)" })
 
         let sharedRows = try await migratedRows(at: shared)
         #expect(sharedRows.count == 5_000)
@@ -91,7 +97,8 @@ import TernRelational
 @Suite struct MigrationAssociationTableTests {
     @Test func interleavedMappingsKeepARunEachAndAnswerLookups() throws {
         let directory = try TemporaryDirectory()
-        let connection = try Connection(path: directory.path("A.sqlite").path, configuration: SQLiteConfiguration(journalMode: .delete))
+        let connection = try Connection(
+            path: directory.path("A.sqlite").path, configuration: SQLiteConfiguration(journalMode: .delete))
         let table = try MigrationAssociationTable(connection: connection)
         func ref(_ entity: String, _ key: Int64) -> RowReference { RowReference(entityName: entity, primaryKey: key) }
         for key in Int64(1)...200 {
@@ -117,7 +124,9 @@ struct PrintedDatePolicy: AttributeMigrationPolicy {
     let sourceAttributeNames = ["timeStamp"]
     var destinationAttributeNames = ["printedDate"]
 
-    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?])
+        throws(MigrationError)
+    {
         guard case .date(let date)? = source[0] else { return }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -133,7 +142,9 @@ struct WholeSecondsPolicy: AttributeMigrationPolicy {
     let sourceAttributeNames = ["timeStamp"]
     let destinationAttributeNames = ["timeStamp"]
 
-    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?])
+        throws(MigrationError)
+    {
         guard case .date(let date)? = source[0] else { return }
         destination[0] = .integer(Int64(date.timeIntervalSinceReferenceDate.rounded(.down)))
     }
@@ -172,27 +183,32 @@ struct WholeSecondsPolicy: AttributeMigrationPolicy {
         let json = directory.path("JSON.sqlite")
         try FileManager.default.copyItem(at: url, to: json)
         let (policyMapping, policyOptions) = try split(policies: true)
-        try await SQLiteStoreMigrator().migrateStore(at: url, model: events, mappings: [policyMapping], options: policyOptions)
+        try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: events, mappings: [policyMapping], options: policyOptions)
         let (jsonMapping, jsonOptions) = try split(policies: false)
-        try await SQLiteStoreMigrator().migrateStore(at: json, model: events, mappings: [jsonMapping], options: jsonOptions)
+        try await SQLiteStoreMigrator().migrateStore(
+            at: json, model: events, mappings: [jsonMapping], options: jsonOptions)
 
         let target = events.versions[1].model
         let printed = try await MigrationStores.rows(of: "PrintedEvent", at: url, model: target)
         #expect(printed.count == 2_500)
-        #expect(printed.map(\.attributes) == (try await MigrationStores.rows(of: "PrintedEvent", at: json, model: target)).map(\.attributes))
+        #expect(
+            printed.map(\.attributes)
+                == (try await MigrationStores.rows(of: "PrintedEvent", at: json, model: target)).map(\.attributes))
         #expect(printed[6].attributes["printedDate"] == nil)  // the seventh event has no date
         let stamps = try await MigrationStores.rows(of: "TimeStampEvent", at: url, model: target)
         let jsonStamps = try await MigrationStores.rows(of: "TimeStampEvent", at: json, model: target)
         #expect(stamps.count == 2_500)
         // Whole seconds, converted to the Double attribute: 3,601.5 s after 2001 is stored as 3,601.
         #expect(stamps[0].attributes["timeStamp"] == .double(3_601))
-        #expect(zip(stamps, jsonStamps).allSatisfy { stamp, json in
-            switch (stamp.attributes["timeStamp"], json.attributes["timeStamp"]) {
-            case (nil, nil): true
-            case (.double(let whole)?, .double(let exact)?): whole == exact.rounded(.down)
-            default: false
-            }
-        })
+        #expect(
+            zip(stamps, jsonStamps).allSatisfy { stamp, json in
+                switch (stamp.attributes["timeStamp"], json.attributes["timeStamp"]) {
+                case (nil, nil): true
+                case (.double(let whole)?, .double(let exact)?): whole == exact.rounded(.down)
+                default: false
+                }
+            })
     }
 
     @Test func anUnknownDestinationAttributeNamesTheMappingAndProperty() async throws {

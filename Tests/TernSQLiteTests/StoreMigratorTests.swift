@@ -2,11 +2,11 @@ import Foundation
 import TernCore
 import TernFormats
 import TernMigration
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// Files of the migration tests, shared with `TernMigrationTests`.
 enum MigrationFiles {
@@ -75,12 +75,16 @@ enum MigrationStores {
         let printed = try await MigrationStores.rows(of: "PrintedEvent", at: url, model: target)
         #expect(
             printed.map { $0.attributes["printedDate"] }
-                == [.string("2001-01-01 00:00:00"), .string("2002-01-01 01:02:03"), .string("2000-12-31 23:43:20"), nil])
+                == [
+                    .string("2001-01-01 00:00:00"), .string("2002-01-01 01:02:03"), .string("2000-12-31 23:43:20"), nil,
+                ])
         let timed = try await MigrationStores.rows(of: "TimeStampEvent", at: url, model: target)
         let expected: [AttributeValue?] = [.double(0), .double(86_400 * 365 + 3_723), .double(-1_000), nil]
         #expect(timed.map { $0.attributes["timeStamp"] } == expected)
         let journal = MigrationJournal(metadata: metadata)
         #expect(journal.entries.map { "\($0.from)→\($0.to) \($0.kind)" } == ["Event→Event 2 mapping"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") }
+                .isEmpty)
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
 import TernFormats
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// The schema of a SQLite file as SQLite reports it: tables with their columns in order, indexes
 /// with their columns.
@@ -25,8 +25,12 @@ struct DatabaseShape: Equatable {
                 tables[name] = try connection.fetchAll("SELECT name || ' ' || type FROM pragma_table_info(\(name))")
                     .compactMap { $0.first?.string }
             } else if type == "index" {
-                indexes[name] = try connection.fetchAll("SELECT name FROM pragma_index_info(\(name))").compactMap { $0.first?.string }
-                if try connection.fetchValue("SELECT \"unique\" FROM pragma_index_list(\(table)) WHERE name = \(name)") == .integer(1) {
+                indexes[name] = try connection.fetchAll("SELECT name FROM pragma_index_info(\(name))").compactMap {
+                    $0.first?.string
+                }
+                if try connection.fetchValue("SELECT \"unique\" FROM pragma_index_list(\(table)) WHERE name = \(name)")
+                    == .integer(1)
+                {
                     uniqueIndexes.insert(name)
                 }
             }
@@ -71,8 +75,12 @@ struct FixtureWithModel: Sendable, CustomStringConvertible {
         #expect(actual.uniqueIndexes == expected.uniqueIndexes)
         // The very text Core Data writes, statement by statement.
         let text: SQL = "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"
-        let expectedText = try Connection(path: original.path, configuration: .readOnly).fetchAll(text).compactMap { $0.first?.string }
-        let actualText = try Connection(path: created.path, configuration: .readOnly).fetchAll(text).compactMap { $0.first?.string }
+        let expectedText = try Connection(path: original.path, configuration: .readOnly).fetchAll(text).compactMap {
+            $0.first?.string
+        }
+        let actualText = try Connection(path: created.path, configuration: .readOnly).fetchAll(text).compactMap {
+            $0.first?.string
+        }
         #expect(Set(actualText) == Set(expectedText))
     }
 
@@ -82,17 +90,24 @@ struct FixtureWithModel: Sendable, CustomStringConvertible {
         let model = try SQLiteStore(at: original, configuration: .readOnly).model
         let created = folder.path("created.sqlite")
         let store = try SQLiteStore(at: created, model: model)
-        let book = RowReference(entityName: "Book", primaryKey: try await store.newPrimaryKeys(forEntity: "Book", count: 1)[0])
-        let pages = try await store.newPrimaryKeys(forEntity: "Page", count: 2).map { RowReference(entityName: "Page", primaryKey: $0) }
-        try await store.save(StoreChangeSet(inserted: [StoreRow(reference: book, toMany: ["pages": pages])]
-            + pages.map { StoreRow(reference: $0, toOne: ["book": book]) }))
+        let book = RowReference(
+            entityName: "Book", primaryKey: try await store.newPrimaryKeys(forEntity: "Book", count: 1)[0])
+        let pages = try await store.newPrimaryKeys(forEntity: "Page", count: 2).map {
+            RowReference(entityName: "Page", primaryKey: $0)
+        }
+        try await store.save(
+            StoreChangeSet(
+                inserted: [StoreRow(reference: book, toMany: ["pages": pages])]
+                    + pages.map { StoreRow(reference: $0, toOne: ["book": book]) }))
         #expect(try await store.rows(for: [book]).first?.attributes["pagesCount"] == .integer(2))
         // Persistent history tables are not part of the model.
         let history: Set<String> = ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"]
         let text: SQL = "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL"
         let expected = try Connection(path: original.path, configuration: .readOnly).fetchAll(text)
             .compactMap { $0.first?.string }.filter { sql in !history.contains { sql.contains(" \($0) ") } }
-        let actual = try Connection(path: created.path, configuration: .readOnly).fetchAll(text).compactMap { $0.first?.string }
+        let actual = try Connection(path: created.path, configuration: .readOnly).fetchAll(text).compactMap {
+            $0.first?.string
+        }
         #expect(expected.count == 18)
         #expect(Set(actual) == Set(expected))
     }
@@ -143,12 +158,19 @@ struct FixtureWithModel: Sendable, CustomStringConvertible {
         let connection = try Connection(path: url.path, configuration: .readOnly)
         let schema = try connection.readSchema(model: model)
         let books = try #require(schema.entities["Author"]?.toMany(named: "books"))
-        #expect(books.storage == .joinTable(table: "Z_1BOOKS", sourceColumn: "Z_1AUTHORS", destinationColumn: "Z_2BOOKS", orderColumn: nil))
+        #expect(
+            books.storage
+                == .joinTable(
+                    table: "Z_1BOOKS", sourceColumn: "Z_1AUTHORS", destinationColumn: "Z_2BOOKS", orderColumn: nil))
         let authors = try #require(schema.entities["Book"]?.toMany(named: "authors"))
-        #expect(authors.storage == .joinTable(table: "Z_1BOOKS", sourceColumn: "Z_2BOOKS", destinationColumn: "Z_1AUTHORS", orderColumn: nil))
+        #expect(
+            authors.storage
+                == .joinTable(
+                    table: "Z_1BOOKS", sourceColumn: "Z_2BOOKS", destinationColumn: "Z_1AUTHORS", orderColumn: nil))
 
         let sample = try #require(FixtureWithModel.all.first { $0.version == "SampleModel" })
-        let carSchema = try StoreSchema(model: try sample.model(), numbers: StoreSchema.assignedNumbers(for: try sample.model()))
+        let carSchema = try StoreSchema(
+            model: try sample.model(), numbers: StoreSchema.assignedNumbers(for: try sample.model()))
         let expensive = try carSchema.entity(named: "ExpensiveSportCar")
         #expect(expensive.table == "ZCAR")
         #expect(expensive.hierarchyNumbers == [3])
@@ -163,9 +185,12 @@ struct FixtureWithModel: Sendable, CustomStringConvertible {
     @Test func siblingPropertiesWithTheSameNameGetNumberedColumns() throws {
         let model = ManagedObjectModel(entities: [
             EntityDescription(name: "Message"),
-            EntityDescription(name: "Text", parent: "Message", attributes: [AttributeDescription(name: "text", type: .string)]),
-            EntityDescription(name: "Note", parent: "Message", attributes: [AttributeDescription(name: "text", type: .string)]),
-            EntityDescription(name: "Item", relationships: [RelationshipDescription(name: "message", destination: "Message")]),
+            EntityDescription(
+                name: "Text", parent: "Message", attributes: [AttributeDescription(name: "text", type: .string)]),
+            EntityDescription(
+                name: "Note", parent: "Message", attributes: [AttributeDescription(name: "text", type: .string)]),
+            EntityDescription(
+                name: "Item", relationships: [RelationshipDescription(name: "message", destination: "Message")]),
         ])
         let schema = try StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model))
         #expect(try schema.entity(named: "Note").attribute(named: "text")?.column == "ZTEXT")

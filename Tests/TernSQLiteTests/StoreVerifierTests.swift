@@ -1,10 +1,10 @@
 import Foundation
 import TernCore
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 @Suite struct StoreVerifierTests {
     /// Authors with a unique name, an external portrait, at least one book, a one-to-one profile and tags.
@@ -50,8 +50,10 @@ import TernRelational
             guard case .joinTable(let join, let authorColumn, let tagColumn, _) = tags.storage else {
                 throw TernError(.schemaMismatch, "tags is not stored in a join table")
             }
-            let book = try schema.entity(named: "Book"), novel = try schema.entity(named: "Novel")
-            try execute("""
+            let book = try schema.entity(named: "Book")
+            let novel = try schema.entity(named: "Novel")
+            try execute(
+                """
                 INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZPROFILE) VALUES (1, \(try number("Author")), 1, 'Ann', 1);
                 INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (2, \(try number("Author")), 1, 'Bob');
                 INSERT INTO ZPROFILE (Z_PK, Z_ENT, Z_OPT, ZAUTHOR) VALUES (1, \(try number("Profile")), 1, 1);
@@ -71,7 +73,8 @@ import TernRelational
         /// Runs SQL statements on the store file, as damage from outside would.
         func execute(_ statements: String) throws {
             let connection = try Connection(path: url.path, configuration: SQLiteConfiguration())
-            for statement in statements.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) })
+            for statement in statements.split(separator: ";").map({ $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            )
             where !statement.isEmpty {
                 try connection.executeOnce(SQL(unsafeSQL: statement))
             }
@@ -127,7 +130,8 @@ import TernRelational
         ("UPDATE Z_PRIMARYKEY SET Z_SUPER = 0 WHERE Z_NAME = 'Novel'", "Novel", "superentity Book"),
         ("UPDATE Z_PRIMARYKEY SET Z_SUPER = Z_ENT WHERE Z_NAME = 'Author'", "Author", "0: it is a root entity"),
     ])
-    func aSuperentityNumberTheModelDoesNotHaveIsReported(update: String, entity: String, expected: String) async throws {
+    func aSuperentityNumberTheModelDoesNotHaveIsReported(update: String, entity: String, expected: String) async throws
+    {
         let library = try Library()
         try library.execute(update)
         let problems = try await library.verify().problems

@@ -20,18 +20,21 @@ extension StreamedInsertTests {
         #expect(rows.count == 3 && rows.isComplete)
         let ids = try await context.batchInsert(entityName: "Event", rows: rows)
         #expect(ids.map(\.primaryKey) == [1, 2, 3])
-        let stored = try await store.fetch(StoreFetchRequest(entityName: "Event", sortDescriptors: [FetchSort(key: "id")]))
-        #expect(stored.map(\.attributes) == [
-            ["id": .integer(1), "amount": .integer(7), "name": .string("one"), "kind": .string("plain")],
-            ["id": .integer(2), "kind": .string("plain")],
-            ["id": .integer(3), "amount": .integer(9), "name": .string("three"), "kind": .string("plain")],
-        ])
+        let stored = try await store.fetch(
+            StoreFetchRequest(entityName: "Event", sortDescriptors: [FetchSort(key: "id")]))
+        #expect(
+            stored.map(\.attributes) == [
+                ["id": .integer(1), "amount": .integer(7), "name": .string("one"), "kind": .string("plain")],
+                ["id": .integer(2), "kind": .string("plain")],
+                ["id": .integer(3), "amount": .integer(9), "name": .string("three"), "kind": .string("plain")],
+            ])
         #expect(stored.allSatisfy { $0.version == 1 })
         // A nil value in a column stays nil, even for an attribute with a default.
         var explicit = RowBatch(columns: ["id", "kind"])
         explicit.append(row: [.integer(4), nil])
         _ = try await context.batchInsert(entityName: "Event", rows: explicit)
-        let fourth = try await store.fetch(StoreFetchRequest(entityName: "Event", predicate: try FetchPredicate("id == 4")))
+        let fourth = try await store.fetch(
+            StoreFetchRequest(entityName: "Event", predicate: try FetchPredicate("id == 4")))
         #expect(fourth.map(\.attributes) == [["id": .integer(4)]])
         // Streamed batches share one transaction and Z_MAX follows them.
         var next = 10

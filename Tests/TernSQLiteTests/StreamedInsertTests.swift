@@ -27,7 +27,9 @@ import Testing
         }
     }
 
-    func context(at url: URL, configuration: SQLiteConfiguration = SQLiteConfiguration()) async throws -> (ObjectContext, SQLiteStore) {
+    func context(at url: URL, configuration: SQLiteConfiguration = SQLiteConfiguration()) async throws -> (
+        ObjectContext, SQLiteStore
+    ) {
         let model = try Self.model()
         let store = try SQLiteStore(at: url, model: model, configuration: configuration)
         let coordinator = PersistentStoreCoordinator(model: model)
@@ -95,7 +97,9 @@ import Testing
         configuration.recordsHistory = true
         let (context, store) = try await context(at: tmp.path("Events.sqlite"), configuration: configuration)
         var batches = [(0..<3).map { ["id": AttributeValue.integer(Int64($0))] }, [["id": .integer(9)]]]
-        let inserted = try await context.batchInsert(entityName: "Event") { batches.isEmpty ? nil : batches.removeFirst() }
+        let inserted = try await context.batchInsert(entityName: "Event") {
+            batches.isEmpty ? nil : batches.removeFirst()
+        }
         #expect(inserted == 4)
         // Rows in column order are recorded the same way.
         var rowBatches: [RowBatch] = [2, 1].map { size in
@@ -103,7 +107,9 @@ import Testing
             for id in 0..<size { batch.append(.integer(Int64(id))) }
             return batch
         }
-        #expect(try await context.batchInsertRows(entityName: "Event", batches: { rowBatches.isEmpty ? nil : rowBatches.removeFirst() }) == 3)
+        #expect(
+            try await context.batchInsertRows(
+                entityName: "Event", batches: { rowBatches.isEmpty ? nil : rowBatches.removeFirst() }) == 3)
         let history = try await store.fetchHistory(HistoryFetchRequest())
         #expect(history.map(\.changes.count) == [3, 1, 2, 1])
     }
@@ -131,23 +137,28 @@ import Testing
         #expect(progress.completedUnitCount == progress.totalUnitCount && progress.totalUnitCount > 0)
         #expect(try await count(context) == 12_000)
         // An empty field is nil even when the attribute has a default; a column-less one gets it.
-        let values = try await context.fetchDictionaries(FetchRequest(
-            entityName: "Event", predicate: try FetchPredicate("id < 2"), sortDescriptors: [FetchSort(key: "id")]))
-        #expect(values == [
-            ["id": .integer(0), "name": .string("Event 0"), "amount": .integer(0)],
-            ["id": .integer(1), "name": .string("Event 1"), "amount": .integer(1), "kind": .string("special")],
-        ])
+        let values = try await context.fetchDictionaries(
+            FetchRequest(
+                entityName: "Event", predicate: try FetchPredicate("id < 2"), sortDescriptors: [FetchSort(key: "id")]))
+        #expect(
+            values == [
+                ["id": .integer(0), "name": .string("Event 0"), "amount": .integer(0)],
+                ["id": .integer(1), "name": .string("Event 1"), "amount": .integer(1), "kind": .string("special")],
+            ])
         let noKind = tmp.path("nokind.tsv")
         try "id\tname\n7\tSeven\n".write(to: noKind, atomically: true, encoding: .utf8)
-        _ = try await context.importRecords(from: noKind, options: RecordImportOptions(format: .tsv, entityName: "Event"))
-        let seven = try await context.fetchDictionaries(FetchRequest(entityName: "Event", predicate: try FetchPredicate("id == 7 AND name == 'Seven'")))
+        _ = try await context.importRecords(
+            from: noKind, options: RecordImportOptions(format: .tsv, entityName: "Event"))
+        let seven = try await context.fetchDictionaries(
+            FetchRequest(entityName: "Event", predicate: try FetchPredicate("id == 7 AND name == 'Seven'")))
         #expect(seven.first?["kind"] == .string("plain"))
     }
 
     /// The error of importing a TSV file of events that must fail.
     func failure(importing file: URL, into context: ObjectContext) async throws -> RecordError? {
         do {
-            _ = try await context.importRecords(from: file, options: RecordImportOptions(format: .tsv, entityName: "Event"))
+            _ = try await context.importRecords(
+                from: file, options: RecordImportOptions(format: .tsv, entityName: "Event"))
             Issue.record("the import should fail")
             return nil
         } catch let error as RecordError {

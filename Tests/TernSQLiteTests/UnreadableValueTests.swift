@@ -15,7 +15,8 @@ import Testing
         let library = try StoreVerifierTests.Library()
         let name = UUID().uuidString
         let reference = "02" + Data(name.utf8).map { String(format: "%02X", $0) }.joined() + "00"
-        try library.execute("""
+        try library.execute(
+            """
             UPDATE ZAUTHOR SET ZPORTRAIT = x'\(reference)' WHERE Z_PK = 1;
             UPDATE ZBOOK SET ZPAGES = 'many' WHERE Z_PK = 2
             """)
@@ -36,12 +37,14 @@ import Testing
             try await store.rows(for: [RowReference(entityName: "Novel", primaryKey: 2)])
         }
         #expect(novel?.code == .invalidValue)
-        #expect(novel?.message.hasPrefix("Row 2 of Novel holds a value its Integer 32 attribute pages cannot read") == true)
+        #expect(
+            novel?.message.hasPrefix("Row 2 of Novel holds a value its Integer 32 attribute pages cannot read") == true)
         let author = await #expect(throws: SQLiteError.self) {
             try await store.rows(for: [RowReference(entityName: "Author", primaryKey: 1)])
         }
         #expect(author?.code == .invalidExternalData)
-        #expect(author?.message.hasPrefix("The portrait of row 1 of Author cannot be read: the external data file") == true)
+        #expect(
+            author?.message.hasPrefix("The portrait of row 1 of Author cannot be read: the external data file") == true)
         #expect(store.unreadableValueLog.isEmpty)
     }
 

@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
 import TernMigration
+import TernRelational
 import TernTestSupport
 import Testing
 
 @testable import TernSQLite
-import TernRelational
 
 /// A row whose `Z_ENT` disagrees with the only entity of its table (a root without subentities)
 /// is one of that entity's objects, as Core Data reads it: counted, fetched, verified (a warning)
@@ -33,7 +33,9 @@ import TernRelational
         }
     }
 
-    static func reference(_ entity: String, _ key: Int64) -> RowReference { RowReference(entityName: entity, primaryKey: key) }
+    static func reference(_ entity: String, _ key: Int64) -> RowReference {
+        RowReference(entityName: entity, primaryKey: key)
+    }
 
     /// A v1 store with one cook, dishes 1…4, item 1 and special 2; then dish 2's `Z_ENT` is set to
     /// Cook's number and special 2's to Item's.
@@ -47,7 +49,9 @@ import TernRelational
                 rows.append(StoreRow(reference: reference("Dish", key), attributes: ["title": .string("d\(key)")]))
             }
             rows.append(StoreRow(reference: reference("Item", 1), attributes: ["label": .string("plain")]))
-            rows.append(StoreRow(reference: reference("Special", 2), attributes: ["label": .string("fancy"), "extra": .string("x")]))
+            rows.append(
+                StoreRow(
+                    reference: reference("Special", 2), attributes: ["label": .string("fancy"), "extra": .string("x")]))
             _ = try await store.save(StoreChangeSet(inserted: rows))
         }
         let connection = try Connection(path: url.path, configuration: SQLiteConfiguration())
@@ -85,18 +89,24 @@ import TernRelational
         let all = try await store.fetch(StoreFetchRequest(entityName: "Dish"))
         #expect(all.map(\.reference) == (1...4).map { Self.reference("Dish", $0) })
         #expect(all.first { $0.reference.primaryKey == 2 }?.attributes["title"] == .string("d2"))
-        let sorted = try await store.fetch(StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title", ascending: false)]))
+        let sorted = try await store.fetch(
+            StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title", ascending: false)]))
         #expect(sorted.map(\.reference.primaryKey) == [4, 3, 2, 1])
-        let matching = try await store.fetch(StoreFetchRequest(entityName: "Dish", predicate: try FetchPredicate("title == 'd2'")))
+        let matching = try await store.fetch(
+            StoreFetchRequest(entityName: "Dish", predicate: try FetchPredicate("title == 'd2'")))
         #expect(matching.map(\.reference) == [Self.reference("Dish", 2)])
-        let references = try await store.fetchReferences(StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title")]))
+        let references = try await store.fetchReferences(
+            StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title")]))
         #expect(references == (1...4).map { Self.reference("Dish", $0) })
-        let page = try await store.fetchPage(StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title")]), after: nil, size: 3)
+        let page = try await store.fetchPage(
+            StoreFetchRequest(entityName: "Dish", sortDescriptors: [FetchSort(key: "title")]), after: nil, size: 3)
         #expect(page.rows.map(\.reference) == (1...3).map { Self.reference("Dish", $0) })
         #expect(try await store.rows(for: [Self.reference("Dish", 2)]).map(\.reference) == [Self.reference("Dish", 2)])
         #expect(try await store.row(of: "Dish", primaryKey: 2)?.reference == Self.reference("Dish", 2))
         #expect(try await store.rows(of: "Dish", limit: 10).count == 4)
-        #expect(try await store.fetch(StoreFetchRequest(entityName: "Cook")).map(\.reference) == [Self.reference("Cook", 1)])
+        #expect(
+            try await store.fetch(StoreFetchRequest(entityName: "Cook")).map(\.reference) == [Self.reference("Cook", 1)]
+        )
         #expect(try await store.row(of: "Cook", primaryKey: 2) == nil)
     }
 
@@ -105,9 +115,10 @@ import TernRelational
         let store = try SQLiteStore(at: try await Self.store(in: directory))
         #expect(try await Self.count("Special", in: store) == 0)
         #expect(try await Self.count("Item", subentities: false, in: store) == 2)
-        #expect(try await store.fetch(StoreFetchRequest(entityName: "Item")).map(\.reference) == [
-            Self.reference("Item", 1), Self.reference("Item", 2),
-        ])
+        #expect(
+            try await store.fetch(StoreFetchRequest(entityName: "Item")).map(\.reference) == [
+                Self.reference("Item", 1), Self.reference("Item", 2),
+            ])
         #expect(try await store.row(of: "Special", primaryKey: 2) == nil)
     }
 
@@ -151,6 +162,7 @@ import TernRelational
         let dish = try Self.number(of: "Dish", in: connection)
         #expect(try connection.fetchValue("SELECT Z_ENT FROM ZDISH WHERE Z_PK = 2")?.int64 == dish)
         let verification = try await StoreVerifier.verify(storeAt: url, model: v2)
-        #expect(verification.isClean && verification.warnings.isEmpty, "\(verification.problems) \(verification.warnings)")
+        #expect(
+            verification.isClean && verification.warnings.isEmpty, "\(verification.problems) \(verification.warnings)")
     }
 }

@@ -20,7 +20,9 @@ enum CorpusPolicies {
     }
 
     /// The value at a source key path.
-    static func value(_ key: String, of source: RowReference, _ manager: any MigrationManager) throws(MigrationError) -> AttributeValue? {
+    static func value(_ key: String, of source: RowReference, _ manager: any MigrationManager) throws(MigrationError)
+        -> AttributeValue?
+    {
         guard case .value(let value) = try manager.sourceValue(forKeyPath: [key], of: source) else { return nil }
         return value
     }
@@ -41,20 +43,24 @@ enum CorpusPolicies {
     /// example (whose version 3 has Section instead of Color): one Section per Post, title the
     /// first four characters of the content and "...", body the content, index 0.
     struct ColorPerPost: EntityMigrationPolicy {
-        func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+        func createDestinationInstances(
+            forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+        )
             throws(MigrationError)
         {
             let post = try CorpusPolicies.created(for: source, mapping, manager)
             if manager.destinationModel.entity(named: "Color") != nil {
                 let color = try manager.insertDestinationInstance(ofEntity: "Color")
                 try manager.setDestinationValue(.string(UUID().uuidString), forAttribute: "colorID", of: color)
-                try manager.setDestinationValue(try CorpusPolicies.value("hexColor", of: source, manager), forAttribute: "hex", of: color)
+                try manager.setDestinationValue(
+                    try CorpusPolicies.value("hexColor", of: source, manager), forAttribute: "hex", of: color)
                 try manager.setDestinationRelationship("color", of: post, to: [color])
             } else {
                 let content = try CorpusPolicies.value("content", of: source, manager)
                 guard case .string(let text)? = content else { return }
                 let section = try manager.insertDestinationInstance(ofEntity: "Section")
-                try manager.setDestinationValue(.string(String(text.prefix(4)) + "..."), forAttribute: "title", of: section)
+                try manager.setDestinationValue(
+                    .string(String(text.prefix(4)) + "..."), forAttribute: "title", of: section)
                 try manager.setDestinationValue(.string(text), forAttribute: "body", of: section)
                 try manager.setDestinationValue(.integer(0), forAttribute: "index", of: section)
                 try manager.setDestinationRelationship("post", of: section, to: [post])
@@ -66,7 +72,9 @@ enum CorpusPolicies {
     /// destModelVersion 3, the name splits at white space into exactly two parts, first and last
     /// name; anything else fails.
     struct NameSplit: EntityMigrationPolicy {
-        func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+        func createDestinationInstances(
+            forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+        )
             throws(MigrationError)
         {
             let employee = try CorpusPolicies.created(for: source, mapping, manager)
@@ -74,7 +82,8 @@ enum CorpusPolicies {
             guard case .string(let name)? = try CorpusPolicies.value("name", of: source, manager) else { return }
             let parts = name.split(whereSeparator: \.isWhitespace).map(String.init)
             guard parts.count == 2 else {
-                throw MigrationError(.evaluationFailed, "the name does not split in two", mapping: mapping.name, property: "name")
+                throw MigrationError(
+                    .evaluationFailed, "the name does not split in two", mapping: mapping.name, property: "name")
             }
             try manager.setDestinationValue(.string(parts[0]), forAttribute: "firstName", of: employee)
             try manager.setDestinationValue(.string(parts[1]), forAttribute: "lastName", of: employee)
@@ -87,11 +96,15 @@ enum CorpusPolicies {
         /// The continents made, by code: the policy's state during one migration.
         private let continents = Mutex<[Int64: RowReference]>([:])
 
-        func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+        func createDestinationInstances(
+            forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+        )
             throws(MigrationError)
         {
             let country = try CorpusPolicies.created(for: source, mapping, manager)
-            guard case .integer(let code)? = try CorpusPolicies.value("isoContinent", of: source, manager) else { return }
+            guard case .integer(let code)? = try CorpusPolicies.value("isoContinent", of: source, manager) else {
+                return
+            }
             let known = continents.withLock { $0[code] }
             let continent: RowReference
             if let known {
@@ -108,7 +121,9 @@ enum CorpusPolicies {
     /// XCServerCoreData's IntegrationStringToDateMigrationPolicy: startedTime, endedTime and
     /// queuedDate, text in 1.2.0, are parsed as dates (yyyy-MM-dd'T'HH:mm:ss.SSS'Z').
     struct IntegrationDates: EntityMigrationPolicy {
-        func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+        func createDestinationInstances(
+            forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+        )
             throws(MigrationError)
         {
             let integration = try CorpusPolicies.created(for: source, mapping, manager)
@@ -117,7 +132,8 @@ enum CorpusPolicies {
             formatter.timeZone = TimeZone(identifier: "UTC")
             formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z'"
             for key in ["startedTime", "endedTime", "queuedDate"] {
-                guard case .string(let text)? = try CorpusPolicies.value(key, of: source, manager), let date = formatter.date(from: text)
+                guard case .string(let text)? = try CorpusPolicies.value(key, of: source, manager),
+                    let date = formatter.date(from: text)
                 else { continue }
                 try manager.setDestinationValue(.date(date), forAttribute: key, of: integration)
             }
@@ -127,7 +143,9 @@ enum CorpusPolicies {
     /// LoopKit's DeletedCarbObjectv3EntityMigrationPolicy: a deleted carb entry becomes a
     /// CachedCarbObject that the current app is not known to have created.
     struct DeletedCarbs: EntityMigrationPolicy {
-        func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+        func createDestinationInstances(
+            forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+        )
             throws(MigrationError)
         {
             let carb = try CorpusPolicies.created(for: source, mapping, manager)
@@ -141,7 +159,9 @@ enum CorpusPolicies {
     /// from the task's schedule), schemaVersion becomes 2.1.0, logicalClock 0, uuid new and
     /// an outcome's id its task's UUID and occurrence index.
     struct CareKitOutcomes: EntityMigrationPolicy {
-        func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+        func createDestinationInstances(
+            forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+        )
             throws(MigrationError)
         {
             let object = try CorpusPolicies.created(for: source, mapping, manager)
@@ -155,25 +175,36 @@ enum CorpusPolicies {
                 for key in ["startDate", "effectiveDate", "endDate"] { try set(date, key) }
                 // The app's id: the task's UUID and the occurrence index.
                 var task = "task"
-                if case .value(let value) = try manager.sourceValue(forKeyPath: ["task", "uuid"], of: source), let value {
+                if case .value(let value) = try manager.sourceValue(forKeyPath: ["task", "uuid"], of: source), let value
+                {
                     task = String(describing: value)
                 }
-                let index = try CorpusPolicies.value("taskOccurrenceIndex", of: source, manager).map(String.init(describing:)) ?? "0"
+                let index =
+                    try CorpusPolicies.value("taskOccurrenceIndex", of: source, manager).map(String.init(describing:))
+                    ?? "0"
                 try set(.string(task + "_" + index), "id")
             }
-            if case .string? = try? CorpusPolicies.value("schemaVersion", of: source, manager) { try set(.string("2.1.0"), "schemaVersion") }
+            if case .string? = try? CorpusPolicies.value("schemaVersion", of: source, manager) {
+                try set(.string("2.1.0"), "schemaVersion")
+            }
             try set(.integer(0), "logicalClock")
             try set(.uuid(UUID()), "uuid")
         }
 
         /// As the app's: every source relationship, through the mapping `<Entity>To<Entity>` of
         /// its destination entity.
-        func createRelationships(forDestination destination: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+        func createRelationships(
+            forDestination destination: RowReference, mapping: EntityMapping, manager: any MigrationManager
+        )
             throws(MigrationError)
         {
-            guard let source = manager.sourceInstances(forMapping: mapping.name, destinationInstance: destination).first else { return }
-            for relationship in manager.sourceModel.allRelationships(of: source.entityName) where !relationship.isTransient {
-                guard manager.destinationModel.relationship(named: relationship.name, inEntity: destination.entityName) != nil,
+            guard let source = manager.sourceInstances(forMapping: mapping.name, destinationInstance: destination).first
+            else { return }
+            for relationship in manager.sourceModel.allRelationships(of: source.entityName)
+            where !relationship.isTransient {
+                guard
+                    manager.destinationModel.relationship(named: relationship.name, inEntity: destination.entityName)
+                        != nil,
                     case .objects(let related) = try manager.sourceValue(forKeyPath: [relationship.name], of: source)
                 else { continue }
                 let target = relationship.destinationEntityName

@@ -27,7 +27,8 @@ import Testing
         let model = try XcodeModel.readVersionedModel(at: RealWorldCorpus.root.appendingPathComponent(modelPath))
         let policies = CorpusPolicies.registry()
         let step = try StepMapping(
-            xcodeMappingModelsAt: [RealWorldCorpus.root.appendingPathComponent(mappingPath)], in: model, policies: policies)
+            xcodeMappingModelsAt: [RealWorldCorpus.root.appendingPathComponent(mappingPath)], in: model,
+            policies: policies)
         let url = try copy(storePath, into: folder)
         let original = try copy(storePath, into: folder, prefix: "original-")
         var options = MigrationOptions()
@@ -60,7 +61,9 @@ import Testing
         let posts = try await Self.rows(after, "Post")
         #expect(posts.count == 5979 && colors.count == 5979)
         for post in posts {
-            guard case .string(let id)? = post.attributes["postID"], let color = post.toOne["color"].flatMap({ colors[$0] }) else {
+            guard case .string(let id)? = post.attributes["postID"],
+                let color = post.toOne["color"].flatMap({ colors[$0] })
+            else {
                 Issue.record("a post without its color")
                 continue
             }
@@ -76,9 +79,11 @@ import Testing
             model: "wibosco__CoreDataMigrationRevised-Example/CoreDataMigration_Example.xcdatamodeld",
             mapping: "wibosco__CoreDataMigrationRevised-Example/Migration2to3ModelMapping.xcmappingmodel", in: folder)
         let posts = try await Self.rows(after, "Post")
-        let sections = Dictionary(uniqueKeysWithValues: try await Self.rows(after, "Section").map { ($0.reference, $0) })
+        let sections = Dictionary(
+            uniqueKeysWithValues: try await Self.rows(after, "Section").map { ($0.reference, $0) })
         #expect(posts.count == 10 && sections.count == 10)
-        let first = try #require(posts.max { "\($0.attributes["postID"] as Any)" < "\($1.attributes["postID"] as Any)" })
+        let first = try #require(
+            posts.max { "\($0.attributes["postID"] as Any)" < "\($1.attributes["postID"] as Any)" })
         #expect(first.attributes["postID"] == .string("FFFECB21-6645-4FDD-B8B0-B960D0E61F5A"))
         #expect(first.attributes["hexColor"] == .string("1BB732"))
         let section = try #require(first.toMany["sections"]?.first.flatMap { sections[$0] })
@@ -92,14 +97,21 @@ import Testing
         let (_, after) = try await Self.migrate(
             "mwkirk__MWKCoreData/MWKCoreDataTests2.sqlite", model: "mwkirk__MWKCoreData/MWKCoreDataTests.xcdatamodeld",
             mapping: "mwkirk__MWKCoreData/MWKCoreDataTestsV2ToV3.xcmappingmodel", in: folder)
-        let departments = Dictionary(uniqueKeysWithValues: try await Self.rows(after, "Dept").map { ($0.reference, $0.attributes["name"]) })
+        let departments = Dictionary(
+            uniqueKeysWithValues: try await Self.rows(after, "Dept").map { ($0.reference, $0.attributes["name"]) })
         let employees = try await Self.rows(after, "Employee").map { row in
-            ["\(row.attributes["firstName"] as Any)", "\(row.attributes["lastName"] as Any)",
-             "\(row.toOne["dept"].flatMap { departments[$0] } as Any)"]
+            [
+                "\(row.attributes["firstName"] as Any)", "\(row.attributes["lastName"] as Any)",
+                "\(row.toOne["dept"].flatMap { departments[$0] } as Any)",
+            ]
         }
-        let expected = [("Bob", "Johnson", "Shipping"), ("Carla", "Jones", "Engineering"), ("Adam", "Smith", "Marketing")].map {
-            ["\(Optional(AttributeValue.string($0.0)) as Any)", "\(Optional(AttributeValue.string($0.1)) as Any)",
-             "\(Optional(Optional(AttributeValue.string($0.2))) as Any)"]
+        let expected = [
+            ("Bob", "Johnson", "Shipping"), ("Carla", "Jones", "Engineering"), ("Adam", "Smith", "Marketing"),
+        ].map {
+            [
+                "\(Optional(AttributeValue.string($0.0)) as Any)", "\(Optional(AttributeValue.string($0.1)) as Any)",
+                "\(Optional(Optional(AttributeValue.string($0.2))) as Any)",
+            ]
         }
         #expect(employees.sorted { $0[1] < $1[1] } == expected.sorted { $0[1] < $1[1] })
         #expect(departments.count == 3)
@@ -113,7 +125,8 @@ import Testing
             mapping: "richardpiazza__XCServerCoreData/MappingModel1.2.0to2.0.2.xcmappingmodel", in: folder)
         let integrations = try await Self.rows(after, "Integration")
         #expect(integrations.count == 24)
-        let integration = try #require(integrations.first { $0.attributes["identifier"] == .string("8a526f6a0ce6b83bb969758e0f262490") })
+        let integration = try #require(
+            integrations.first { $0.attributes["identifier"] == .string("8a526f6a0ce6b83bb969758e0f262490") })
         #expect(integration.toOne["bot"] != nil)
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
@@ -131,7 +144,8 @@ import Testing
             "objcio__core-data/Migrations/Moody 2.moody", model: "objcio__core-data/Migrations/Moody.xcdatamodeld",
             mapping: "objcio__core-data/Migrations/Moody 2-Moody 3.xcmappingmodel", in: folder)
         func code(_ row: StoreRow?) -> AttributeValue? { row?.attributes["numericISO3166Code"] }
-        let continents = Dictionary(uniqueKeysWithValues: try await Self.rows(after, "Continent").map { ($0.reference, $0) })
+        let continents = Dictionary(
+            uniqueKeysWithValues: try await Self.rows(after, "Continent").map { ($0.reference, $0) })
         let moods = Dictionary(uniqueKeysWithValues: try await Self.rows(after, "Mood").map { ($0.reference, $0) })
         #expect(continents.count == 2 && moods.count == 4)
         // v3Data: mood1 (country 704) -> 10005; mood2, mood3, mood4 -> 10004; Continent.moods the inverse.
@@ -143,7 +157,10 @@ import Testing
         #expect(byContinent["\(Optional(AttributeValue.integer(10005)) as Any)"]?.count == 1)
         #expect(byContinent["\(Optional(AttributeValue.integer(10004)) as Any)"]?.count == 3)
         for continent in continents.values {
-            let linked = Set((continent.toMany["moods"] ?? []).compactMap { moods[$0] }.map { code($0.toOne["continent"].flatMap { continents[$0] }) })
+            let linked = Set(
+                (continent.toMany["moods"] ?? []).compactMap { moods[$0] }.map {
+                    code($0.toOne["continent"].flatMap { continents[$0] })
+                })
             #expect(linked == [code(continent)])
         }
     }
@@ -153,7 +170,8 @@ import Testing
         let (_, after) = try await Self.migrate(
             "objcio__core-data/Migrations/Moody 5.moody", model: "objcio__core-data/Migrations/Moody.xcdatamodeld",
             mapping: "objcio__core-data/Migrations/Moody 5-Moody 6.xcmappingmodel", in: folder)
-        let continents = Dictionary(uniqueKeysWithValues: try await Self.rows(after, "Continent").map { ($0.reference, $0) })
+        let continents = Dictionary(
+            uniqueKeysWithValues: try await Self.rows(after, "Continent").map { ($0.reference, $0) })
         // v6Data: 10004 holds countries 710 and 231, 10005 holds 704.
         var countriesOf: [String: Set<String>] = [:]
         for country in try await Self.rows(after, "Country") {
@@ -161,7 +179,13 @@ import Testing
             countriesOf["\(continent as Any)", default: []].insert("\(country.attributes["numericISO3166Code"] as Any)")
         }
         #expect(continents.count == 2)
-        #expect(countriesOf["\(Optional(AttributeValue.integer(10004)) as Any)"] == ["\(Optional(AttributeValue.integer(710)) as Any)", "\(Optional(AttributeValue.integer(231)) as Any)"])
-        #expect(countriesOf["\(Optional(AttributeValue.integer(10005)) as Any)"] == ["\(Optional(AttributeValue.integer(704)) as Any)"])
+        #expect(
+            countriesOf["\(Optional(AttributeValue.integer(10004)) as Any)"] == [
+                "\(Optional(AttributeValue.integer(710)) as Any)", "\(Optional(AttributeValue.integer(231)) as Any)",
+            ])
+        #expect(
+            countriesOf["\(Optional(AttributeValue.integer(10005)) as Any)"] == [
+                "\(Optional(AttributeValue.integer(704)) as Any)"
+            ])
     }
 }

@@ -41,10 +41,13 @@ import Testing
 
     /// The step of one mapping model, read twice: once to learn the policy class names it
     /// names, once with a test policy registered under each.
-    static func step(_ item: RealWorldCorpus.Item, model: VersionedModel) throws -> (StepMapping, MigrationPolicyRegistry) {
+    static func step(_ item: RealWorldCorpus.Item, model: VersionedModel) throws -> (
+        StepMapping, MigrationPolicyRegistry
+    ) {
         let unchecked = try StepMapping(xcodeMappingModelsAt: [item.url], in: model)
         var policies = CorpusPolicies.registry()
-        for name in unchecked.passes.flatMap(\.entityMappings).compactMap(\.policyName) where policies.policy(named: name) == nil {
+        for name in unchecked.passes.flatMap(\.entityMappings).compactMap(\.policyName)
+        where policies.policy(named: name) == nil {
             policies.register(TestPolicy(), named: name)
         }
         return (try StepMapping(xcodeMappingModelsAt: [item.url], in: model, policies: policies), policies)
@@ -53,7 +56,9 @@ import Testing
     @Test func theCorpusHasMappingModelsWithTheirModels() throws {
         #expect(Self.items.count >= 36)
         let bound = try Self.items.filter { try Self.model(of: $0) != nil }
-        #expect(bound.count == Self.items.count, "\(Set(Self.items.map(\.description)).subtracting(bound.map(\.description)).sorted())")
+        #expect(
+            bound.count == Self.items.count,
+            "\(Set(Self.items.map(\.description)).subtracting(bound.map(\.description)).sorted())")
     }
 
     @Test(arguments: items)
@@ -73,7 +78,9 @@ import Testing
         do {
             let store = try SQLiteStore(at: url, model: source)
             _ = try await store.save(
-                StoreChangeSet(inserted: SampleObjects.rows(for: source, excluding: Self.excludedEntities[item.description] ?? [])))
+                StoreChangeSet(
+                    inserted: SampleObjects.rows(for: source, excluding: Self.excludedEntities[item.description] ?? []))
+            )
         }
         // What each entity mapping reads: the source objects of exactly its entity that pass its filter.
         var expected: [String: Int] = [:]
@@ -104,7 +111,8 @@ import Testing
         {
             // A mapping back to an older version (CoreStore's demo migrates both ways), which Tern's
             // planner never does to a store: the engine runs it into a store of the older version.
-            let manager = InMemoryMigrationManager(source: source, rows: SampleObjects.rows(for: source), destination: destination)
+            let manager = InMemoryMigrationManager(
+                source: source, rows: SampleObjects.rows(for: source), destination: destination)
             try MappingRunner(policies: policies).run(step.passes, manager: manager)
             let store = try SQLiteStore(at: folder.path("Older.sqlite"), model: destination)
             _ = try await store.save(StoreChangeSet(inserted: manager.destinationRows))
@@ -128,7 +136,9 @@ import Testing
                 #expect(rows.count == expected[target] ?? 0, "\(item): \(target)")
                 // A custom policy may change what it copies (CareKit's sets schemaVersion): values are checked without one.
                 for (attribute, values) in writers[0].policyName == nil ? sourceValues[target] ?? [:] : [:] {
-                    let written = rows.map { $0.attributes[attribute] }.map { $0.map(String.init(describing:)) ?? "nil" }.sorted()
+                    let written = rows.map { $0.attributes[attribute] }.map {
+                        $0.map(String.init(describing:)) ?? "nil"
+                    }.sorted()
                     let read = values.map { $0.map(String.init(describing:)) ?? "nil" }.sorted()
                     #expect(written == read, "\(item): \(target).\(attribute)")
                 }

@@ -2,11 +2,11 @@ import Foundation
 import Synchronization
 import TernCore
 import TernMigration
+import TernRelational
 import TernSQLite
 import TernStores
 import TernTestSupport
 import Testing
-import TernRelational
 
 /// Migrations of binary and XML stores between model versions: inferred, mapped and chained
 /// steps, changes of type, progress, cancellation and I/O faults during the swap.
@@ -42,7 +42,8 @@ import TernRelational
         let recipes = try await rows(of: "Recipe", at: url, model: v5)
         #expect(recipes.map { $0.attributes["heading"] } == (1...3).map { .string("Recipe \($0)") })
         #expect(recipes.map { $0.attributes["minutes"] } == [.string("10 min"), .string("20 min"), .string("30 min")])
-        let servings: [AttributeValue?] = version >= "v3" ? [.integer(1), .integer(2), .integer(3)] : Array(repeating: .integer(2), count: 3)
+        let servings: [AttributeValue?] =
+            version >= "v3" ? [.integer(1), .integer(2), .integer(3)] : Array(repeating: .integer(2), count: 3)
         #expect(recipes.map { $0.attributes["servings"] } == servings)
         let notes: [AttributeValue?] = version >= "v4" ? (1...3).map { .string("note \($0)") } : [nil, nil, nil]
         #expect(recipes.map { $0.attributes["notes"] } == notes)
@@ -71,7 +72,9 @@ import TernRelational
         let (model, mapping) = try Self.breakingModelAndMapping()
         let directory = try TemporaryDirectory()
         let url = directory.path("Recipes.store")
-        try await Self.make(url, kind: kind, model: try #require(model.version(named: version)).model, rows: RecipeVersions.rows(for: version))
+        try await Self.make(
+            url, kind: kind, model: try #require(model.version(named: version)).model,
+            rows: RecipeVersions.rows(for: version))
         let report = try await StoreMigrator().migrateStore(
             at: .file(url), model: model, mappings: [mapping], options: MigrationOptions(batchSize: 2))
         let kinds = report.plan.steps.map { "\($0.from)→\($0.to):\($0.kind.rawValue)" }
@@ -131,11 +134,13 @@ import TernRelational
     /// A person, a student and a course of the school model's first version.
     static func schoolRows() -> [StoreRow] {
         [
-            StoreRow(reference: RowReference(entityName: "Person", primaryKey: 1), attributes: ["name": .string("Ada")]),
+            StoreRow(
+                reference: RowReference(entityName: "Person", primaryKey: 1), attributes: ["name": .string("Ada")]),
             StoreRow(
                 reference: RowReference(entityName: "Student", primaryKey: 2),
                 attributes: ["name": .string("Bo"), "number": .integer(7)]),
-            StoreRow(reference: RowReference(entityName: "Course", primaryKey: 1), attributes: ["name": .string("Maths")]),
+            StoreRow(
+                reference: RowReference(entityName: "Course", primaryKey: 1), attributes: ["name": .string("Maths")]),
         ]
     }
 
@@ -148,7 +153,8 @@ import TernRelational
         for kind in [StoreKind.xml, .sqlite] {
             let destination = directory.path("Recipes-\(kind.rawValue).store")
             try await StoreMigrator().migrateStore(
-                at: .file(binary), model: model, mappings: [mapping], kind: kind, options: MigrationOptions(destination: .file(destination)))
+                at: .file(binary), model: model, mappings: [mapping], kind: kind,
+                options: MigrationOptions(destination: .file(destination)))
             #expect(try StoreFiles.kind(ofStoreAt: destination) == kind)
             try await Self.expectMigratedRecipes(at: destination, from: "v3", model: model)
             #expect(try Data(contentsOf: binary) == original)
@@ -157,7 +163,8 @@ import TernRelational
         await #expect(throws: TernError.self) {
             try await StoreMigrator().migrateStore(
                 at: .file(binary), model: model, mappings: [mapping], kind: .xml,
-                options: MigrationOptions(destination: .file(directory.path("Recipes-\(StoreKind.xml.rawValue).store"))))
+                options: MigrationOptions(destination: .file(directory.path("Recipes-\(StoreKind.xml.rawValue).store")))
+            )
         }
         // In place into SQLite: the binary file is replaced by a SQLite store.
         try await StoreMigrator().migrateStore(at: .file(binary), model: model, mappings: [mapping], kind: .sqlite)
@@ -177,7 +184,8 @@ import TernRelational
         let progress = Progress(totalUnitCount: 1)
         let events = Mutex<[MigrationEvent]>([])
         try await StoreMigrator().migrateStore(
-            at: .file(url), model: model, mappings: [mapping], options: MigrationOptions(batchSize: 2), progress: progress,
+            at: .file(url), model: model, mappings: [mapping], options: MigrationOptions(batchSize: 2),
+            progress: progress,
             onEvent: { event in events.withLock { $0.append(event) } })
         #expect(progress.totalUnitCount == 2)
         #expect(progress.completedUnitCount == 2)
@@ -241,12 +249,16 @@ import TernRelational
                 }
                 try original.write(to: url)
             },
-            operation: { try await StoreMigrator().migrateStore(at: .file(url), model: model, mappings: [mapping], kind: destination) },
+            operation: {
+                try await StoreMigrator().migrateStore(
+                    at: .file(url), model: model, mappings: [mapping], kind: destination)
+            },
             isTyped: { $0 is TernError || $0 is SQLiteError || $0 is MigrationError },
             check: { error in
                 if try Data(contentsOf: url) == original {
                     // The old store: a rerun finishes the job.
-                    try await StoreMigrator().migrateStore(at: .file(url), model: model, mappings: [mapping], kind: destination)
+                    try await StoreMigrator().migrateStore(
+                        at: .file(url), model: model, mappings: [mapping], kind: destination)
                     try await Self.expectMigratedRecipes(at: url, from: "v1", model: model)
                     if error == nil { Issue.record("the migration reported success but left the old store") }
                     return "old"
@@ -262,11 +274,14 @@ import TernRelational
     /// steps stream; the destination's rows are read in pages and written once), with the same
     /// result as any other migration, the source untouched and no temporary file left.
     @Test(arguments: [StoreKind.binary, .xml], olderVersions)
-    func aSQLiteStoreMigratesIntoAnAtomicOneThroughATemporarySQLiteStore(kind: StoreKind, version: String) async throws {
+    func aSQLiteStoreMigratesIntoAnAtomicOneThroughATemporarySQLiteStore(kind: StoreKind, version: String) async throws
+    {
         let (model, mapping) = try Self.breakingModelAndMapping()
         let directory = try TemporaryDirectory()
         let sqlite = directory.path("Recipes.sqlite")
-        try await Self.make(sqlite, kind: .sqlite, model: try #require(model.version(named: version)).model, rows: RecipeVersions.rows(for: version))
+        try await Self.make(
+            sqlite, kind: .sqlite, model: try #require(model.version(named: version)).model,
+            rows: RecipeVersions.rows(for: version))
         let original = InterruptedWrite.files(of: sqlite)
         let destination = directory.path("Recipes.\(kind.rawValue)")
         let events = Mutex<[String]>([])

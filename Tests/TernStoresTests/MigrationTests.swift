@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import TernCore
 import TernSQLite
 import TernStores
 import TernTestSupport
+import Testing
 
 @Suite struct MigrationTests {
     static let pairs: [(StoreKind, StoreKind)] = {
@@ -22,7 +22,10 @@ import TernTestSupport
         try await coordinator.addStore(store)
 
         let url: URL? = destination == .inMemory ? nil : folder.path("moved/new-store")
-        if let url { try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true) }
+        if let url {
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
         let migrated = try await coordinator.copyStore(store, to: url, kind: destination, batchSize: 2)
 
         #expect(coordinator.stores.count == 1)
@@ -64,12 +67,16 @@ import TernTestSupport
         let count = 1_000
         var rows: [StoreRow] = []
         for key in 1...Int64(count) {
-            rows.append(StoreRow(reference: RowReference(entityName: "Pet", primaryKey: key), attributes: ["name": .string("p\(key)")]))
+            rows.append(
+                StoreRow(
+                    reference: RowReference(entityName: "Pet", primaryKey: key),
+                    attributes: ["name": .string("p\(key)")]))
         }
         try await source.save(StoreChangeSet(inserted: rows))
         let coordinator = PersistentStoreCoordinator(model: ConformanceModel.model)
         try await coordinator.addStore(source)
-        let migrated = try await coordinator.copyStore(source, to: folder.path("copy.sqlite"), kind: .sqlite, batchSize: 64)
+        let migrated = try await coordinator.copyStore(
+            source, to: folder.path("copy.sqlite"), kind: .sqlite, batchSize: 64)
         #expect(try await migrated.count(StoreFetchRequest(entityName: "Pet")) == count)
         let last = try await migrated.rows(for: [RowReference(entityName: "Pet", primaryKey: Int64(count))])
         #expect(last.first?.attributes["name"] == .string("p\(count)"))

@@ -2,12 +2,13 @@ import Foundation
 import Synchronization
 import TernCore
 import TernMigration
-@testable import TernPostgreSQL
+import TernRelational
 import TernSQLite
 import TernStores
 import TernTestSupport
 import Testing
-import TernRelational
+
+@testable import TernPostgreSQL
 
 /// Fails in stage 2 on the `failing`-th destination object whose relationships it sets, after
 /// earlier batches were written: a failure in the middle of a mapped step.
@@ -20,7 +21,9 @@ private struct FailsOnNthRelationships: EntityMigrationPolicy {
     let counter = Counter()
     let failing: Int
 
-    func createRelationships(forDestination destination: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+    func createRelationships(
+        forDestination destination: RowReference, mapping: EntityMapping, manager: any MigrationManager
+    )
         throws(MigrationError)
     {
         let count = counter.value.withLock { count in
@@ -61,9 +64,14 @@ struct PostgreSQLMappedMigrationTests {
         var songPlaylists: [Int: [Int]] = [:]
         for key in 1...count {
             let pages = (0..<Int(generator.next() % 4)).map { count + key * 4 + $0 }
-            rows.append(Row.row("Book", key, ["title": .string("book \(key)"), "isbn": .string("\(key % 7)")], toMany: ["pages": Row.ref("Page", pages)]))
+            rows.append(
+                Row.row(
+                    "Book", key, ["title": .string("book \(key)"), "isbn": .string("\(key % 7)")],
+                    toMany: ["pages": Row.ref("Page", pages)]))
             for page in pages {
-                rows.append(Row.row("Page", page, ["number": .integer(Int64(page))], toOne: ["book": Row.ref("Book", [key])[0]]))
+                rows.append(
+                    Row.row("Page", page, ["number": .integer(Int64(page))], toOne: ["book": Row.ref("Book", [key])[0]])
+                )
             }
             for song in Set((0..<Int(generator.next() % 5)).map { _ in Int(generator.next() % UInt64(count)) + 1 }) {
                 playlists[key, default: []].append(song)
@@ -73,7 +81,10 @@ struct PostgreSQLMappedMigrationTests {
         for key in 1...count {
             rows.append(Row.row("Playlist", key, [:], toMany: ["songs": Row.ref("Song", playlists[key] ?? [])]))
             let title: AttributeValue? = key % 5 == 0 ? nil : .string("song \(key) ü")
-            rows.append(Row.row("Song", key, title.map { ["title": $0] } ?? [:], toMany: ["playlists": Row.ref("Playlist", songPlaylists[key] ?? [])]))
+            rows.append(
+                Row.row(
+                    "Song", key, title.map { ["title": $0] } ?? [:],
+                    toMany: ["playlists": Row.ref("Playlist", songPlaylists[key] ?? [])]))
         }
         return rows
     }
@@ -84,8 +95,10 @@ struct PostgreSQLMappedMigrationTests {
         let schema = try #require(location.schema)
         let connection = try Connection(location)
         let names = [schema + "_tern_migrating", schema + "_tern_migrating_step"].map(Connection.indexName)
-        return try connection.fetchAll("SELECT nspname::text FROM pg_namespace ORDER BY 1").compactMap { $0.first?.string }
-            .filter(names.contains)
+        return try connection.fetchAll("SELECT nspname::text FROM pg_namespace ORDER BY 1").compactMap {
+            $0.first?.string
+        }
+        .filter(names.contains)
     }
 
     @Test(arguments: [1, 7, 1000])
@@ -93,11 +106,13 @@ struct PostgreSQLMappedMigrationTests {
         let model = try PostgreSQLInPlaceChangeTests.songs()
         let folder = try TemporaryDirectory()
         let rows = Self.songRows(count: batchSize == 1 ? 12 : 60)
-        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: rows, in: folder)
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(
+            model, version: "v1", rows: rows, in: folder)
         var options = MigrationOptions(batchSize: batchSize)
         options.policies.register(DefaultMigrationPolicy(), named: "Playlists")
         let mapping = try StepMapping(jsonData: Data(Self.songsStep.utf8))
-        let expected = try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, mappings: [mapping], options: options)
+        let expected = try await StoreMigrator().migrateStore(
+            at: .file(sqlite), model: model, mappings: [mapping], options: options)
         let events = EventLog()
         let progress = Progress(totalUnitCount: 1)
         let report = try await PostgreSQLMigrator().migrateStore(
@@ -109,14 +124,18 @@ struct PostgreSQLMappedMigrationTests {
         let v2 = model.versions[1].model
         try await PostgreSQLMigrationTests.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: v2)
         // Counts and titles as the mapping says; the next key follows the old ones.
-        let counts = try await PostgreSQLInPlaceChangeTests.pageCounts(sqlite: sqlite, postgreSQL: postgreSQL, model: v2)
+        let counts = try await PostgreSQLInPlaceChangeTests.pageCounts(
+            sqlite: sqlite, postgreSQL: postgreSQL, model: v2)
         #expect(counts.contains { $0 != .integer(0) })
         let store = try PostgreSQLStore(url: postgreSQL, model: v2)
         let songs = try await store.fetch(StoreFetchRequest(entityName: "Song"))
         #expect(songs.contains { $0.attributes["title"] == .string("SONG 1 Ü") })
         let sqliteStore = try SQLiteStore(at: sqlite, model: v2)
-        #expect(try await store.newPrimaryKeys(forEntity: "Song", count: 1) == sqliteStore.newPrimaryKeys(forEntity: "Song", count: 1))
-        #expect(MigrationJournal(metadata: try PostgreSQLStore.metadata(at: postgreSQL)).entries.map(\.kind) == ["mapping"])
+        #expect(
+            try await store.newPrimaryKeys(forEntity: "Song", count: 1)
+                == sqliteStore.newPrimaryKeys(forEntity: "Song", count: 1))
+        #expect(
+            MigrationJournal(metadata: try PostgreSQLStore.metadata(at: postgreSQL)).entries.map(\.kind) == ["mapping"])
         #expect(try Self.scratchSchemas(of: postgreSQL).isEmpty)
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
@@ -131,15 +150,19 @@ struct PostgreSQLMappedMigrationTests {
         let options = MigrationOptions(batchSize: batchSize)
         let sqliteEvents = EventLog()
         try await StoreMigrator().migrateStore(
-            at: .file(sqlite), model: model, mappings: [mapping], options: options, onEvent: { sqliteEvents.append($0) })
+            at: .file(sqlite), model: model, mappings: [mapping], options: options, onEvent: { sqliteEvents.append($0) }
+        )
         let events = EventLog()
         try await PostgreSQLMigrator().migrateStore(
             at: postgreSQL, model: model, mappings: [mapping], options: options, onEvent: { events.append($0) })
         #expect(events.mappingCounts == sqliteEvents.mappingCounts)
-        #expect(events.mappingCounts == [
-            "PersonToPerson:1", "StudentToStudent:3", "CourseToCourse:1", "ClassToClass:2", "RegistrationToRegistration:4",
-        ])
-        try await PostgreSQLMigrationTests.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: model.versions[1].model)
+        #expect(
+            events.mappingCounts == [
+                "PersonToPerson:1", "StudentToStudent:3", "CourseToCourse:1", "ClassToClass:2",
+                "RegistrationToRegistration:4",
+            ])
+        try await PostgreSQLMigrationTests.expectSameContents(
+            sqlite: sqlite, postgreSQL: postgreSQL, model: model.versions[1].model)
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
 
@@ -150,15 +173,18 @@ struct PostgreSQLMappedMigrationTests {
     func associationRunsOfEveryShapeGiveWhatSQLiteGives(batchSize: Int) async throws {
         let model = try TwinVersions.model()
         let folder = try TemporaryDirectory()
-        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: TwinVersions.rows, in: folder)
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(
+            model, version: "v1", rows: TwinVersions.rows, in: folder)
         let (sqliteCalls, calls) = (TwinVersions.Calls(), TwinVersions.Calls())
         var options = MigrationOptions(batchSize: batchSize)
         options.policies.register(TwinVersions.TwinPolicy(calls: sqliteCalls), named: "Twins")
-        try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, mappings: [TwinVersions.mapping()], options: options)
+        try await StoreMigrator().migrateStore(
+            at: .file(sqlite), model: model, mappings: [TwinVersions.mapping()], options: options)
         options.policies.register(TwinVersions.TwinPolicy(calls: calls), named: "Twins")
         try await PostgreSQLMigrator().migrateStore(
             at: postgreSQL, model: model, mappings: [TwinVersions.mapping()], options: options)
-        try await PostgreSQLMigrationTests.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: model.versions[1].model)
+        try await PostgreSQLMigrationTests.expectSameContents(
+            sqlite: sqlite, postgreSQL: postgreSQL, model: model.versions[1].model)
         #expect(calls.all == sqliteCalls.all)
         #expect(calls.all.count == TwinVersions.keys.count * 2 && Set(calls.all).count == calls.all.count)
         #expect(try Self.scratchSchemas(of: postgreSQL).isEmpty)
@@ -178,22 +204,28 @@ struct PostgreSQLMappedMigrationTests {
         // Keys with gaps, every seventh event without a date, three pages of ten.
         let rows = (1...25).map { (index: Int) -> StoreRow in
             var attributes: [String: AttributeValue] = [:]
-            if index % 7 != 0 { attributes["timeStamp"] = .date(Date(timeIntervalSinceReferenceDate: Double(index) * 3_601.5)) }
+            if index % 7 != 0 {
+                attributes["timeStamp"] = .date(Date(timeIntervalSinceReferenceDate: Double(index) * 3_601.5))
+            }
             return StoreRow(
-                reference: RowReference(entityName: "Event", primaryKey: Int64(index * 2)), version: 1, attributes: attributes)
+                reference: RowReference(entityName: "Event", primaryKey: Int64(index * 2)), version: 1,
+                attributes: attributes)
         }
         let folder = try TemporaryDirectory()
-        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "Event", rows: rows, in: folder)
-        let mapping = try StepMapping(jsonData: Data(#"""
-            {"source": "Event", "destination": "Event 2", "passes": [
-              {"name": "One", "entityMappings": [{"name": "EventToPrintedEvent", "kind": "custom", "source": "Event",
-                "destination": "PrintedEvent", "policy": "Recording",
-                "attributes": {"printedDate": "formatDate($source.timeStamp, \"yyyy-MM-dd HH:mm:ss\")"}}]},
-              {"name": "Two", "entityMappings": [{"name": "EventToTimeStampEvent", "kind": "custom", "source": "Event",
-                "destination": "TimeStampEvent", "policy": "Recording",
-                "attributes": {"timeStamp": "timeInterval($source.timeStamp)"}},
-                {"kind": "remove", "source": "Event"}]}]}
-            """#.utf8))
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(
+            model, version: "Event", rows: rows, in: folder)
+        let mapping = try StepMapping(
+            jsonData: Data(
+                #"""
+                {"source": "Event", "destination": "Event 2", "passes": [
+                  {"name": "One", "entityMappings": [{"name": "EventToPrintedEvent", "kind": "custom", "source": "Event",
+                    "destination": "PrintedEvent", "policy": "Recording",
+                    "attributes": {"printedDate": "formatDate($source.timeStamp, \"yyyy-MM-dd HH:mm:ss\")"}}]},
+                  {"name": "Two", "entityMappings": [{"name": "EventToTimeStampEvent", "kind": "custom", "source": "Event",
+                    "destination": "TimeStampEvent", "policy": "Recording",
+                    "attributes": {"timeStamp": "timeInterval($source.timeStamp)"}},
+                    {"kind": "remove", "source": "Event"}]}]}
+                """#.utf8))
         let (sqliteLog, log) = (StageOneLog(), StageOneLog())
         var options = MigrationOptions(batchSize: 10)
         options.policies.register(RecordingPolicy(log: sqliteLog, independent: true), named: "Recording")
@@ -206,7 +238,8 @@ struct PostgreSQLMappedMigrationTests {
         #expect(log.entries == keys.flatMap { ["EventToPrintedEvent \($0)", "EventToTimeStampEvent \($0)"] })
         #expect(log.entries == sqliteLog.entries)
         #expect(report.objectsPerStep == [50])
-        try await PostgreSQLMigrationTests.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: model.versions[1].model)
+        try await PostgreSQLMigrationTests.expectSameContents(
+            sqlite: sqlite, postgreSQL: postgreSQL, model: model.versions[1].model)
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
 
@@ -223,7 +256,8 @@ struct PostgreSQLMappedMigrationTests {
             return moved
         }
         let folder = try TemporaryDirectory()
-        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: rows, in: folder)
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(
+            model, version: "v1", rows: rows, in: folder)
         var options = MigrationOptions(batchSize: 2)
         options.strategy = .rebuild
         let expected = try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
@@ -232,7 +266,8 @@ struct PostgreSQLMappedMigrationTests {
         #expect(report.objectsPerStep == expected.objectsPerStep)
         let v2 = model.versions[1].model
         try await PostgreSQLMigrationTests.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: v2)
-        let people = try await PostgreSQLStore(url: postgreSQL, model: v2, readOnly: true).fetch(StoreFetchRequest(entityName: "Person"))
+        let people = try await PostgreSQLStore(url: postgreSQL, model: v2, readOnly: true).fetch(
+            StoreFetchRequest(entityName: "Person"))
         #expect(Set(people.map(\.reference.primaryKey)) == [2, 3, 4, 9])
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
@@ -240,22 +275,28 @@ struct PostgreSQLMappedMigrationTests {
     @Test func aFailureOnTheNthObjectOfALaterBatchLeavesTheOldStoreAndNoScratchSchema() async throws {
         let model = try PostgreSQLInPlaceChangeTests.songs()
         let folder = try TemporaryDirectory()
-        let (_, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: Self.songRows(count: 30), in: folder)
+        let (_, postgreSQL) = try await PostgreSQLMigrationTests.stores(
+            model, version: "v1", rows: Self.songRows(count: 30), in: folder)
         let v1 = model.versions[0].model
-        let before = try await PostgreSQLMigrationTests.contents(of: try PostgreSQLStore(url: postgreSQL, model: v1, readOnly: true))
+        let before = try await PostgreSQLMigrationTests.contents(
+            of: try PostgreSQLStore(url: postgreSQL, model: v1, readOnly: true))
         let metadata = try PostgreSQLStore.metadata(at: postgreSQL)
         var options = MigrationOptions(batchSize: 4)
         options.policies.register(FailsOnNthRelationships(failing: 17), named: "Playlists")
         let mapping = try StepMapping(jsonData: Data(Self.songsStep.utf8))
         let error = await #expect(throws: MigrationError.self) {
-            try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, mappings: [mapping], options: options)
+            try await PostgreSQLMigrator().migrateStore(
+                at: postgreSQL, model: model, mappings: [mapping], options: options)
         }
         #expect(error?.message.contains("planted failure") == true)
         #expect(try PostgreSQLStore.metadata(at: postgreSQL) == metadata)
-        #expect(try await PostgreSQLMigrationTests.contents(of: try PostgreSQLStore(url: postgreSQL, model: v1, readOnly: true)) == before)
+        #expect(
+            try await PostgreSQLMigrationTests.contents(
+                of: try PostgreSQLStore(url: postgreSQL, model: v1, readOnly: true)) == before)
         #expect(try Self.scratchSchemas(of: postgreSQL).isEmpty)
         options.policies.register(DefaultMigrationPolicy(), named: "Playlists")
-        let report = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, mappings: [mapping], options: options)
+        let report = try await PostgreSQLMigrator().migrateStore(
+            at: postgreSQL, model: model, mappings: [mapping], options: options)
         #expect(report.cleanedUpFiles.isEmpty && report.objectsPerStep == [before.values.reduce(0) { $0 + $1.count }])
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
@@ -263,7 +304,8 @@ struct PostgreSQLMappedMigrationTests {
     @Test func scratchSchemasAKilledMigrationLeftAreDroppedByTheNextRun() async throws {
         let model = try RecipeVersions.model(breaking: true)
         let folder = try TemporaryDirectory()
-        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v3", rows: RecipeVersions.rows(for: "v3"), in: folder)
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(
+            model, version: "v3", rows: RecipeVersions.rows(for: "v3"), in: folder)
         let location = try PostgreSQLLocation(postgreSQL)
         let schema = try #require(location.schema)
         let leftovers = [schema + "_tern_migrating", schema + "_tern_migrating_step"].map(Connection.indexName)
@@ -277,10 +319,12 @@ struct PostgreSQLMappedMigrationTests {
         options.policies.register(MinutesAsText(), named: "MinutesAsText")
         let mapping = try StepMapping(jsonData: Data(PostgreSQLMigrationTests.customStep.utf8))
         try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, mappings: [mapping], options: options)
-        let report = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, mappings: [mapping], options: options)
+        let report = try await PostgreSQLMigrator().migrateStore(
+            at: postgreSQL, model: model, mappings: [mapping], options: options)
         #expect(report.cleanedUpFiles == [leftovers.map { "schema \($0)" }.joined(separator: ", ")])
         #expect(report.plan.steps.count == 2 && report.inPlaceSteps.isEmpty)
-        try await PostgreSQLMigrationTests.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: model.versions[4].model)
+        try await PostgreSQLMigrationTests.expectSameContents(
+            sqlite: sqlite, postgreSQL: postgreSQL, model: model.versions[4].model)
         #expect(try Self.scratchSchemas(of: postgreSQL).isEmpty)
         try PostgreSQLStore.destroy(at: postgreSQL)
     }

@@ -2,16 +2,19 @@ import Foundation
 import Synchronization
 import TernCore
 import TernMigration
-@testable import TernPostgreSQL
+import TernRelational
 import TernSQLite
 import TernStores
 import TernTestSupport
 import Testing
-import TernRelational
+
+@testable import TernPostgreSQL
 
 /// Turns `minutes` (an integer) into text such as "25 min": the Swift policy of the v4 → v5 step.
 struct MinutesAsText: EntityMigrationPolicy {
-    func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+    func createDestinationInstances(
+        forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+    )
         throws(MigrationError)
     {
         try DefaultMigrationPolicy.createInstance(forSource: source, mapping: mapping, manager: manager)
@@ -24,7 +27,9 @@ struct MinutesAsText: EntityMigrationPolicy {
 
 /// Fails on the second recipe, after the first has been written: a failure in the middle of a step.
 private struct FailsOnSecondRecipe: EntityMigrationPolicy {
-    func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+    func createDestinationInstances(
+        forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager
+    )
         throws(MigrationError)
     {
         guard source.primaryKey < 2 else { throw MigrationError(.evaluationFailed, "planted failure") }
@@ -84,7 +89,8 @@ struct PostgreSQLMigrationTests {
     func inferredChainsRunInPlaceInOneTransactionAsOnSQLite(version: String) async throws {
         let model = try RecipeVersions.model()
         let folder = try TemporaryDirectory()
-        let (sqlite, postgreSQL) = try await Self.stores(model, version: version, rows: RecipeVersions.rows(for: version), in: folder)
+        let (sqlite, postgreSQL) = try await Self.stores(
+            model, version: version, rows: RecipeVersions.rows(for: version), in: folder)
         let before = try PostgreSQLStore.metadata(at: postgreSQL)
         let options = MigrationOptions(batchSize: 2)
         let expected = try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
@@ -157,14 +163,16 @@ struct PostgreSQLMigrationTests {
         #expect(report.inPlaceSteps == [0])
         // The defaults were read from the catalog: no row was rewritten, and no column keeps one.
         #expect(try connection.fetchAll(versions) == before)
-        let kept = try connection.fetchValue("""
+        let kept = try connection.fetchValue(
+            """
             SELECT COUNT(*) FROM information_schema.columns \
             WHERE table_schema = current_schema() AND table_name = 'ZITEM' AND column_default IS NOT NULL
             """)
         #expect(kept?.int64 == 0)
         let v2 = try #require(model.version(named: "v2")).model
         try await Self.expectSameContents(sqlite: sqlite, postgreSQL: postgreSQL, model: v2)
-        let migrated = try await PostgreSQLStore(url: postgreSQL, model: v2, readOnly: true).fetch(StoreFetchRequest(entityName: "Item"))
+        let migrated = try await PostgreSQLStore(url: postgreSQL, model: v2, readOnly: true).fetch(
+            StoreFetchRequest(entityName: "Item"))
         #expect(migrated.count == 3)
         for row in migrated {
             for (name, value) in defaults { #expect(row.attributes[name] == value, "\(name)") }
@@ -175,7 +183,8 @@ struct PostgreSQLMigrationTests {
     @Test func theRebuildStrategyBuildsBesideAndSwapsInAsOnSQLite() async throws {
         let model = try RecipeVersions.model()
         let folder = try TemporaryDirectory()
-        let (sqlite, postgreSQL) = try await Self.stores(model, version: "v3", rows: RecipeVersions.rows(for: "v3"), in: folder)
+        let (sqlite, postgreSQL) = try await Self.stores(
+            model, version: "v3", rows: RecipeVersions.rows(for: "v3"), in: folder)
         var options = MigrationOptions(batchSize: 2)
         options.strategy = .rebuild
         try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
@@ -191,11 +200,13 @@ struct PostgreSQLMigrationTests {
     func aChainWithAMappedStepStreamsAndSwapsInAsOnSQLite(version: String) async throws {
         let model = try RecipeVersions.model(breaking: true)
         let folder = try TemporaryDirectory()
-        let (sqlite, postgreSQL) = try await Self.stores(model, version: version, rows: RecipeVersions.rows(for: version), in: folder)
+        let (sqlite, postgreSQL) = try await Self.stores(
+            model, version: version, rows: RecipeVersions.rows(for: version), in: folder)
         var options = MigrationOptions(batchSize: 2)
         options.policies.register(MinutesAsText(), named: "MinutesAsText")
         let mapping = try StepMapping(jsonData: Data(Self.customStep.utf8))
-        let expected = try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, mappings: [mapping], options: options)
+        let expected = try await StoreMigrator().migrateStore(
+            at: .file(sqlite), model: model, mappings: [mapping], options: options)
         let report = try await PostgreSQLMigrator().migrateStore(
             at: postgreSQL, model: model, mappings: [mapping], options: options)
         #expect(report.plan == expected.plan)
@@ -217,7 +228,8 @@ struct PostgreSQLMigrationTests {
     @Test func aFailureInTheMiddleOfAMappedStepLeavesTheOldStore() async throws {
         let model = try RecipeVersions.model(breaking: true)
         let folder = try TemporaryDirectory()
-        let (_, postgreSQL) = try await Self.stores(model, version: "v4", rows: RecipeVersions.rows(for: "v4"), in: folder)
+        let (_, postgreSQL) = try await Self.stores(
+            model, version: "v4", rows: RecipeVersions.rows(for: "v4"), in: folder)
         let v4 = model.versions[3].model
         let before = try await Self.contents(of: try PostgreSQLStore(url: postgreSQL, model: v4, readOnly: true))
         let metadata = try PostgreSQLStore.metadata(at: postgreSQL)
@@ -225,7 +237,8 @@ struct PostgreSQLMigrationTests {
         options.policies.register(FailsOnSecondRecipe(), named: "MinutesAsText")
         let mapping = try StepMapping(jsonData: Data(Self.customStep.utf8))
         await #expect(throws: MigrationError.self) {
-            try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, mappings: [mapping], options: options)
+            try await PostgreSQLMigrator().migrateStore(
+                at: postgreSQL, model: model, mappings: [mapping], options: options)
         }
         #expect(try PostgreSQLStore.metadata(at: postgreSQL) == metadata)
         #expect(try await Self.contents(of: try PostgreSQLStore(url: postgreSQL, model: v4, readOnly: true)) == before)
@@ -252,7 +265,9 @@ struct PostgreSQLMigrationTests {
             }
         }
         let rows = ["a", "b", "a"].enumerated().map { index, name in
-            StoreRow(reference: RowReference(entityName: "Item", primaryKey: Int64(index + 1)), version: 1, attributes: ["name": .string(name)])
+            StoreRow(
+                reference: RowReference(entityName: "Item", primaryKey: Int64(index + 1)), version: 1,
+                attributes: ["name": .string(name)])
         }
         let url = try PostgreSQLTestServer.freshStoreURL(prefix: "inplace_fail")
         let v1 = model.versions[0].model
@@ -270,7 +285,8 @@ struct PostgreSQLMigrationTests {
             StoreChangeSet(deleted: [RowReference(entityName: "Item", primaryKey: 3): 1]))
         let report = try await PostgreSQLMigrator().migrateStore(at: url, model: model)
         #expect(report.inPlaceSteps == [0])
-        let items = try await PostgreSQLStore(url: url, model: model.versions[1].model).fetch(StoreFetchRequest(entityName: "Item"))
+        let items = try await PostgreSQLStore(url: url, model: model.versions[1].model).fetch(
+            StoreFetchRequest(entityName: "Item"))
         #expect(items.map { $0.attributes["count"] } == [.integer(7), .integer(7)])
         try PostgreSQLStore.destroy(at: url)
     }
@@ -294,17 +310,23 @@ struct PostgreSQLMigrationTests {
             }
         }
         let rows = ["a", "b", "c"].enumerated().map { index, name in
-            StoreRow(reference: RowReference(entityName: "Item", primaryKey: Int64(index + 1)), version: 1, attributes: ["name": .string(name)])
+            StoreRow(
+                reference: RowReference(entityName: "Item", primaryKey: Int64(index + 1)), version: 1,
+                attributes: ["name": .string(name)])
         }
         let url = try PostgreSQLTestServer.freshStoreURL(prefix: "stray_rows")
         _ = try await PostgreSQLStore(url: url, model: model.versions[0].model).save(StoreChangeSet(inserted: rows))
-        try TernPostgreSQL.Connection(try PostgreSQLLocation(url)).execute(#"UPDATE "Z_PRIMARYKEY" SET "Z_ENT" = "Z_ENT" + 10"#)
+        try TernPostgreSQL.Connection(try PostgreSQLLocation(url)).execute(
+            #"UPDATE "Z_PRIMARYKEY" SET "Z_ENT" = "Z_ENT" + 10"#)
         let metadata = try PostgreSQLStore.metadata(at: url)
         let error = await #expect(throws: MigrationError.self) {
-            try await PostgreSQLMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: strategy))
+            try await PostgreSQLMigrator().migrateStore(
+                at: url, model: model, options: MigrationOptions(strategy: strategy))
         }
         #expect(error?.code == .storeFailure)
-        #expect(error?.message.hasPrefix("3 row(s) of ZITEM have an entity number (Z_ENT)") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.hasPrefix("3 row(s) of ZITEM have an entity number (Z_ENT)") == true,
+            "\(String(describing: error))")
         #expect(try PostgreSQLStore.metadata(at: url) == metadata)
         let connection = try TernPostgreSQL.Connection(try PostgreSQLLocation(url))
         #expect(try connection.fetchValue(#"SELECT COUNT(*) FROM "ZITEM" WHERE "Z_ENT" = 1"#)?.int64 == 3)
@@ -330,12 +352,16 @@ struct PostgreSQLMigrationTests {
             }
         }
         let rows = ["a", "b", "c"].enumerated().map { index, name in
-            StoreRow(reference: RowReference(entityName: "Item", primaryKey: Int64(index + 1)), version: 1, attributes: ["name": .string(name)])
+            StoreRow(
+                reference: RowReference(entityName: "Item", primaryKey: Int64(index + 1)), version: 1,
+                attributes: ["name": .string(name)])
         }
         let url = try PostgreSQLTestServer.freshStoreURL(prefix: "mislabelled")
         _ = try await PostgreSQLStore(url: url, model: model.versions[0].model).save(StoreChangeSet(inserted: rows))
-        try TernPostgreSQL.Connection(try PostgreSQLLocation(url)).execute(#"UPDATE "ZITEM" SET "Z_ENT" = 1 WHERE "Z_PK" = 2"#)
-        let report = try await PostgreSQLMigrator().migrateStore(at: url, model: model, options: MigrationOptions(strategy: strategy))
+        try TernPostgreSQL.Connection(try PostgreSQLLocation(url)).execute(
+            #"UPDATE "ZITEM" SET "Z_ENT" = 1 WHERE "Z_PK" = 2"#)
+        let report = try await PostgreSQLMigrator().migrateStore(
+            at: url, model: model, options: MigrationOptions(strategy: strategy))
         #expect(report.inPlaceSteps.isEmpty == (strategy == .rebuild))
         let store = try PostgreSQLStore(url: url, model: model.versions[1].model)
         let items = try await store.fetch(StoreFetchRequest(entityName: "Item"))
@@ -350,14 +376,19 @@ struct PostgreSQLMigrationTests {
     @Test func aSecondMigratorWaitsForTheLockThenFailsNamingTheHolder() async throws {
         let model = try RecipeVersions.model()
         let url = try PostgreSQLTestServer.freshStoreURL(prefix: "locked")
-        _ = try await PostgreSQLStore(url: url, model: model.versions[0].model).save(StoreChangeSet(inserted: RecipeVersions.rows(for: "v1")))
+        _ = try await PostgreSQLStore(url: url, model: model.versions[0].model).save(
+            StoreChangeSet(inserted: RecipeVersions.rows(for: "v1")))
         var options = MigrationOptions()
         options.lockTimeout = .milliseconds(300)
         let events = EventLog()
         do {
-            let holder = try await PostgreSQLMigrationSession(location: try PostgreSQLLocation(url), timeout: .zero) { _ in }
+            let holder = try await PostgreSQLMigrationSession(location: try PostgreSQLLocation(url), timeout: .zero) {
+                _ in
+            }
             do {
-                try await PostgreSQLMigrator().migrateStore(at: url, model: model, options: options) { events.append($0) }
+                try await PostgreSQLMigrator().migrateStore(at: url, model: model, options: options) {
+                    events.append($0)
+                }
                 Issue.record("the migration ran while another process held the lock")
             } catch let error as PostgreSQLError {
                 #expect(error.code == .locked)
@@ -410,7 +441,8 @@ struct PostgreSQLInPlaceChangeTests {
         toMany: [String: [RowReference]] = [:]
     ) -> StoreRow {
         StoreRow(
-            reference: RowReference(entityName: entity, primaryKey: Int64(key)), attributes: attributes, toOne: toOne, toMany: toMany)
+            reference: RowReference(entityName: entity, primaryKey: Int64(key)), attributes: attributes, toOne: toOne,
+            toMany: toMany)
     }
 
     static func songs() throws -> VersionedModel {
@@ -464,7 +496,8 @@ struct PostgreSQLInPlaceChangeTests {
     @Test func droppedColumnsOrderedManyToManyAndDerivedCountsInPlaceAsOnSQLite() async throws {
         let model = try Self.songs()
         let folder = try TemporaryDirectory()
-        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: Self.rows, in: folder)
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(
+            model, version: "v1", rows: Self.rows, in: folder)
         let options = MigrationOptions(strategy: .inPlace)
         try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
         let report = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
@@ -481,7 +514,8 @@ struct PostgreSQLInPlaceChangeTests {
     }
 
     /// The page counts of both stores' books, which must be equal; returned in key order.
-    static func pageCounts(sqlite: URL, postgreSQL: String, model: ManagedObjectModel) async throws -> [AttributeValue?] {
+    static func pageCounts(sqlite: URL, postgreSQL: String, model: ManagedObjectModel) async throws -> [AttributeValue?]
+    {
         let request = StoreFetchRequest(entityName: "Book")
         let fromSQLite = try await SQLiteStore(at: sqlite, model: model, configuration: .readOnly).fetch(request)
         let fromPostgreSQL = try await PostgreSQLStore(url: postgreSQL, model: model, readOnly: true).fetch(request)
@@ -496,24 +530,31 @@ struct PostgreSQLInPlaceChangeTests {
     func derivedCountsStayCurrentAfterAMigrationAsOnSQLite(strategy: MigrationStrategy) async throws {
         let model = try Self.songs()
         let folder = try TemporaryDirectory()
-        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: Self.rows, in: folder)
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(
+            model, version: "v1", rows: Self.rows, in: folder)
         let options = MigrationOptions(strategy: strategy)
         try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
         _ = try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
         let v2 = try #require(model.version(named: "v2")).model
-        #expect(try await Self.pageCounts(sqlite: sqlite, postgreSQL: postgreSQL, model: v2) == [.integer(2), .integer(0)])
+        #expect(
+            try await Self.pageCounts(sqlite: sqlite, postgreSQL: postgreSQL, model: v2) == [.integer(2), .integer(0)])
         let book = { (key: Int) in RowReference(entityName: "Book", primaryKey: Int64(key)) }
         // Many new pages (COPY on PostgreSQL), a page moved to the other book, one deleted, and a
         // book saved with a stale count: every count is the number of pages.
-        var added = (3..<(3 + PostgreSQLStore.copyThreshold)).map { Self.row("Page", $0, ["number": .integer(Int64($0))], toOne: ["book": book(2)]) }
+        var added = (3..<(3 + PostgreSQLStore.copyThreshold)).map {
+            Self.row("Page", $0, ["number": .integer(Int64($0))], toOne: ["book": book(2)])
+        }
         added.append(Self.row("Page", 200, ["number": .integer(200)], toOne: ["book": book(1)]))
-        let stores: [any PersistentStore] = [try SQLiteStore(at: sqlite, model: v2), try PostgreSQLStore(url: postgreSQL, model: v2)]
+        let stores: [any PersistentStore] = [
+            try SQLiteStore(at: sqlite, model: v2), try PostgreSQLStore(url: postgreSQL, model: v2),
+        ]
         for store in stores {
             _ = try await store.save(StoreChangeSet(inserted: added))
             var moved = try #require(try await store.rows(for: [RowReference(entityName: "Page", primaryKey: 2)]).first)
             moved.toOne["book"] = book(2)
             _ = try await store.save(StoreChangeSet(updated: [moved]))
-            let doomed = try #require(try await store.rows(for: [RowReference(entityName: "Page", primaryKey: 1)]).first)
+            let doomed = try #require(
+                try await store.rows(for: [RowReference(entityName: "Page", primaryKey: 1)]).first)
             _ = try await store.save(StoreChangeSet(deleted: [doomed.reference: doomed.version]))
             var stale = try #require(try await store.rows(for: [book(1)]).first)
             stale.attributes["pageCount"] = .integer(99)
@@ -544,19 +585,25 @@ struct PostgreSQLInPlaceChangeTests {
             }
         }
         // (a, 1) three times and (b, 2) twice clash; (a, 2) does not, nor rows without a name.
-        let values: [(String?, Int64)] = [("a", 1), ("a", 1), ("b", 2), ("a", 1), ("b", 2), ("a", 2), (nil, 1), (nil, 1)]
+        let values: [(String?, Int64)] = [
+            ("a", 1), ("a", 1), ("b", 2), ("a", 1), ("b", 2), ("a", 2), (nil, 1), (nil, 1),
+        ]
         let rows = values.enumerated().map { index, value in
-            Self.row("Item", index + 1, ["size": .integer(value.1)].merging(value.0.map { ["name": .string($0)] } ?? [:]) { $1 })
+            Self.row(
+                "Item", index + 1,
+                ["size": .integer(value.1)].merging(value.0.map { ["name": .string($0)] } ?? [:]) { $1 })
         }
         let folder = try TemporaryDirectory()
-        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: rows, in: folder)
+        let (sqlite, postgreSQL) = try await PostgreSQLMigrationTests.stores(
+            model, version: "v1", rows: rows, in: folder)
         let options = MigrationOptions(strategy: strategy)
         let onSQLite = await #expect(throws: MigrationError.self) {
             try await StoreMigrator().migrateStore(at: .file(sqlite), model: model, options: options)
         }
         let before = try PostgreSQLStore.metadata(at: postgreSQL)
         let v1 = try #require(model.version(named: "v1")).model
-        let contents = try await PostgreSQLMigrationTests.contents(of: try PostgreSQLStore(url: postgreSQL, model: v1, readOnly: true))
+        let contents = try await PostgreSQLMigrationTests.contents(
+            of: try PostgreSQLStore(url: postgreSQL, model: v1, readOnly: true))
         let onPostgreSQL = await #expect(throws: MigrationError.self) {
             try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: options)
         }
@@ -564,7 +611,9 @@ struct PostgreSQLInPlaceChangeTests {
         #expect(onPostgreSQL?.message.contains("(name, size) in v2, but 5 objects share 2 value(s)") == true)
         #expect(onPostgreSQL?.message == onSQLite?.message)
         #expect(try PostgreSQLStore.metadata(at: postgreSQL) == before)
-        #expect(try await PostgreSQLMigrationTests.contents(of: try PostgreSQLStore(url: postgreSQL, model: v1, readOnly: true)) == contents)
+        #expect(
+            try await PostgreSQLMigrationTests.contents(
+                of: try PostgreSQLStore(url: postgreSQL, model: v1, readOnly: true)) == contents)
         // Without the duplicates the step runs, and the constraint holds afterwards.
         let duplicates = [2, 4, 5].map { RowReference(entityName: "Item", primaryKey: Int64($0)) }
         _ = try await PostgreSQLStore(url: postgreSQL, model: v1).save(
@@ -573,7 +622,9 @@ struct PostgreSQLInPlaceChangeTests {
         let v2 = try #require(model.version(named: "v2")).model
         let store = try PostgreSQLStore(url: postgreSQL, model: v2)
         let clash = Self.row("Item", 100, ["name": .string("a"), "size": .integer(1)])
-        let conflict = await #expect(throws: TernError.self) { _ = try await store.save(StoreChangeSet(inserted: [clash])) }
+        let conflict = await #expect(throws: TernError.self) {
+            _ = try await store.save(StoreChangeSet(inserted: [clash]))
+        }
         #expect(conflict?.code == .constraintConflict)
         try PostgreSQLStore.destroy(at: postgreSQL)
     }
@@ -589,7 +640,8 @@ struct PostgreSQLInPlaceChangeTests {
         let (_, postgreSQL) = try await PostgreSQLMigrationTests.stores(model, version: "v1", rows: rows, in: folder)
         let before = try PostgreSQLStore.metadata(at: postgreSQL)
         let error = await #expect(throws: MigrationError.self) {
-            try await PostgreSQLMigrator().migrateStore(at: postgreSQL, model: model, options: MigrationOptions(strategy: strategy))
+            try await PostgreSQLMigrator().migrateStore(
+                at: postgreSQL, model: model, options: MigrationOptions(strategy: strategy))
         }
         #expect(error?.code == .constraintViolated && error?.entityName == "Item" && error?.propertyName == "label")
         #expect(error?.message.contains("2 Item object(s) have no value") == true)

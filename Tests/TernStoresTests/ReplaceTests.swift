@@ -1,24 +1,26 @@
 import Foundation
 import Synchronization
-import Testing
 import TernCore
 import TernSQLite
 import TernStores
 import TernTestSupport
+import Testing
 
 @Suite struct ReplaceTests {
     @Test(arguments: fileKinds)
     func replacingAnAddedStoreReopensItWithTheNewContents(kind: StoreKind) async throws {
         let folder = try TemporaryDirectory()
         let source = try await filledStore(kind, in: folder, name: "seed")
-        try FileManager.default.createDirectory(at: folder.path(".seed_SUPPORT/_EXTERNAL_DATA"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: folder.path(".seed_SUPPORT/_EXTERNAL_DATA"), withIntermediateDirectories: true)
         try Data("external".utf8).write(to: folder.path(".seed_SUPPORT/_EXTERNAL_DATA/B"))
         let destinationURL = folder.path("live")
         let coordinator = PersistentStoreCoordinator(model: ConformanceModel.model)
         let destination = try StoreFiles.open(at: destinationURL, kind: kind, model: ConformanceModel.model)
         try await coordinator.addStore(destination, configuration: nil)
 
-        let reopened = try #require(try await coordinator.replaceStore(at: destinationURL, withStoreAt: source.location ?? folder.url))
+        let reopened = try #require(
+            try await coordinator.replaceStore(at: destinationURL, withStoreAt: source.location ?? folder.url))
         #expect(coordinator.stores.count == 1)
         #expect(coordinator.stores.first === reopened)
         #expect(try await contents(of: reopened) == expectedContents())
@@ -52,7 +54,8 @@ import TernTestSupport
         // Even the tables are still in the -wal file: the copy is not a store, or an empty one.
         let plainPeople: Int
         do {
-            let plain = try SQLiteStore(at: folder.path("plain.sqlite"), model: ConformanceModel.model, configuration: .readOnly)
+            let plain = try SQLiteStore(
+                at: folder.path("plain.sqlite"), model: ConformanceModel.model, configuration: .readOnly)
             plainPeople = try await plain.count(StoreFetchRequest(entityName: "Person"))
         } catch {
             plainPeople = 0
@@ -60,7 +63,8 @@ import TernTestSupport
         #expect(plainPeople == 0)
 
         try StoreFiles.replace(at: folder.path("backup.sqlite"), withStoreAt: folder.path("wal.sqlite"))
-        let backup = try SQLiteStore(at: folder.path("backup.sqlite"), model: ConformanceModel.model, configuration: .readOnly)
+        let backup = try SQLiteStore(
+            at: folder.path("backup.sqlite"), model: ConformanceModel.model, configuration: .readOnly)
         #expect(try await contents(of: backup) == expectedContents())
         _ = store
     }
@@ -76,7 +80,8 @@ import TernTestSupport
             while !stop.load(ordering: .acquiring) {
                 key += 1
                 let row = StoreRow(
-                    reference: RowReference(entityName: "Pet", primaryKey: key), attributes: ["name": .string("pet \(key)")])
+                    reference: RowReference(entityName: "Pet", primaryKey: key),
+                    attributes: ["name": .string("pet \(key)")])
                 try await writer.save(StoreChangeSet(inserted: [row]))
                 committed.store(Int(key), ordering: .releasing)
                 // A task that only hops to an actor and back can keep a thread of the

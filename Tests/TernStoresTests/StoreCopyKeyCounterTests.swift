@@ -10,10 +10,14 @@ import Testing
 @Suite struct StoreCopyKeyCounterTests {
     /// The sample rows, then a publisher inserted and deleted and the bike (the `Vehicle`
     /// hierarchy's largest key, 100) deleted: the counters stay above every row.
-    static func storeWithDeletedObjects(_ kind: StoreKind, in folder: TemporaryDirectory) async throws -> any PersistentStore {
+    static func storeWithDeletedObjects(_ kind: StoreKind, in folder: TemporaryDirectory) async throws
+        -> any PersistentStore
+    {
         let store = try await filledStore(kind, in: folder, name: "source")
         let keys = try await store.newPrimaryKeys(forEntity: "Publisher", count: 2)
-        let publishers = keys.map { StoreRow(reference: SampleRows.reference("Publisher", $0), attributes: ["name": .string("Gone")]) }
+        let publishers = keys.map {
+            StoreRow(reference: SampleRows.reference("Publisher", $0), attributes: ["name": .string("Gone")])
+        }
         let versions = try await store.save(StoreChangeSet(inserted: publishers)).newVersions
         let bike = SampleRows.reference("Bike", 100)
         let bikeVersion = try #require(try await store.rows(for: [bike]).first?.version)
@@ -29,9 +33,11 @@ import Testing
     /// entity (Core Data's XML `nextObjectID`) hand out keys above the largest of all; the others
     /// hand out exactly the next key of each hierarchy.
     static func expectNoKeyHandedOutAgain(
-        by store: any PersistentStore, perHierarchy: Bool, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+        by store: any PersistentStore, perHierarchy: Bool, _ what: String,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        let keys = try await store.newPrimaryKeys(forEntity: "Publisher", count: 1)
+        let keys =
+            try await store.newPrimaryKeys(forEntity: "Publisher", count: 1)
             + store.newPrimaryKeys(forEntity: "Car", count: 1)
         #expect(keys.count == 2 && keys[0] > 3 && keys[1] > 100, "\(what): \(keys)", sourceLocation: sourceLocation)
         if perHierarchy { #expect(keys == [4, 101], "\(what)", sourceLocation: sourceLocation) }
@@ -41,7 +47,9 @@ import Testing
     static func countsPerHierarchy(_ kinds: StoreKind...) -> Bool { !kinds.contains(.xml) }
 
     @Test(arguments: [StoreKind.sqlite, .binary, .xml, .inMemory], fileKinds)
-    func aCopyNeverHandsOutAKeyItsSourceGaveADeletedObject(from source: StoreKind, to destination: StoreKind) async throws {
+    func aCopyNeverHandsOutAKeyItsSourceGaveADeletedObject(from source: StoreKind, to destination: StoreKind)
+        async throws
+    {
         let folder = try TemporaryDirectory()
         let store = try await Self.storeWithDeletedObjects(source, in: folder)
         do {
@@ -51,7 +59,8 @@ import Testing
         // The file records the counters: the copy, opened again, hands out what the source would.
         let reopened = try StoreFiles.open(at: folder.path("copy"), kind: destination, model: ConformanceModel.model)
         try await Self.expectNoKeyHandedOutAgain(
-            by: reopened, perHierarchy: Self.countsPerHierarchy(source, destination), "\(source) copied to \(destination)")
+            by: reopened, perHierarchy: Self.countsPerHierarchy(source, destination),
+            "\(source) copied to \(destination)")
         try await Self.expectNoKeyHandedOutAgain(by: store, perHierarchy: Self.countsPerHierarchy(source), "\(source)")
     }
 
@@ -66,7 +75,9 @@ import Testing
             by: moved, perHierarchy: Self.countsPerHierarchy(source), "\(source) moved into memory")
     }
 
-    @Test(.enabled(if: PostgreSQLTestServer.isAvailable, PostgreSQLTestServer.skipComment), arguments: [StoreKind.sqlite, .xml])
+    @Test(
+        .enabled(if: PostgreSQLTestServer.isAvailable, PostgreSQLTestServer.skipComment),
+        arguments: [StoreKind.sqlite, .xml])
     func aPostgreSQLCopyAndItsCopyBackKeepTheCounters(from source: StoreKind) async throws {
         let folder = try TemporaryDirectory()
         let store = try await Self.storeWithDeletedObjects(source, in: folder)
@@ -75,6 +86,7 @@ import Testing
         let back = try await StoreFiles.copy(copy, to: folder.path("back"), kind: .sqlite)
         let exact = Self.countsPerHierarchy(source)
         try await Self.expectNoKeyHandedOutAgain(by: copy, perHierarchy: exact, "\(source) copied to PostgreSQL")
-        try await Self.expectNoKeyHandedOutAgain(by: back, perHierarchy: exact, "\(source) through PostgreSQL to SQLite")
+        try await Self.expectNoKeyHandedOutAgain(
+            by: back, perHierarchy: exact, "\(source) through PostgreSQL to SQLite")
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
 import TernCore
 import TernSQLite
 import TernStores
 import TernTestSupport
+import Testing
 
 @Suite struct StoreFilesTests {
     /// A file name whose extension names another type, so detection must read the contents.
@@ -62,7 +62,8 @@ import TernTestSupport
         do {
             let store = try StoreFiles.open(at: url, model: ConformanceModel.model, isReadOnly: true)
             #expect(store.isReadOnly)
-            let row = StoreRow(reference: RowReference(entityName: "Pet", primaryKey: 500), attributes: ["name": .string("x")])
+            let row = StoreRow(
+                reference: RowReference(entityName: "Pet", primaryKey: 500), attributes: ["name": .string("x")])
             let error = await #expect(throws: (any Error).self) {
                 try await store.save(StoreChangeSet(inserted: [row]))
             }
@@ -77,7 +78,8 @@ import TernTestSupport
 
     @Test func readOnlyInMemoryStoresRefuseSaves() async throws {
         let store = InMemoryStore(model: ConformanceModel.model, isReadOnly: true)
-        let row = StoreRow(reference: RowReference(entityName: "Pet", primaryKey: 1), attributes: ["name": .string("x")])
+        let row = StoreRow(
+            reference: RowReference(entityName: "Pet", primaryKey: 1), attributes: ["name": .string("x")])
         let error = await #expect(throws: TernError.self) { try await store.save(StoreChangeSet(inserted: [row])) }
         #expect(error?.code == .unwritableStore)
         #expect(try await store.count(StoreFetchRequest(entityName: "Pet")) == 0)
@@ -90,7 +92,8 @@ import TernTestSupport
         let coordinator = PersistentStoreCoordinator(model: ConformanceModel.model)
         try await coordinator.addStore(try await filledStore(kind, in: folder, name: "store.db"))
         let manager = FileManager.default
-        for companion in ["store.db-wal", "store.db-shm", "store.db-journal"] where !manager.fileExists(atPath: folder.path(companion).path) {
+        for companion in ["store.db-wal", "store.db-shm", "store.db-journal"]
+        where !manager.fileExists(atPath: folder.path(companion).path) {
             try Data([1]).write(to: folder.path(companion))
         }
         try manager.createDirectory(at: folder.path(".store_SUPPORT/_EXTERNAL_DATA"), withIntermediateDirectories: true)

@@ -20,7 +20,10 @@ import Testing
     }
 
     @Test(arguments: [
-        ("postgres://app:s3cret@db.example.com:5432/recipes?schema=k", "postgres://app:***@db.example.com:5432/recipes?schema=k"),
+        (
+            "postgres://app:s3cret@db.example.com:5432/recipes?schema=k",
+            "postgres://app:***@db.example.com:5432/recipes?schema=k"
+        ),
         ("postgres://app@db.example.com/recipes", "postgres://app@db.example.com/recipes"),
         ("postgres://db.example.com/recipes", "postgres://db.example.com/recipes"),
         ("postgresql://u:p@h/d", "postgresql://u:***@h/d"),

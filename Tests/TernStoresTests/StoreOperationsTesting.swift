@@ -27,21 +27,28 @@ enum SampleRows {
                 person.toOne["car"] = reference("Car", index)
                 rows.append(
                     StoreRow(
-                        reference: reference("Car", index), attributes: ["model": .string("Model \(index)"), "wheels": .integer(4)],
+                        reference: reference("Car", index),
+                        attributes: ["model": .string("Model \(index)"), "wheels": .integer(4)],
                         toOne: ["owner": person.reference]))
             }
             rows.append(person)
             for pet in pets {
                 rows.append(
-                    StoreRow(reference: pet, attributes: ["name": .string("Pet \(pet.primaryKey)")], toOne: ["owner": person.reference]))
+                    StoreRow(
+                        reference: pet, attributes: ["name": .string("Pet \(pet.primaryKey)")],
+                        toOne: ["owner": person.reference]))
             }
         }
-        rows.append(StoreRow(reference: reference("Bike", 100), attributes: ["gears": .integer(21), "wheels": .integer(2)]))
+        rows.append(
+            StoreRow(reference: reference("Bike", 100), attributes: ["gears": .integer(21), "wheels": .integer(2)]))
         let publisher = reference("Publisher", 1)
         let books = [reference("Book", 1), reference("Book", 2)]
         rows.append(StoreRow(reference: publisher, attributes: ["name": .string("Press")], toMany: ["books": books]))
-        rows.append(StoreRow(reference: reference("Author", 1), attributes: ["name": .string("Ann")], toMany: ["books": books]))
-        rows.append(StoreRow(reference: reference("Author", 2), attributes: ["name": .string("Bob")], toMany: ["books": [books[0]]]))
+        rows.append(
+            StoreRow(reference: reference("Author", 1), attributes: ["name": .string("Ann")], toMany: ["books": books]))
+        rows.append(
+            StoreRow(
+                reference: reference("Author", 2), attributes: ["name": .string("Bob")], toMany: ["books": [books[0]]]))
         rows.append(
             StoreRow(
                 reference: books[0], attributes: ["title": .string("One")], toOne: ["publisher": publisher],

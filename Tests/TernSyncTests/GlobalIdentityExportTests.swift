@@ -21,7 +21,8 @@ import Testing
         #expect(output.standardOutput.isEmpty)
         let tsv = CapturedOutput()
         let tsvStatus = await Tern.run(
-            ["export", url.path, "--global-ids", "--format", "tsv", "--entity", "Item"], environment: ToolEnvironment(output: tsv))
+            ["export", url.path, "--global-ids", "--format", "tsv", "--entity", "Item"],
+            environment: ToolEnvironment(output: tsv))
         #expect(tsvStatus != 0)
         #expect(tsv.standardError.contains("--global-ids applies to json only"))
     }

@@ -59,7 +59,9 @@ struct SyncConflictResolverTests {
         #expect(resolver.resolve(conflict) == .local)
         #expect(Self.resolver.resolve(conflict) == .local)
         var servings = conflict
-        (servings.property, servings.local, servings.remote) = ("servings", .attribute(.integer(9)), .attribute(.integer(2)))
+        (servings.property, servings.local, servings.remote) = (
+            "servings", .attribute(.integer(9)), .attribute(.integer(2))
+        )
         #expect(Self.resolver.resolve(servings) == .remote)
     }
 }

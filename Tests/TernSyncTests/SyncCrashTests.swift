@@ -26,7 +26,8 @@ struct SyncCrashTests {
         try await device.addRecipes(CrashHarness.isLong ? 200 : 40, prefix: "crash")
         for index in 0..<4 {
             try await device.edit { context in
-                try await SyncTestDevice.recipe("crash-\(index)", in: context)[attribute: "servings"] = .integer(Int64(20 + index))
+                try await SyncTestDevice.recipe("crash-\(index)", in: context)[attribute: "servings"] = .integer(
+                    Int64(20 + index))
             }
         }
         return device.store.url
@@ -63,7 +64,8 @@ struct SyncCrashTests {
     @Test func aKilledPushLosesNothing() async throws {
         let helper = try Self.helper()
         let directory = try TemporaryDirectory()
-        let template = try await Self.makeDevice("template", in: directory, server: try PostgreSQLTestServer.freshStoreURL())
+        let template = try await Self.makeDevice(
+            "template", in: directory, server: try PostgreSQLTestServer.freshStoreURL())
         let store = directory.url.appendingPathComponent("device.sqlite")
         var server = ""
         try await CrashHarness(name: "sync push", iterations: CrashHarness.iterations(short: 5)).run(
@@ -91,7 +93,8 @@ struct SyncCrashTests {
     @Test func aKilledPushOfOneLargeTransactionLosesNothing() async throws {
         let helper = try Self.helper()
         let directory = try TemporaryDirectory()
-        let template = try await Self.makeDevice("template", in: directory, server: try PostgreSQLTestServer.freshStoreURL())
+        let template = try await Self.makeDevice(
+            "template", in: directory, server: try PostgreSQLTestServer.freshStoreURL())
         let store = directory.url.appendingPathComponent("device.sqlite")
         var server = ""
         var last = ""

@@ -194,7 +194,8 @@ struct SyncEngineTests {
         try await a.addRecipes(15, prefix: "bulk", steps: 3)
         for index in 0..<6 {
             try await a.edit { context in
-                try await SyncTestDevice.recipe("bulk-\(index)", in: context)[attribute: "servings"] = .integer(Int64(index))
+                try await SyncTestDevice.recipe("bulk-\(index)", in: context)[attribute: "servings"] = .integer(
+                    Int64(index))
             }
         }
         let objects = try await a.count("Recipe") + a.count("Ingredient") + a.count("Step")
@@ -209,7 +210,8 @@ struct SyncEngineTests {
         // Later edits travel a few transactions per page.
         for index in 0..<7 {
             try await a.edit { context in
-                try await SyncTestDevice.recipe("bulk-\(index)", in: context)[attribute: "title"] = .string("Paged \(index)")
+                try await SyncTestDevice.recipe("bulk-\(index)", in: context)[attribute: "title"] = .string(
+                    "Paged \(index)")
             }
         }
         let later = try await a.engine.push()

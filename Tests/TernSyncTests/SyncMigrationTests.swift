@@ -16,7 +16,9 @@ struct SyncMigrationTests {
     static func identifiers(of entity: String, in export: String) -> Set<String> {
         var found: Set<String> = []
         for line in export.split(separator: "\n") where line.hasPrefix("{\"_id\":\"\(entity)/") {
-            if let end = line.dropFirst(8).firstIndex(of: "\"") { found.insert(String(line[line.index(line.startIndex, offsetBy: 8)..<end])) }
+            if let end = line.dropFirst(8).firstIndex(of: "\"") {
+                found.insert(String(line[line.index(line.startIndex, offsetBy: 8)..<end]))
+            }
         }
         return found
     }
@@ -25,7 +27,8 @@ struct SyncMigrationTests {
     static func migrate(_ url: URL, to version: Int, strategy: MigrationStrategy) async throws {
         let model = try ChefsBook.model()
         try await StoreMigrator().migrateStore(
-            at: .file(url), model: model, to: ChefsBook.versionNames[version - 1], mappings: try ChefsBook.mappings(for: model),
+            at: .file(url), model: model, to: ChefsBook.versionNames[version - 1],
+            mappings: try ChefsBook.mappings(for: model),
             options: MigrationOptions(policies: ChefsBook.policies, strategy: strategy))
     }
 
@@ -121,7 +124,8 @@ struct SyncMigrationTests {
             let key = nameKey(device)
             try await device.edit { context in
                 let request = FetchRequest(
-                    entityName: "Recipe", predicate: try FetchPredicate("\(key) == %@", arguments: [.value(.string(title))]))
+                    entityName: "Recipe",
+                    predicate: try FetchPredicate("\(key) == %@", arguments: [.value(.string(title))]))
                 context.delete(try #require(try await context.fetch(request).first))
             }
             return title

@@ -40,20 +40,23 @@ struct SyncPurgeTests {
         let error = await #expect(throws: SyncError.self) { try await b.engine.sync() }
         #expect(error?.code == .resyncNeeded)
         #expect(error?.message.contains("resync") == true)
-        #expect(try await b.store.count(
-            StoreFetchRequest(entityName: "Recipe", predicate: try FetchPredicate("uid == 'lemon-tart'"))) == 1)
+        #expect(
+            try await b.store.count(
+                StoreFetchRequest(entityName: "Recipe", predicate: try FetchPredicate("uid == 'lemon-tart'"))) == 1)
         // Resync: the whole state again; the tart goes, B's offline edit stays.
         _ = try await b.engine.resync()
         try await converge([a, b, c])
-        #expect(try await b.store.count(
-            StoreFetchRequest(entityName: "Recipe", predicate: try FetchPredicate("uid == 'lemon-tart'"))) == 0)
+        #expect(
+            try await b.store.count(
+                StoreFetchRequest(entityName: "Recipe", predicate: try FetchPredicate("uid == 'lemon-tart'"))) == 0)
         #expect(try await a.recipeValues("tomato-soup")["servings"] == .integer(11))
         // A re-sent old push after the purge changes nothing.
         let deviceText = try #require(try await c.store.syncState(forKey: "device"))
         let device = try #require(UUID(uuidString: deviceText))
         let resent = try await a.engine.server.push([
             SyncPushTransaction(
-                device: device, localNumber: 1, author: nil, modelDigest: a.store.model.versionHashesDigest, changes: [])
+                device: device, localNumber: 1, author: nil, modelDigest: a.store.model.versionHashesDigest, changes: []
+            )
         ])
         #expect(resent.transactions == 0)
     }

@@ -104,7 +104,9 @@ func converge(_ devices: [SyncTestDevice]) async throws -> String {
     #expect(first.contains("\"Recipe\": ["))
     for device in devices.dropFirst() {
         let other = try await device.export()
-        #expect(other == first, "\(device.store.url.lastPathComponent) exports other data than \(devices[0].store.url.lastPathComponent)")
+        #expect(
+            other == first,
+            "\(device.store.url.lastPathComponent) exports other data than \(devices[0].store.url.lastPathComponent)")
     }
     return first
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TernTool
 
 @Suite struct CommandLineParserTests {

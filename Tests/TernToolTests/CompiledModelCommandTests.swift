@@ -43,8 +43,9 @@ import Testing
 
         let momd = await ToolRunner.run(["info", store.path, "--model", Self.sampleModel.path, "--json"])
         #expect(momd.status == 0, "\(momd.standardError)")
-        #expect(momd.standardOutput.contains("\"matchingVersion\" : \"SampleModel\"")
-            || momd.standardOutput.contains("\"matchingVersion\":\"SampleModel\""))
+        #expect(
+            momd.standardOutput.contains("\"matchingVersion\" : \"SampleModel\"")
+                || momd.standardOutput.contains("\"matchingVersion\":\"SampleModel\""))
     }
 
     @Test func anOmoIsRefusedWithOneErrorLine() async throws {

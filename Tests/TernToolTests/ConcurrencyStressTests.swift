@@ -72,11 +72,14 @@ import Testing
         do {
             let store = try SQLiteStore(at: url, model: model)
             let keys = try await store.newPrimaryKeys(forEntity: "Counter", count: Self.counterCount)
-            _ = try await store.save(StoreChangeSet(inserted: keys.map { key in
-                var attributes: [String: AttributeValue] = ["slot": .integer(key)]
-                for name in Self.inProcessWriters + Self.processWriters { attributes[name] = .integer(0) }
-                return StoreRow(reference: RowReference(entityName: "Counter", primaryKey: key), attributes: attributes)
-            }))
+            _ = try await store.save(
+                StoreChangeSet(
+                    inserted: keys.map { key in
+                        var attributes: [String: AttributeValue] = ["slot": .integer(key)]
+                        for name in Self.inProcessWriters + Self.processWriters { attributes[name] = .integer(0) }
+                        return StoreRow(
+                            reference: RowReference(entityName: "Counter", primaryKey: key), attributes: attributes)
+                    }))
         }
         let policy = Self.policy(named: policyName)
         let processes = try Self.processWriters.map { name in
@@ -88,7 +91,8 @@ import Testing
         try await withThrowingTaskGroup(of: Void.self) { group in
             for name in Self.inProcessWriters {
                 group.addTask {
-                    try await Self.writer(ObjectContext(coordinator: coordinator), attribute: name, policy: policy, rounds: Self.rounds)
+                    try await Self.writer(
+                        ObjectContext(coordinator: coordinator), attribute: name, policy: policy, rounds: Self.rounds)
                 }
             }
             try await group.waitForAll()
@@ -114,14 +118,20 @@ import Testing
             for (name, value) in zip(writers, values) where value != Self.rounds { lost[name, default: 0] += 1 }
             switch policy {
             case .error, .storeTrumps, .objectTrumps:
-                #expect(values.allSatisfy { $0 == Self.rounds }, "\(policyName) lost an update of \(row.reference): \(values)")
+                #expect(
+                    values.allSatisfy { $0 == Self.rounds },
+                    "\(policyName) lost an update of \(row.reference): \(values)")
             case .overwrite:
-                #expect(values.contains(Int64(Self.rounds)), "no writer's last save survived in \(row.reference): \(values)")
+                #expect(
+                    values.contains(Int64(Self.rounds)), "no writer's last save survived in \(row.reference): \(values)"
+                )
             default:
                 break
             }
         }
-        print("stress[\(policyName)]: \(writers.count) writers × \(Self.rounds) rounds on \(Self.counterCount) counters; "
-            + "counters missing a writer's last round: \(lost.isEmpty ? "none" : lost.sorted { $0.key < $1.key }.description)")
+        print(
+            "stress[\(policyName)]: \(writers.count) writers × \(Self.rounds) rounds on \(Self.counterCount) counters; "
+                + "counters missing a writer's last round: \(lost.isEmpty ? "none" : lost.sorted { $0.key < $1.key }.description)"
+        )
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import TernFormats
 import TernTestSupport
 import Testing
+
 @testable import TernTool
 
 /// `plan`, `migrate`, `verify`, `history`, `demo` and the failures the issue lists, through the
@@ -14,9 +15,10 @@ import Testing
         let store = try tmp.copy(Binary.sampleStore).path
         let before = try Data(contentsOf: URL(fileURLWithPath: store))
         let model = Fixtures.sampleModel.path
-        let plan = try Binary.document(try Binary.succeed([
-            "plan", store, "--model", model, "--order", Self.order, "--to", "SampleModel3", "--json",
-        ]))
+        let plan = try Binary.document(
+            try Binary.succeed([
+                "plan", store, "--model", model, "--order", Self.order, "--to", "SampleModel3", "--json",
+            ]))
         #expect(plan["source"] as? String == "SampleModel" && plan["destination"] as? String == "SampleModel3")
         #expect(plan["executable"] as? Bool == true)
         let steps = try #require(plan["steps"] as? [[String: Any]])
@@ -24,16 +26,21 @@ import Testing
         #expect(Set(steps[0].keys).isSuperset(of: ["from", "to", "kind", "changes"]))
         #expect(steps[0]["kind"] as? String == "inferred")
         let text = try Binary.succeed(["plan", store, "--model", model, "--order", Self.order, "--to", "SampleModel2"])
-        #expect(text.standardOutput.hasPrefix("Migration from SampleModel to SampleModel2 in 1 step(s):\n"), "\(text.standardOutput)")
+        #expect(
+            text.standardOutput.hasPrefix("Migration from SampleModel to SampleModel2 in 1 step(s):\n"),
+            "\(text.standardOutput)")
         // To a destination: the source is left as it was.
         let destination = tmp.path("Migrated.sqlite").path
         let target = ["--order", Self.order, "--to", "SampleModel3"]
         let migrated = try Binary.succeed(["migrate", store, "--model", model, "--destination", destination] + target)
-        #expect(migrated.standardOutput.hasPrefix("migrated \(destination) from SampleModel to SampleModel3 in 1 step(s), "))
+        #expect(
+            migrated.standardOutput.hasPrefix("migrated \(destination) from SampleModel to SampleModel3 in 1 step(s), ")
+        )
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
-        let info = try Binary.document(try Binary.succeed([
-            "info", destination, "--model", model, "--order", Self.order, "--version", "SampleModel3", "--json",
-        ]))
+        let info = try Binary.document(
+            try Binary.succeed([
+                "info", destination, "--model", model, "--order", Self.order, "--version", "SampleModel3", "--json",
+            ]))
         #expect(info["matchingVersion"] as? String == "SampleModel3" && info["needsMigration"] as? Bool == false)
         // Already at the target: left as it is, and the command succeeds.
         let same = try Binary.succeed(["migrate", destination, "--model", model] + target)
@@ -42,7 +49,8 @@ import Testing
         let binary = tmp.path("Migrated.ternbin").path
         try Binary.succeed(["migrate", store, "--model", model, "--destination", binary, "--type", "binary"] + target)
         #expect(try Binary.document(try Binary.succeed(["info", binary, "--json"]))["type"] as? String == "binary")
-        let downgrade = try Binary.fail(["migrate", destination, "--model", model, "--order", Self.order, "--to", "SampleModel"], status: 1)
+        let downgrade = try Binary.fail(
+            ["migrate", destination, "--model", model, "--order", Self.order, "--to", "SampleModel"], status: 1)
         #expect(downgrade.errorLines.first?.isEmpty == false)
         let noModel = try Binary.fail(["plan", store], status: 2)
         #expect(noModel.errorLines.first == "error: a migration needs the app's model; give it with --model")
@@ -61,12 +69,14 @@ import Testing
         let plan = try Binary.fail(["plan", store] + arguments, status: 1)
         let reasons = [
             "error: The store cannot migrate from v4 to v5: 1 change(s) cannot be inferred; add a mapping "
-                + "(tern migrate --mapping FILE) for the steps named below",
+                + "(tern migrate --mapping FILE) for the steps named below"
         ]
         #expect(plan.errorLines.first == reasons[0], "\(plan.standardError)")
         #expect(plan.errorLines.count == 2)
         #expect(plan.errorLines.last?.hasPrefix("version v4 → v5, Recipe.minutes: ") == true, "\(plan.standardError)")
-        #expect(plan.errorLines.last?.contains("Recipe.minutes changes from Integer 32 to String, which cannot be inferred; add a mapping") == true)
+        #expect(
+            plan.errorLines.last?.contains(
+                "Recipe.minutes changes from Integer 32 to String, which cannot be inferred; add a mapping") == true)
         // With --json the forecast is the result: on stdout, with the same exit status and error lines.
         let (json, forecast) = try Binary.failWithReport(["plan", store, "--json"] + arguments)
         #expect(json.errorLines == plan.errorLines)
@@ -85,7 +95,8 @@ import Testing
     @Test func verifyJSONOfACleanAndADamagedStore() throws {
         let tmp = try TemporaryDirectory()
         let store = try tmp.copy(Binary.sampleStore).path
-        let clean = try Binary.document(try Binary.succeed(["verify", store, "--model", Fixtures.sampleModel.path, "--json"]))
+        let clean = try Binary.document(
+            try Binary.succeed(["verify", store, "--model", Fixtures.sampleModel.path, "--json"]))
         #expect(clean["ok"] as? Bool == true && clean["objects"] as? Int == 145)
         #expect((clean["problems"] as? [Any])?.isEmpty == true && (clean["skipped"] as? [Any])?.isEmpty == true)
         #expect(try Binary.succeed(["verify", store]).standardOutput == "ok: 145 objects checked, no problems\n")
@@ -93,16 +104,21 @@ import Testing
         try Binary.succeed(["convert", store, binary, "--type", "binary"])
         // A damaged store: the report is on stdout, the error line on stderr, and the status is 1.
         let damaged = try tmp.copy(Binary.sampleStore, as: "Damaged.sqlite").path
-        let sqlite = try ToolRunner.runProgram("/usr/bin/sqlite3", [damaged, "UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_MAX > 1"])
+        let sqlite = try ToolRunner.runProgram(
+            "/usr/bin/sqlite3", [damaged, "UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_MAX > 1"])
         #expect(sqlite.status == 0, "\(sqlite.standardError)")
         let (failed, report) = try Binary.failWithReport(["verify", damaged, "--json"])
-        let counters = (report["problems"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "primaryKeyCounter" }
+        let counters = (report["problems"] as? [[String: Any]] ?? []).filter {
+            $0["kind"] as? String == "primaryKeyCounter"
+        }
         #expect(report["ok"] as? Bool == false && !counters.isEmpty, "\(failed.standardOutput)")
-        #expect(failed.errorLines == ["error: the store has \(counters.count) problem\(counters.count == 1 ? "" : "s")"])
+        #expect(
+            failed.errorLines == ["error: the store has \(counters.count) problem\(counters.count == 1 ? "" : "s")"])
         let unsupported = try Binary.fail(["verify", binary], status: 1)
-        #expect(unsupported.errorLines == [
-            "error: binary stores cannot be verified yet, only SQLite and PostgreSQL stores; convert a copy to SQLite and verify that"
-        ])
+        #expect(
+            unsupported.errorLines == [
+                "error: binary stores cannot be verified yet, only SQLite and PostgreSQL stores; convert a copy to SQLite and verify that"
+            ])
     }
 
     @Test func historyListsImportsAfterATokenAndRejectsBadTokens() throws {
@@ -128,7 +144,8 @@ import Testing
         let tmp = try TemporaryDirectory()
         let folder = tmp.path("book").path
         let demo = try Binary.succeed(["demo", folder])
-        for heading in ["1. Version 1", "3. The forecast", "4. Loading the container", "6. Checking", "7. The recipes"] {
+        for heading in ["1. Version 1", "3. The forecast", "4. Loading the container", "6. Checking", "7. The recipes"]
+        {
             #expect(demo.standardOutput.contains(heading), "missing \(heading)")
         }
         #expect(demo.standardOutput.contains("Slow Roast Lamb"))
@@ -137,7 +154,9 @@ import Testing
         // The migration v1 → v4 shows its progress (plain lines off a terminal with --progress).
         let shown = try Binary.succeed(["demo", tmp.path("shown").path, "--progress"], allowingStandardError: true)
         #expect(shown.standardOutput.contains("7. The recipes"))
-        #expect(!shown.errorLines.isEmpty && shown.errorLines.allSatisfy { $0.hasPrefix("migrating ") }, "\(shown.standardError)")
+        #expect(
+            !shown.errorLines.isEmpty && shown.errorLines.allSatisfy { $0.hasPrefix("migrating ") },
+            "\(shown.standardError)")
         #expect(shown.errorLines.last == "migrating 100%", "\(shown.standardError)")
     }
 
@@ -163,7 +182,9 @@ import Testing
             #expect(absent.errorLines == ["error: no store exists at \(missing); check the path"], "tern \(reader[0])")
             let wrong = try Binary.fail(line(notAStore.path), status: 1)
             #expect(
-                wrong.errorLines == ["error: \(notAStore.path) is not a store Tern knows (SQLite, binary or XML); give a store file"],
+                wrong.errorLines == [
+                    "error: \(notAStore.path) is not a store Tern knows (SQLite, binary or XML); give a store file"
+                ],
                 "tern \(reader[0])")
         }
         // A store from a model it does not match.
@@ -172,7 +193,9 @@ import Testing
             var arguments = [command, store, "--model", otherModel]
             if command == "convert" { arguments += [tmp.path("x.xml").path, "--type", "xml"] }
             let mismatch = try Binary.fail(arguments, status: 1)
-            #expect(mismatch.errorLines.first?.hasPrefix("error: none of the model's versions wrote this store; migrate it, or ") == true)
+            #expect(
+                mismatch.errorLines.first?.hasPrefix(
+                    "error: none of the model's versions wrote this store; migrate it, or ") == true)
         }
         let importMismatch = try Binary.fail(["import", store, "--model", Binary.chefsBook, Binary.starter], status: 1)
         #expect(importMismatch.errorLines == ["error: none of the model's versions wrote this store; migrate it first"])
@@ -180,8 +203,9 @@ import Testing
         #expect(planMismatch.errorLines.first?.isEmpty == false)
         // A model that does not exist.
         let noModel = try Binary.fail(["info", store, "--model", tmp.path("None.xcdatamodeld").path], status: 1)
-        #expect(noModel.errorLines == [
-            "error: no model exists at \(tmp.path("None.xcdatamodeld").path); give an .xcdatamodeld bundle or an .xcdatamodel folder"
-        ])
+        #expect(
+            noModel.errorLines == [
+                "error: no model exists at \(tmp.path("None.xcdatamodeld").path); give an .xcdatamodeld bundle or an .xcdatamodel folder"
+            ])
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import TernFormats
 import TernTestSupport
 import Testing
+
 @testable import TernTool
 
 // The contract of the `tern` command (/work/shared/CLI.md, README "Command line") checked row by
@@ -68,7 +69,9 @@ enum Binary {
         _ arguments: [String], allowingStandardError: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> ToolResult {
         let result = try ToolRunner.runExecutable(arguments)
-        #expect(result.status == 0, "tern \(arguments.joined(separator: " ")): \(result.standardError)", sourceLocation: sourceLocation)
+        #expect(
+            result.status == 0, "tern \(arguments.joined(separator: " ")): \(result.standardError)",
+            sourceLocation: sourceLocation)
         if !allowingStandardError {
             #expect(result.standardError.isEmpty, "\(result.standardError)", sourceLocation: sourceLocation)
         }
@@ -82,9 +85,15 @@ enum Binary {
         _ arguments: [String], status: Int32, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> ToolResult {
         let result = try ToolRunner.runExecutable(arguments)
-        #expect(result.status == status, "tern \(arguments.joined(separator: " ")): \(result.standardError)", sourceLocation: sourceLocation)
-        #expect(result.standardOutput.isEmpty, "stdout after a failure: \(result.standardOutput)", sourceLocation: sourceLocation)
-        #expect(result.errorLines.first?.hasPrefix("error: ") == true, "\(result.standardError)", sourceLocation: sourceLocation)
+        #expect(
+            result.status == status, "tern \(arguments.joined(separator: " ")): \(result.standardError)",
+            sourceLocation: sourceLocation)
+        #expect(
+            result.standardOutput.isEmpty, "stdout after a failure: \(result.standardOutput)",
+            sourceLocation: sourceLocation)
+        #expect(
+            result.errorLines.first?.hasPrefix("error: ") == true, "\(result.standardError)",
+            sourceLocation: sourceLocation)
         #expect(result.errorLines.dropFirst().allSatisfy { !$0.hasPrefix("error: ") }, sourceLocation: sourceLocation)
         return result
     }
@@ -95,17 +104,24 @@ enum Binary {
         _ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> (ToolResult, [String: Any]) {
         let result = try ToolRunner.runExecutable(arguments)
-        #expect(result.status == 1, "tern \(arguments.joined(separator: " ")): \(result.standardError)", sourceLocation: sourceLocation)
-        #expect(result.errorLines.first?.hasPrefix("error: ") == true, "\(result.standardError)", sourceLocation: sourceLocation)
+        #expect(
+            result.status == 1, "tern \(arguments.joined(separator: " ")): \(result.standardError)",
+            sourceLocation: sourceLocation)
+        #expect(
+            result.errorLines.first?.hasPrefix("error: ") == true, "\(result.standardError)",
+            sourceLocation: sourceLocation)
         #expect(result.errorLines.dropFirst().allSatisfy { !$0.hasPrefix("error: ") }, sourceLocation: sourceLocation)
         return (result, try document(result, sourceLocation: sourceLocation))
     }
 
     /// The JSON document a run printed, which must be exactly one document with sorted keys.
-    static func document(_ result: ToolResult, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    static func document(_ result: ToolResult, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String:
+        Any]
+    {
         let data = Data(result.standardOutput.utf8)
         let object = try #require(
-            try JSONSerialization.jsonObject(with: data) as? [String: Any], "not one JSON object: \(result.standardOutput)",
+            try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            "not one JSON object: \(result.standardOutput)",
             sourceLocation: sourceLocation)
         #expect(Self.keysAreSorted(in: result.standardOutput), "keys not sorted", sourceLocation: sourceLocation)
         return object
@@ -133,7 +149,8 @@ enum Binary {
     /// An export with primary keys set aside: for each entity, its records as sorted JSON lines in
     /// which every reference is replaced by the attributes of the object it names.
     static func canonical(_ export: String) throws -> [String: [String]] {
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(export.utf8)) as? [String: [[String: Any]]])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(export.utf8)) as? [String: [[String: Any]]])
         let ids = Set(document.values.joined().compactMap { $0["_id"] as? String })
         var attributes: [String: [String: Any]] = [:]
         for record in document.values.joined() {
@@ -183,10 +200,12 @@ enum Binary {
             #expect(page.standardOutput.contains("USAGE: tern \(name)"))
             #expect(page.standardOutput.contains("EXAMPLES:\n  tern \(name)"))
             for argument in command.configuration.arguments {
-                #expect(page.standardOutput.contains(argument.label), "tern \(name) --help does not list \(argument.label)")
+                #expect(
+                    page.standardOutput.contains(argument.label), "tern \(name) --help does not list \(argument.label)")
             }
         }
-        #expect(try Binary.succeed(["help", "export"]).standardOutput == Binary.succeed(["export", "-h"]).standardOutput)
+        #expect(
+            try Binary.succeed(["help", "export"]).standardOutput == Binary.succeed(["export", "-h"]).standardOutput)
     }
 
     @Test func bothOptionSpellingsMeanTheSame() throws {
@@ -201,11 +220,12 @@ enum Binary {
         let tmp = try TemporaryDirectory()
         let store = try tmp.copy(Binary.sampleStore).path
         let unknown = try Binary.fail(["export", store, "--bogus"], status: 2)
-        #expect(unknown.errorLines == [
-            "error: unknown option '--bogus'",
-            "usage: \(ExportCommand.configuration.usage)",
-            "See 'tern export --help' for every option.",
-        ])
+        #expect(
+            unknown.errorLines == [
+                "error: unknown option '--bogus'",
+                "usage: \(ExportCommand.configuration.usage)",
+                "See 'tern export --help' for every option.",
+            ])
         let missingValue = try Binary.fail(["export", store, "--entity"], status: 2)
         #expect(missingValue.errorLines.first == "error: missing value for --entity E")
         let twice = try Binary.fail(["info", store, "--model", "a", "--model", "b"], status: 2)
@@ -226,13 +246,16 @@ enum Binary {
         #expect(info["type"] as? String == "sqlite")
         let binaryNamedSQLite = tmp.path("looks-like.sqlite").path
         try Binary.succeed(["create", binaryNamedSQLite, "--model", Binary.chefsBook, "--type", "binary"])
-        #expect(try Binary.document(try Binary.succeed(["info", binaryNamedSQLite, "--json"]))["type"] as? String == "binary")
+        #expect(
+            try Binary.document(try Binary.succeed(["info", binaryNamedSQLite, "--json"]))["type"] as? String
+                == "binary")
         let text = tmp.path("notes.sqlite")
         try "not a store".write(to: text, atomically: true, encoding: .utf8)
         let notAStore = try Binary.fail(["info", text.path], status: 1)
-        #expect(notAStore.errorLines == [
-            "error: \(text.path) is not a store Tern knows (SQLite, binary or XML); give a store file"
-        ])
+        #expect(
+            notAStore.errorLines == [
+                "error: \(text.path) is not a store Tern knows (SQLite, binary or XML); give a store file"
+            ])
     }
 
     @Test func progressIsPlainLinesOnStderrWithProgress() throws {
@@ -245,11 +268,21 @@ enum Binary {
             ("exporting", ["export", store, "--progress"]),
             ("verifying", ["verify", store, "--progress"]),
             ("converting", ["convert", store, tmp.path("copy.binary").path, "--type", "binary", "--progress"]),
-            ("importing", ["import", try Binary.chefsBookStore(in: tmp), "--model", Binary.chefsBook, Binary.starter, "--progress"]),
-            ("migrating", [
-                "migrate", store, "--model", Fixtures.sampleModel.path, "--order", "SampleModel,SampleModel2,SampleModel3",
-                "--to", "SampleModel3", "--destination", tmp.path("m.sqlite").path, "--progress",
-            ]),
+            (
+                "importing",
+                [
+                    "import", try Binary.chefsBookStore(in: tmp), "--model", Binary.chefsBook, Binary.starter,
+                    "--progress",
+                ]
+            ),
+            (
+                "migrating",
+                [
+                    "migrate", store, "--model", Fixtures.sampleModel.path, "--order",
+                    "SampleModel,SampleModel2,SampleModel3",
+                    "--to", "SampleModel3", "--destination", tmp.path("m.sqlite").path, "--progress",
+                ]
+            ),
         ]
         for run in runs {
             let result = try Binary.succeed(run.arguments, allowingStandardError: true)
@@ -261,7 +294,8 @@ enum Binary {
             #expect(!result.standardOutput.contains(run.title + " "))
             let quiet = try Binary.succeed(
                 run.arguments.map { $0 == "--progress" ? "--quiet" : $0 }.map {
-                    $0.hasSuffix("copy.binary") ? tmp.path("copy2.binary").path : $0.hasSuffix("m.sqlite") ? tmp.path("m2.sqlite").path : $0
+                    $0.hasSuffix("copy.binary")
+                        ? tmp.path("copy2.binary").path : $0.hasSuffix("m.sqlite") ? tmp.path("m2.sqlite").path : $0
                 })
             #expect(quiet.standardError.isEmpty)
         }
@@ -306,7 +340,10 @@ enum Binary {
             ["plan", store, "--model", Binary.chefsBook, "--json"],
             ["history", store, "--json"],
         ].map { try Binary.document(try Binary.succeed($0)) }
-        #expect(documents.map { $0.keys.sorted().first ?? "" } == ["current", "deleted", "counts", "objects", "destination", "lastToken"])
+        #expect(
+            documents.map { $0.keys.sorted().first ?? "" } == [
+                "current", "deleted", "counts", "objects", "destination", "lastToken",
+            ])
         // Failure: nothing on stdout, one error line, for every command that takes --json (sync's
         // are in PostgreSQLExecutableTests; the reports of verify and plan in
         // MigrationExecutableTests).
@@ -331,21 +368,25 @@ enum Binary {
         let names = (bundle["versions"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
         // Natural sort of the names, the current version (SampleModel) last.
         #expect(names == ["SampleModel2", "SampleModel3", "SampleModel"])
-        let reordered = try Binary.document(try Binary.succeed([
-            "model", Fixtures.sampleModel.path, "--order", "SampleModel,SampleModel3,SampleModel2", "--version", "SampleModel2",
-            "--json",
-        ]))
+        let reordered = try Binary.document(
+            try Binary.succeed([
+                "model", Fixtures.sampleModel.path, "--order", "SampleModel,SampleModel3,SampleModel2", "--version",
+                "SampleModel2",
+                "--json",
+            ]))
         #expect(reordered["current"] as? String == "SampleModel2")
-        #expect((reordered["versions"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [
-            "SampleModel", "SampleModel3", "SampleModel2",
-        ])
+        #expect(
+            (reordered["versions"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == [
+                "SampleModel", "SampleModel3", "SampleModel2",
+            ])
         let folder = Fixtures.sampleModel.appendingPathComponent("SampleModel2.xcdatamodel").path
         let single = try Binary.document(try Binary.succeed(["model", folder, "--json"]))
         #expect(single["current"] as? String == "SampleModel2")
         let missing = try Binary.fail(["model", Fixtures.sampleModel.path, "--version", "v9"], status: 1)
-        #expect(missing.errorLines == [
-            "error: the model has no version named 'v9'; use one of: SampleModel2, SampleModel3, SampleModel"
-        ])
+        #expect(
+            missing.errorLines == [
+                "error: the model has no version named 'v9'; use one of: SampleModel2, SampleModel3, SampleModel"
+            ])
     }
 }
 
@@ -354,8 +395,12 @@ enum Binary {
     @Test func infoJSONHasTheContractKeys() throws {
         let tmp = try TemporaryDirectory()
         let store = try tmp.copy(Binary.sampleStore).path
-        let info = try Binary.document(try Binary.succeed(["info", store, "--model", Fixtures.sampleModel.path, "--json"]))
-        #expect(Set(info.keys).isSuperset(of: ["type", "uuid", "hashes", "metadata", "matchingVersion", "needsMigration", "counts"]))
+        let info = try Binary.document(
+            try Binary.succeed(["info", store, "--model", Fixtures.sampleModel.path, "--json"]))
+        #expect(
+            Set(info.keys).isSuperset(of: [
+                "type", "uuid", "hashes", "metadata", "matchingVersion", "needsMigration", "counts",
+            ]))
         #expect(info["type"] as? String == "sqlite" && info["matchingVersion"] as? String == "SampleModel")
         #expect(info["needsMigration"] as? Bool == false)
         let counts = try #require(info["counts"] as? [String: Int])
@@ -365,7 +410,9 @@ enum Binary {
         let text = try Binary.succeed(["info", store, "--model", Fixtures.sampleModel.path]).standardOutput
         #expect(text.contains("written by model version: SampleModel\n"))
         #expect(text.contains("needs migration to SampleModel: no\n"))
-        let older = try Binary.succeed(["info", store, "--model", Fixtures.sampleModel.path, "--version", "SampleModel3"])
+        let older = try Binary.succeed([
+            "info", store, "--model", Fixtures.sampleModel.path, "--version", "SampleModel3",
+        ])
         #expect(older.standardOutput.contains("needs migration to SampleModel3: yes\n"))
     }
 
@@ -376,16 +423,24 @@ enum Binary {
             let created = try Binary.succeed([
                 "create", path, "--model", Fixtures.sampleModel.path, "--version", "SampleModel2", "--type", type,
             ])
-            #expect(created.standardOutput.hasPrefix("created \(path): \(type) store for SampleModel version SampleModel2, uuid "))
-            let info = try Binary.document(try Binary.succeed(["info", path, "--model", Fixtures.sampleModel.path, "--json"]))
+            #expect(
+                created.standardOutput.hasPrefix(
+                    "created \(path): \(type) store for SampleModel version SampleModel2, uuid "))
+            let info = try Binary.document(
+                try Binary.succeed(["info", path, "--model", Fixtures.sampleModel.path, "--json"]))
             #expect(info["type"] as? String == type && info["matchingVersion"] as? String == "SampleModel2")
-            let again = try Binary.fail(["create", path, "--model", Fixtures.sampleModel.path, "--type", type], status: 1)
+            let again = try Binary.fail(
+                ["create", path, "--model", Fixtures.sampleModel.path, "--type", type], status: 1)
             #expect(again.errorLines == ["error: a file already exists at \(path); remove it or choose another path"])
         }
-        let unknown = try Binary.fail(["create", tmp.path("x").path, "--model", Binary.chefsBook, "--type", "csv"], status: 2)
-        #expect(unknown.errorLines.first == "error: unknown store type 'csv'; use one of: sqlite, binary, xml, postgres")
-        let fileAsPostgres = try Binary.fail(["create", tmp.path("p").path, "--model", Binary.chefsBook, "--type", "postgres"], status: 1)
-        #expect(fileAsPostgres.errorLines.first?.hasPrefix("error: a postgres store is named by a postgres:// URL") == true)
+        let unknown = try Binary.fail(
+            ["create", tmp.path("x").path, "--model", Binary.chefsBook, "--type", "csv"], status: 2)
+        #expect(
+            unknown.errorLines.first == "error: unknown store type 'csv'; use one of: sqlite, binary, xml, postgres")
+        let fileAsPostgres = try Binary.fail(
+            ["create", tmp.path("p").path, "--model", Binary.chefsBook, "--type", "postgres"], status: 1)
+        #expect(
+            fileAsPostgres.errorLines.first?.hasPrefix("error: a postgres store is named by a postgres:// URL") == true)
         let historyOnBinary = try Binary.fail(
             ["create", tmp.path("h").path, "--model", Binary.chefsBook, "--type", "binary", "--history"], status: 1)
         #expect(historyOnBinary.errorLines.first?.contains("do not record persistent history") == true)
@@ -407,36 +462,47 @@ enum Binary {
             previous = destination
         }
         let existing = try Binary.fail(["convert", store, previous, "--type", "sqlite"], status: 1)
-        #expect(existing.errorLines == ["error: a file already exists at \(previous); remove it or choose another path"])
+        #expect(
+            existing.errorLines == ["error: a file already exists at \(previous); remove it or choose another path"])
         let noType = try Binary.fail(["convert", store, tmp.path("n").path], status: 2)
         #expect(noType.errorLines.first == "error: missing option --type TYPE")
         let badType = try Binary.fail(["convert", store, tmp.path("n").path, "--type", "csv"], status: 2)
-        #expect(badType.errorLines.first == "error: unknown store type 'csv'; use one of: sqlite, binary, xml, postgres")
+        #expect(
+            badType.errorLines.first == "error: unknown store type 'csv'; use one of: sqlite, binary, xml, postgres")
         let notURL = try Binary.fail(["convert", store, tmp.path("n").path, "--type", "postgres"], status: 1)
-        #expect(notURL.errorLines == ["error: a postgres store goes to a postgres:// URL, and only there; check DEST and --type"])
+        #expect(
+            notURL.errorLines == [
+                "error: a postgres store goes to a postgres:// URL, and only there; check DEST and --type"
+            ])
     }
 
     @Test func exportTSVToAFile() throws {
         let tmp = try TemporaryDirectory()
         let store = try tmp.copy(Binary.sampleStore).path
         let file = tmp.path("people.tsv").path
-        let result = try Binary.succeed(["export", store, "--entity", "Person", "--format", "tsv", "-o", file], allowingStandardError: true)
+        let result = try Binary.succeed(
+            ["export", store, "--entity", "Person", "--format", "tsv", "-o", file], allowingStandardError: true)
         #expect(result.standardOutput.isEmpty)
         let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
         #expect(lines.first?.hasPrefix("_id\t") == true)
         #expect(result.errorLines == ["exported \(lines.count - 1) objects to \(file)"])
-        let quiet = try Binary.succeed(["export", store, "--entity", "Person", "--format", "tsv", "-o", file, "--quiet"])
+        let quiet = try Binary.succeed([
+            "export", store, "--entity", "Person", "--format", "tsv", "-o", file, "--quiet",
+        ])
         #expect(quiet.standardError.isEmpty)
         let noEntity = try Binary.fail(["export", store, "--format", "tsv"], status: 2)
         #expect(noEntity.errorLines.first == "error: tsv holds one entity; name it with --entity")
         let unknown = try Binary.fail(["export", store, "--entity", "Boat"], status: 1)
-        #expect(unknown.errorLines.first?.hasPrefix("error: the store's model has no entity named 'Boat'; use one of: ") == true)
+        #expect(
+            unknown.errorLines.first?.hasPrefix("error: the store's model has no entity named 'Boat'; use one of: ")
+                == true)
     }
 
     @Test func importUpsertsAndExportRoundTrips() throws {
         let tmp = try TemporaryDirectory()
         let store = try Binary.chefsBookStore(in: tmp)
-        let first = try Binary.document(try Binary.succeed(["import", store, "--model", Binary.chefsBook, Binary.starter, "--json"]))
+        let first = try Binary.document(
+            try Binary.succeed(["import", store, "--model", Binary.chefsBook, Binary.starter, "--json"]))
         #expect(first["inserted"] as? Int ?? 0 > 8 && first["updated"] as? Int == 0 && first["deleted"] as? Int == 0)
         #expect((first["entities"] as? [String: [String: Int]])?["Recipe"]?["inserted"] == 8)
         // The same records again update the same objects: no duplicates.
@@ -446,9 +512,11 @@ enum Binary {
         let csv = tmp.path("servings.data")
         try "uid,servings\nCB-0001,12\n".write(to: csv, atomically: true, encoding: .utf8)
         let upsert = try Binary.succeed([
-            "import", store, "--model", Binary.chefsBook, csv.path, "--format", "csv", "--entity", "Recipe", "--unique-by", "uid",
+            "import", store, "--model", Binary.chefsBook, csv.path, "--format", "csv", "--entity", "Recipe",
+            "--unique-by", "uid",
         ])
-        #expect(upsert.standardOutput == "imported \(csv.path): 0 inserted, 1 updated\n  Recipe: 0 inserted, 1 updated\n")
+        #expect(
+            upsert.standardOutput == "imported \(csv.path): 0 inserted, 1 updated\n  Recipe: 0 inserted, 1 updated\n")
         let exported = try Binary.succeed(["export", store]).standardOutput
         #expect(exported.contains(#""servings":12"#) && exported.contains(#""title":"Tomato Soup""#))
         // Exporting, importing into a fresh store and exporting again gives the same JSON, except
@@ -468,15 +536,19 @@ enum Binary {
         try Binary.succeed(["import", store, "--model", Binary.chefsBook, Binary.starter])
         let before = try Binary.succeed(["export", store]).standardOutput
         let file = tmp.path("bad.tsv")
-        try "uid\ttitle\tservings\nCB-0001\tSoup\t4\nZZ-9\tSalad\tmany\n".write(to: file, atomically: true, encoding: .utf8)
-        let result = try Binary.fail(["import", store, "--model", Binary.chefsBook, file.path, "--entity", "Recipe"], status: 1)
+        try "uid\ttitle\tservings\nCB-0001\tSoup\t4\nZZ-9\tSalad\tmany\n".write(
+            to: file, atomically: true, encoding: .utf8)
+        let result = try Binary.fail(
+            ["import", store, "--model", Binary.chefsBook, file.path, "--entity", "Recipe"], status: 1)
         #expect(result.errorLines.count == 1)
         #expect(result.errorLines.first?.contains("\(file.path):3:3:") == true, "\(result.standardError)")
         #expect(result.errorLines.first?.hasSuffix("; nothing was imported") == true)
         #expect(try Binary.succeed(["export", store]).standardOutput == before)
-        let missing = try Binary.fail(["import", store, "--model", Binary.chefsBook, tmp.path("none.json").path], status: 1)
+        let missing = try Binary.fail(
+            ["import", store, "--model", Binary.chefsBook, tmp.path("none.json").path], status: 1)
         #expect(missing.errorLines == ["error: no file exists at \(tmp.path("none.json").path); check the path"])
-        let entity = try Binary.fail(["import", store, "--model", Binary.chefsBook, file.path, "--entity", "Boat"], status: 1)
+        let entity = try Binary.fail(
+            ["import", store, "--model", Binary.chefsBook, file.path, "--entity", "Boat"], status: 1)
         #expect(entity.errorLines.first?.hasPrefix("error: the model has no entity named 'Boat'; use one of: ") == true)
         let noEntity = try Binary.fail(["import", store, "--model", Binary.chefsBook, file.path], status: 2)
         #expect(noEntity.errorLines.first == "error: a tsv file holds one entity; name it with --entity")

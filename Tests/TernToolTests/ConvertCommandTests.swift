@@ -1,6 +1,7 @@
 import Foundation
 import TernTestSupport
 import Testing
+
 @testable import TernTool
 
 /// `tern convert` and `tern create --type binary|xml`, end to end on copies of the fixture stores.

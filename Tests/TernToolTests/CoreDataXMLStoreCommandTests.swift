@@ -3,6 +3,7 @@ import TernCore
 import TernStores
 import TernTestSupport
 import Testing
+
 @testable import TernTool
 
 /// `tern info`, `export` and `convert` on a Core Data XML store as a Mac app leaves it: Core
@@ -32,15 +33,17 @@ import Testing
         #expect(!text.contains("TernModelCache"))
 
         // info: the type from the contents; counts under the file's names, or the model's.
-        let bare = try #require(try JSONSerialization.jsonObject(with: Data(await tern(["info", xml.path, "--json"]).utf8))
-            as? [String: Any])
+        let bare = try #require(
+            try JSONSerialization.jsonObject(with: Data(await tern(["info", xml.path, "--json"]).utf8))
+                as? [String: Any])
         #expect(bare["type"] as? String == "xml" && bare["uuid"] as? String == metadata.uuid)
         let bareCounts = try #require(bare["counts"] as? [String: Int])
         #expect(!bareCounts.isEmpty && bareCounts.keys.allSatisfy { $0 == $0.uppercased() })
         let info = await tern(["info", xml.path, "--model", model, "--json"])
         let named = try #require(try JSONSerialization.jsonObject(with: Data(info.utf8)) as? [String: Any])
         let originalInfo = try #require(
-            try JSONSerialization.jsonObject(with: Data(await tern(["info", original.path, "--json"]).utf8)) as? [String: Any])
+            try JSONSerialization.jsonObject(with: Data(await tern(["info", original.path, "--json"]).utf8))
+                as? [String: Any])
         let counts = try #require(named["counts"] as? [String: Int])
         let originalCounts = try #require(originalInfo["counts"] as? [String: Int])
         #expect(counts.filter { $0.value > 0 } == originalCounts.filter { $0.value > 0 })

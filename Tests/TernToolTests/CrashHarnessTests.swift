@@ -170,7 +170,8 @@ import Testing
         func state() async throws -> String {
             let contents = try await scenario.contents(of: store)
             guard [migration.from, migration.to].contains(contents.version) else {
-                throw CrashHarness.Failure("the store is at \(contents.version), neither \(migration.from) nor \(migration.to)")
+                throw CrashHarness.Failure(
+                    "the store is at \(contents.version), neither \(migration.from) nor \(migration.to)")
             }
             let mapped = contents.version == "v3"
             try scenario.expect(contents, keys: 1...scenario.rowCount) { mapped ? "ITEM \($0)" : "item \($0)" }
@@ -197,7 +198,9 @@ import Testing
                     guard again.terminationStatus == 0 else { throw CrashHarness.Failure("migrating again failed") }
                     guard try await state() == "new" else { throw CrashHarness.Failure("migrating again did nothing") }
                     let leftovers = try scenario.leftovers(containing: "migrating")
-                    guard leftovers.isEmpty else { throw CrashHarness.Failure("files left after migrating again: \(leftovers)") }
+                    guard leftovers.isEmpty else {
+                        throw CrashHarness.Failure("files left after migrating again: \(leftovers)")
+                    }
                 }
                 return found
             })

@@ -1,11 +1,11 @@
 import Foundation
 import TernCore
 import TernFormats
+import TernRelational
 import TernSQLite
 import TernStores
 import TernTestSupport
 import Testing
-import TernRelational
 
 /// The store the crash and fault-injection cases work on: `Item` rows whose values follow from their key, in three
 /// model versions, so that a check can tell a complete old state from a complete new one.
@@ -131,13 +131,16 @@ struct CrashScenario {
         }
         let report = try await StoreVerifier.verify(storeAt: url, model: version.model)
         guard report.problems.isEmpty else {
-            throw CrashHarness.Failure("verification found \(report.problems.count) problems: \(report.problems.prefix(3))")
+            throw CrashHarness.Failure(
+                "verification found \(report.problems.count) problems: \(report.problems.prefix(3))")
         }
         // The rows straight from the table: reading 50,000 rows as store rows in a debug build
         // would take most of each kill's time.
         let connection = try Connection(path: url.path, configuration: .readOnly)
         var contents = Contents(version: version.name, names: [:], labels: [:])
-        let columns: SQL = version.name == "v1" ? "ZVALUE, ZNAME, NULL" : version.name == "v2" ? "ZVALUE, ZTITLE, NULL" : "ZVALUE, ZTITLE, ZLABEL"
+        let columns: SQL =
+            version.name == "v1"
+            ? "ZVALUE, ZNAME, NULL" : version.name == "v2" ? "ZVALUE, ZTITLE, NULL" : "ZVALUE, ZTITLE, ZLABEL"
         try connection.forEachRow("SELECT \(columns) FROM ZITEM") { row in
             guard let value = row[0].int64, let name = row[1].string else {
                 contents.names[-1] = "a row without its values"
@@ -180,7 +183,8 @@ struct CrashScenario {
         }
         for key in keys where contents.names[Int64(key)] != name(key) {
             throw CrashHarness.Failure(
-                "row \(key) is \(contents.names[Int64(key)].map { "named \"\($0)\"" } ?? "missing"), not \"\(name(key))\"")
+                "row \(key) is \(contents.names[Int64(key)].map { "named \"\($0)\"" } ?? "missing"), not \"\(name(key))\""
+            )
         }
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
-import TernTestSupport
-import Testing
 import TernCore
 import TernSQLite
+import TernTestSupport
+import Testing
+
 @testable import TernTool
 
 /// `tern create`, checked by reading the new store back with `tern info`.
@@ -31,14 +32,17 @@ import TernSQLite
         let result = await ToolRunner.run(["create", existing.path, "--model", Fixtures.coreDataStackModel.path])
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
-        #expect(result.errorLines == ["error: a file already exists at \(existing.path); remove it or choose another path"])
+        #expect(
+            result.errorLines == ["error: a file already exists at \(existing.path); remove it or choose another path"])
         #expect(try Data(contentsOf: existing) == before)
     }
 
     @Test(arguments: [
         (["--type", "csv"], 2, "error: unknown store type 'csv'; use one of: sqlite, binary, xml, postgres"),
-        (["--type", "postgres"], 1,
-         "error: a postgres store is named by a postgres:// URL, not a file path; use --type sqlite, binary or xml for a file"),
+        (
+            ["--type", "postgres"], 1,
+            "error: a postgres store is named by a postgres:// URL, not a file path; use --type sqlite, binary or xml for a file"
+        ),
     ])
     func storeTypeIsChecked(options: [String], status: Int32, line: String) async throws {
         let tmp = try TemporaryDirectory()

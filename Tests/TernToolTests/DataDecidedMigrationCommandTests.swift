@@ -36,7 +36,8 @@ import Testing
         #expect(plan.status == 0, "\(plan.standardError)")
         #expect(plan.standardOutput.contains("     warning: \(Self.dropped)\n"), "\(plan.standardOutput)")
         let json = await ToolRunner.run(["plan", store, "--model", bundle, "--json"])
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         let steps = try #require(document["steps"] as? [[String: Any]])
         #expect(steps.first?["warnings"] as? [String] == [Self.dropped])
     }
@@ -47,7 +48,9 @@ import Testing
         let result = await ToolRunner.run(["migrate", store, "--model", bundle])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.contains("warning: \(Self.dropped)\n"), "\(result.standardError)")
-        #expect(result.standardOutput.hasSuffix("from v1 to v2 in 1 step(s), 4 object(s) read, 1 link(s) dropped\n"), "\(result.standardOutput)")
+        #expect(
+            result.standardOutput.hasSuffix("from v1 to v2 in 1 step(s), 4 object(s) read, 1 link(s) dropped\n"),
+            "\(result.standardOutput)")
         let verify = await ToolRunner.run(["verify", store, "--model", bundle])
         #expect(verify.status == 0, "\(verify.standardOutput)\(verify.standardError)")
     }
@@ -60,8 +63,11 @@ import Testing
             let result = await ToolRunner.run([command, store, "--model", bundle])
             #expect(result.status == 1)
             let lines = result.standardError.split(separator: "\n").map(String.init)
-            #expect(lines.first?.hasPrefix("error: The step v1 → v2 cannot run, nothing was written: ") == true, "\(lines)")
-            #expect(lines.first?.contains("Album.name is required in v2, but 2 Album object(s) have no value for it") == true)
+            #expect(
+                lines.first?.hasPrefix("error: The step v1 → v2 cannot run, nothing was written: ") == true, "\(lines)")
+            #expect(
+                lines.first?.contains("Album.name is required in v2, but 2 Album object(s) have no value for it")
+                    == true)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
     }

@@ -13,7 +13,8 @@ import Testing
         .appendingPathComponent("Examples/ChefsBook")
 
     @Test func embeddedModelEqualsTheExampleModelFiles() throws {
-        let files = try XcodeModel.readVersionedModel(at: Self.examples.appendingPathComponent("ChefsBook.xcdatamodeld"))
+        let files = try XcodeModel.readVersionedModel(
+            at: Self.examples.appendingPathComponent("ChefsBook.xcdatamodeld"))
         let embedded = try ChefsBook.model()
         #expect(files.versions.map(\.name) == ChefsBook.versionNames)
         #expect(files == embedded)
@@ -38,7 +39,10 @@ import Testing
         let result = await ToolRunner.run(["demo", root.path])
         #expect(result.status == 0, "\(result.standardError)")
         let output = result.standardOutput
-        for heading in ["1. Version 1", "2. Version 4 starts", "3. The forecast", "4. Loading the container", "5. Launching again", "6. Checking", "7. The recipes"] {
+        for heading in [
+            "1. Version 1", "2. Version 4 starts", "3. The forecast", "4. Loading the container", "5. Launching again",
+            "6. Checking", "7. The recipes",
+        ] {
             #expect(output.contains(heading), "missing \(heading)")
         }
         #expect(output.contains("found Documents/Recipes.sqlite, written by ChefsBook 1"))

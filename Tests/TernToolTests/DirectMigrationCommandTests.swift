@@ -41,7 +41,9 @@ import Testing
     }
 
     /// Writes the bundle, and a store of a version holding the records of a JSON document.
-    func setUp(_ tmp: TemporaryDirectory, version: String, records: String) async throws -> (bundle: String, store: String) {
+    func setUp(_ tmp: TemporaryDirectory, version: String, records: String) async throws -> (
+        bundle: String, store: String
+    ) {
         let bundle = tmp.path("Artsy.xcdatamodeld")
         try XcodeModel.write(try Self.model(), to: bundle)
         let store = tmp.path("Artsy.sqlite").path
@@ -58,7 +60,8 @@ import Testing
     func records(_ store: String, model: String, entity: String) async throws -> [[String: Any]] {
         let result = await ToolRunner.run(["export", store, "--model", model, "--entity", entity, "--format", "json"])
         #expect(result.status == 0, "\(result.standardError)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         return try #require(document[entity] as? [[String: Any]])
     }
 
@@ -77,16 +80,20 @@ import Testing
         let tmp = try TemporaryDirectory()
         let (bundle, store) = try await setUp(
             tmp, version: "ArtsyFolio v2.7.0",
-            records: #"{"Artwork": [{"title": "Water Lilies", "medium": "oil on canvas"}, {"title": "Untitled", "medium": "ink"}]}"#)
+            records:
+                #"{"Artwork": [{"title": "Water Lilies", "medium": "oil on canvas"}, {"title": "Untitled", "medium": "ink"}]}"#
+        )
         let plan = await ToolRunner.run(["plan", store, "--model", bundle, "--json"])
         #expect(plan.status == 0, "\(plan.standardError)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(plan.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(plan.standardOutput.utf8)) as? [String: Any])
         let steps = try #require(document["steps"] as? [[String: Any]])
         #expect(steps.map { "\($0["from"] ?? "")→\($0["to"] ?? "")" } == ["ArtsyFolio v2.7.0→ArtsyFolio v3.0"])
 
         let result = await ToolRunner.run(["migrate", store, "--model", bundle])
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardOutput.hasPrefix("migrated \(store) from ArtsyFolio v2.7.0 to ArtsyFolio v3.0 in 1 step(s)"))
+        #expect(
+            result.standardOutput.hasPrefix("migrated \(store) from ArtsyFolio v2.7.0 to ArtsyFolio v3.0 in 1 step(s)"))
         // ArtsyPartner 5, which sorts between them, has no medium: the values are kept all the same.
         let artworks = try await records(store, model: bundle, entity: "Artwork")
         let media = artworks.map { "\($0["title"] ?? "")=\($0["medium"] ?? "")" }.sorted()
@@ -102,8 +109,11 @@ import Testing
             let refused = await ToolRunner.run([command, store, "--model", bundle])
             #expect(refused.status == 1 && refused.standardOutput.isEmpty, "\(command): \(refused.standardError)")
             let lines = refused.errorLines
-            #expect(lines.first?.hasPrefix("error: The store cannot migrate from ArtsyPartner 5 to ArtsyFolio v3.0") == true)
-            #expect(lines.contains { $0.contains("ArtsyPartner 5 → ArtsyFolio v3.0") && $0.contains("Artwork.minutes") })
+            #expect(
+                lines.first?.hasPrefix("error: The store cannot migrate from ArtsyPartner 5 to ArtsyFolio v3.0") == true
+            )
+            #expect(
+                lines.contains { $0.contains("ArtsyPartner 5 → ArtsyFolio v3.0") && $0.contains("Artwork.minutes") })
             #expect(!lines.contains { $0.contains("ArtsyFolio v2.7.0 →") || $0.contains("→ ArtsyFolio v2.7.0") })
             #expect(lines.last?.contains("--order") == true && lines.last?.contains("--mapping") == true)
             #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
@@ -111,16 +121,20 @@ import Testing
         let order = Self.order.joined(separator: ",")
         let plan = await ToolRunner.run(["plan", store, "--model", bundle, "--order", order, "--json"])
         #expect(plan.status == 0, "\(plan.standardError)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(plan.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(plan.standardOutput.utf8)) as? [String: Any])
         #expect(document["executable"] as? Bool == true)
         // In the app's order, ArtsyFolio v2.7.0 dropped the integer and v3.0 added the text afresh.
         let steps = try #require(document["steps"] as? [[String: Any]])
         #expect(steps.allSatisfy { ($0["problems"] as? [Any])?.isEmpty == true })
-        #expect(steps.first?["from"] as? String == "ArtsyPartner 5" && steps.last?["to"] as? String == "ArtsyFolio v3.0")
+        #expect(
+            steps.first?["from"] as? String == "ArtsyPartner 5" && steps.last?["to"] as? String == "ArtsyFolio v3.0")
 
         let migrated = await ToolRunner.run(["migrate", store, "--model", bundle, "--order", order])
         #expect(migrated.status == 0, "\(migrated.standardError)")
-        #expect(migrated.standardOutput.hasPrefix("migrated \(store) from ArtsyPartner 5 to ArtsyFolio v3.0 in \(steps.count) step(s)"))
+        #expect(
+            migrated.standardOutput.hasPrefix(
+                "migrated \(store) from ArtsyPartner 5 to ArtsyFolio v3.0 in \(steps.count) step(s)"))
         let artworks = try await records(store, model: bundle, entity: "Artwork")
         #expect(artworks.map { "\($0["title"] ?? "")" } == ["Water Lilies"])
         #expect(artworks.allSatisfy { $0["minutes"] == nil || $0["minutes"] is NSNull })

@@ -1,10 +1,10 @@
 import Foundation
 import TernCore
 import TernFormats
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
-import TernRelational
 
 /// Export → import reproduces every stored value bit for bit: dates with all the digits their
 /// double needs, rounded rather than truncated, in every era; doubles, floats and decimals.
@@ -92,7 +92,8 @@ import TernRelational
         }
         let tmp = try TemporaryDirectory()
         let modelURL = tmp.path("Readings.xcdatamodeld")
-        try XcodeModel.write(VersionedModel(name: "Readings", versions: [ModelVersion(name: "Readings", model: model)]), to: modelURL)
+        try XcodeModel.write(
+            VersionedModel(name: "Readings", versions: [ModelVersion(name: "Readings", model: model)]), to: modelURL)
         let source = tmp.path("Source.sqlite")
         let intervals = Self.intervals + Self.randomIntervals(count: 500)
         do {

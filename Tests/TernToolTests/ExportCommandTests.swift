@@ -2,6 +2,7 @@ import Foundation
 import TernCore
 import TernTestSupport
 import Testing
+
 @testable import TernTool
 
 /// `tern export` on copies of the real Core Data stores (facts in Tests/Fixtures/EXPECTED.md).
@@ -88,7 +89,10 @@ import Testing
         let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.first == "_id\tcolor\tmaker\tmarkedForDeletionAsOf\tmodel\tnumberPlate")
         #expect(lines.count == 1 + 115 + 1)
-        #expect(lines.dropFirst().dropLast().allSatisfy { $0.split(separator: "\t", omittingEmptySubsequences: false).count == 6 })
+        #expect(
+            lines.dropFirst().dropLast().allSatisfy {
+                $0.split(separator: "\t", omittingEmptySubsequences: false).count == 6
+            })
     }
 
     @Test func outputFileIsWrittenAndTheStoreIsLeftAlone() async throws {
@@ -114,9 +118,10 @@ import Testing
         let result = await ToolRunner.run(["export", copy.path, "--entity", "Boat", "-o", output.path])
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
-        #expect(result.errorLines == [
-            "error: the store's model has no entity named 'Boat'; use one of: Car, ExpensiveSportCar, Person, SportCar"
-        ])
+        #expect(
+            result.errorLines == [
+                "error: the store's model has no entity named 'Boat'; use one of: Car, ExpensiveSportCar, Person, SportCar"
+            ])
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
 
@@ -177,17 +182,25 @@ import Testing
                 "blob": .data(Data([0, 1, 2])),
             ],
             toOne: ["owner": RowReference(entityName: "Person", primaryKey: 2)],
-            toMany: ["tags": [RowReference(entityName: "Tag", primaryKey: 1), RowReference(entityName: "Tag", primaryKey: 4)]])
+            toMany: [
+                "tags": [
+                    RowReference(entityName: "Tag", primaryKey: 1), RowReference(entityName: "Tag", primaryKey: 4),
+                ]
+            ])
         // Global identifiers sort unordered to-many relationships by name: 9 and 10 change places.
         let global: (RowReference) -> String = { "\($0.entityName)/G\(10 - $0.primaryKey % 10)" }
-        let rows = [row, StoreRow(reference: RowReference(entityName: "Event", primaryKey: 8), attributes: ["ratio": .double(1e20)])]
+        let rows = [
+            row,
+            StoreRow(reference: RowReference(entityName: "Event", primaryKey: 8), attributes: ["ratio": .double(1e20)]),
+        ]
         for row in rows {
             for identifier in [nil, global] {
                 var written = ""
                 RecordFormat.appendJSONRecord(
                     row, members: RecordFormat.JSONMembers(attributes: attributes, relationships: relationships),
                     identifier: identifier, to: &written)
-                let record = RecordFormat.jsonRecord(row, attributes: attributes, relationships: relationships, identifier: identifier)
+                let record = RecordFormat.jsonRecord(
+                    row, attributes: attributes, relationships: relationships, identifier: identifier)
                 #expect(written == record.encoded(pretty: false))
             }
         }

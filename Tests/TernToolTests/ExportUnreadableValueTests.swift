@@ -1,10 +1,11 @@
 import Foundation
 import TernCore
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
+
 @testable import TernTool
-import TernRelational
 
 /// `tern export` and `tern verify` on a store some of whose values cannot be read: external data
 /// files missing (a store copied without its `_SUPPORT` folder) and a column its type cannot read.
@@ -27,7 +28,8 @@ import TernRelational
             StoreRow(
                 reference: RowReference(entityName: "Photo", primaryKey: key), version: 1,
                 attributes: [
-                    "title": .string("photo \(index + 1)"), "image": .data(Data(repeating: UInt8(index + 1), count: 64)),
+                    "title": .string("photo \(index + 1)"),
+                    "image": .data(Data(repeating: UInt8(index + 1), count: 64)),
                     "taken": .date(Date(timeIntervalSinceReferenceDate: Double(index) * 86400)),
                 ])
         }
@@ -60,11 +62,12 @@ import TernRelational
         #expect(photos.compactMap { $0["title"] as? String } == ["photo 1", "photo 2", "photo 3"])
         #expect(photos.allSatisfy { $0["image"] is NSNull })
         #expect(photos.allSatisfy { $0["taken"] is String })
-        #expect(result.errorLines == [
-            "warning: 3 values could not be read and were exported as null; the first is Photo/p1.image: its external "
-                + "data file \(first.path) is missing or unreadable. Copy the store with its _SUPPORT folder to export "
-                + "them; tern verify lists them all"
-        ])
+        #expect(
+            result.errorLines == [
+                "warning: 3 values could not be read and were exported as null; the first is Photo/p1.image: its external "
+                    + "data file \(first.path) is missing or unreadable. Copy the store with its _SUPPORT folder to export "
+                    + "them; tern verify lists them all"
+            ])
     }
 
     @Test func oneMissingFileLeavesTheOthersExported() async throws {
@@ -81,7 +84,9 @@ import TernRelational
         #expect(result.errorLines.count == 2)
         #expect(result.errorLines.first == "exported 3 objects to \(output.path)")
         let warning = try #require(result.errorLines.last)
-        #expect(warning.hasPrefix("warning: 1 value could not be read and was exported as null; the first is Photo/p2.image: "))
+        #expect(
+            warning.hasPrefix(
+                "warning: 1 value could not be read and was exported as null; the first is Photo/p2.image: "))
         #expect(warning.contains(second.path))
     }
 
@@ -94,13 +99,19 @@ import TernRelational
         RealWorldStoreCommandTests.expectClearFailure(stdout, "export --strict")
         #expect(stdout.errorLines.count == 1)
         #expect(stdout.errorLines.first?.contains(missing.path) == true)
-        #expect(stdout.errorLines.first?.contains("the image of row 3 of Photo cannot be read: the external data file") == true)
-        #expect(stdout.errorLines.first?.hasSuffix("export without --strict to write null for the values that cannot be read") == true)
+        #expect(
+            stdout.errorLines.first?.contains("the image of row 3 of Photo cannot be read: the external data file")
+                == true)
+        #expect(
+            stdout.errorLines.first?.hasSuffix(
+                "export without --strict to write null for the values that cannot be read") == true)
         let output = folder.path("photos.json")
         let file = await ToolRunner.run(["export", url.path, "--strict", "-o", output.path])
         RealWorldStoreCommandTests.expectClearFailure(file, "export --strict -o")
         #expect(!FileManager.default.fileExists(atPath: output.path))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".tern-export") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix(".tern-export") }
+                .isEmpty)
     }
 
     @Test func aValueItsTypeCannotReadIsNullWithAWarningNamingTheRow() async throws {
@@ -110,17 +121,22 @@ import TernRelational
         try connection.executeOnce("UPDATE ZPHOTO SET ZTAKEN = 'yesterday' WHERE Z_PK = 2")
         let result = await ToolRunner.run(["export", url.path, "--entity", "Photo", "--format", "tsv"])
         #expect(result.status == 0, "\(result.standardError)")
-        let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map { $0.split(separator: "\t", omittingEmptySubsequences: false) }
+        let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false)
+        }
         let header = try #require(lines.first).map(String.init)
         let taken = try #require(header.firstIndex(of: "taken"))
         #expect(lines[1][taken] != "" && lines[2][taken] == "" && lines[3][taken] != "")
-        #expect(result.errorLines == [
-            "warning: 1 value could not be read and was exported as null; the first is Photo/p2.taken: its column holds "
-                + "a value the attribute's type cannot read. tern verify lists them all"
-        ])
+        #expect(
+            result.errorLines == [
+                "warning: 1 value could not be read and was exported as null; the first is Photo/p2.taken: its column holds "
+                    + "a value the attribute's type cannot read. tern verify lists them all"
+            ])
         let strict = await ToolRunner.run(["export", url.path, "--strict"])
         RealWorldStoreCommandTests.expectClearFailure(strict, "export --strict")
-        #expect(strict.errorLines.first?.contains("row 2 of Photo holds a value its Date attribute taken cannot read") == true)
+        #expect(
+            strict.errorLines.first?.contains("row 2 of Photo holds a value its Date attribute taken cannot read")
+                == true)
     }
 
     @Test func verifyListsBoth() async throws {
@@ -133,7 +149,11 @@ import TernRelational
         let result = await ToolRunner.run(["verify", url.path])
         #expect(result.status == 1)
         #expect(result.errorLines.first == "error: the store has 2 problems")
-        #expect(result.errorLines.contains { $0.hasPrefix("  Photo/p1.image (missingExternalData): ") && $0.contains(missing.lastPathComponent) })
-        #expect(result.errorLines.contains { $0.hasPrefix("  Photo/p3.taken (unreadableValue): ") && $0.contains("Date") })
+        #expect(
+            result.errorLines.contains {
+                $0.hasPrefix("  Photo/p1.image (missingExternalData): ") && $0.contains(missing.lastPathComponent)
+            })
+        #expect(
+            result.errorLines.contains { $0.hasPrefix("  Photo/p3.taken (unreadableValue): ") && $0.contains("Date") })
     }
 }

@@ -49,7 +49,8 @@ import Testing
     static let migrations = CrashHarnessTests.migrations
 
     @Test(arguments: migrations)
-    func aFailedMigrationLeavesTheSourceUntouchedOrTheMigratedStore(migration: CrashHarnessTests.Migration) async throws {
+    func aFailedMigrationLeavesTheSourceUntouchedOrTheMigratedStore(migration: CrashHarnessTests.Migration) async throws
+    {
         let scenario = try CrashScenario(rowCount: Self.rowCount)
         let template = try await scenario.makeStore("Template.sqlite", version: migration.from)
         let bytes = try Data(contentsOf: template)
@@ -58,7 +59,8 @@ import Testing
         let report = try await FaultSweep(name: "migrate \(migration)").run(
             reset: { try scenario.restore(template, to: url) },
             operation: {
-                try await StoreMigrator().migrateStore(at: .file(url), model: scenario.model, to: migration.to, mappings: mappings)
+                try await StoreMigrator().migrateStore(
+                    at: .file(url), model: scenario.model, to: migration.to, mappings: mappings)
             },
             isTyped: Self.isTyped,
             check: { error in
@@ -124,7 +126,9 @@ import Testing
             check: { error in
                 guard try Data(contentsOf: source) == bytes else { throw CrashHarness.Failure("the source changed") }
                 let state = try await Self.renamedState(scenario, url, suffix: " replaced")
-                if error == nil, state != "new" { throw CrashHarness.Failure("the replace succeeded but wrote nothing") }
+                if error == nil, state != "new" {
+                    throw CrashHarness.Failure("the replace succeeded but wrote nothing")
+                }
                 return state
             })
         #expect(report.faults > 0)
@@ -140,20 +144,25 @@ import Testing
         do {
             let store = try await StoreFiles.create(at: template, kind: kind, model: model)
             let keys = try await store.newPrimaryKeys(forEntity: "Item", count: Self.rowCount)
-            _ = try await store.save(StoreChangeSet(inserted: keys.map { key in
-                StoreRow(reference: RowReference(entityName: "Item", primaryKey: key),
-                         attributes: ["name": .string("item \(key)"), "value": .integer(key)])
-            }))
+            _ = try await store.save(
+                StoreChangeSet(
+                    inserted: keys.map { key in
+                        StoreRow(
+                            reference: RowReference(entityName: "Item", primaryKey: key),
+                            attributes: ["name": .string("item \(key)"), "value": .integer(key)])
+                    }))
         }
         /// "old" or "new" when every row is one or the other.
         func state() async throws -> String {
             let store = try StoreFiles.open(at: url, model: nil, isReadOnly: true)
             let rows = try await store.fetch(StoreFetchRequest(entityName: "Item"))
-            let names = Set(rows.compactMap { row -> String? in
-                guard case .string(let name)? = row.attributes["name"], case .integer(let value)? = row.attributes["value"]
-                else { return nil }
-                return name == "item \(value)" ? "old" : name == "item \(value) saved" ? "new" : "damaged"
-            })
+            let names = Set(
+                rows.compactMap { row -> String? in
+                    guard case .string(let name)? = row.attributes["name"],
+                        case .integer(let value)? = row.attributes["value"]
+                    else { return nil }
+                    return name == "item \(value)" ? "old" : name == "item \(value) saved" ? "new" : "damaged"
+                })
             guard rows.count == Self.rowCount, names.count == 1, let state = names.first, state != "damaged" else {
                 throw CrashHarness.Failure("\(rows.count) rows in states \(names.sorted())")
             }

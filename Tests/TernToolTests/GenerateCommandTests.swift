@@ -9,7 +9,8 @@ import Testing
 @Suite struct GenerateCommandTests {
     static let chefsBook = Fixtures.root.deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Examples/ChefsBook/ChefsBook.xcdatamodeld")
-    static let kitchen = Fixtures.root.deletingLastPathComponent().appendingPathComponent("TernCodegenTests/Kitchen.xcdatamodeld")
+    static let kitchen = Fixtures.root.deletingLastPathComponent().appendingPathComponent(
+        "TernCodegenTests/Kitchen.xcdatamodeld")
 
     /// The files in a folder, by name.
     static func contents(of folder: URL) throws -> [String: String] {
@@ -27,12 +28,19 @@ import Testing
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.isEmpty)
         let files = try Self.contents(of: output)
-        let names = ["Ingredient", "Recipe", "Step"].flatMap { ["\($0)+CoreDataClass.swift", "\($0)+CoreDataProperties.swift"] }
+        let names = ["Ingredient", "Recipe", "Step"].flatMap {
+            ["\($0)+CoreDataClass.swift", "\($0)+CoreDataProperties.swift"]
+        }
         #expect(Set(files.keys) == Set(names + ["ChefsBookModel.swift"]))
-        #expect(result.standardOutput.split(separator: "\n").sorted() == files.keys.sorted().map { "wrote \(output.path)/\($0)" })
-        let code = try ModelCodegen.generate(try XcodeModel.readVersionedModel(at: Self.chefsBook), bundleName: "ChefsBook")
+        #expect(
+            result.standardOutput.split(separator: "\n").sorted()
+                == files.keys.sorted().map { "wrote \(output.path)/\($0)" })
+        let code = try ModelCodegen.generate(
+            try XcodeModel.readVersionedModel(at: Self.chefsBook), bundleName: "ChefsBook")
         #expect(Dictionary(uniqueKeysWithValues: code.files.map { ($0.name, $0.contents) }) == files)
-        #expect(files["Recipe+CoreDataClass.swift"]?.contains("public final class Recipe: TernCore.ManagedObject {}") == true)
+        #expect(
+            files["Recipe+CoreDataClass.swift"]?.contains("public final class Recipe: TernCore.ManagedObject {}")
+                == true)
         #expect(files["Recipe+CoreDataProperties.swift"]?.contains("public var steps: [Step] {") == true)
         let typechecked = try SwiftTypechecker.typecheck(files.keys.map { output.appendingPathComponent($0) })
         #expect(typechecked.succeeded, "\(typechecked.output)")
@@ -50,7 +58,9 @@ import Testing
         #expect(files["Recipe.swift"]?.contains("public class Recipe: _Recipe {}") == true)
         // The developer's code in the human file survives; the machine file is written again.
         let human = output.appendingPathComponent("Recipe.swift")
-        let edited = try #require(files["Recipe.swift"]) + "\nextension Recipe {\n    var isQuick: Bool { preparationTime + cookingTime < 30 }\n}\n"
+        let edited =
+            try #require(files["Recipe.swift"])
+            + "\nextension Recipe {\n    var isQuick: Bool { preparationTime + cookingTime < 30 }\n}\n"
         try Data(edited.utf8).write(to: human)
         try FileManager.default.removeItem(at: output.appendingPathComponent("_Recipe.swift"))
         let again = await ToolRunner.run(arguments)
@@ -82,7 +92,10 @@ import Testing
         ])
         #expect(result.status == 0, "\(result.standardError)")
         // A warning for the renamed property, on stderr.
-        #expect(result.errorLines == ["warning: Dish.context is named contextProperty in Swift, since ManagedObject has a member context"])
+        #expect(
+            result.errorLines == [
+                "warning: Dish.context is named contextProperty in Swift, since ManagedObject has a member context"
+            ])
         let properties = try #require(try Self.contents(of: folder.url)["Dish+CoreDataProperties.swift"])
         #expect(properties.contains("\n    var notes: Tag? {"))
         #expect(!properties.contains("public "))
@@ -90,16 +103,30 @@ import Testing
         // Chef's codegen is category: only its properties, for the developer's class.
         let files = try Self.contents(of: folder.url)
         #expect(files["Chef+CoreDataProperties.swift"] != nil && files["Chef+CoreDataClass.swift"] == nil)
-        let first = await ToolRunner.run(["generate", Self.kitchen.path, "-o", folder.path("v1").path, "--version", "Kitchen"])
+        let first = await ToolRunner.run([
+            "generate", Self.kitchen.path, "-o", folder.path("v1").path, "--version", "Kitchen",
+        ])
         #expect(first.status == 0)
-        #expect(Set(try Self.contents(of: folder.path("v1")).keys) == ["Dish+CoreDataClass.swift", "Dish+CoreDataProperties.swift", "KitchenModel.swift"])
+        #expect(
+            Set(try Self.contents(of: folder.path("v1")).keys) == [
+                "Dish+CoreDataClass.swift", "Dish+CoreDataProperties.swift", "KitchenModel.swift",
+            ])
     }
 
     @Test(arguments: [
         (["generate"], "error: missing argument MODEL"),
-        (["generate", "Kitchen.xcdatamodeld", "--style", "fancy"], "error: --style takes xcode or machine-human, not 'fancy'"),
-        (["generate", "Kitchen.xcdatamodeld", "--access", "open"], "error: --access takes public or internal, not 'open'"),
-        (["generate", "Kitchen.xcdatamodeld", "--value-type", "Color"], "error: --value-type takes NAME=TYPE, such as ColorTransformer=Color, not 'Color'"),
+        (
+            ["generate", "Kitchen.xcdatamodeld", "--style", "fancy"],
+            "error: --style takes xcode or machine-human, not 'fancy'"
+        ),
+        (
+            ["generate", "Kitchen.xcdatamodeld", "--access", "open"],
+            "error: --access takes public or internal, not 'open'"
+        ),
+        (
+            ["generate", "Kitchen.xcdatamodeld", "--value-type", "Color"],
+            "error: --value-type takes NAME=TYPE, such as ColorTransformer=Color, not 'Color'"
+        ),
     ])
     func usageErrorsExitWithTwo(arguments: [String], message: String) async {
         let result = await ToolRunner.run(arguments)
@@ -118,7 +145,9 @@ import Testing
 
     @Test func theBinaryWritesTheFilesAndFailsCleanly() throws {
         let folder = try TemporaryDirectory()
-        let result = try Binary.succeed(["generate", Binary.chefsBook, "--output=\(folder.url.path)", "--style=machine-human"])
+        let result = try Binary.succeed([
+            "generate", Binary.chefsBook, "--output=\(folder.url.path)", "--style=machine-human",
+        ])
         #expect(result.standardOutput.split(separator: "\n").count == 7)
         #expect(FileManager.default.fileExists(atPath: folder.path("_Step.swift").path))
         try Binary.fail(["generate", folder.path("Missing.xcdatamodeld").path], status: 1)

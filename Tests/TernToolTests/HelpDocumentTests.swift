@@ -1,6 +1,7 @@
 import Foundation
 import TernTestSupport
 import Testing
+
 @testable import TernTool
 
 /// `docs/CommandLine.md` is the help output itself; this keeps the two the same.
@@ -40,7 +41,8 @@ import Testing
             try Self.document().write(to: url, atomically: true, encoding: .utf8)
         }
         let written = try String(contentsOf: url, encoding: .utf8)
-        #expect(written == Self.document(), "docs/CommandLine.md is out of date with the help output; run the tests with TERN_UPDATE_DOCS=1")
+        #expect(
+            written == Self.document(),
+            "docs/CommandLine.md is out of date with the help output; run the tests with TERN_UPDATE_DOCS=1")
     }
 }
-

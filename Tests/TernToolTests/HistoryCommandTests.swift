@@ -4,6 +4,7 @@ import TernFormats
 import TernSQLite
 import TernTestSupport
 import Testing
+
 @testable import TernTool
 
 /// `tern create --history` and `tern history`: a store's transactions as text and JSON, after a
@@ -62,11 +63,13 @@ import Testing
 
         let json = await ToolRunner.run(["history", url.path, "--after", "1@\(uuid)", "--json"])
         #expect(json.status == 0)
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(document["lastToken"] as? String == "3@\(uuid)")
         let transactions = try #require(document["transactions"] as? [[String: Any]])
         #expect(transactions.map { $0["token"] as? String } == ["2@\(uuid)", "3@\(uuid)"])
-        #expect(transactions.allSatisfy { $0["author"] as? String == "tester" && $0["contextName"] as? String == "cli" })
+        #expect(
+            transactions.allSatisfy { $0["author"] as? String == "tester" && $0["contextName"] as? String == "cli" })
         let update = try #require((transactions[0]["changes"] as? [[String: Any]])?.first)
         #expect(update["type"] as? String == "update")
         #expect(update["object"] as? String == "Person/p1")
@@ -81,7 +84,8 @@ import Testing
         let copy = try folder.copy(Fixtures.url("CoreDataPlus/SampleModel2/Fixtures/SampleModel2_V1.sqlite"))
         let result = await ToolRunner.run(["history", copy.path, "--json"])
         #expect(result.status == 0, "\(result.standardError)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         let transactions = try #require(document["transactions"] as? [[String: Any]])
         #expect(transactions.count == 1)
         #expect(transactions.first?["processName"] as? String == "xctest")
@@ -96,7 +100,10 @@ import Testing
         let noHistory = await ToolRunner.run(["history", plain.path])
         #expect(noHistory.status == 1)
         #expect(noHistory.standardOutput.isEmpty)
-        #expect(noHistory.errorLines.first?.hasPrefix("error: cannot read the history of \(plain.path): the store does not record persistent history") == true)
+        #expect(
+            noHistory.errorLines.first?.hasPrefix(
+                "error: cannot read the history of \(plain.path): the store does not record persistent history") == true
+        )
 
         let binary = folder.path("Store.ternbin").path
         let created = await ToolRunner.run(["create", binary, "--model", Fixtures.sampleModel.path, "--type", "binary"])
@@ -108,7 +115,10 @@ import Testing
         let refused = await ToolRunner.run([
             "create", folder.path("New.xml").path, "--model", Fixtures.sampleModel.path, "--type", "xml", "--history",
         ])
-        #expect(refused.errorLines == ["error: xml stores do not record persistent history; use --type sqlite with --history"])
+        #expect(
+            refused.errorLines == [
+                "error: xml stores do not record persistent history; use --type sqlite with --history"
+            ])
 
         let badToken = await ToolRunner.run(["history", plain.path, "--after", "twelve"])
         #expect(badToken.status == 2)

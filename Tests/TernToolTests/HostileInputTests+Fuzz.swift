@@ -3,8 +3,9 @@ import TernCore
 import TernFormats
 import TernMigration
 import TernTestSupport
-@testable import TernSQLite
 import Testing
+
+@testable import TernSQLite
 
 /// The fuzz targets' inputs in `Tests/Fixtures/Hostile/<target>/`: hand-made hostile cases and
 /// every crash the fuzzers found (`crash-…`), replayed through the same readers as the target
@@ -43,7 +44,8 @@ extension HostileInputTests {
         let payload = data.dropFirst()
         do {
             // As in the fuzz target: an even first byte means an uncompressed keyed archive.
-            let model = try data.first.map { $0 % 2 == 0 } ?? true
+            let model =
+                try data.first.map { $0 % 2 == 0 } ?? true
                 ? ModelCache.decodeArchive(Data(payload)) : ModelCache.decode(Data(payload), maxInflatedBytes: 4 << 20)
             _ = try ModelCache.encode(model)
         } catch {
@@ -55,7 +57,9 @@ extension HostileInputTests {
     func metadataCase(_ file: String) throws {
         let data = try Self.fuzzCase("FuzzMetadata", file)
         do {
-            guard case .dictionary(let dictionary)? = PropertyListValue(try BinaryPropertyList.decode(data)) else { return }
+            guard case .dictionary(let dictionary)? = PropertyListValue(try BinaryPropertyList.decode(data)) else {
+                return
+            }
             _ = StoreMetadata(propertyList: dictionary, uuid: file)
         } catch {
             Self.expectClear(error, file)

@@ -2,10 +2,10 @@ import Foundation
 import TernCore
 import TernFormats
 import TernMigration
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
-import TernRelational
 
 /// Every file of the hostile corpus in `Tests/Fixtures/Hostile` (made by
 /// `Scripts/make-hostile-corpus`, plus the fuzzers' regression cases) goes through its reader
@@ -17,7 +17,8 @@ import TernRelational
 
     /// The names of the files in one folder of the corpus, sorted (none when it does not exist).
     static func files(_ folder: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
         return names.filter { !$0.hasPrefix(".") }.sorted()
     }
 
@@ -78,7 +79,9 @@ import TernRelational
         #expect(result.status == 1, "\(file): tern \(arguments[0]) exited with \(result.status)")
         #expect(result.errorLines.first?.hasPrefix("error: ") == true, "\(file): \(result.standardError)")
         #expect(result.errorLines.filter { $0.hasPrefix("error: ") }.count == 1, "\(file): \(result.standardError)")
-        #expect(result.errorLines.dropFirst().allSatisfy { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- ") }, "\(file): \(result.standardError)")
+        #expect(
+            result.errorLines.dropFirst().allSatisfy { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- ") },
+            "\(file): \(result.standardError)")
         return false
     }
 
@@ -140,7 +143,9 @@ import TernRelational
         if failed == .read {
             let lenient = await ToolRunner.run(["export", url.path, "-o", output.path])
             if lenient.status == 0 {
-                #expect(lenient.errorLines.contains { $0.hasPrefix("warning: ") }, "\(file): a value read as null without a warning")
+                #expect(
+                    lenient.errorLines.contains { $0.hasPrefix("warning: ") },
+                    "\(file): a value read as null without a warning")
             } else {
                 #expect(!FileManager.default.fileExists(atPath: output.path), "\(file): a failed export left output")
             }
@@ -154,7 +159,9 @@ import TernRelational
     }
 
     /// The SampleModel bundle most hostile stores come from, and its versions' order.
-    static let sampleModel = (bundle: "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", order: "SampleModel,SampleModel2,SampleModel3")
+    static let sampleModel = (
+        bundle: "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", order: "SampleModel,SampleModel2,SampleModel3"
+    )
 
     /// The stores `tern migrate` must refuse even though it can read them.
     static let migrateFailures: Set<String> = ["primarykey-wrong-entity-numbers.sqlite"]
@@ -167,7 +174,9 @@ import TernRelational
         else { return nil }
         var counts: [String: Int64] = [:]
         for case .text(let table)? in tables.map(\.first) {
-            guard let count = try? connection.fetchValue("SELECT COUNT(*) FROM \(.identifier(table))")?.int64 else { return nil }
+            guard let count = try? connection.fetchValue("SELECT COUNT(*) FROM \(.identifier(table))")?.int64 else {
+                return nil
+            }
             counts[table] = count
         }
         return counts
@@ -195,7 +204,9 @@ import TernRelational
         }
         let after = entityRowCounts(url)
         for (table, count) in before ?? [:] {
-            #expect(after?[table] == count, "\(file): \(table) had \(count) rows, \(after?[table] ?? -1) after tern migrate")
+            #expect(
+                after?[table] == count, "\(file): \(table) had \(count) rows, \(after?[table] ?? -1) after tern migrate"
+            )
         }
     }
 

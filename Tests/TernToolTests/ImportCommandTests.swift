@@ -1,6 +1,7 @@
 import Foundation
 import TernTestSupport
 import Testing
+
 @testable import TernTool
 
 /// `tern import` end to end on a temporary SQLite store of the Chef's Book model.
@@ -24,9 +25,13 @@ import Testing
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput.contains("Recipe: 8 inserted, 0 updated"))
         let second = await ToolRunner.run(["import", store, "--model", Self.model, file])
-        #expect(second.standardOutput.contains("0 inserted") && second.standardOutput.contains("Recipe: 0 inserted, 8 updated"))
+        #expect(
+            second.standardOutput.contains("0 inserted")
+                && second.standardOutput.contains("Recipe: 0 inserted, 8 updated"))
         let tsv = Self.example.appendingPathComponent("StarterRecipes.tsv").path
-        let flat = await ToolRunner.run(["import", store, "--model", Self.model, tsv, "--entity", "Recipe", "--unique-by", "uid"])
+        let flat = await ToolRunner.run([
+            "import", store, "--model", Self.model, tsv, "--entity", "Recipe", "--unique-by", "uid",
+        ])
         #expect(flat.status == 0 && flat.standardOutput.contains("0 inserted, 8 updated"), "\(flat.standardError)")
     }
 
@@ -67,7 +72,8 @@ import Testing
         let second = await ToolRunner.run(["import", store, "--model", Self.model, file])
         #expect(second.standardOutput.contains("Recipe: 0 inserted, 8 updated"), "\(second.standardError)")
         let info = await ToolRunner.run(["info", store, "--model", Self.model, "--json"])
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])
         #expect(document["type"] as? String == type)
         #expect((document["counts"] as? [String: Int])?["Recipe"] == 8)
     }
@@ -78,7 +84,8 @@ import Testing
         let file = Self.example.appendingPathComponent("StarterRecipes.json").path
         let result = await ToolRunner.run(["import", store, "--model", Self.model, file, "--json"])
         #expect(result.status == 0, "\(result.standardError)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(document["file"] as? String == file)
         #expect(document["updated"] as? Int == 0 && document["deleted"] as? Int == 0)
         let entities = try #require(document["entities"] as? [String: [String: Int]])

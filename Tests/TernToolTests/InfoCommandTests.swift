@@ -1,10 +1,10 @@
 import Foundation
 import TernCore
 import TernFormats
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
-import TernRelational
 
 /// `tern info` on copies of the real Core Data stores (facts in Tests/Fixtures/EXPECTED.md).
 @Suite struct InfoCommandTests {
@@ -72,7 +72,10 @@ import TernRelational
         let result = await ToolRunner.run(["info", notAStore.path])
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
-        #expect(result.errorLines == ["error: \(notAStore.path) is not a store Tern knows (SQLite, binary or XML); give a store file"])
+        #expect(
+            result.errorLines == [
+                "error: \(notAStore.path) is not a store Tern knows (SQLite, binary or XML); give a store file"
+            ])
     }
 
     @Test func versionWithoutModelIsAUsageError() async {
@@ -140,14 +143,19 @@ import TernRelational
         model.entities[0].renamingIdentifier = "Chef"
         let tmp = try TemporaryDirectory()
         let bundle = tmp.path("Kitchen.xcdatamodeld")
-        try XcodeModel.write(VersionedModel(name: "Kitchen", versions: [ModelVersion(name: "Kitchen", model: model)]), to: bundle)
+        try XcodeModel.write(
+            VersionedModel(name: "Kitchen", versions: [ModelVersion(name: "Kitchen", model: model)]), to: bundle)
         let url = tmp.path("Kitchen.sqlite")
         do {
             let store = try SQLiteStore(at: url, model: model)
             let keys = try await store.newPrimaryKeys(forEntity: "Cook", count: 3)
-            _ = try await store.save(StoreChangeSet(inserted: keys.map {
-                StoreRow(reference: RowReference(entityName: "Cook", primaryKey: $0), attributes: ["name": .string("c\($0)")])
-            }))
+            _ = try await store.save(
+                StoreChangeSet(
+                    inserted: keys.map {
+                        StoreRow(
+                            reference: RowReference(entityName: "Cook", primaryKey: $0),
+                            attributes: ["name": .string("c\($0)")])
+                    }))
         }
         do {
             let connection = try Connection(path: url.path, configuration: SQLiteConfiguration())
@@ -156,7 +164,8 @@ import TernRelational
         }
         let result = await ToolRunner.run(["info", url.path, "--model", bundle.path, "--json"])
         #expect(result.status == 0, "\(result.standardError)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(document["counts"] as? [String: Int] == ["Cook": 3, "Dish": 0])
         #expect(document["matchingVersion"] as? String == "Kitchen")
         let text = await ToolRunner.run(["info", url.path, "--model", bundle.path])
@@ -190,7 +199,8 @@ import TernRelational
         let result = await ToolRunner.run(
             ["info", copy.path, "--model", Fixtures.url(folder + "ATDataModel.xcdatamodeld").path, "--json"])
         #expect(result.status == 0, "\(result.standardError)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(document["matchingVersion"] as? String == "ATDataModel 6")
         let warnings = try #require(document["warnings"] as? [String])
         #expect(!warnings.isEmpty && warnings.allSatisfy { $0.contains("defaultValueString") }, "\(warnings)")

@@ -10,22 +10,30 @@ import Testing
 /// files; `tern recover` and writers roll it back (issue #10).
 @Suite struct InterruptedWriteTests {
     /// A rollback-journal store with enough pets to spill pages mid-transaction, and its rows.
-    static func store(in folder: TemporaryDirectory, journalMode: SQLiteConfiguration.JournalMode) async throws -> (URL, Int) {
+    static func store(in folder: TemporaryDirectory, journalMode: SQLiteConfiguration.JournalMode) async throws -> (
+        URL, Int
+    ) {
         let url = folder.path("source.sqlite")
-        let store = try SQLiteStore(at: url, model: ConformanceModel.model, configuration: SQLiteConfiguration(journalMode: journalMode))
+        let store = try SQLiteStore(
+            at: url, model: ConformanceModel.model, configuration: SQLiteConfiguration(journalMode: journalMode))
         let count = 400
         let keys = try await store.newPrimaryKeys(forEntity: "Pet", count: count)
-        let rows = keys.map { StoreRow(reference: RowReference(entityName: "Pet", primaryKey: $0), attributes: ["name": .string("pet \($0) " + String(repeating: "n", count: 200))]) }
+        let rows = keys.map {
+            StoreRow(
+                reference: RowReference(entityName: "Pet", primaryKey: $0),
+                attributes: ["name": .string("pet \($0) " + String(repeating: "n", count: 200))])
+        }
         _ = try await store.save(StoreChangeSet(inserted: rows))
         return (url, count)
     }
 
     static func names(in url: URL) async throws -> Set<String> {
         let store = try SQLiteStore(at: url, model: ConformanceModel.model, configuration: .readOnly)
-        return Set(try await store.fetch(StoreFetchRequest(entityName: "Pet")).compactMap { row -> String? in
-            if case .string(let name)? = row.attributes["name"] { return name }
-            return nil
-        })
+        return Set(
+            try await store.fetch(StoreFetchRequest(entityName: "Pet")).compactMap { row -> String? in
+                if case .string(let name)? = row.attributes["name"] { return name }
+                return nil
+            })
     }
 
     @Test func aHotJournalIsRefusedReadOnlyAndRolledBackByRecover() async throws {
@@ -33,7 +41,8 @@ import Testing
         let (source, count) = try await Self.store(in: folder, journalMode: .delete)
         let expected = try await Self.names(in: source)
         let crashed = folder.path("crashed.sqlite")
-        try InterruptedWrite.copyMidTransaction(of: source, to: crashed, running: "UPDATE ZPET SET ZNAME = 'half-written'")
+        try InterruptedWrite.copyMidTransaction(
+            of: source, to: crashed, running: "UPDATE ZPET SET ZNAME = 'half-written'")
         let before = InterruptedWrite.files(of: crashed)
         #expect(before.keys.sorted() == ["crashed.sqlite", "crashed.sqlite-journal"])
 
@@ -54,7 +63,8 @@ import Testing
             #expect(lines.count == 1 && lines[0].hasPrefix("error: ") && lines[0].contains("tern recover"), "\(lines)")
             #expect(result.standardOutput.isEmpty)
         }
-        #expect(InterruptedWrite.files(of: crashed) == before, "a read-only open must not change the store or its journal")
+        #expect(
+            InterruptedWrite.files(of: crashed) == before, "a read-only open must not change the store or its journal")
 
         // `tern recover` rolls the transaction back: the committed rows, and nothing half-written.
         let recovered = await ToolRunner.run(["recover", crashed.path])
@@ -73,7 +83,8 @@ import Testing
         let (source, _) = try await Self.store(in: folder, journalMode: .delete)
         let expected = try await Self.names(in: source)
         let crashed = folder.path("crashed.sqlite")
-        try InterruptedWrite.copyMidTransaction(of: source, to: crashed, running: "UPDATE ZPET SET ZNAME = 'half-written'")
+        try InterruptedWrite.copyMidTransaction(
+            of: source, to: crashed, running: "UPDATE ZPET SET ZNAME = 'half-written'")
         var metadata = try await SQLiteStore(at: source, configuration: .readOnly).metadata()
         metadata.applicationKeys["note"] = .string("recovered")
         try SQLiteStore.setMetadata(metadata, at: crashed)
@@ -88,7 +99,8 @@ import Testing
         let locked = folder.path("locked")
         try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: true)
         let copy = locked.appendingPathComponent("copy.sqlite")
-        try InterruptedWrite.copyWithUncheckpointedLog(of: source, to: copy, running: "UPDATE ZPET SET ZNAME = 'logged'")
+        try InterruptedWrite.copyWithUncheckpointedLog(
+            of: source, to: copy, running: "UPDATE ZPET SET ZNAME = 'logged'")
         let before = InterruptedWrite.files(of: copy)
         #expect(before.keys.sorted() == ["copy.sqlite", "copy.sqlite-wal"])
         try #require(ReadOnlyFolder.lock(locked))

@@ -60,7 +60,8 @@ import Testing
         #expect(!result.standardOutput.isEmpty, "status \(result.status) err \(result.standardError)")
         #expect(result.status == 1)
         #expect(result.standardError.hasPrefix("error: "), "\(result.standardError)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         let findings = try #require(document["findings"] as? [[String: Any]])
         let edited = try #require(findings.first { $0["rule"] as? String == "editedReleasedVersion" })
         #expect(edited["severity"] as? String == "error" && edited["version"] as? String == "v1")
@@ -74,7 +75,10 @@ import Testing
 
         let text = await ToolRunner.run(["lint", bundle.path, "--against", "1.0", "--order", "v1,v2,v3"])
         let lines = text.standardError.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.hasPrefix("error: v1, Recipe.rating: Recipe.rating changed after the version was released") }, "\(lines)")
+        #expect(
+            lines.contains {
+                $0.hasPrefix("error: v1, Recipe.rating: Recipe.rating changed after the version was released")
+            }, "\(lines)")
         #expect(lines.last?.hasPrefix("error: ") == true && lines.last?.contains("error(s) in the model") == true)
 
         let unknown = await ToolRunner.run(["lint", bundle.path, "--against", "no-such-tag"])
@@ -89,7 +93,9 @@ import Testing
                     Relationship("folder", to: "Folder", inverse: "notes")
                     Unique("text")
                 }
-                Entity("Folder") { Relationship("notes", to: "Note", inverse: "folder").toMany(ordered: true).onDelete(.deny) }
+                Entity("Folder") {
+                    Relationship("notes", to: "Note", inverse: "folder").toMany(ordered: true).onDelete(.deny)
+                }
             }
             ModelVersion("v2") {
                 Entity("Note") {
@@ -97,21 +103,27 @@ import Testing
                     Relationship("folder", to: "Folder", inverse: "notes")
                     Unique("text")
                 }
-                Entity("Folder") { Relationship("notes", to: "Note", inverse: "folder").toMany(ordered: true).onDelete(.deny) }
+                Entity("Folder") {
+                    Relationship("notes", to: "Note", inverse: "folder").toMany(ordered: true).onDelete(.deny)
+                }
             }
         }
         let tmp = try TemporaryDirectory()
         let bundle = tmp.path("Notes.xcdatamodeld")
         try XcodeModel.write(model, to: bundle)
         let plain = await ToolRunner.run(["lint", bundle.path, "--order", "v1,v2", "--json"])
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(plain.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(plain.standardOutput.utf8)) as? [String: Any])
         let rules = try #require(document["findings"] as? [[String: Any]]).compactMap { $0["rule"] as? String }
         #expect(Set(rules) == ["identicalHashes", "currentNotNewest"])
         #expect(plain.status == 1)  // with an explicit order, a current version that is not the newest is an error
         let cloud = await ToolRunner.run(["lint", bundle.path, "--cloudkit", "--json"])
-        let cloudDocument = try #require(try JSONSerialization.jsonObject(with: Data(cloud.standardOutput.utf8)) as? [String: Any])
-        let messages = try #require(cloudDocument["findings"] as? [[String: Any]]).filter { $0["rule"] as? String == "cloudKit" }
-            .map { "\($0["entity"] as? String ?? "").\($0["property"] as? String ?? "")" }
+        let cloudDocument = try #require(
+            try JSONSerialization.jsonObject(with: Data(cloud.standardOutput.utf8)) as? [String: Any])
+        let messages = try #require(cloudDocument["findings"] as? [[String: Any]]).filter {
+            $0["rule"] as? String == "cloudKit"
+        }
+        .map { "\($0["entity"] as? String ?? "").\($0["property"] as? String ?? "")" }
         #expect(Set(messages) == ["Note.", "Note.text", "Folder.notes"], "\(messages)")
         #expect(cloud.status == 1)
     }

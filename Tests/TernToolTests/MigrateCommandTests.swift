@@ -9,7 +9,8 @@ import Testing
     /// The per-entity counts `tern info --json` reports.
     func counts(_ store: String) async throws -> [String: Int] {
         let info = await ToolRunner.run(["info", store, "--json"])
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])
         return try #require(document["counts"] as? [String: Int])
     }
 
@@ -18,18 +19,27 @@ import Testing
         let store = try tmp.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite")).path
         let before = try Data(contentsOf: URL(fileURLWithPath: store))
         let result = await ToolRunner.run([
-            "plan", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel3", "--json",
+            "plan", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel3",
+            "--json",
         ])
         #expect(result.status == 0, "\(result.standardError)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(document["source"] as? String == "SampleModel" && document["destination"] as? String == "SampleModel3")
         let steps = try #require(document["steps"] as? [[String: Any]])
-        #expect(steps.map { "\($0["from"] ?? "")→\($0["to"] ?? ""):\($0["kind"] ?? "")" } == ["SampleModel→SampleModel3:inferred"])
-        #expect((steps.first?["changes"] as? [String])?.contains("rename entity ExpensiveSportCar to LuxuryCar") == true)
+        #expect(
+            steps.map { "\($0["from"] ?? "")→\($0["to"] ?? ""):\($0["kind"] ?? "")" } == [
+                "SampleModel→SampleModel3:inferred"
+            ])
+        #expect(
+            (steps.first?["changes"] as? [String])?.contains("rename entity ExpensiveSportCar to LuxuryCar") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
     }
 
-    @Test(arguments: [("SampleModel/Fixtures/SampleModel_V1.sqlite", "SampleModel"), ("SampleModel/Fixtures/SampleModel_V2.sqlite", "SampleModel2")])
+    @Test(arguments: [
+        ("SampleModel/Fixtures/SampleModel_V1.sqlite", "SampleModel"),
+        ("SampleModel/Fixtures/SampleModel_V2.sqlite", "SampleModel2"),
+    ])
     func migratesTheFixtureStoreToSampleModel3WithEveryRow(path: String, version: String) async throws {
         let tmp = try TemporaryDirectory()
         let store = try tmp.copy(Fixtures.url("CoreDataPlus/" + path)).path
@@ -47,9 +57,14 @@ import Testing
         expected["Maker"] = 0
         #expect(after == expected)
         #expect(after.values.reduce(0, +) == before.values.reduce(0, +) && after.values.reduce(0, +) > 0)
-        let info = await ToolRunner.run(["info", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--version", "SampleModel3", "--json"])
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])
-        #expect(document["matchingVersion"] as? String == "SampleModel3" && document["needsMigration"] as? Bool == false)
+        let info = await ToolRunner.run([
+            "info", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--version", "SampleModel3",
+            "--json",
+        ])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])
+        #expect(
+            document["matchingVersion"] as? String == "SampleModel3" && document["needsMigration"] as? Bool == false)
         let again = await ToolRunner.run([
             "migrate", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel3",
         ])
@@ -74,9 +89,13 @@ import Testing
     @Test func refusesADowngradeAndAnUnknownType() async throws {
         let tmp = try TemporaryDirectory()
         let store = try tmp.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/SampleModel_V2.sqlite")).path
-        let downgrade = await ToolRunner.run(["plan", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel"])
+        let downgrade = await ToolRunner.run([
+            "plan", store, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel",
+        ])
         #expect(downgrade.status == 1 && downgrade.standardOutput.isEmpty)
-        #expect(downgrade.errorLines.first?.hasPrefix("error: The store was written by SampleModel2, which is newer than SampleModel") == true)
+        #expect(
+            downgrade.errorLines.first?.hasPrefix(
+                "error: The store was written by SampleModel2, which is newer than SampleModel") == true)
         for type in ["csv", "banana"] {
             let refused = await ToolRunner.run(["migrate", store, "--model", Fixtures.sampleModel.path, "--type", type])
             #expect(refused.status == 2)
@@ -92,7 +111,9 @@ import Testing
         let converted = await ToolRunner.run(["convert", source, binary, "--type", "binary"])
         #expect(converted.status == 0, "\(converted.standardError)")
         let before = try await counts(binary)
-        let plan = await ToolRunner.run(["plan", binary, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel3"])
+        let plan = await ToolRunner.run([
+            "plan", binary, "--model", Fixtures.sampleModel.path, "--order", Self.order, "--to", "SampleModel3",
+        ])
         #expect(plan.status == 0, "\(plan.standardError)")
         let binaryBytes = try Data(contentsOf: URL(fileURLWithPath: binary))
         let xml = tmp.path("Cars.xml").path
@@ -121,11 +142,13 @@ import Testing
         let scenario = try CrashScenario(rowCount: 3)
         let store = try await scenario.makeStore("Items.sqlite", version: "v1")
         let rename = scenario.path("v1-v2.json")
-        try Data("""
+        try Data(
+            """
             {"source": "v1", "destination": "v2", "passes": [{"name": "Rename", "entityMappings": [
               {"kind": "transform", "source": "Item", "destination": "Item", "attributes": {
                 "title": "concat($source.name, \\"!\\")", "value": "$source.value"}}]}]}
-            """.utf8).write(to: rename)
+            """.utf8
+        ).write(to: rename)
         let label = scenario.path("v2-v3.json")
         try Data(CrashScenario.mappingJSON.utf8).write(to: label)
         let result = await ToolRunner.run([

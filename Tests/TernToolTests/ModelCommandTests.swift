@@ -32,8 +32,14 @@ import Testing
     }
 
     @Test(arguments: [
-        ("CoreDataPlus/SampleModel/SampleModel.xcdatamodeld", "CoreDataPlus/SampleModel/Fixtures/SampleModel.momd/VersionInfo.plist"),
-        ("CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld", "CoreDataPlus/SampleModel3/Fixtures/SampleModel3.momd/VersionInfo.plist"),
+        (
+            "CoreDataPlus/SampleModel/SampleModel.xcdatamodeld",
+            "CoreDataPlus/SampleModel/Fixtures/SampleModel.momd/VersionInfo.plist"
+        ),
+        (
+            "CoreDataPlus/SampleModel3/SampleModel3.xcdatamodeld",
+            "CoreDataPlus/SampleModel3/Fixtures/SampleModel3.momd/VersionInfo.plist"
+        ),
     ])
     func jsonMatchesXcodesCompiledModel(model: String, versionInfo: String) async throws {
         let expected = try VersionInfo(versionInfo)
@@ -64,7 +70,8 @@ import Testing
         let versions = try #require(text.range(of: "\"versions\""))
         #expect(current.lowerBound < versions.lowerBound)
         let document = try await modelJSON([Fixtures.sampleModel.path])
-        let first = try #require((document["versions"] as? [[String: Any]])?.first { $0["name"] as? String == "SampleModel" })
+        let first = try #require(
+            (document["versions"] as? [[String: Any]])?.first { $0["name"] as? String == "SampleModel" })
         let entities = try #require(first["entities"] as? [String: [String: Any]])
         #expect(entities["ExpensiveSportCar"]?["parent"] as? String == "SportCar")
         #expect(entities["SportCar"]?["parent"] as? String == "Car")

@@ -61,7 +61,8 @@ import Testing
         let result = await ToolRunner.run(["model", models.lenient.path, "--json"])
         #expect(result.status == 0)
         #expect(result.errorLines == Self.expectedWarnings)
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         let warnings = try #require(document["warnings"] as? [[String: Any]])
         #expect(warnings.count == 2)
         let first = try #require(warnings.first)
@@ -69,14 +70,17 @@ import Testing
         #expect(first["version"] as? String == "Garage")
         #expect(first["entity"] as? String == "Car" && first["property"] as? String == "count")
         #expect(first["line"] as? Int == 3)
-        #expect(first["message"] as? String == #"defaultValueString "NO" on an Integer 32 attribute read as 0, as momc reads it"#)
+        #expect(
+            first["message"] as? String
+                == #"defaultValueString "NO" on an Integer 32 attribute read as 0, as momc reads it"#)
         #expect(Set(first.keys) == ["code", "version", "entity", "property", "line", "message"])
     }
 
     @Test func aCleanModelHasNoWarnings() async throws {
         let result = await ToolRunner.run(["model", Fixtures.sampleModel.path, "--json"])
         #expect(result.status == 0 && result.standardError.isEmpty)
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect((document["warnings"] as? [Any])?.isEmpty == true)
     }
 
@@ -89,7 +93,8 @@ import Testing
         let info = await ToolRunner.run(["info", store.path, "--model", models.lenient.path, "--json"])
         #expect(info.status == 0, "\(info.standardError)")
         #expect(info.errorLines == Self.expectedWarnings)
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(info.standardOutput.utf8)) as? [String: Any])
         #expect(document["matchingVersion"] as? String == "Garage")
     }
 
@@ -104,7 +109,8 @@ import Testing
         for result in [model, create, info] {
             #expect(result.status == 1)
             #expect(result.standardOutput.isEmpty)
-            #expect(result.errorLines.first?.hasPrefix("error: cannot read the model at ") == true, "\(result.errorLines)")
+            #expect(
+                result.errorLines.first?.hasPrefix("error: cannot read the model at ") == true, "\(result.errorLines)")
             #expect(result.standardError.contains("the model has 2 problems that leave it without meaning"))
             #expect(result.standardError.contains("A (line 2): the entity is its own ancestor through 'B'"))
             #expect(result.standardError.contains(models.cyclic.path))

@@ -1,6 +1,7 @@
 import Foundation
 import TernTestSupport
 import Testing
+
 @testable import TernTool
 
 /// `tern convert` between SQLite files and PostgreSQL stores, and `tern info`/`export` on a
@@ -58,7 +59,8 @@ struct PostgreSQLConvertTests {
             let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
             if parts.count == 2 { fields[parts[0]] = parts[1] }
         }
-        guard let host = fields["host"], let port = fields["port"], let user = fields["user"], let database = fields["dbname"]
+        guard let host = fields["host"], let port = fields["port"], let user = fields["user"],
+            let database = fields["dbname"]
         else { return nil }
         let encodedHost = host.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? host
         return "postgres://\(user)@\(encodedHost):\(port)/\(database)?schema=\(schema)"

@@ -4,6 +4,7 @@ import TernPostgreSQL
 import TernSQLite
 import TernTestSupport
 import Testing
+
 @testable import TernTool
 
 /// `postgres://` stores and `tern sync` through the built binary, on the throwaway PostgreSQL
@@ -13,16 +14,20 @@ struct PostgreSQLExecutableTests {
     /// A `postgres://` URL with a new schema.
     static func freshURL(_ prefix: String) throws -> String {
         let server = try PostgreSQLTestServer.connectionString()
-        return try #require(PostgreSQLConvertTests.url(server, schema: "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"))
+        return try #require(
+            PostgreSQLConvertTests.url(server, schema: "\(prefix)_\(UUID().uuidString.prefix(8).lowercased())"))
     }
 
     /// Runs SQL in a URL's schema with psql, to damage a store on purpose.
     static func psql(_ url: String, _ sql: String) throws {
         let server = try PostgreSQLTestServer.connectionString()
         let schema = try #require(url.split(separator: "schema=").last.map(String.init))
-        let psql = ["/usr/bin/psql", "/usr/lib/postgresql/15/bin/psql"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let psql = ["/usr/bin/psql", "/usr/lib/postgresql/15/bin/psql"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
         let result = try ToolRunner.runProgram(
-            try #require(psql, "psql is not installed"), ["-X", "-q", "-v", "ON_ERROR_STOP=1", server, "-c", "SET search_path TO \(schema); \(sql)"])
+            try #require(psql, "psql is not installed"),
+            ["-X", "-q", "-v", "ON_ERROR_STOP=1", server, "-c", "SET search_path TO \(schema); \(sql)"])
         #expect(result.status == 0, "\(result.standardError)")
     }
 
@@ -30,7 +35,8 @@ struct PostgreSQLExecutableTests {
         let tmp = try TemporaryDirectory()
         let url = try Self.freshURL("cli")
         try Binary.succeed(["create", url, "--model", Binary.chefsBook, "--type", "postgres"])
-        let imported = try Binary.document(try Binary.succeed(["import", url, "--model", Binary.chefsBook, Binary.starter, "--json"]))
+        let imported = try Binary.document(
+            try Binary.succeed(["import", url, "--model", Binary.chefsBook, Binary.starter, "--json"]))
         #expect((imported["entities"] as? [String: [String: Int]])?["Recipe"]?["inserted"] == 8)
         let again = try Binary.succeed(["import", url, "--model", Binary.chefsBook, Binary.starter]).standardOutput
         #expect(again.contains("  Recipe: 0 inserted, 8 updated\n"))
@@ -47,16 +53,20 @@ struct PostgreSQLExecutableTests {
         // A bad row changes nothing on PostgreSQL either.
         let bad = tmp.path("bad.csv")
         try "uid,title,servings\nCB-0001,Soup,4\nZZ-9,Salad,many\n".write(to: bad, atomically: true, encoding: .utf8)
-        let failed = try Binary.fail(["import", url, "--model", Binary.chefsBook, bad.path, "--entity", "Recipe"], status: 1)
+        let failed = try Binary.fail(
+            ["import", url, "--model", Binary.chefsBook, bad.path, "--entity", "Recipe"], status: 1)
         #expect(failed.errorLines.first?.contains(":3:3:") == true)
         #expect(try Binary.succeed(["export", url]).standardOutput == before)
 
         // verify: every check that applies, and a note on what does not.
         let verified = try Binary.succeed(["verify", url], allowingStandardError: true)
-        #expect(verified.standardOutput.hasPrefix("ok: ") && verified.standardOutput.hasSuffix(" objects checked, no problems\n"))
-        #expect(verified.errorLines == [
-            "note: not checked, as they do not apply to a postgres store: integrity, missingExternalData"
-        ])
+        #expect(
+            verified.standardOutput.hasPrefix("ok: ")
+                && verified.standardOutput.hasSuffix(" objects checked, no problems\n"))
+        #expect(
+            verified.errorLines == [
+                "note: not checked, as they do not apply to a postgres store: integrity, missingExternalData"
+            ])
         let clean = try Binary.document(try Binary.succeed(["verify", url, "--json", "--quiet"]))
         #expect(clean["skipped"] as? [String] == ["integrity", "missingExternalData"] && clean["ok"] as? Bool == true)
         // Planted damage: a lagging key counter and an ingredient whose recipe does not exist.
@@ -70,16 +80,21 @@ struct PostgreSQLExecutableTests {
         let listed = try Binary.fail(["verify", url, "--quiet"], status: 1)
         #expect(listed.errorLines.first == "error: the store has 2 problems")
         #expect(listed.errorLines.contains { $0.hasPrefix("  Recipe/p") && $0.contains("(primaryKeyCounter)") })
-        #expect(listed.errorLines.contains {
-            $0 == "  Ingredient/p1.recipe (danglingReference): Ingredient.recipe points to Recipe/p999, which does not exist"
-        })
+        #expect(
+            listed.errorLines.contains {
+                $0
+                    == "  Ingredient/p1.recipe (danglingReference): Ingredient.recipe points to Recipe/p999, which does not exist"
+            })
 
         let history = try Binary.fail(["history", url], status: 1)
-        #expect(history.errorLines.first?.hasPrefix("error: PostgreSQL stores do not record persistent history") == true)
+        #expect(
+            history.errorLines.first?.hasPrefix("error: PostgreSQL stores do not record persistent history") == true)
         let sync = try Binary.fail(["sync", url, "--server", url], status: 1)
         #expect(sync.errorLines.first?.contains("only SQLite stores sync") == true)
         let unreachable = try Binary.fail(["info", "postgres://tern@127.0.0.1:1/nothing"], status: 1)
-        #expect(unreachable.errorLines.first?.contains("cannot connect to PostgreSQL at postgres://tern@127.0.0.1:1/nothing") == true)
+        #expect(
+            unreachable.errorLines.first?.contains(
+                "cannot connect to PostgreSQL at postgres://tern@127.0.0.1:1/nothing") == true)
     }
 
     @Test func syncTwoDevicesThroughTheBinary() throws {
@@ -88,7 +103,9 @@ struct PostgreSQLExecutableTests {
         let phone = try Binary.chefsBookStore(in: tmp, named: "Phone.sqlite")
         let tablet = try Binary.chefsBookStore(in: tmp, named: "Tablet.sqlite")
         // Both devices seed the same starter data, then each saves something of its own.
-        for device in [phone, tablet] { try Binary.succeed(["import", device, "--model", Binary.chefsBook, Binary.starter]) }
+        for device in [phone, tablet] {
+            try Binary.succeed(["import", device, "--model", Binary.chefsBook, Binary.starter])
+        }
         let phoneRecipe = tmp.path("phone.tsv")
         try "uid\ttitle\tservings\nPH-1\tPhone Pie\t3\n".write(to: phoneRecipe, atomically: true, encoding: .utf8)
         try Binary.succeed(["import", phone, "--model", Binary.chefsBook, phoneRecipe.path, "--entity", "Recipe"])
@@ -107,11 +124,15 @@ struct PostgreSQLExecutableTests {
         // A later edit on the tablet reaches the phone: the last write in server order wins.
         let tabletEdit = tmp.path("edit.csv")
         try "uid,servings\nCB-0001,9\n".write(to: tabletEdit, atomically: true, encoding: .utf8)
-        try Binary.succeed(["import", tablet, "--model", Binary.chefsBook, tabletEdit.path, "--entity", "Recipe", "--unique-by", "uid"])
+        try Binary.succeed([
+            "import", tablet, "--model", Binary.chefsBook, tabletEdit.path, "--entity", "Recipe", "--unique-by", "uid",
+        ])
         try Binary.succeed(["sync", tablet, "--server", server])
         try Binary.succeed(["sync", phone, "--server", server, "--model", Binary.chefsBook])
         let settled = try Binary.document(try Binary.succeed(["sync", tablet, "--server", server, "--json"]))
-        #expect((settled["pulled"] as? [String: Int])?["objects"] == 0 && (settled["pushed"] as? [String: Int])?["changes"] == 0)
+        #expect(
+            (settled["pulled"] as? [String: Int])?["objects"] == 0
+                && (settled["pushed"] as? [String: Int])?["changes"] == 0)
 
         // Both devices hold the same objects: the same export once keys are set aside.
         let phoneData = try Binary.canonical(try Binary.succeed(["export", phone]).standardOutput)
@@ -130,7 +151,8 @@ struct PostgreSQLExecutableTests {
         // Pages of 2 and 3 objects: the recipes and their ingredients travel in many round trips
         // and arrive whole.
         try Binary.succeed(["sync", phone, "--server", server, "--page-size", "2"])
-        let first = try Binary.document(try Binary.succeed(["sync", tablet, "--server", server, "--page-size=3", "--json"]))
+        let first = try Binary.document(
+            try Binary.succeed(["sync", tablet, "--server", server, "--page-size=3", "--json"]))
         #expect((first["pulled"] as? [String: Int])?["inserted"] ?? 0 > 8, "\(first)")
         let seeded = try Binary.canonical(try Binary.succeed(["export", phone]).standardOutput)
         let pulledSeed = try Binary.canonical(try Binary.succeed(["export", tablet]).standardOutput)
@@ -142,7 +164,9 @@ struct PostgreSQLExecutableTests {
         try await Self.deleteRecipe("CB-0002", in: phone)
         let edit = tmp.path("edit.csv")
         try "uid,servings\nCB-0001,9\n".write(to: edit, atomically: true, encoding: .utf8)
-        try Binary.succeed(["import", phone, "--model", Binary.chefsBook, edit.path, "--entity", "Recipe", "--unique-by", "uid"])
+        try Binary.succeed([
+            "import", phone, "--model", Binary.chefsBook, edit.path, "--entity", "Recipe", "--unique-by", "uid",
+        ])
         try Binary.succeed(["sync", phone, "--server", server])
         let pulled = try await Self.syncStore(phone).syncState(forKey: "pulled")
         let sequence = try #require(pulled.flatMap(SyncPullCursor.init)).sequence
@@ -150,7 +174,8 @@ struct PostgreSQLExecutableTests {
         #expect(purged.transactions > 0)
 
         // A plain sync refuses to pull and says to run --resync; --json prints nothing either.
-        let refused = "error: the server purged changes this device has not pulled; run the same command with "
+        let refused =
+            "error: the server purged changes this device has not pulled; run the same command with "
             + "--resync to pull the whole state again (tern sync STORE --server URI --resync)"
         let behind = try Binary.fail(["sync", tablet, "--server", server], status: 1)
         #expect(behind.errorLines == [refused, "local changes were pushed; nothing was pulled"])
@@ -185,7 +210,8 @@ struct PostgreSQLExecutableTests {
     static func difference(_ one: [String: [String]], _ other: [String: [String]]) -> [String: [String]] {
         var result: [String: [String]] = [:]
         for entity in Set(one.keys).union(other.keys) {
-            let left = Set(one[entity] ?? []), right = Set(other[entity] ?? [])
+            let left = Set(one[entity] ?? [])
+            let right = Set(other[entity] ?? [])
             let different = left.symmetricDifference(right).sorted()
             if !different.isEmpty { result[entity] = different.map { (left.contains($0) ? "- " : "+ ") + $0 } }
         }
@@ -218,9 +244,12 @@ struct PostgreSQLExecutableTests {
         let store = try Binary.chefsBookStore(in: tmp)
         try Binary.succeed(["import", store, "--model", Binary.chefsBook, Binary.starter])
         let before = try Data(contentsOf: URL(fileURLWithPath: store))
-        let unreachable = try Binary.fail(["sync", store, "--server", "postgres://tern@127.0.0.1:1/kitchen"], status: 1)
-        #expect(unreachable.errorLines.first?.hasPrefix(
-            "error: cannot reach the sync server at postgres://tern@127.0.0.1:1/kitchen: cannot connect to PostgreSQL at ") == true,
+        let unreachable = try Binary.fail(
+            ["sync", store, "--server", "postgres://tern@127.0.0.1:1/kitchen"], status: 1)
+        #expect(
+            unreachable.errorLines.first?.hasPrefix(
+                "error: cannot reach the sync server at postgres://tern@127.0.0.1:1/kitchen: cannot connect to PostgreSQL at "
+            ) == true,
             "\(unreachable.standardError)")
         #expect(unreachable.errorLines.last == "nothing was synced; the store is unchanged")
         let badURL = try Binary.fail(["sync", store, "--server", "postgres://[oops"], status: 1)
@@ -228,7 +257,8 @@ struct PostgreSQLExecutableTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
         let noServer = try Binary.fail(["sync", store], status: 2)
         #expect(noServer.errorLines.first == "error: missing --server URI; give the PostgreSQL sync server")
-        let missing = try Binary.fail(["sync", tmp.path("none.sqlite").path, "--server", "postgres://tern@127.0.0.1:1/k"], status: 1)
+        let missing = try Binary.fail(
+            ["sync", tmp.path("none.sqlite").path, "--server", "postgres://tern@127.0.0.1:1/k"], status: 1)
         #expect(missing.errorLines == ["error: no store exists at \(tmp.path("none.sqlite").path); check the path"])
     }
 }

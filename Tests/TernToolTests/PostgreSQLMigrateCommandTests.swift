@@ -1,9 +1,9 @@
 import Foundation
 import TernPostgreSQL
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
-import TernRelational
 
 /// `tern plan` and `tern migrate` on PostgreSQL stores: the Core Data fixture stores migrate as
 /// they do on SQLite (same `tern export`), into and out of PostgreSQL with `--destination`, and
@@ -24,7 +24,8 @@ struct PostgreSQLMigrateCommandTests {
     func postgreSQLCopy(of fixture: String, in folder: TemporaryDirectory) async throws -> (url: String, file: URL) {
         let file = try folder.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/" + fixture), as: "original.sqlite")
         let server = try PostgreSQLTestServer.connectionString()
-        let url = try #require(PostgreSQLConvertTests.url(server, schema: "pgmigrate_\(UUID().uuidString.prefix(8).lowercased())"))
+        let url = try #require(
+            PostgreSQLConvertTests.url(server, schema: "pgmigrate_\(UUID().uuidString.prefix(8).lowercased())"))
         _ = await tern(["convert", file.path, url, "--type", "postgres"])
         return (url, file)
     }
@@ -52,19 +53,25 @@ struct PostgreSQLMigrateCommandTests {
         let (url, file) = try await postgreSQLCopy(of: "SampleModel_V1.sqlite", in: folder)
         let before = try Data(contentsOf: file)
         let server = try PostgreSQLTestServer.connectionString()
-        let into = try #require(PostgreSQLConvertTests.url(server, schema: "pgmigrate_into_\(UUID().uuidString.prefix(8).lowercased())"))
+        let into = try #require(
+            PostgreSQLConvertTests.url(server, schema: "pgmigrate_into_\(UUID().uuidString.prefix(8).lowercased())"))
         _ = await tern(["migrate", file.path, "--destination", into, "--type", "postgres"] + Self.migration)
         #expect(try Data(contentsOf: file) == before)
         let outOf = folder.path("out.sqlite").path
         _ = await tern(["migrate", url, "--destination", outOf] + Self.migration)
-        #expect(try MigrationJournal(metadata: PostgreSQLStore.metadata(at: url)).entries.isEmpty, "the source is not migrated")
+        #expect(
+            try MigrationJournal(metadata: PostgreSQLStore.metadata(at: url)).entries.isEmpty,
+            "the source is not migrated")
         let reference = folder.path("reference.sqlite").path
         _ = await tern(["migrate", file.path, "--destination", reference] + Self.migration)
         let expected = await tern(["export", reference])
         #expect(await tern(["export", into]) == expected)
         #expect(await tern(["export", outOf]) == expected)
-        let untyped = await ToolRunner.run(["migrate", file.path, "--destination", outOf + ".2", "--type", "postgres"] + Self.migration)
-        #expect(untyped.status == 1 && untyped.errorLines.first == "error: a PostgreSQL destination is a postgres:// URL, not \(outOf).2")
+        let untyped = await ToolRunner.run(
+            ["migrate", file.path, "--destination", outOf + ".2", "--type", "postgres"] + Self.migration)
+        #expect(
+            untyped.status == 1
+                && untyped.errorLines.first == "error: a PostgreSQL destination is a postgres:// URL, not \(outOf).2")
         for store in [url, into] { try PostgreSQLStore.destroy(at: store) }
     }
 
@@ -91,7 +98,8 @@ struct PostgreSQLMigrateCommandTests {
         let processes = try (0..<2).map { index in
             let output = folder.path("out-\(index)")
             let child = try ChildProcess(
-                executable, ["migrate", url] + Self.migration, standardOutput: output.path, standardError: output.path + ".err")
+                executable, ["migrate", url] + Self.migration, standardOutput: output.path,
+                standardError: output.path + ".err")
             return (child, output)
         }
         var outputs: [String] = []
@@ -102,7 +110,9 @@ struct PostgreSQLMigrateCommandTests {
             outputs.append(String(decoding: text, as: UTF8.self))
         }
         let display = try PostgreSQLLocation(url).description
-        #expect(outputs.filter { $0.contains("migrated \(display) from SampleModel to SampleModel3") }.count == 1, "\(outputs)")
+        #expect(
+            outputs.filter { $0.contains("migrated \(display) from SampleModel to SampleModel3") }.count == 1,
+            "\(outputs)")
         #expect(outputs.filter { $0.contains("is already at version SampleModel3") }.count == 1, "\(outputs)")
         let journal = MigrationJournal(metadata: try PostgreSQLStore.metadata(at: url))
         #expect(journal.entries.map { "\($0.from)→\($0.to)" } == ["SampleModel→SampleModel3"])
@@ -112,11 +122,15 @@ struct PostgreSQLMigrateCommandTests {
     @Test func aMigrationGivesUpAfterTheLockTimeoutNamingTheHolder() async throws {
         let folder = try TemporaryDirectory()
         let (url, _) = try await postgreSQLCopy(of: "SampleModel_V1.sqlite", in: folder)
-        let holder = try await PostgreSQLMigrationSession(location: try PostgreSQLLocation(url), timeout: .zero) { _ in }
+        let holder = try await PostgreSQLMigrationSession(location: try PostgreSQLLocation(url), timeout: .zero) { _ in
+        }
         let result = await ToolRunner.run(["migrate", url, "--lock-timeout", "0.2"] + Self.migration)
         withExtendedLifetime(holder) {}
         #expect(result.status == 1 && result.standardOutput.isEmpty)
-        #expect(result.errorLines.contains { $0.hasPrefix("waiting: another process is migrating the store (held by tern migrate (pid") })
+        #expect(
+            result.errorLines.contains {
+                $0.hasPrefix("waiting: another process is migrating the store (held by tern migrate (pid")
+            })
         let error = try #require(result.errorLines.last)
         #expect(error.hasPrefix("error: the migration failed: another process is migrating the store at "))
         #expect(error.contains("held by tern migrate (pid \(getpid()) on "))
@@ -128,14 +142,16 @@ struct PostgreSQLMigrateCommandTests {
     @Test func aKilledMigrationLeavesTheOldStoreOrTheNewOneAndTheNextRunFinishes() async throws {
         let folder = try TemporaryDirectory()
         let executable = try #require(ToolRunner.executable, "the tern binary is built next to the tests")
-        let fixture = try folder.copy(Fixtures.url("CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite"), as: "fixture.sqlite")
+        let fixture = try folder.copy(
+            Fixtures.url("CoreDataPlus/SampleModel/Fixtures/SampleModel_V1.sqlite"), as: "fixture.sqlite")
         let reference = folder.path("reference.sqlite").path
         _ = await tern(["migrate", fixture.path, "--destination", reference] + Self.migration)
         let expected = await tern(["export", reference])
         for (strategy, delay) in [("rebuild", 0.4), ("rebuild", 1.0), ("automatic", 0.4)] {
             let (url, _) = try await postgreSQLCopy(of: "SampleModel_V1.sqlite", in: try TemporaryDirectory())
             let original = await tern(["export", url])
-            let child = try ChildProcess(executable, ["migrate", url, "--strategy", strategy, "--quiet"] + Self.migration)
+            let child = try ChildProcess(
+                executable, ["migrate", url, "--strategy", strategy, "--quiet"] + Self.migration)
             try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
             kill(child.processIdentifier, SIGKILL)
             try child.waitUntilExit(timeout: ChildProcess.defaultTimeout)

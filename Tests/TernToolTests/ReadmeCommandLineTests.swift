@@ -52,7 +52,8 @@ import Testing
                 let source = Fixtures.url(String(argument.dropFirst("Tests/Fixtures/".count)))
                 let copy = tmp.path(argument)
                 guard !FileManager.default.fileExists(atPath: copy.path) else { continue }
-                try FileManager.default.createDirectory(at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: copy.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try FileManager.default.copyItem(at: source, to: copy)
             }
         }
@@ -64,7 +65,8 @@ import Testing
             #expect(lines.count >= example.output.count)
             for (index, shown) in example.output.enumerated() where index < lines.count {
                 if shown.hasSuffix("…") {
-                    #expect(lines[index].hasPrefix(shown.dropLast()), "line \(index + 1) of tern \(example.arguments[0])")
+                    #expect(
+                        lines[index].hasPrefix(shown.dropLast()), "line \(index + 1) of tern \(example.arguments[0])")
                 } else {
                     #expect(lines[index] == shown, "line \(index + 1) of tern \(example.arguments[0])")
                 }

@@ -1,9 +1,9 @@
 import ChefsBook
 import Foundation
+import TernContainer
 import TernCore
 import TernFormats
 import TernMigration
-import TernContainer
 import TernSQLite
 import TernStores
 import TernTestSupport
@@ -70,7 +70,8 @@ import Testing
         let folder = try TemporaryDirectory()
         let documents = folder.path("Documents")
         try FileManager.default.createDirectory(at: documents, withIntermediateDirectories: true)
-        try await ChefsBook.createLegacyStore(at: documents.appendingPathComponent("Recipes.sqlite"), model: try ChefsBook.model())
+        try await ChefsBook.createLegacyStore(
+            at: documents.appendingPathComponent("Recipes.sqlite"), model: try ChefsBook.model())
         try ChefsBook.starterRecordsJSON().write(to: folder.path("StarterRecipes.json"))
         let (container, report) = try await Self.containerTour(home: folder.url, recipes: try ChefsBook.model())
         #expect(report == DeduplicationReport())
@@ -80,12 +81,16 @@ import Testing
     }
 
     /// The README's container code, with the app's home folder given.
-    static func containerTour(home: URL, recipes: VersionedModel) async throws -> (PersistentContainer, DeduplicationReport) {
+    static func containerTour(home: URL, recipes: VersionedModel) async throws -> (
+        PersistentContainer, DeduplicationReport
+    ) {
         // Where the app keeps its store now, and where older versions left it, most likely first.
-        var description = StoreDescription(url: home.appendingPathComponent("Library/Application Support/Recipes.sqlite"))
+        var description = StoreDescription(
+            url: home.appendingPathComponent("Library/Application Support/Recipes.sqlite"))
         description.legacyLocations = [home.appendingPathComponent("Documents/Recipes.sqlite")]
         description.migration = .automatic(mappings: try ChefsBook.mappings(for: recipes), policies: ChefsBook.policies)
-        description.seed = .records(home.appendingPathComponent("StarterRecipes.json"), RecordImportOptions(format: .json))
+        description.seed = .records(
+            home.appendingPathComponent("StarterRecipes.json"), RecordImportOptions(format: .json))
 
         // Finds the store, moves a legacy one into place (crash-safely: a journal beside it), migrates
         // it, imports the starter records with upsert (no duplicates, however often it runs).

@@ -1,8 +1,8 @@
 import Foundation
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
-import TernRelational
 
 /// Every store of the real-world corpus (`Tests/Fixtures/RealWorld`) through `tern convert` to
 /// every other store type and back to SQLite, as a user would run it: nothing may be lost. The
@@ -51,14 +51,17 @@ import TernRelational
 
     /// Converts a copy of the store to `destination` (of `type`) and that back to SQLite, and
     /// compares each with the original.
-    static func roundTrip(_ store: Store, through destination: String, type: String, in tmp: TemporaryDirectory) async throws {
+    static func roundTrip(_ store: Store, through destination: String, type: String, in tmp: TemporaryDirectory)
+        async throws
+    {
         let path = store.description
         let url = try RealWorldStoreCommandTests.copy(store, into: tmp)
         let model = readingArguments(for: store)
         if let reason = unconvertible[path] {
             let refused = await ToolRunner.run(["convert", url.path, destination, "--type", type, "--quiet"] + model)
             RealWorldStoreCommandTests.expectClearFailure(refused, "\(path) convert (\(reason))")
-            #expect(!FileManager.default.fileExists(atPath: destination), "\(path): a refused convert left \(destination)")
+            #expect(
+                !FileManager.default.fileExists(atPath: destination), "\(path): a refused convert left \(destination)")
             return
         }
         let original = try await export(url.path, model, path)
@@ -88,7 +91,8 @@ import TernRelational
     /// `--model` and the store's model when a version of it wrote the store; nothing (the model
     /// cache) otherwise.
     static func readingArguments(for store: Store) -> [String] {
-        guard let model = store.item.modelURL, !RealWorldStoreCommandTests.writtenByAnotherModel.contains(store.description)
+        guard let model = store.item.modelURL,
+            !RealWorldStoreCommandTests.writtenByAnotherModel.contains(store.description)
         else { return [] }
         return ["--model", model.path]
     }
@@ -121,7 +125,8 @@ import TernRelational
         func info(_ store: String) async throws -> [String: Any] {
             let result = await ToolRunner.run(["info", store, "--json"] + model)
             try #require(result.status == 0, "\(path): info \(store): \(result.standardError)")
-            return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            return try #require(
+                try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         }
         let before = try await info(original)
         let after = try await info(copy)
@@ -132,14 +137,17 @@ import TernRelational
         var copied = try #require(after["metadata"] as? [String: Any])
         metadata["NSStoreType"] = nil
         copied["NSStoreType"] = nil
-        #expect(NSDictionary(dictionary: copied).isEqual(to: metadata), "\(path): metadata \(copied) instead of \(metadata)")
+        #expect(
+            NSDictionary(dictionary: copied).isEqual(to: metadata), "\(path): metadata \(copied) instead of \(metadata)"
+        )
     }
 
     /// Each inheritance root's `Z_MAX`, by `Z_NAME`.
     static func primaryKeyCounters(of store: String) throws -> [String: Int64] {
         let connection = try Connection(path: store, configuration: .readOnly)
         var counters: [String: Int64] = [:]
-        for row in try connection.fetchAll("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_SUPER = 0 AND Z_ENT < 16000") {
+        for row in try connection.fetchAll("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_SUPER = 0 AND Z_ENT < 16000")
+        {
             if case .text(let name) = row[0] { counters[name] = row[1].int64 ?? 0 }
         }
         return counters

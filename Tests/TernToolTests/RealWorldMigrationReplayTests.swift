@@ -36,7 +36,9 @@ import Testing
         func migrateArguments(_ url: URL) -> [String] {
             var arguments = ["migrate", url.path, "--model", modelURL?.path ?? "", "--to", replay.to, "--quiet"]
             if let order = replay.order { arguments += ["--order", order.joined(separator: ",")] }
-            for mapping in replay.mappings ?? [] { arguments += ["--mapping", folder.appendingPathComponent(mapping).path] }
+            for mapping in replay.mappings ?? [] {
+                arguments += ["--mapping", folder.appendingPathComponent(mapping).path]
+            }
             return arguments
         }
     }
@@ -44,7 +46,8 @@ import Testing
     /// Every replay of every folder that has a `REPLAY.json`.
     static let cases: [Case] = ((try? RealWorldCorpus.manifests()) ?? []).flatMap { manifest -> [Case] in
         let url = manifest.folder.appendingPathComponent("REPLAY.json")
-        guard let data = try? Data(contentsOf: url), let file = try? JSONDecoder().decode(ReplayFile.self, from: data) else {
+        guard let data = try? Data(contentsOf: url), let file = try? JSONDecoder().decode(ReplayFile.self, from: data)
+        else {
             return []
         }
         return file.replays.map { Case(manifest: manifest, file: file, replay: $0) }
@@ -80,8 +83,11 @@ import Testing
             let listed = await ToolRunner.run(["model", model.path, "--json"])
             let document = try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [String: Any]
             let versions = Set(((document?["versions"] as? [[String: Any]]) ?? []).compactMap { $0["name"] as? String })
-            #expect(versions.contains(replay.replay.to), "\(replay): no version \(replay.replay.to) in \(model.lastPathComponent)")
-            #expect(Set(replay.replay.order ?? []).isSubset(of: versions), "\(replay): --order names an unknown version")
+            #expect(
+                versions.contains(replay.replay.to),
+                "\(replay): no version \(replay.replay.to) in \(model.lastPathComponent)")
+            #expect(
+                Set(replay.replay.order ?? []).isSubset(of: versions), "\(replay): --order names an unknown version")
             for mapping in replay.replay.mappings ?? [] {
                 #expect(
                     replay.manifest.items.contains { $0.kind == .mappingModel && $0.path == mapping },
@@ -130,8 +136,11 @@ import Testing
     static func parents(in replay: Case) async throws -> [String: String] {
         let listed = await ToolRunner.run(["model", replay.modelURL?.path ?? "", "--json"])
         let document = try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [String: Any]
-        let version = ((document?["versions"] as? [[String: Any]]) ?? []).first { $0["name"] as? String == replay.replay.to }
-        let entities = try #require(version?["entities"] as? [String: [String: Any]], "\(replay): no version \(replay.replay.to)")
+        let version = ((document?["versions"] as? [[String: Any]]) ?? []).first {
+            $0["name"] as? String == replay.replay.to
+        }
+        let entities = try #require(
+            version?["entities"] as? [String: [String: Any]], "\(replay): no version \(replay.replay.to)")
         return entities.reduce(into: [String: String]()) { parents, entity in
             parents[entity.key] = entity.value["parent"] as? String ?? ""
         }
@@ -144,12 +153,16 @@ import Testing
             let count = export.objects(of: entity).count
             switch expected {
             case .number(let number):
-                #expect(exists && Double(count) == number, "\(replay): \(count) \(entity) objects instead of \(Int(number))")
+                #expect(
+                    exists && Double(count) == number, "\(replay): \(count) \(entity) objects instead of \(Int(number))"
+                )
             case .object(let rule) where rule["absent"] == .bool(true):
                 #expect(!exists, "\(replay): version \(replay.replay.to) still has entity \(entity)")
             case .object(let rule):
                 if case .number(let least)? = rule["atLeast"] {
-                    #expect(exists && Double(count) >= least, "\(replay): \(count) \(entity) objects, expected at least \(Int(least))")
+                    #expect(
+                        exists && Double(count) >= least,
+                        "\(replay): \(count) \(entity) objects, expected at least \(Int(least))")
                 } else {
                     Issue.record("\(replay): unknown count expectation \(expected) for \(entity)")
                 }
@@ -165,12 +178,16 @@ import Testing
             let pool = export.objects(of: object.entity)
             let found = pool.filter { export.mismatches(of: object.where, in: $0).isEmpty }
             guard found.count == 1, let record = found.first else {
-                Issue.record("\(replay): \(found.count) \(object.entity) objects with \(ReplayJSON.object(object.where)), expected 1")
+                Issue.record(
+                    "\(replay): \(found.count) \(object.entity) objects with \(ReplayJSON.object(object.where)), expected 1"
+                )
                 continue
             }
             if let key = object.first {
                 let sorted = pool.sorted { lhs, rhs in
-                    key.descending == true ? ReplayExport.precedes(rhs[key.by], lhs[key.by]) : ReplayExport.precedes(lhs[key.by], rhs[key.by])
+                    key.descending == true
+                        ? ReplayExport.precedes(rhs[key.by], lhs[key.by])
+                        : ReplayExport.precedes(lhs[key.by], rhs[key.by])
                 }
                 #expect(
                     sorted.first?["_id"] == record["_id"],

@@ -115,7 +115,8 @@ enum ReplayJSON: Decodable, Hashable, Sendable, CustomStringConvertible {
         case .number(let value): value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value))" : "\(value)"
         case .string(let value): "\"\(value)\""
         case .array(let values): "[\(values.map(\.description).joined(separator: ", "))]"
-        case .object(let fields): "{\(fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))}"
+        case .object(let fields):
+            "{\(fields.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))}"
         }
     }
 }
@@ -178,12 +179,17 @@ struct ReplayExport {
                 return "\(actual) is not a date"
             }
             // The expectations are written with microseconds, as the apps' tests print them.
-            return abs(date.timeIntervalSinceReferenceDate - reference) <= 1e-6 ? nil : "\(actual), expected \(expected)"
+            return abs(date.timeIntervalSinceReferenceDate - reference) <= 1e-6
+                ? nil : "\(actual), expected \(expected)"
         }
         if rule["hasPrefix"] != nil || rule["hasSuffix"] != nil {
             guard case .string(let text) = actual else { return "\(actual) is not a string" }
-            if case .string(let prefix)? = rule["hasPrefix"], !text.hasPrefix(prefix) { return "\(actual) does not begin with \(prefix)" }
-            if case .string(let suffix)? = rule["hasSuffix"], !text.hasSuffix(suffix) { return "\(actual) does not end with \(suffix)" }
+            if case .string(let prefix)? = rule["hasPrefix"], !text.hasPrefix(prefix) {
+                return "\(actual) does not begin with \(prefix)"
+            }
+            if case .string(let suffix)? = rule["hasSuffix"], !text.hasSuffix(suffix) {
+                return "\(actual) does not end with \(suffix)"
+            }
             return nil
         }
         if case .number(let count)? = rule["count"] {
@@ -223,7 +229,9 @@ struct ReplayExport {
             guard index < wanted.count else { return true }
             guard case .object(let values) = wanted[index] else { return false }
             for (candidate, record) in related.enumerated() where !used.contains(candidate) {
-                if mismatches(of: values, in: record).isEmpty, assign(index + 1, used.union([candidate])) { return true }
+                if mismatches(of: values, in: record).isEmpty, assign(index + 1, used.union([candidate])) {
+                    return true
+                }
             }
             return false
         }

@@ -19,7 +19,8 @@ import Testing
     /// Stores no version of their bundle wrote: a model merged from several bundles wrote
     /// duckduckgo/iOS's; apptentive's corrupt store matches none.
     static let writtenByAnotherModel: Set<String> = [
-        "duckduckgo__iOS/AppRatingPrompt_v1/Database.sqlite", "apptentive__apptentive-ios/v2CorruptDatabase/ATDataModel.sqlite",
+        "duckduckgo__iOS/AppRatingPrompt_v1/Database.sqlite",
+        "apptentive__apptentive-ios/v2CorruptDatabase/ATDataModel.sqlite",
     ]
 
     /// Stores whose inferred migration to the current version is refused, each for a reason
@@ -38,7 +39,9 @@ import Testing
     ]
 
     /// The stores of ``needsMoreThanInference`` refused for the policy their mapping model names.
-    static let needsAPolicy: Set<String> = ["LoopKit__LoopKit/Model.sqlite.v1.original", "objcio__core-data/Migrations/Moody 5.moody"]
+    static let needsAPolicy: Set<String> = [
+        "LoopKit__LoopKit/Model.sqlite.v1.original", "objcio__core-data/Migrations/Moody 5.moody",
+    ]
 
     /// A copy of the store with its side files, and a hash of every byte of them.
     static func copy(_ store: Store, into tmp: TemporaryDirectory) throws -> URL {
@@ -60,10 +63,14 @@ import Testing
     }
 
     /// A failure as the contract has it: status 1, the first line `error: …`, nothing on stdout.
-    static func expectClearFailure(_ result: ToolResult, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectClearFailure(
+        _ result: ToolResult, _ what: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(result.status == 1, "\(what): status \(result.status)", sourceLocation: sourceLocation)
         let lines = result.errorLines.filter { !$0.hasPrefix("warning: ") }
-        #expect(lines.first?.hasPrefix("error: ") == true, "\(what): \(result.standardError)", sourceLocation: sourceLocation)
+        #expect(
+            lines.first?.hasPrefix("error: ") == true, "\(what): \(result.standardError)",
+            sourceLocation: sourceLocation)
         #expect(result.standardOutput.isEmpty, "\(what)", sourceLocation: sourceLocation)
     }
 
@@ -89,7 +96,8 @@ import Testing
         }
         let untouched = try Self.bytes(of: url)
         if !model.isEmpty {
-            let exported = await ToolRunner.run(["export", url.path, "-o", tmp.path("model.json").path, "--quiet"] + model)
+            let exported = await ToolRunner.run(
+                ["export", url.path, "-o", tmp.path("model.json").path, "--quiet"] + model)
             if Self.writtenByAnotherModel.contains(path) {
                 Self.expectClearFailure(exported, "\(path) export --model")
             } else {
@@ -107,12 +115,15 @@ import Testing
             Self.expectClearFailure(migrated, "\(path) migrate")
             #expect(try Self.bytes(of: url) == untouched, "\(path): a refused migration changed the store")
             if Self.needsAPolicy.contains(path) {
-                #expect(migrated.standardError.contains("no migration policy is registered under the class name"), "\(path)")
+                #expect(
+                    migrated.standardError.contains("no migration policy is registered under the class name"), "\(path)"
+                )
             }
         } else {
             #expect(migrated.status == 0, "\(path): \(migrated.standardError)")
             let after = await ToolRunner.run(["info", url.path, "--json"] + model)
-            let afterDocument = try JSONSerialization.jsonObject(with: Data(after.standardOutput.utf8)) as? [String: Any]
+            let afterDocument =
+                try JSONSerialization.jsonObject(with: Data(after.standardOutput.utf8)) as? [String: Any]
             #expect(afterDocument?["needsMigration"] as? Bool == false, "\(path)")
         }
     }

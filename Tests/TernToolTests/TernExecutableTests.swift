@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TernTestSupport
+import Testing
+
 @testable import TernTool
 
 /// Runs the built `tern` binary as a user would and checks stdout, stderr and the exit status.
@@ -38,7 +39,8 @@ import TernTestSupport
         let result = try ToolRunner.runExecutable(["frobnicate"])
         #expect(result.status == 2)
         #expect(result.standardOutput.isEmpty)
-        #expect(result.errorLines.first == "error: unknown command 'frobnicate'; run 'tern help' for the list of commands")
+        #expect(
+            result.errorLines.first == "error: unknown command 'frobnicate'; run 'tern help' for the list of commands")
     }
 
     @Test func unknownFlagIsAUsageErrorWithTheUsageLine() throws {
@@ -64,11 +66,12 @@ import TernTestSupport
         let result = try ToolRunner.runExecutable(["model", "--json"])
         #expect(result.status == 2)
         #expect(result.standardOutput.isEmpty)
-        #expect(result.errorLines == [
-            "error: missing argument MODEL",
-            "usage: tern model MODEL [--version NAME] [--order LIST] [--json]",
-            "See 'tern model --help' for every option.",
-        ])
+        #expect(
+            result.errorLines == [
+                "error: missing argument MODEL",
+                "usage: tern model MODEL [--version NAME] [--order LIST] [--json]",
+                "See 'tern model --help' for every option.",
+            ])
     }
 
     @Test func missingFileFailsWithExitOne() throws {
@@ -77,9 +80,10 @@ import TernTestSupport
         let result = try ToolRunner.runExecutable(["model", missing])
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
-        #expect(result.errorLines == [
-            "error: no model exists at \(missing); give an .xcdatamodeld bundle or an .xcdatamodel folder"
-        ])
+        #expect(
+            result.errorLines == [
+                "error: no model exists at \(missing); give an .xcdatamodeld bundle or an .xcdatamodel folder"
+            ])
     }
 
     @Test func modelHelpListsEveryOption() throws {
@@ -120,7 +124,9 @@ import TernTestSupport
         let exported = try ToolRunner.runExecutable(["export", store])
         #expect(exported.status == 0)
         #expect(exported.standardError.isEmpty)
-        #expect(exported.standardOutput == "{\n\"Car\": [],\n\"ExpensiveSportCar\": [],\n\"Person\": [],\n\"SportCar\": []\n}\n")
+        #expect(
+            exported.standardOutput
+                == "{\n\"Car\": [],\n\"ExpensiveSportCar\": [],\n\"Person\": [],\n\"SportCar\": []\n}\n")
     }
 
     @Test func exportOfAMissingStoreFails() throws {

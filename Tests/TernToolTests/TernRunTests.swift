@@ -1,4 +1,5 @@
 import Testing
+
 @testable import TernTool
 
 /// The tool's conventions, checked in-process through a captured output sink.

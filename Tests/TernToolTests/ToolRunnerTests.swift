@@ -1,6 +1,7 @@
 import Foundation
 import TernTestSupport
 import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,10 +1,11 @@
 import Foundation
 import TernCore
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
+
 @testable import TernTool
-import TernRelational
 
 /// `tern export` and `tern verify` on a store where a row of a table that is one entity's alone
 /// (a root without subentities) has another entity's `Z_ENT`: Core Data reads it as the
@@ -20,9 +21,13 @@ import TernRelational
         do {
             let store = try SQLiteStore(at: url, model: model)
             let keys = try await store.newPrimaryKeys(forEntity: "Dish", count: 4)
-            _ = try await store.save(StoreChangeSet(inserted: keys.map {
-                StoreRow(reference: RowReference(entityName: "Dish", primaryKey: $0), attributes: ["title": .string("d\($0)")])
-            }))
+            _ = try await store.save(
+                StoreChangeSet(
+                    inserted: keys.map {
+                        StoreRow(
+                            reference: RowReference(entityName: "Dish", primaryKey: $0),
+                            attributes: ["title": .string("d\($0)")])
+                    }))
         }
         let connection = try Connection(path: url.path, configuration: SQLiteConfiguration())
         try connection.execute("UPDATE ZDISH SET Z_ENT = 1 WHERE Z_PK = 2")
@@ -48,10 +53,13 @@ import TernRelational
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == "ok: 4 objects checked, no problems\n")
         #expect(result.errorLines.count == 1)
-        #expect(result.errorLines.first?.hasPrefix("warning: Dish/p2 (entityNumberMismatch): row 2 of ZDISH has Z_ENT 1") == true)
+        #expect(
+            result.errorLines.first?.hasPrefix("warning: Dish/p2 (entityNumberMismatch): row 2 of ZDISH has Z_ENT 1")
+                == true)
         let json = await ToolRunner.run(["verify", url.path, "--json"])
         #expect(json.status == 0, "\(json.standardError)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(document["ok"] as? Bool == true)
         #expect((document["problems"] as? [Any])?.isEmpty == true)
         let warnings = try #require(document["warnings"] as? [[String: Any]])

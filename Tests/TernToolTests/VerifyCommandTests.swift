@@ -1,9 +1,10 @@
 import Foundation
+import TernRelational
 import TernSQLite
 import TernTestSupport
 import Testing
+
 @testable import TernTool
-import TernRelational
 
 /// `tern verify`: clean stores, each kind of planted problem, JSON output and failures, in-process
 /// and through the built binary.
@@ -25,7 +26,9 @@ import TernRelational
         let result = await ToolRunner.run(["verify", copy.path])
         #expect(result.status == 0)
         #expect(result.standardError.isEmpty)
-        #expect(result.standardOutput.hasPrefix("ok: ") && result.standardOutput.hasSuffix(" objects checked, no problems\n"))
+        #expect(
+            result.standardOutput.hasPrefix("ok: ")
+                && result.standardOutput.hasSuffix(" objects checked, no problems\n"))
     }
 
     @Test func aCleanStoreWithItsModelPrintsTheObjectCount() async throws {
@@ -38,15 +41,20 @@ import TernRelational
 
     @Test func plantedProblemsAreListedUnderTheErrorLine() async throws {
         let folder = try TemporaryDirectory()
-        let copy = try Self.damagedCopy(in: folder, [
-            "UPDATE ZCAR SET ZOWNER = 999 WHERE Z_PK = 4",
-            "UPDATE Z_PRIMARYKEY SET Z_MAX = 3 WHERE Z_NAME = 'Car'",
-        ])
+        let copy = try Self.damagedCopy(
+            in: folder,
+            [
+                "UPDATE ZCAR SET ZOWNER = 999 WHERE Z_PK = 4",
+                "UPDATE Z_PRIMARYKEY SET Z_MAX = 3 WHERE Z_NAME = 'Car'",
+            ])
         let result = await ToolRunner.run(["verify", copy.path])
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
         #expect(result.errorLines.first == "error: the store has 2 problems")
-        #expect(result.errorLines.contains { $0.hasPrefix("  Car/p4.owner (danglingReference): ") && $0.contains("Person/p999") })
+        #expect(
+            result.errorLines.contains {
+                $0.hasPrefix("  Car/p4.owner (danglingReference): ") && $0.contains("Person/p999")
+            })
         #expect(result.errorLines.contains { $0.hasPrefix("  Car/p125 (primaryKeyCounter): ") })
         #expect(result.errorLines.count == 3)
     }

@@ -41,17 +41,20 @@ import Testing
         #expect(steps.count == 1 && steps[0]["kind"] as? String == "mapping")
         let origin = try #require(steps[0]["mapping"] as? [String: Any])
         #expect(origin["from"] as? String == "model folder")
-        #expect(origin["paths"] as? [String] == [Self.wibosco.appendingPathComponent("Migration1to2.xcmappingmodel").path])
+        #expect(
+            origin["paths"] as? [String] == [Self.wibosco.appendingPathComponent("Migration1to2.xcmappingmodel").path])
         #expect(plan.standardError.contains("using the mapping model"))
 
         // Migrated with it, every Post keeps its row and gets hexColor from its old color.
         let model = try XcodeModel.readVersionedModel(at: Self.wiboscoModel)
-        let before = try await Self.posts(store, model: try #require(model.version(named: "CoreDataMigration_Example")).model, key: "color")
+        let before = try await Self.posts(
+            store, model: try #require(model.version(named: "CoreDataMigration_Example")).model, key: "color")
         let migrate = await ToolRunner.run([
             "migrate", store.path, "--model", Self.wiboscoModel.path, "--to", "CoreDataMigration_Example 2",
         ])
         #expect(migrate.status == 0, "\(migrate.standardError)")
-        let after = try await Self.posts(store, model: try #require(model.version(named: "CoreDataMigration_Example 2")).model, key: "hexColor")
+        let after = try await Self.posts(
+            store, model: try #require(model.version(named: "CoreDataMigration_Example 2")).model, key: "hexColor")
         #expect(before.count == 1001 && after == before)
         #expect(after.values.contains { $0 != nil })
     }
@@ -75,14 +78,16 @@ import Testing
         try mappings.copy(Self.wibosco.appendingPathComponent("Migration1to2.xcmappingmodel"))
         let folder = mappings.url
         let viaFolder = await ToolRunner.run([
-            "plan", store.path, "--model", Self.wiboscoModel.path, "--to", "CoreDataMigration_Example 2", "--mappings", folder.path,
+            "plan", store.path, "--model", Self.wiboscoModel.path, "--to", "CoreDataMigration_Example 2", "--mappings",
+            folder.path,
             "--json",
         ])
         let steps = try #require(try Self.json(viaFolder.standardOutput)["steps"] as? [[String: Any]])
         #expect((steps.first?["mapping"] as? [String: Any])?["from"] as? String == "--mappings")
         let explicit = Self.wibosco.appendingPathComponent("Migration1to2.xcmappingmodel").path
         let viaOption = await ToolRunner.run([
-            "plan", store.path, "--model", Self.wiboscoModel.path, "--to", "CoreDataMigration_Example 2", "--mapping", explicit, "--json",
+            "plan", store.path, "--model", Self.wiboscoModel.path, "--to", "CoreDataMigration_Example 2", "--mapping",
+            explicit, "--json",
         ])
         let optionSteps = try #require(try Self.json(viaOption.standardOutput)["steps"] as? [[String: Any]])
         let origin = try #require(optionSteps.first?["mapping"] as? [String: Any])
@@ -99,8 +104,14 @@ import Testing
         ])
         #expect(result.status == 1)
         let lines = result.errorLines
-        #expect(lines.first?.contains("cannot use the mapping model") == true && lines.first?.contains("Migration2to3.xcmappingmodel") == true)
-        #expect(lines.contains { $0.contains("mapping PostToPost") && $0.contains("CoreDataMigration_Example.Post2ToPost3MigrationPolicy") })
+        #expect(
+            lines.first?.contains("cannot use the mapping model") == true
+                && lines.first?.contains("Migration2to3.xcmappingmodel") == true)
+        #expect(
+            lines.contains {
+                $0.contains("mapping PostToPost")
+                    && $0.contains("CoreDataMigration_Example.Post2ToPost3MigrationPolicy")
+            })
         #expect(lines.contains { $0.contains("tern cannot run Swift policies") })
         #expect(try Data(contentsOf: store) == before)
     }
@@ -122,15 +133,25 @@ import Testing
         }
         let stepOne = Self.eventSplit.appendingPathComponent("StepOne.xcmappingmodel").path
         let stepTwo = Self.eventSplit.appendingPathComponent("StepTwo.xcmappingmodel").path
-        let refused = await ToolRunner.run(["plan", url.path, "--model", modelURL.path, "--mapping", stepOne, "--mapping", stepTwo])
+        let refused = await ToolRunner.run([
+            "plan", url.path, "--model", modelURL.path, "--mapping", stepOne, "--mapping", stepTwo,
+        ])
         #expect(refused.status == 1)
-        #expect(refused.errorLines.first == "error: cannot use the mapping model \(stepOne), \(stepTwo): The Xcode mapping model StepOne cannot be used (1 problem(s)); nothing was migrated")
-        #expect(refused.errorLines.contains { $0.contains("mapping EventToEventLabel") && $0.contains("EventSplit.EventLabelPolicy") })
+        #expect(
+            refused.errorLines.first
+                == "error: cannot use the mapping model \(stepOne), \(stepTwo): The Xcode mapping model StepOne cannot be used (1 problem(s)); nothing was migrated"
+        )
+        #expect(
+            refused.errorLines.contains {
+                $0.contains("mapping EventToEventLabel") && $0.contains("EventSplit.EventLabelPolicy")
+            })
 
         let migrated = await ToolRunner.run(["migrate", url.path, "--model", modelURL.path, "--mapping", stepTwo])
         #expect(migrated.status == 0, "\(migrated.standardError)")
         let store = try SQLiteStore(at: url, model: model.versions[1].model)
-        let values = try await store.fetch(StoreFetchRequest(entityName: "EventStamp")).map { $0.attributes["timeStamp"] }
+        let values = try await store.fetch(StoreFetchRequest(entityName: "EventStamp")).map {
+            $0.attributes["timeStamp"]
+        }
         #expect(values.sorted { "\($0 as Any)" < "\($1 as Any)" } == [.double(0), .double(3_723.5)])
         #expect(try await store.fetch(StoreFetchRequest(entityName: "EventLabel")).isEmpty)
     }

@@ -36,7 +36,8 @@ struct BaselineSide {
         entity.reset()
         let readMax = try database.prepare("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
         let writeMax = try database.prepare("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?")
-        let insert = try database.prepare("""
+        let insert = try database.prepare(
+            """
             INSERT INTO ZEVENT (Z_PK, Z_ENT, Z_OPT, ZID, ZNAME, ZTIMESTAMP, ZAMOUNT, ZFLAG) \
             VALUES (?, ?, 1, ?, ?, ?, ?, ?)
             """)
@@ -114,7 +115,9 @@ struct BaselineSide {
         for dictionary in dictionaries {
             if case .integer(let amount)? = dictionary["amount"] { checksum &+= amount }
             if case .string(let name)? = dictionary["name"] { checksum &+= Int64(name.utf8.count) }
-            if case .date(let date)? = dictionary["timeStamp"] { checksum &+= Int64(date.timeIntervalSinceReferenceDate) }
+            if case .date(let date)? = dictionary["timeStamp"] {
+                checksum &+= Int64(date.timeIntervalSinceReferenceDate)
+            }
         }
         watch.stop()
         return watch.timing(checksum: checksum)
@@ -136,7 +139,8 @@ struct BaselineSide {
     /// A checksum of every row of a store, the same whichever side wrote it.
     static func checksumOfRows(at url: URL) throws -> Int64 {
         let database = try RawDatabase(path: url.path)
-        let select = try database.prepare("""
+        let select = try database.prepare(
+            """
             SELECT COUNT(*), TOTAL(ZID), TOTAL(ZAMOUNT), TOTAL(LENGTH(ZNAME)), TOTAL(CAST(ZTIMESTAMP AS INTEGER)), \
             TOTAL(ZFLAG), MAX(Z_PK), (SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Event') FROM ZEVENT
             """)

@@ -58,7 +58,9 @@ struct BenchOptions {
             case "--memory": memory = true
             case "--scenario":
                 let name = try value(after: argument)
-                guard Scenario(rawValue: name) != nil else { throw BenchFailure("unknown scenario \(name)\n\(Self.usage)") }
+                guard Scenario(rawValue: name) != nil else {
+                    throw BenchFailure("unknown scenario \(name)\n\(Self.usage)")
+                }
                 scenarios.append(name)
             case "--child":
                 let name = try value(after: argument)

@@ -8,7 +8,9 @@ struct DateText {
     private static let capacity = 24
 
     /// Calls `body` with `yyyy-MM-dd HH:mm:ss` (valid only during the call).
-    mutating func format<Result>(_ seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    mutating func format<Result>(_ seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows
+        -> Result
+    {
         try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.capacity) { bytes in
             Self.fill(seconds, into: bytes)
             return try body(UnsafeBufferPointer(rebasing: bytes[0..<19]))
@@ -16,7 +18,9 @@ struct DateText {
     }
 
     /// Calls `body` with ISO 8601 text with milliseconds, `yyyy-MM-ddTHH:mm:ss.SSSZ`.
-    mutating func formatISO<Result>(_ seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    mutating func formatISO<Result>(_ seconds: Double, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows
+        -> Result
+    {
         try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.capacity) { bytes in
             Self.fill(seconds, into: bytes)
             bytes[10] = 84

@@ -102,8 +102,9 @@ final class RawStatement {
 
     /// Binds UTF-8 bytes as text (copied by SQLite).
     func bind(text: UnsafeBufferPointer<UInt8>, at index: Int32) {
-        sqlite3_bind_text(statement, index, UnsafeRawPointer(text.baseAddress)?.assumingMemoryBound(to: CChar.self),
-                          Int32(text.count), Self.transient)
+        sqlite3_bind_text(
+            statement, index, UnsafeRawPointer(text.baseAddress)?.assumingMemoryBound(to: CChar.self),
+            Int32(text.count), Self.transient)
     }
 
     func bindNull(at index: Int32) {

@@ -83,7 +83,8 @@ struct BenchReport: Codable {
         self.rows = rows
         date = ISO8601DateFormatter().string(from: Date())
         cores = ProcessInfo.processInfo.activeProcessorCount
-        loadAverage = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))
+        loadAverage =
+            (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))
             .map { $0.split(separator: " ").prefix(3).joined(separator: " ") } ?? "unknown"
         notYetMeasured = Scenario.notYetMeasured.map { Unmeasured(scenario: $0.name, reason: $0.reason) }
     }
@@ -99,30 +100,44 @@ struct BenchReport: Codable {
     func table() -> String {
         var lines = ["tern-bench: \(rows) rows, \(cores) cores, load average \(loadAverage), \(date)", ""]
         if !results.isEmpty {
-            lines.append(Self.row(["scenario", "rows", "Tern s", "SQLite s", "Tern rows/s", "ratio", "CPU ratio",
-                                   "target", "Tern peak MiB", "SQLite peak MiB"]))
-            for result in results {
-                let target = result.targetRatio.map { "≤ \(Self.format($0)) \(result.targetMet == true ? "met" : "MISSED")" } ?? "-"
-                lines.append(Self.row([
-                    result.scenario, String(result.rows), Self.format(result.tern.seconds, 3),
-                    Self.format(result.baseline.seconds, 3), String(Int(result.ternRowsPerSecond)),
-                    Self.format(result.ratio), Self.format(result.cpuRatio), target, Self.format(result.tern.peakMiB, 1),
-                    Self.format(result.baseline.peakMiB, 1),
+            lines.append(
+                Self.row([
+                    "scenario", "rows", "Tern s", "SQLite s", "Tern rows/s", "ratio", "CPU ratio",
+                    "target", "Tern peak MiB", "SQLite peak MiB",
                 ]))
+            for result in results {
+                let target =
+                    result.targetRatio.map { "≤ \(Self.format($0)) \(result.targetMet == true ? "met" : "MISSED")" }
+                    ?? "-"
+                lines.append(
+                    Self.row([
+                        result.scenario, String(result.rows), Self.format(result.tern.seconds, 3),
+                        Self.format(result.baseline.seconds, 3), String(Int(result.ternRowsPerSecond)),
+                        Self.format(result.ratio), Self.format(result.cpuRatio), target,
+                        Self.format(result.tern.peakMiB, 1),
+                        Self.format(result.baseline.peakMiB, 1),
+                    ]))
             }
         }
         if !memory.isEmpty {
-            lines += ["", "peak memory in MiB at two sizes (target for streaming scenarios: growth ≤ \(Int(MemoryResult.allowedGrowthMiB)) MiB)"]
-            lines.append(Self.row(["scenario", "small rows", "large rows", "Tern small", "Tern large", "growth",
-                                   "streams", "target", "SQLite small", "SQLite large"]))
-            for result in memory {
-                lines.append(Self.row([
-                    result.scenario, String(result.smallRows), String(result.largeRows),
-                    Self.format(result.ternSmallMiB, 1), Self.format(result.ternLargeMiB, 1),
-                    Self.format(result.ternGrowthMiB, 1), result.streams ? "yes" : "no",
-                    result.targetMet.map { $0 ? "met" : "MISSED" } ?? "-",
-                    Self.format(result.baselineSmallMiB, 1), Self.format(result.baselineLargeMiB, 1),
+            lines += [
+                "",
+                "peak memory in MiB at two sizes (target for streaming scenarios: growth ≤ \(Int(MemoryResult.allowedGrowthMiB)) MiB)",
+            ]
+            lines.append(
+                Self.row([
+                    "scenario", "small rows", "large rows", "Tern small", "Tern large", "growth",
+                    "streams", "target", "SQLite small", "SQLite large",
                 ]))
+            for result in memory {
+                lines.append(
+                    Self.row([
+                        result.scenario, String(result.smallRows), String(result.largeRows),
+                        Self.format(result.ternSmallMiB, 1), Self.format(result.ternLargeMiB, 1),
+                        Self.format(result.ternGrowthMiB, 1), result.streams ? "yes" : "no",
+                        result.targetMet.map { $0 ? "met" : "MISSED" } ?? "-",
+                        Self.format(result.baselineSmallMiB, 1), Self.format(result.baselineLargeMiB, 1),
+                    ]))
             }
         }
         if !skipped.isEmpty { lines += [""] + skipped }

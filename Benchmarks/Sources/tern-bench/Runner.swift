@@ -30,7 +30,8 @@ final class Runner {
         folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("tern-bench-\(ProcessInfo.processInfo.processIdentifier)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         emptyStore = folder.appendingPathComponent("empty.sqlite")
         // Tern creates the store, so both sides write into Core Data's layout.
@@ -58,7 +59,8 @@ final class Runner {
             defer { PostgreSQLScenario.remove(url) }
             let report = try runChild(arguments + ["--store", url])
             return SideResult(
-                seconds: report.timing.seconds, cpuSeconds: report.timing.cpuSeconds, peakMiB: Double(report.peakKiB) / 1024,
+                seconds: report.timing.seconds, cpuSeconds: report.timing.cpuSeconds,
+                peakMiB: Double(report.peakKiB) / 1024,
                 checksum: report.timing.checksum)
         }
         let store: URL
@@ -78,8 +80,10 @@ final class Runner {
         }
         defer { if scenario.writes { try? FileManager.default.removeItem(at: scratch) } }
         let report = try runChild(arguments + ["--store", store.path])
-        return SideResult(seconds: report.timing.seconds, cpuSeconds: report.timing.cpuSeconds, peakMiB: Double(report.peakKiB) / 1024,
-                          checksum: report.timing.checksum)
+        return SideResult(
+            seconds: report.timing.seconds, cpuSeconds: report.timing.cpuSeconds,
+            peakMiB: Double(report.peakKiB) / 1024,
+            checksum: report.timing.checksum)
     }
 
     /// A store holding `rows` events, written once by the baseline and shared by read scenarios.

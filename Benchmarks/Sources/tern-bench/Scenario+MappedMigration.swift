@@ -63,7 +63,8 @@ struct MappedMigrationScenario: ScenarioImplementation {
         var watch = Stopwatch()
         watch.start()
         let mapping = try StepMapping(jsonData: Data(json.utf8))
-        try await StoreMigrator().migrateStore(at: .file(input.store), model: model, mappings: [mapping], options: options)
+        try await StoreMigrator().migrateStore(
+            at: .file(input.store), model: model, mappings: [mapping], options: options)
         watch.stop()
         return watch.timing(checksum: 0)
     }
@@ -74,11 +75,13 @@ struct MappedMigrationScenario: ScenarioImplementation {
         do {
             let database = try RawDatabase.openStore(input.store)
             try database.execute("BEGIN IMMEDIATE")
-            try database.execute("""
+            try database.execute(
+                """
                 CREATE TABLE ZPRINTEDEVENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZID INTEGER, \
                 ZPRINTEDDATE VARCHAR )
                 """)
-            try database.execute("""
+            try database.execute(
+                """
                 CREATE TABLE ZTIMESTAMPEVENT ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZID INTEGER, \
                 ZTIMESTAMP FLOAT )
                 """)
@@ -105,7 +108,8 @@ struct MappedMigrationScenario: ScenarioImplementation {
                 }
             }
             try database.execute("DROP TABLE ZEVENT")
-            try database.execute("""
+            try database.execute(
+                """
                 UPDATE Z_PRIMARYKEY SET Z_NAME = 'PrintedEvent' WHERE Z_NAME = 'Event'; \
                 INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) SELECT 2, 'TimeStampEvent', 0, Z_MAX FROM Z_PRIMARYKEY
                 """)
@@ -123,7 +127,8 @@ struct MappedMigrationScenario: ScenarioImplementation {
         let parts = [(1, 4), (6, 2), (9, 2), (12, 2), (15, 2), (18, 2)].map {
             "TOTAL(CAST(substr(ZPRINTEDDATE, \($0.0), \($0.1)) AS INTEGER))"
         }
-        return try database.checksum("""
+        return try database.checksum(
+            """
             SELECT COUNT(*), TOTAL(ZID), TOTAL(LENGTH(ZPRINTEDDATE)), \(parts.joined(separator: ", ")) FROM ZPRINTEDEVENT
             """)
             &+ database.checksum("SELECT COUNT(*), TOTAL(ZID), TOTAL(ZTIMESTAMP) FROM ZTIMESTAMPEVENT")
@@ -138,11 +143,14 @@ struct PrintedEventPolicy: AttributeMigrationPolicy {
     let sourceAttributeNames = ["id", "timeStamp"]
     let destinationAttributeNames = ["id", "printedDate"]
 
-    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?])
+        throws(MigrationError)
+    {
         destination[0] = source[0]
         if case .date(let date)? = source[1] {
             var formatter = DateText()
-            destination[1] = .string(formatter.format(date.timeIntervalSinceReferenceDate) { String(decoding: $0, as: UTF8.self) })
+            destination[1] = .string(
+                formatter.format(date.timeIntervalSinceReferenceDate) { String(decoding: $0, as: UTF8.self) })
         }
     }
 }
@@ -152,7 +160,9 @@ struct TimeStampEventPolicy: AttributeMigrationPolicy {
     let sourceAttributeNames = ["id", "timeStamp"]
     let destinationAttributeNames = ["id", "timeStamp"]
 
-    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError) {
+    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?])
+        throws(MigrationError)
+    {
         destination[0] = source[0]
         if case .date(let date)? = source[1] { destination[1] = .double(date.timeIntervalSinceReferenceDate) }
     }

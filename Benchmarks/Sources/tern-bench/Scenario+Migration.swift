@@ -79,11 +79,13 @@ struct InferredMigrationScenario: ScenarioImplementation {
     /// The DDL of each step, as a developer would write it.
     private var steps: [[String]] {
         scenario == .inferredMigration
-            ? [[
-                "ALTER TABLE ZEVENT ADD COLUMN ZPRIORITY INTEGER DEFAULT 3",
-                "ALTER TABLE ZEVENT RENAME COLUMN ZNAME TO ZTITLE",
-                "ALTER TABLE ZEVENT DROP COLUMN ZFLAG",
-            ]]
+            ? [
+                [
+                    "ALTER TABLE ZEVENT ADD COLUMN ZPRIORITY INTEGER DEFAULT 3",
+                    "ALTER TABLE ZEVENT RENAME COLUMN ZNAME TO ZTITLE",
+                    "ALTER TABLE ZEVENT DROP COLUMN ZFLAG",
+                ]
+            ]
             : [
                 ["ALTER TABLE ZEVENT ADD COLUMN ZNOTE VARCHAR DEFAULT 'none'"],
                 ["ALTER TABLE ZEVENT RENAME COLUMN ZNAME TO ZTITLE"],
@@ -122,7 +124,8 @@ struct InferredMigrationScenario: ScenarioImplementation {
 
     func checksum(_ input: ScenarioInput) throws -> Int64? {
         let note = scenario == .progressiveMigration ? "TOTAL(LENGTH(ZNOTE))" : "0"
-        return try RawDatabase(path: input.store.path).checksum("""
+        return try RawDatabase(path: input.store.path).checksum(
+            """
             SELECT COUNT(*), TOTAL(ZID), TOTAL(LENGTH(ZTITLE)), TOTAL(CAST(ZTIMESTAMP AS INTEGER)), TOTAL(ZAMOUNT), \
             TOTAL(ZPRIORITY), \(note), (SELECT COUNT(*) FROM pragma_table_info('ZEVENT')) FROM ZEVENT
             """)

@@ -30,7 +30,8 @@ struct PostgreSQLScenario: ScenarioImplementation {
     /// The `psql` program: on the PATH, else in the newest `/usr/lib/postgresql/<version>/bin`.
     static let psql: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let folders = path.split(separator: ":").map(String.init)
+        let folders =
+            path.split(separator: ":").map(String.init)
             + ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
             .sorted { $0.compare($1, options: .numeric) == .orderedDescending }.map { "/usr/lib/postgresql/\($0)/bin" }
         return folders.map { $0 + "/psql" }.first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -75,7 +76,8 @@ struct PostgreSQLScenario: ScenarioImplementation {
         default:
             var watch = Stopwatch()
             watch.start()
-            try await StoreMigrator().migrateStore(at: .postgreSQL(input.location), model: InferredMigrationScenario.inferredModel())
+            try await StoreMigrator().migrateStore(
+                at: .postgreSQL(input.location), model: InferredMigrationScenario.inferredModel())
             watch.stop()
             return watch.timing(checksum: 0)
         }
@@ -92,27 +94,40 @@ struct PostgreSQLScenario: ScenarioImplementation {
             watch.start()
             try Self.runPSQL(
                 input.location,
-                ["-At", "-F", "\t", "-o", output.path, "-c",
-                 #"SELECT "ZID", "ZNAME", "ZTIMESTAMP", "ZAMOUNT", "ZFLAG" FROM "ZEVENT""#])
+                [
+                    "-At", "-F", "\t", "-o", output.path, "-c",
+                    #"SELECT "ZID", "ZNAME", "ZTIMESTAMP", "ZAMOUNT", "ZFLAG" FROM "ZEVENT""#,
+                ])
             watch.stop()
             return watch.timing(checksum: try Self.checksum(ofSelection: output))
         case .postgreSQLMappedMigration:
             // The split by hand: both tables filled from the old one, which goes, in one transaction.
-            let date = #"to_char(TIMESTAMP '2001-01-01 00:00:00' + "ZTIMESTAMP" * INTERVAL '1 second', 'YYYY-MM-DD HH24:MI:SS')"#
+            let date =
+                #"to_char(TIMESTAMP '2001-01-01 00:00:00' + "ZTIMESTAMP" * INTERVAL '1 second', 'YYYY-MM-DD HH24:MI:SS')"#
             var watch = Stopwatch()
             watch.start()
-            try Self.runPSQL(input.location, ["-1", "-c", """
-                CREATE TABLE "ZPRINTEDEVENT" ("Z_PK" bigint PRIMARY KEY, "Z_ENT" bigint NOT NULL, "Z_OPT" bigint,                 "ZID" bigint, "ZPRINTEDDATE" text);                 CREATE TABLE "ZTIMESTAMPEVENT" ("Z_PK" bigint PRIMARY KEY, "Z_ENT" bigint NOT NULL, "Z_OPT" bigint,                 "ZID" bigint, "ZTIMESTAMP" double precision);                 INSERT INTO "ZPRINTEDEVENT" SELECT "Z_PK", 1, 1, "ZID", \(date) FROM "ZEVENT";                 INSERT INTO "ZTIMESTAMPEVENT" SELECT "Z_PK", 2, 1, "ZID", "ZTIMESTAMP" FROM "ZEVENT";                 DROP TABLE "ZEVENT";                 UPDATE "Z_PRIMARYKEY" SET "Z_NAME" = 'PrintedEvent' WHERE "Z_NAME" = 'Event';                 INSERT INTO "Z_PRIMARYKEY" SELECT 2, 'TimeStampEvent', 0, "Z_MAX" FROM "Z_PRIMARYKEY"
-                """])
+            try Self.runPSQL(
+                input.location,
+                [
+                    "-1", "-c",
+                    """
+                    CREATE TABLE "ZPRINTEDEVENT" ("Z_PK" bigint PRIMARY KEY, "Z_ENT" bigint NOT NULL, "Z_OPT" bigint,                 "ZID" bigint, "ZPRINTEDDATE" text);                 CREATE TABLE "ZTIMESTAMPEVENT" ("Z_PK" bigint PRIMARY KEY, "Z_ENT" bigint NOT NULL, "Z_OPT" bigint,                 "ZID" bigint, "ZTIMESTAMP" double precision);                 INSERT INTO "ZPRINTEDEVENT" SELECT "Z_PK", 1, 1, "ZID", \(date) FROM "ZEVENT";                 INSERT INTO "ZTIMESTAMPEVENT" SELECT "Z_PK", 2, 1, "ZID", "ZTIMESTAMP" FROM "ZEVENT";                 DROP TABLE "ZEVENT";                 UPDATE "Z_PRIMARYKEY" SET "Z_NAME" = 'PrintedEvent' WHERE "Z_NAME" = 'Event';                 INSERT INTO "Z_PRIMARYKEY" SELECT 2, 'TimeStampEvent', 0, "Z_MAX" FROM "Z_PRIMARYKEY"
+                    """,
+                ])
             watch.stop()
             return watch.timing(checksum: 0)
         default:
             var watch = Stopwatch()
             watch.start()
-            try Self.runPSQL(input.location, ["-1", "-c", """
-                ALTER TABLE "ZEVENT" ADD COLUMN "ZPRIORITY" bigint DEFAULT 3; \
-                ALTER TABLE "ZEVENT" RENAME COLUMN "ZNAME" TO "ZTITLE"; ALTER TABLE "ZEVENT" DROP COLUMN "ZFLAG"
-                """])
+            try Self.runPSQL(
+                input.location,
+                [
+                    "-1", "-c",
+                    """
+                    ALTER TABLE "ZEVENT" ADD COLUMN "ZPRIORITY" bigint DEFAULT 3; \
+                    ALTER TABLE "ZEVENT" RENAME COLUMN "ZNAME" TO "ZTITLE"; ALTER TABLE "ZEVENT" DROP COLUMN "ZFLAG"
+                    """,
+                ])
             watch.stop()
             return watch.timing(checksum: 0)
         }
@@ -121,7 +136,9 @@ struct PostgreSQLScenario: ScenarioImplementation {
     func checksum(_ input: ScenarioInput) throws -> Int64? {
         switch scenario {
         case .postgreSQLBatchInsert:
-            return try Self.sum(input.location, """
+            return try Self.sum(
+                input.location,
+                """
                 SELECT COUNT(*), SUM("ZID"), SUM("ZAMOUNT"), SUM(length("ZNAME")), SUM(CAST(trunc("ZTIMESTAMP") AS bigint)), \
                 SUM("ZFLAG"), MAX("Z_PK"), (SELECT "Z_MAX" FROM "Z_PRIMARYKEY" WHERE "Z_NAME" = 'Event') FROM "ZEVENT"
                 """)
@@ -132,16 +149,22 @@ struct PostgreSQLScenario: ScenarioImplementation {
             let parts = [(1, 4), (6, 2), (9, 2), (12, 2), (15, 2), (18, 2)].map {
                 "SUM(CAST(substr(\"ZPRINTEDDATE\", \($0.0), \($0.1)) AS bigint))"
             }
-            return try Self.sum(input.location, """
+            return try Self.sum(
+                input.location,
+                """
                 SELECT COUNT(*), SUM("ZID"), SUM(length("ZPRINTEDDATE")), \(parts.joined(separator: ", ")) FROM "ZPRINTEDEVENT"
                 """)
-                &+ Self.sum(input.location, """
+                &+ Self.sum(
+                    input.location,
+                    """
                     SELECT COUNT(*), SUM("ZID"), SUM(CAST(trunc("ZTIMESTAMP") AS bigint)), \
                     (SELECT COUNT(*) * 1000000 FROM information_schema.tables WHERE table_schema = current_schema() \
                     AND table_name = 'ZEVENT') FROM "ZTIMESTAMPEVENT"
                     """)
         default:
-            return try Self.sum(input.location, """
+            return try Self.sum(
+                input.location,
+                """
                 SELECT COUNT(*), SUM("ZID"), SUM(length("ZTITLE")), SUM(CAST(trunc("ZTIMESTAMP") AS bigint)), SUM("ZAMOUNT"), \
                 SUM("ZPRIORITY"), (SELECT COUNT(*) FROM information_schema.columns \
                 WHERE table_schema = current_schema() AND table_name = 'ZEVENT') FROM "ZEVENT"
@@ -165,9 +188,14 @@ struct PostgreSQLScenario: ScenarioImplementation {
         try Data(text.utf8).write(to: file)
         var watch = Stopwatch()
         watch.start()
-        try runPSQL(url, ["-1", "-c", """
-            \\copy "ZEVENT" ("Z_PK", "Z_ENT", "Z_OPT", "ZID", "ZNAME", "ZTIMESTAMP", "ZAMOUNT", "ZFLAG") FROM '\(file.path)'
-            """, "-c", "UPDATE \"Z_PRIMARYKEY\" SET \"Z_MAX\" = \(rows) WHERE \"Z_NAME\" = 'Event'"])
+        try runPSQL(
+            url,
+            [
+                "-1", "-c",
+                """
+                \\copy "ZEVENT" ("Z_PK", "Z_ENT", "Z_OPT", "ZID", "ZNAME", "ZTIMESTAMP", "ZAMOUNT", "ZFLAG") FROM '\(file.path)'
+                """, "-c", "UPDATE \"Z_PRIMARYKEY\" SET \"Z_MAX\" = \(rows) WHERE \"Z_NAME\" = 'Event'",
+            ])
         watch.stop()
         return watch.timing(checksum: 0)
     }
@@ -195,7 +223,8 @@ struct PostgreSQLScenario: ScenarioImplementation {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("tern-bench-sum-\(getpid()).txt")
         defer { try? FileManager.default.removeItem(at: output) }
         try runPSQL(url, ["-At", "-F", "\t", "-o", output.path, "-c", query])
-        let line = String(decoding: try Data(contentsOf: output), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = String(decoding: try Data(contentsOf: output), as: UTF8.self).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         return line.split(separator: "\t").reduce(0) { $0 &+ Int64(Double($1) ?? 0) }
     }
 

@@ -29,20 +29,27 @@ struct RecordScenario: ScenarioImplementation {
     func runTern(_ input: ScenarioInput) async throws -> Timing {
         // The model bundle is what a user passes to `--model`; writing it is not timed.
         let bundle = input.folder.appendingPathComponent("Events.xcdatamodeld")
-        try XcodeModel.write(VersionedModel(name: "Events", versions: [ModelVersion(name: "Events", model: EventData.model())]), to: bundle)
+        try XcodeModel.write(
+            VersionedModel(name: "Events", versions: [ModelVersion(name: "Events", model: EventData.model())]),
+            to: bundle)
         let arguments: [String]
         switch scenario {
         case .importTSV:
             guard let file = input.file else { throw BenchFailure("import-tsv needs --input") }
             arguments = ["import", input.store.path, file.path, "--model", bundle.path, "--entity", "Event", "--quiet"]
         default:
-            arguments = ["export", input.store.path, "--model", bundle.path, "--entity", "Event", "-o", output(input).path, "--quiet"]
+            arguments = [
+                "export", input.store.path, "--model", bundle.path, "--entity", "Event", "-o", output(input).path,
+                "--quiet",
+            ]
         }
         var watch = Stopwatch()
         watch.start()
         let status = await Tern.run(arguments, environment: ToolEnvironment(output: StandardErrorSink()))
         watch.stop()
-        guard status == 0 else { throw BenchFailure("`tern \(arguments.joined(separator: " "))` exited with \(status)") }
+        guard status == 0 else {
+            throw BenchFailure("`tern \(arguments.joined(separator: " "))` exited with \(status)")
+        }
         return watch.timing(checksum: 0)
     }
 
@@ -51,7 +58,8 @@ struct RecordScenario: ScenarioImplementation {
     }
 
     func checksum(_ input: ScenarioInput) throws -> Int64? {
-        scenario == .importTSV ? try BaselineSide.checksumOfRows(at: input.store) : try Self.checksumOfJSON(at: output(input))
+        scenario == .importTSV
+            ? try BaselineSide.checksumOfRows(at: input.store) : try Self.checksumOfJSON(at: output(input))
     }
 
     // MARK: - Baselines
@@ -70,7 +78,8 @@ struct RecordScenario: ScenarioImplementation {
         defer { free(line) }
         guard getline(&line, &capacity, file) > 0 else { throw BenchFailure("\(path) is empty") }
         try database.execute("BEGIN IMMEDIATE")
-        let insert = try database.prepare("""
+        let insert = try database.prepare(
+            """
             INSERT INTO ZEVENT (Z_PK, Z_ENT, Z_OPT, ZID, ZNAME, ZTIMESTAMP, ZAMOUNT, ZFLAG) VALUES (?, 1, 1, ?, ?, ?, ?, ?)
             """)
         var key: Int64 = 0
@@ -87,7 +96,10 @@ struct RecordScenario: ScenarioImplementation {
             key += 1
             insert.bind(key, at: 1)
             insert.bind(strtoll(fields[0], nil, 10), at: 2)
-            insert.bind(text: UnsafeBufferPointer(start: UnsafeRawPointer(fields[1]).assumingMemoryBound(to: UInt8.self), count: strlen(fields[1])), at: 3)
+            insert.bind(
+                text: UnsafeBufferPointer(
+                    start: UnsafeRawPointer(fields[1]).assumingMemoryBound(to: UInt8.self), count: strlen(fields[1])),
+                at: 3)
             insert.bind(strtod(fields[2], nil), at: 4)
             insert.bind(strtoll(fields[3], nil, 10), at: 5)
             insert.bind(strtoll(fields[4], nil, 10), at: 6)
@@ -107,7 +119,8 @@ struct RecordScenario: ScenarioImplementation {
         var watch = Stopwatch()
         watch.start()
         let database = try RawDatabase(path: input.store.path)
-        let select = try database.prepare("SELECT Z_PK, ZAMOUNT, ZFLAG, ZID, ZNAME, ZTIMESTAMP FROM ZEVENT ORDER BY Z_PK")
+        let select = try database.prepare(
+            "SELECT Z_PK, ZAMOUNT, ZFLAG, ZID, ZNAME, ZTIMESTAMP FROM ZEVENT ORDER BY Z_PK")
         let url = output(input)
         guard let file = fopen(url.path, "w") else { throw BenchFailure("cannot write \(url.path)") }
         fputs("{\"Event\":[", file)
@@ -142,10 +155,14 @@ struct RecordScenario: ScenarioImplementation {
             let yes = Array("true".utf8)
             var index = 0
             while index + 5 <= bytes.count {
-                if bytes[index] == id[0], bytes[index + 1] == id[1], bytes[index + 2] == id[2], bytes[index + 3] == id[3],
-                    bytes[index + 4] == id[4] {
+                if bytes[index] == id[0], bytes[index + 1] == id[1], bytes[index + 2] == id[2],
+                    bytes[index + 3] == id[3],
+                    bytes[index + 4] == id[4]
+                {
                     records += 1
-                } else if bytes[index] == yes[0], bytes[index + 1] == yes[1], bytes[index + 2] == yes[2], bytes[index + 3] == yes[3] {
+                } else if bytes[index] == yes[0], bytes[index + 1] == yes[1], bytes[index + 2] == yes[2],
+                    bytes[index + 3] == yes[3]
+                {
                     flags += 1
                 }
                 index += 1

@@ -29,7 +29,9 @@ struct StoreCopyScenario: ScenarioImplementation {
             watch.start()
             for arguments in steps {
                 let status = await Tern.run(arguments, environment: ToolEnvironment(output: StandardErrorSink()))
-                guard status == 0 else { throw BenchFailure("`tern \(arguments.joined(separator: " "))` exited with \(status)") }
+                guard status == 0 else {
+                    throw BenchFailure("`tern \(arguments.joined(separator: " "))` exited with \(status)")
+                }
             }
             watch.stop()
         } else {
@@ -69,7 +71,8 @@ struct StoreCopyScenario: ScenarioImplementation {
     /// Every row as fixed-size fields and a length-prefixed name, through a buffered file, then `fsync`.
     private func writeBinary(from store: URL, to url: URL) throws {
         let database = try RawDatabase(path: store.path)
-        let select = try database.prepare("SELECT Z_PK, ZID, ZAMOUNT, ZTIMESTAMP, ZFLAG, ZNAME FROM ZEVENT ORDER BY Z_PK")
+        let select = try database.prepare(
+            "SELECT Z_PK, ZID, ZAMOUNT, ZTIMESTAMP, ZFLAG, ZNAME FROM ZEVENT ORDER BY Z_PK")
         guard let file = fopen(url.path, "w") else { throw BenchFailure("cannot write \(url.path)") }
         defer { fclose(file) }
         while try select.step() {
@@ -92,7 +95,8 @@ struct StoreCopyScenario: ScenarioImplementation {
         try database.execute("ATTACH DATABASE '\(store.path.replacingOccurrences(of: "'", with: "''"))' AS source")
         try database.execute("BEGIN IMMEDIATE")
         var schema: [String] = []
-        let select = try database.prepare("""
+        let select = try database.prepare(
+            """
             SELECT sql FROM source.sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' \
             ORDER BY type = 'table' DESC
             """)
@@ -101,7 +105,8 @@ struct StoreCopyScenario: ScenarioImplementation {
         for table in ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"] {
             try database.execute("INSERT INTO main.\(table) SELECT * FROM source.\(table)")
         }
-        let insert = try database.prepare("""
+        let insert = try database.prepare(
+            """
             INSERT INTO main.ZEVENT (Z_PK, Z_ENT, Z_OPT, ZID, ZAMOUNT, ZTIMESTAMP, ZFLAG, ZNAME) VALUES (?, 1, 1, ?, ?, ?, ?, ?)
             """)
         guard let file = fopen(url.path, "r") else { throw BenchFailure("cannot read \(url.path)") }

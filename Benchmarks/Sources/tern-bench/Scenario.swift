@@ -64,7 +64,8 @@ enum Scenario: String, CaseIterable, Codable {
         case .fetch, .fetchDictionaries, .count: .filledStore
         case .importTSV: .emptyStoreAndTSV
         case .inferredMigration, .mappedMigrationJSON, .mappedMigrationSwift, .progressiveMigration,
-             .exportJSON, .convertBinary, .replaceWAL: .filledCopy
+            .exportJSON, .convertBinary, .replaceWAL:
+            .filledCopy
         case .postgreSQLBatchInsert: .postgreSQL(filled: false)
         case .postgreSQLFetch, .postgreSQLInferredMigration, .postgreSQLMappedMigration: .postgreSQL(filled: true)
         }
@@ -82,7 +83,8 @@ enum Scenario: String, CaseIterable, Codable {
         case .mappedMigrationSwift: 1.5
         case .importTSV: 1.5
         case .count, .progressiveMigration, .exportJSON, .convertBinary, .replaceWAL, .postgreSQLBatchInsert,
-             .postgreSQLFetch, .postgreSQLInferredMigration, .postgreSQLMappedMigration: nil
+            .postgreSQLFetch, .postgreSQLInferredMigration, .postgreSQLMappedMigration:
+            nil
         }
     }
 

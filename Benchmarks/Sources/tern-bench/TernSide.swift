@@ -26,7 +26,8 @@ struct TernSide {
     /// Opens the store and measures one scenario.
     func run(_ scenario: Scenario) async throws -> Timing {
         let model = try EventData.model()
-        let store: any PersistentStore = try postgreSQL.map { try PostgreSQLStore(url: $0, model: model) }
+        let store: any PersistentStore =
+            try postgreSQL.map { try PostgreSQLStore(url: $0, model: model) }
             ?? SQLiteStore(at: url, model: model)
         let coordinator = PersistentStoreCoordinator(model: model)
         try await coordinator.addStore(store)
@@ -49,7 +50,8 @@ struct TernSide {
             let chunk = EventData.rows(from: start, count: min(EventData.transactionSize, rows - start))
             watch.start()
             // The values in column order, as `NSBatchInsertRequest` users hand over dictionaries.
-            var objects = RowBatch(columns: ["id", "name", "timeStamp", "amount", "flag"], reservingCapacity: chunk.count)
+            var objects = RowBatch(
+                columns: ["id", "name", "timeStamp", "amount", "flag"], reservingCapacity: chunk.count)
             for row in chunk {
                 objects.append(.integer(row.id))
                 objects.append(.string(row.name))

@@ -16,7 +16,9 @@ func runBenchmark() async -> Int32 {
     }
     do {
         if let side = options.childSide {
-            guard let store = options.store, let scenario = options.selectedScenarios.first, options.scenarios.count == 1 else {
+            guard let store = options.store, let scenario = options.selectedScenarios.first,
+                options.scenarios.count == 1
+            else {
                 throw BenchFailure("a child needs one --scenario and --store")
             }
             let input = ScenarioInput(
@@ -29,10 +31,12 @@ func runBenchmark() async -> Int32 {
         print(options.json ? try report.json() : report.table())
         let mismatches = report.results.filter { $0.tern.checksum != $0.baseline.checksum }
         for result in mismatches {
-            FileHandle.standardError.write(Data("""
-                \(result.scenario): Tern and the baseline disagree (checksums \(result.tern.checksum) and \
-                \(result.baseline.checksum)): the two sides did not do the same work.\n
-                """.utf8))
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    \(result.scenario): Tern and the baseline disagree (checksums \(result.tern.checksum) and \
+                    \(result.baseline.checksum)): the two sides did not do the same work.\n
+                    """.utf8))
         }
         return mismatches.isEmpty ? 0 : 1
     } catch {
@@ -60,8 +64,10 @@ func measureAll(_ options: BenchOptions) throws -> BenchReport {
         let (tern, baseline) = try runner.measure(scenario, rows: options.rows)
         let result = ScenarioResult(scenario, rows: options.rows, tern: tern, baseline: baseline)
         report.results.append(result)
-        progress(String(format: "%@: Tern %.3f s, SQLite %.3f s, ratio %.2f, peaks %.1f / %.1f MiB", scenario.rawValue,
-                        tern.seconds, baseline.seconds, result.ratio, tern.peakMiB, baseline.peakMiB))
+        progress(
+            String(
+                format: "%@: Tern %.3f s, SQLite %.3f s, ratio %.2f, peaks %.1f / %.1f MiB", scenario.rawValue,
+                tern.seconds, baseline.seconds, result.ratio, tern.peakMiB, baseline.peakMiB))
     }
     if options.memory {
         let small = min(100_000, options.rows)
@@ -72,9 +78,10 @@ func measureAll(_ options: BenchOptions) throws -> BenchReport {
                 progress("\(scenario.rawValue) memory at \(small) rows")
                 smaller = try runner.measure(scenario, rows: small)
             }
-            report.memory.append(MemoryResult(
-                scenario: scenario, small: (small, smaller.0, smaller.1),
-                large: (options.rows, large.tern, large.baseline)))
+            report.memory.append(
+                MemoryResult(
+                    scenario: scenario, small: (small, smaller.0, smaller.1),
+                    large: (options.rows, large.tern, large.baseline)))
         }
     }
     return report

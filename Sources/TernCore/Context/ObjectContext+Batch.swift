@@ -111,7 +111,8 @@ extension ObjectContext {
             ids += rows.map { store.objectID($0.reference) }
         }
         let keys = Set(values.keys)
-        try await announce(ContextDidSave(updated: Set(ids), changedKeys: Dictionary(uniqueKeysWithValues: ids.map { ($0, keys) })))
+        try await announce(
+            ContextDidSave(updated: Set(ids), changedKeys: Dictionary(uniqueKeysWithValues: ids.map { ($0, keys) })))
         return ids
     }
 
@@ -132,7 +133,8 @@ extension ObjectContext {
         var event = ContextDidSave()
         for store in coordinator.affectedStores(forEntity: request.entityName) {
             let rows = try await store.fetch(request.storeRequest)
-            var changes = StoreChangeSet(deleted: Dictionary(uniqueKeysWithValues: rows.map { ($0.reference, $0.version) }))
+            var changes = StoreChangeSet(
+                deleted: Dictionary(uniqueKeysWithValues: rows.map { ($0.reference, $0.version) }))
             var nullified: [ObjectID: Set<String>] = [:]
             if options.appliesDeleteRules {
                 (changes, nullified) = try await deleteRules(deleting: rows, in: store)
@@ -152,8 +154,9 @@ extension ObjectContext {
 
     func batchStore(forEntity entityName: String) throws -> any PersistentStore {
         guard parent == nil else {
-            throw TernError(.unsupported, "batch operations write to stores; run them on a context without a parent",
-                            entity: entityName)
+            throw TernError(
+                .unsupported, "batch operations write to stores; run them on a context without a parent",
+                entity: entityName)
         }
         guard let store = coordinator.store(forEntity: entityName) else {
             throw TernError(.objectNotFound, "no store holds \(entityName); add one first", entity: entityName)
@@ -177,11 +180,15 @@ extension ObjectContext {
         let ranges = try await store.insertRows(entityName: entityName, author: transactionAuthor, contextName: name) {
             guard let batch = try source() else { return nil }
             try Self.checkBatchTypes(batch, schema: schema)
-            let objects = defaults.isEmpty ? batch : batch.map { values in
-                values.merging(defaults) { given, _ in given }
-            }
+            let objects =
+                defaults.isEmpty
+                ? batch
+                : batch.map { values in
+                    values.merging(defaults) { given, _ in given }
+                }
             if validates {
-                try Self.validateInserted(count: objects.count, values: { objects[$0][$1] }, schema: schema, firstIndex: firstIndex)
+                try Self.validateInserted(
+                    count: objects.count, values: { objects[$0][$1] }, schema: schema, firstIndex: firstIndex)
             }
             firstIndex += objects.count
             return objects
@@ -191,7 +198,9 @@ extension ObjectContext {
 
     /// Tells this context, listeners and other contexts about new rows in one event, and returns
     /// their IDs in order.
-    func announceInsertedIDs(_ ranges: [ClosedRange<Int64>], entityName: String, store: any PersistentStore) async throws -> [ObjectID] {
+    func announceInsertedIDs(_ ranges: [ClosedRange<Int64>], entityName: String, store: any PersistentStore)
+        async throws -> [ObjectID]
+    {
         let ids = ranges.flatMap { range in
             range.map { ObjectID(entityName: entityName, storeIdentifier: store.identifier, primaryKey: $0) }
         }
@@ -201,7 +210,9 @@ extension ObjectContext {
 
     /// Tells this context, listeners and other contexts about new rows, at most 10,000 IDs per
     /// event, and returns how many there are.
-    func announceInserted(_ ranges: [ClosedRange<Int64>], entityName: String, store: any PersistentStore) async throws -> Int {
+    func announceInserted(_ ranges: [ClosedRange<Int64>], entityName: String, store: any PersistentStore) async throws
+        -> Int
+    {
         var ids: Set<ObjectID> = []
         var count = 0
         for range in ranges {
@@ -232,15 +243,20 @@ extension ObjectContext {
     /// - Throws: ``TernError/Code/validationFailed`` when the entity has no such stored attribute.
     static func storedAttribute(_ name: String, schema: EntitySchema) throws -> AttributeDescription {
         guard let attribute = schema.attributes[name], !attribute.isTransient else {
-            throw TernError(.validationFailed, "\(schema.name) has no stored attribute \(name)", entity: schema.name, property: name)
+            throw TernError(
+                .validationFailed, "\(schema.name) has no stored attribute \(name)", entity: schema.name, property: name
+            )
         }
         return attribute
     }
 
     /// Throws when a value given in a batch does not fit its attribute's type.
-    static func checkBatchType(_ value: AttributeValue, of attribute: AttributeDescription, schema: EntitySchema) throws {
+    static func checkBatchType(_ value: AttributeValue, of attribute: AttributeDescription, schema: EntitySchema) throws
+    {
         if let problem = Self.typeProblem(with: value, for: attribute) {
-            throw TernError(.validationFailed, "\(schema.name).\(attribute.name) \(problem)", entity: schema.name, property: attribute.name)
+            throw TernError(
+                .validationFailed, "\(schema.name).\(attribute.name) \(problem)", entity: schema.name,
+                property: attribute.name)
         }
     }
 
@@ -261,7 +277,9 @@ extension ObjectContext {
         var failures: [TernError] = []
         for offset in 0..<count {
             func failure(_ name: String, _ message: String) -> TernError {
-                TernError(.validationFailed, "\(schema.name).\(name) of row \(firstIndex + offset) \(message)", entity: schema.name, property: name)
+                TernError(
+                    .validationFailed, "\(schema.name).\(name) of row \(firstIndex + offset) \(message)",
+                    entity: schema.name, property: name)
             }
             failures += Self.attributeFailures(of: { values(offset, $0) }, attributes: attributes, failure: failure)
             failures += required.map { failure($0, "is required") }
@@ -272,7 +290,8 @@ extension ObjectContext {
     static func throwIfAny(_ failures: [TernError]) throws {
         guard let first = failures.first else { return }
         throw TernError(
-            .validationFailed, "\(failures.count) validation failure(s), the first: \(first); fix them and run the batch again",
+            .validationFailed,
+            "\(failures.count) validation failure(s), the first: \(first); fix them and run the batch again",
             objectID: nil, failures: failures)
     }
 

@@ -31,11 +31,12 @@ extension ObjectContext {
                 guard !survivors.isEmpty else { continue }
                 switch relationship.deleteRule {
                 case .deny:
-                    denials.append(TernError(
-                        .validationFailed,
-                        "\(row.reference.entityName).\(relationship.name) of \(row.reference) denies the deletion while it holds "
-                            + "\(survivors.count) object(s)",
-                        objectID: store.objectID(row.reference), property: relationship.name))
+                    denials.append(
+                        TernError(
+                            .validationFailed,
+                            "\(row.reference.entityName).\(relationship.name) of \(row.reference) denies the deletion while it holds "
+                                + "\(survivors.count) object(s)",
+                            objectID: store.objectID(row.reference), property: relationship.name))
                 case .nullify:
                     guard let inverse = relationship.inverseName else { continue }
                     for survivor in survivors { inverses[survivor, default: []].append((inverse, row.reference)) }
@@ -46,7 +47,8 @@ extension ObjectContext {
         }
         if !denials.isEmpty {
             throw TernError(
-                .validationFailed, "\(denials.count) deny rule(s) refuse the batch delete; delete or unlink the objects they hold first",
+                .validationFailed,
+                "\(denials.count) deny rule(s) refuse the batch delete; delete or unlink the objects they hold first",
                 objectID: nil, failures: denials)
         }
         var updated: [StoreRow] = []

@@ -21,7 +21,9 @@ extension ObjectContext {
     /// - Returns: The new objects' IDs, in order.
     /// - Throws: What ``batchInsert(entityName:objects:options:)`` throws. Nothing is written then.
     /// - Complexity: O(*n* · *c*) for *n* rows of *c* columns, in one transaction.
-    public func batchInsert(entityName: String, rows: RowBatch, options: BatchOptions = .unchecked) async throws -> [ObjectID] {
+    public func batchInsert(entityName: String, rows: RowBatch, options: BatchOptions = .unchecked) async throws
+        -> [ObjectID]
+    {
         var pending: RowBatch? = rows
         let (store, ranges) = try await insertRowBatches(entityName: entityName, options: options, converted: false) {
             defer { pending = nil }
@@ -56,7 +58,8 @@ extension ObjectContext {
     public func batchInsertRows(
         entityName: String, options: BatchOptions = .unchecked, batches: sending @escaping () throws -> RowBatch?
     ) async throws -> Int {
-        let (store, ranges) = try await insertRowBatches(entityName: entityName, options: options, converted: false, source: batches)
+        let (store, ranges) = try await insertRowBatches(
+            entityName: entityName, options: options, converted: false, source: batches)
         return try await announceInserted(ranges, entityName: entityName, store: store)
     }
 
@@ -66,7 +69,8 @@ extension ObjectContext {
     package func batchInsertConverted(
         entityName: String, options: BatchOptions, batches: sending @escaping () throws -> RowBatch?
     ) async throws -> Int {
-        let (store, ranges) = try await insertRowBatches(entityName: entityName, options: options, converted: true, source: batches)
+        let (store, ranges) = try await insertRowBatches(
+            entityName: entityName, options: options, converted: true, source: batches)
         return try await announceInserted(ranges, entityName: entityName, store: store)
     }
 
@@ -80,9 +84,12 @@ extension ObjectContext {
     ) async throws -> (any PersistentStore, [ClosedRange<Int64>]) {
         let store = try batchStore(forEntity: entityName)
         let schema = graph.schema(for: entityName)
-        let defaults = converted ? [] : schema.attributes.values.filter { !$0.isTransient && !$0.isDerived }
-            .compactMap { attribute in attribute.defaultValue.map { (name: attribute.name, value: $0) } }
-            .sorted { $0.name < $1.name }
+        let defaults =
+            converted
+            ? []
+            : schema.attributes.values.filter { !$0.isTransient && !$0.isDerived }
+                .compactMap { attribute in attribute.defaultValue.map { (name: attribute.name, value: $0) } }
+                .sorted { $0.name < $1.name }
         let validates = options.validatesValues
         var firstIndex = 0
         let ranges = try await store.insertRows(entityName: entityName, author: transactionAuthor, contextName: name) {
@@ -93,15 +100,19 @@ extension ObjectContext {
             if !converted {
                 for row in 0..<batch.count {
                     for (column, attribute) in attributes.enumerated() {
-                        if let value = batch[row, column] { try Self.checkBatchType(value, of: attribute, schema: schema) }
+                        if let value = batch[row, column] {
+                            try Self.checkBatchType(value, of: attribute, schema: schema)
+                        }
                     }
                 }
             }
             let rows = batch.adding(defaults.filter { !batch.columns.contains($0.name) })
             if validates {
-                let positions = Dictionary(uniqueKeysWithValues: rows.columns.enumerated().map { ($0.element, $0.offset) })
+                let positions = Dictionary(
+                    uniqueKeysWithValues: rows.columns.enumerated().map { ($0.element, $0.offset) })
                 try Self.validateInserted(
-                    count: rows.count, values: { row, name in positions[name].flatMap { rows[row, $0] } }, schema: schema,
+                    count: rows.count, values: { row, name in positions[name].flatMap { rows[row, $0] } },
+                    schema: schema,
                     firstIndex: firstIndex)
             }
             firstIndex += rows.count

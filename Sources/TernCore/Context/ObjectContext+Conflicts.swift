@@ -31,7 +31,9 @@ extension ObjectContext {
                 guard conflicts.contains(reference), let candidate = candidates[reference] else { return nil }
                 return policy.outcome(
                     for: candidate,
-                    stored: stored[reference].map { ObjectState(row: $0, storeIdentifier: storeIdentifier, keys: candidate.keys) })
+                    stored: stored[reference].map {
+                        ObjectState(row: $0, storeIdentifier: storeIdentifier, keys: candidate.keys)
+                    })
             }
             var resolved = changes
             resolved.updated = changes.updated.compactMap { row in
@@ -39,7 +41,9 @@ extension ObjectContext {
                 case nil: return row
                 case .gone?, .rolledBack?: return nil
                 case .merged(let names)?:
-                    guard let storedRow = stored[row.reference], let candidate = candidates[row.reference] else { return row }
+                    guard let storedRow = stored[row.reference], let candidate = candidates[row.reference] else {
+                        return row
+                    }
                     var merged = row
                     merged.version = storedRow.version
                     for name in names {
@@ -48,7 +52,8 @@ extension ObjectContext {
                         merged.toMany[name] = storedRow.toMany[name]
                     }
                     // Nothing left to change: the object takes the stored state as it is.
-                    return candidate.storedNames.contains { merged.value(of: $0) != storedRow.value(of: $0) } ? merged : nil
+                    return candidate.storedNames.contains { merged.value(of: $0) != storedRow.value(of: $0) }
+                        ? merged : nil
                 }
             }
             for reference in changes.deleted.keys {
@@ -76,7 +81,9 @@ extension ObjectContext {
 
     /// Makes the objects what the merge policy decided from their stored states (nil: deleted in
     /// the store) and what the context knew of them (`candidates`).
-    func applyConflictOutcomes(_ ids: [ObjectID], stored states: [ObjectID: ObjectState], candidates: [ObjectID: ConflictCandidate]) {
+    func applyConflictOutcomes(
+        _ ids: [ObjectID], stored states: [ObjectID: ObjectState], candidates: [ObjectID: ConflictCandidate]
+    ) {
         for id in ids {
             guard let object = graph.registeredObject(for: id), let candidate = candidates[id] else { continue }
             let state = states[id]
@@ -151,10 +158,12 @@ extension MergePolicy {
         switch kind {
         case .rollback: return .rolledBack
         case .overwrite: return .merged([])
-        case .objectTrumps: return .merged(candidate.storedNames.filter { !candidate.changedKeys.contains($0) }.sorted())
+        case .objectTrumps:
+            return .merged(candidate.storedNames.filter { !candidate.changedKeys.contains($0) }.sorted())
         case .storeTrumps, .error:
             // Property by property, what the store changed since the object was read wins.
-            return .merged(candidate.storedNames.filter { candidate.snapshot?.value(of: $0) != stored.value(of: $0) }.sorted())
+            return .merged(
+                candidate.storedNames.filter { candidate.snapshot?.value(of: $0) != stored.value(of: $0) }.sorted())
         }
     }
 }

@@ -122,7 +122,8 @@ extension ObjectContext {
         for store in coordinator.affectedStores(forEntity: request.entityName) {
             var position: StoreFetchPosition?
             if let packed = store as? any PackedRowReading {
-                guard let end = try await forEachPackedBatch(of: request.storeRequest, in: packed, size: size, body) else { continue }
+                guard let end = try await forEachPackedBatch(of: request.storeRequest, in: packed, size: size, body)
+                else { continue }
                 position = end
             }
             // The store's general path, or where the packed one stopped.
@@ -149,7 +150,8 @@ extension ObjectContext {
     /// - Returns: nil when every page was read; else where to go on with the store's general
     ///   path (the store declined a packed page).
     private func forEachPackedBatch(
-        of request: StoreFetchRequest, in store: any PackedRowReading, size: Int, _ body: ([ManagedObject]) throws -> Void
+        of request: StoreFetchRequest, in store: any PackedRowReading, size: Int,
+        _ body: ([ManagedObject]) throws -> Void
     ) async throws -> StoreFetchPosition?? {
         let pageSize = size * max(1, Self.packedPageRows / size)
         guard var page = try await store.fetchPackedPage(request, after: nil, size: pageSize) else { return .some(nil) }
@@ -210,7 +212,8 @@ extension ObjectContext {
     /// `previous` holds the batch before, let go once this batch's objects are made; afterwards
     /// it holds this batch.
     private func deliverBatch(
-        packed rows: [PackedRow], _ batch: Range<Int>, in storeIdentifier: String, after previous: inout [ManagedObject],
+        packed rows: [PackedRow], _ batch: Range<Int>, in storeIdentifier: String,
+        after previous: inout [ManagedObject],
         _ body: ([ManagedObject]) throws -> Void
     ) throws {
         let graph = self.graph
@@ -236,7 +239,8 @@ extension ObjectContext {
     /// Makes the objects of a batch of states and hands them to `body`.
     private func deliverBatch(_ states: some Collection<ObjectState>, _ body: ([ManagedObject]) throws -> Void) throws {
         let graph = self.graph
-        try deliverBatch(states, body) { state, lazily in lazily ? graph.pendingObject(for: state) : graph.adopt(state) }
+        try deliverBatch(states, body) { state, lazily in lazily ? graph.pendingObject(for: state) : graph.adopt(state)
+        }
     }
 
     /// Makes the objects of a batch of rows with `make` and hands them to `body`; the objects
@@ -265,7 +269,9 @@ extension ObjectContext {
         // Taking an element for writing copies the array when `body` kept it: then every object
         // has two owners and counts as kept.
         if graph.takePendingBatch() {
-            for index in objects.indices where !isKnownUniquelyReferenced(&objects[index]) { graph.file(objects[index]) }
+            for index in objects.indices where !isKnownUniquelyReferenced(&objects[index]) {
+                graph.file(objects[index])
+            }
             return
         }
         guard graph.registered.count == objects.count else { return }
@@ -300,7 +306,11 @@ extension ObjectContext {
             !$0.isDeleted && $0.isLoaded && $0.hasChanges && kinds.contains($0.schema.name)
         }
         objects += try changed.filter { try request.predicate?.evaluate(with: $0) ?? true }
-            .sorted { ($0.objectID.primaryKey ?? .max, $0.objectID.description) < ($1.objectID.primaryKey ?? .max, $1.objectID.description) }
+            .sorted {
+                ($0.objectID.primaryKey ?? .max, $0.objectID.description) < (
+                    $1.objectID.primaryKey ?? .max, $1.objectID.description
+                )
+            }
         objects = try FetchSort.sorted(objects, by: request.sortDescriptors)
         let first = min(request.fetchOffset, objects.count)
         let last = request.fetchLimit.map { min(first + $0, objects.count) } ?? objects.count
@@ -320,15 +330,20 @@ extension ObjectContext {
     /// Loads the destinations of the prefetched relationships into the row cache.
     func prefetch(_ request: FetchRequest, for objects: [ManagedObject]) async throws {
         guard !objects.isEmpty else { return }
-        let paths = request.relationshipKeyPathsForPrefetching
+        let paths =
+            request.relationshipKeyPathsForPrefetching
             ?? objects[0].schema.relationships.values.filter { !$0.isTransient }.map(\.name)
         for path in paths {
             var frontier = objects.filter(\.isLoaded).map(\.state)
             for name in path.split(separator: ".").map(String.init) {
                 let ids = Set(frontier.flatMap { ($0.toMany[name] ?? []) + ($0.toOne[name].map { [$0] } ?? []) })
-                let missing = ids.filter { graph.rowCache[$0] == nil && !(graph.registeredObject(for: $0)?.isLoaded ?? false) }
+                let missing = ids.filter {
+                    graph.rowCache[$0] == nil && !(graph.registeredObject(for: $0)?.isLoaded ?? false)
+                }
                 for state in try await loadStates(Array(missing)) { graph.rowCache[state.id] = state }
-                frontier = ids.compactMap { graph.registeredObject(for: $0).flatMap { $0.isLoaded ? $0.state : nil } ?? graph.rowCache[$0] }
+                frontier = ids.compactMap {
+                    graph.registeredObject(for: $0).flatMap { $0.isLoaded ? $0.state : nil } ?? graph.rowCache[$0]
+                }
             }
         }
     }
@@ -378,7 +393,9 @@ extension ObjectContext {
         if let parent { return try await parent.statesForChild(ids) }
         var byStore: [String: [RowReference]] = [:]
         for id in ids {
-            if let store = id.storeIdentifier, let reference = id.rowReference { byStore[store, default: []].append(reference) }
+            if let store = id.storeIdentifier, let reference = id.rowReference {
+                byStore[store, default: []].append(reference)
+            }
         }
         var states: [ObjectState] = []
         for (identifier, references) in byStore {
@@ -391,7 +408,8 @@ extension ObjectContext {
     // MARK: - Serving child contexts
 
     func statesForChild(_ request: StoreFetchRequest) async throws -> [ObjectState] {
-        var fetch = FetchRequest(entityName: request.entityName, predicate: request.predicate, sortDescriptors: request.sortDescriptors)
+        var fetch = FetchRequest(
+            entityName: request.entityName, predicate: request.predicate, sortDescriptors: request.sortDescriptors)
         fetch.includesSubentities = request.includesSubentities
         fetch.fetchOffset = request.offset
         fetch.fetchLimit = request.limit

@@ -71,7 +71,8 @@ extension ObjectContext {
 
     private func applyDeleteRules(of object: ManagedObject) {
         for relationship in object.schema.relationships.values {
-            let targets = relationship.isToMany
+            let targets =
+                relationship.isToMany
                 ? object.toMany[relationship.name] ?? [] : object.toOne[relationship.name].map { [$0] } ?? []
             switch relationship.deleteRule {
             case .nullify:
@@ -106,7 +107,9 @@ extension ObjectContext {
         var deleted: [ManagedObject] = []
         for attempt in 0... {
             // Resolving a conflict may undelete or drop objects: gather them on each attempt.
-            updated = graph.changed.values.filter { !$0.isInserted && !$0.isDeleted && $0.isLoaded && $0.hasStoredChanges }
+            updated = graph.changed.values.filter {
+                !$0.isInserted && !$0.isDeleted && $0.isLoaded && $0.hasStoredChanges
+            }
             deleted = graph.changed.values.filter { $0.isDeleted && !$0.isInserted }
             do {
                 for (identifier, changes) in try changeSets(
@@ -144,7 +147,9 @@ extension ObjectContext {
             object.isInserted = false
             graph.rowCache[object.objectID] = state
         }
-        let versions = updated.isEmpty ? [:] : results.values.reduce(into: [RowReference: Int64]()) { $0.merge($1.newVersions) { $1 } }
+        let versions =
+            updated.isEmpty
+            ? [:] : results.values.reduce(into: [RowReference: Int64]()) { $0.merge($1.newVersions) { $1 } }
         for object in updated {
             var state = object.state
             state.version = object.objectID.rowReference.flatMap { versions[$0] } ?? state.version
@@ -159,9 +164,12 @@ extension ObjectContext {
 
     /// Saves one store's change set; under a merge policy other than `.error`, conflicts are
     /// resolved inside the store's transaction and the objects then take what was decided.
-    private func save(_ changes: StoreChangeSet, toStore identifier: String, objects: [ManagedObject]) async throws -> StoreSaveResult {
+    private func save(_ changes: StoreChangeSet, toStore identifier: String, objects: [ManagedObject]) async throws
+        -> StoreSaveResult
+    {
         guard let store = coordinator.store(withIdentifier: identifier) else {
-            throw TernError(.objectNotFound, "store \(identifier) was removed from the coordinator; add it back to save")
+            throw TernError(
+                .objectNotFound, "store \(identifier) was removed from the coordinator; add it back to save")
         }
         guard mergePolicy != .error else { return try await store.save(changes) }
         let candidates = conflictCandidates(objects.filter { $0.objectID.storeIdentifier == identifier })
@@ -171,7 +179,8 @@ extension ObjectContext {
         let conflicts = record.conflicts
         if !conflicts.isEmpty {
             func id(_ reference: RowReference) -> ObjectID {
-                ObjectID(entityName: reference.entityName, storeIdentifier: identifier, primaryKey: reference.primaryKey)
+                ObjectID(
+                    entityName: reference.entityName, storeIdentifier: identifier, primaryKey: reference.primaryKey)
             }
             let known = Dictionary(candidates.map { (id($0.key), $0.value) }) { $1 }
             var states: [ObjectID: ObjectState] = [:]
@@ -210,7 +219,9 @@ extension ObjectContext {
         mapping: [ObjectID: ObjectID]
     ) throws -> [(String, StoreChangeSet)] {
         var sets: [String: StoreChangeSet] = [:]
-        func store(of object: ManagedObject) -> String? { (mapping[object.objectID] ?? object.objectID).storeIdentifier }
+        func store(of object: ManagedObject) -> String? {
+            (mapping[object.objectID] ?? object.objectID).storeIdentifier
+        }
         func row(of object: ManagedObject, _ state: ObjectState, in store: String) throws -> StoreRow? {
             if !state.toOne.isEmpty || !state.toMany.isEmpty {
                 for (name, ids) in state.toMany.merging(state.toOne.mapValues { [$0] }, uniquingKeysWith: +) {
@@ -248,7 +259,9 @@ extension ObjectContext {
 
     private func saveIntoParent(_ parent: ObjectContext) async throws -> ContextDidSave {
         let inserted = graph.changed.values.filter { $0.isInserted && !$0.isDeleted }
-        let updated = graph.changed.values.filter { !$0.isInserted && !$0.isDeleted && $0.isLoaded && $0.hasStoredChanges }
+        let updated = graph.changed.values.filter {
+            !$0.isInserted && !$0.isDeleted && $0.isLoaded && $0.hasStoredChanges
+        }
         let deleted = graph.changed.values.filter(\.isDeleted)
         try await parent.acceptChildChanges(
             inserted: inserted.map(\.state), updated: updated.map(\.state),

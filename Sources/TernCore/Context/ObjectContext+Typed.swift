@@ -73,7 +73,8 @@ extension ObjectContext {
     public func objects(forFetchedProperty name: String, of object: ManagedObject) async throws -> [ManagedObject] {
         let entity = object.schema.name
         guard let property = coordinator.model.allFetchedProperties(of: entity).first(where: { $0.name == name }) else {
-            throw TernError(.invalidPredicate, "\(entity) has no fetched property \(name)", entity: entity, property: name)
+            throw TernError(
+                .invalidPredicate, "\(entity) has no fetched property \(name)", entity: entity, property: name)
         }
         var request = FetchRequest(entityName: property.entityName)
         if let text = property.predicate {
@@ -85,10 +86,13 @@ extension ObjectContext {
                     .invalidPredicate, "the predicate of the fetched property does not parse: \(error.message)",
                     entity: entity, property: name, underlyingError: error)
             }
-            let predicate = parsed.substituting(arguments: ["FETCH_SOURCE": .value(.uri(object.objectID.uriRepresentation))])
+            let predicate = parsed.substituting(arguments: [
+                "FETCH_SOURCE": .value(.uri(object.objectID.uriRepresentation))
+            ])
             if predicate.variableNames.contains("FETCHED_PROPERTY") {
                 throw TernError(
-                    .unsupported, "the predicate of the fetched property uses $FETCHED_PROPERTY, which Tern does not provide",
+                    .unsupported,
+                    "the predicate of the fetched property uses $FETCHED_PROPERTY, which Tern does not provide",
                     entity: entity, property: name)
             }
             request.predicate = predicate

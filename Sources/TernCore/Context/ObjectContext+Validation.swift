@@ -28,16 +28,20 @@ extension ObjectContext {
     }
 
     private func failure(_ object: ManagedObject, _ property: String, _ message: String) -> TernError {
-        TernError(.validationFailed, "\(object.schema.name).\(property) of \(object.objectID) \(message)",
-                  objectID: object.objectID, property: property)
+        TernError(
+            .validationFailed, "\(object.schema.name).\(property) of \(object.objectID) \(message)",
+            objectID: object.objectID, property: property)
     }
 
     private func denyFailures(of object: ManagedObject) -> [TernError] {
-        object.schema.relationships.values.filter { $0.deleteRule == .deny }.sorted { $0.name < $1.name }.compactMap { relationship in
-            let targets = relationship.isToMany
+        object.schema.relationships.values.filter { $0.deleteRule == .deny }.sorted { $0.name < $1.name }.compactMap {
+            relationship in
+            let targets =
+                relationship.isToMany
                 ? object.toMany[relationship.name] ?? [] : object.toOne[relationship.name].map { [$0] } ?? []
             let live = targets.filter { !(graph.registeredObject(for: $0)?.isDeleted ?? false) }
-            return live.isEmpty ? nil : failure(object, relationship.name, "denies the deletion while it holds \(live.count) object(s)")
+            return live.isEmpty
+                ? nil : failure(object, relationship.name, "denies the deletion while it holds \(live.count) object(s)")
         }
     }
 
@@ -81,11 +85,12 @@ extension ObjectContext {
     static func typeProblem(with value: AttributeValue, for attribute: AttributeDescription) -> String? {
         if !value.fits(attribute.type) { return "holds a value that is not a \(attribute.type.xcodeName)" }
         if case .integer(let integer) = value {
-            let bounds: ClosedRange<Int64>? = switch attribute.type {
-            case .integer16: Int64(Int16.min)...Int64(Int16.max)
-            case .integer32: Int64(Int32.min)...Int64(Int32.max)
-            default: nil
-            }
+            let bounds: ClosedRange<Int64>? =
+                switch attribute.type {
+                case .integer16: Int64(Int16.min)...Int64(Int16.max)
+                case .integer32: Int64(Int32.min)...Int64(Int32.max)
+                default: nil
+                }
             if let bounds, !bounds.contains(integer) { return "does not fit \(attribute.type.xcodeName)" }
         }
         return nil
@@ -93,7 +98,9 @@ extension ObjectContext {
 
     /// Which of the model's rules (minimum, maximum, pattern) a value breaks, or nil.
     private static func ruleProblem(with value: AttributeValue, for attribute: AttributeDescription) -> String? {
-        guard attribute.minimum != nil || attribute.maximum != nil || attribute.regularExpression != nil else { return nil }
+        guard attribute.minimum != nil || attribute.maximum != nil || attribute.regularExpression != nil else {
+            return nil
+        }
         // Counting a string's characters walks all of it: only for attributes with bounds.
         let measure: Double?
         switch value {
@@ -113,7 +120,9 @@ extension ObjectContext {
             return "has a \(what) above its maximum"
         }
         if case .string(let string) = value, let pattern = attribute.regularExpression {
-            guard let regex = try? NSRegularExpression(pattern: pattern) else { return "has an invalid pattern in the model" }
+            guard let regex = try? NSRegularExpression(pattern: pattern) else {
+                return "has an invalid pattern in the model"
+            }
             let whole = NSRange(string.startIndex..., in: string)
             if regex.firstMatch(in: string, options: [.anchored], range: whole)?.range != whole {
                 return "does not match its pattern"
@@ -135,22 +144,28 @@ extension ObjectContext {
     private func relationshipFailures(of object: ManagedObject) -> [TernError] {
         var failures: [TernError] = []
         for relationship in object.schema.relationships.values.sorted(by: { $0.name < $1.name }) {
-            let count = relationship.isToMany
+            let count =
+                relationship.isToMany
                 ? (object.toMany[relationship.name] ?? []).count : (object.toOne[relationship.name] == nil ? 0 : 1)
             if count == 0 {
                 if relationship.isRequired { failures.append(failure(object, relationship.name, "is required")) }
                 continue
             }
-            let ids = relationship.isToMany ? object.toMany[relationship.name] ?? [] : object.toOne[relationship.name].map { [$0] } ?? []
+            let ids =
+                relationship.isToMany
+                ? object.toMany[relationship.name] ?? [] : object.toOne[relationship.name].map { [$0] } ?? []
             if ids.contains(where: graph.inaccessibleIDs.contains) {
-                failures.append(failure(object, relationship.name, "refers to an object deleted by another context or process"))
+                failures.append(
+                    failure(object, relationship.name, "refers to an object deleted by another context or process"))
             }
             guard relationship.isToMany else { continue }
             if relationship.minCount > 0, count < relationship.minCount {
-                failures.append(failure(object, relationship.name, "holds \(count) object(s), fewer than \(relationship.minCount)"))
+                failures.append(
+                    failure(object, relationship.name, "holds \(count) object(s), fewer than \(relationship.minCount)"))
             }
             if relationship.maxCount > 0, count > relationship.maxCount {
-                failures.append(failure(object, relationship.name, "holds \(count) object(s), more than \(relationship.maxCount)"))
+                failures.append(
+                    failure(object, relationship.name, "holds \(count) object(s), more than \(relationship.maxCount)"))
             }
         }
         return failures
@@ -161,12 +176,15 @@ extension ObjectContext {
         var seen: [String: [[AnyHashable]: ObjectID]] = [:]
         for object in objects {
             for (entity, properties) in object.schema.uniquenessConstraints {
-                let values = properties.map { object.values[$0].map(AnyHashable.init) ?? object.toOne[$0].map(AnyHashable.init) }
+                let values = properties.map {
+                    object.values[$0].map(AnyHashable.init) ?? object.toOne[$0].map(AnyHashable.init)
+                }
                 let key = values.compactMap { $0 }
                 guard key.count == properties.count else { continue }
                 let scope = entity + "|" + properties.joined(separator: ",")
                 if seen[scope]?[key] != nil {
-                    failures.append(failure(object, properties.joined(separator: ","), "repeats the values of another \(entity)"))
+                    failures.append(
+                        failure(object, properties.joined(separator: ","), "repeats the values of another \(entity)"))
                 } else {
                     seen[scope, default: [:]][key] = object.objectID
                 }

@@ -223,7 +223,9 @@ public actor ObjectContext {
         let states = try await loadStates(missing)
         for state in states {
             graph.rowCache[state.id] = state
-            if let object = graph.registeredObject(for: state.id), !object.isLoaded { graph.fulfill(object, with: state) }
+            if let object = graph.registeredObject(for: state.id), !object.isLoaded {
+                graph.fulfill(object, with: state)
+            }
         }
     }
 
@@ -331,7 +333,11 @@ public actor ObjectContext {
             object.values[name] = state.attributes[name]
         }
         for (name, relationship) in object.schema.relationships where !changedKeys.contains(name) {
-            if relationship.isToMany { object.toMany[name] = state.toMany[name] } else { object.toOne[name] = state.toOne[name] }
+            if relationship.isToMany {
+                object.toMany[name] = state.toMany[name]
+            } else {
+                object.toOne[name] = state.toOne[name]
+            }
         }
         if !object.hasChanges { graph.changed[object.objectID] = nil }
     }

@@ -42,7 +42,8 @@ extension ObjectGraph {
     /// The state of an object read at once, or nil when its row no longer exists.
     private func readNow(_ requested: ObjectID) throws(TernError) -> ObjectState? {
         guard let context else {
-            throw TernError(.unreadableStore, "the context of \(requested) is gone; fetch the object again", objectID: requested)
+            throw TernError(
+                .unreadableStore, "the context of \(requested) is gone; fetch the object again", objectID: requested)
         }
         var id = requested
         var ancestor = context.parent
@@ -56,12 +57,14 @@ extension ObjectGraph {
         }
         guard let identifier = id.storeIdentifier, let reference = id.rowReference else {
             throw TernError(
-                .objectNotFound, "\(requested) is new and not known to the parent contexts; await object(with:) instead",
+                .objectNotFound,
+                "\(requested) is new and not known to the parent contexts; await object(with:) instead",
                 objectID: requested)
         }
         guard let store = context.coordinator.store(withIdentifier: identifier) else {
             throw TernError(
-                .unreadableStore, "the store of \(requested) was removed from the coordinator; add it back to read the object",
+                .unreadableStore,
+                "the store of \(requested) was removed from the coordinator; add it back to read the object",
                 objectID: requested)
         }
         let rows: [StoreRow]

@@ -164,7 +164,8 @@ final class ObjectGraph {
         {
             // The common case, without the state and seed in between and their copies.
             let object = ManagedObject(
-                readID: id, schema: schema, handle: handle, values: rows[index].attributes, version: rows[index].version)
+                readID: id, schema: schema, handle: handle, values: rows[index].attributes, version: rows[index].version
+            )
             object.isUnregistered = true
             return object
         }
@@ -174,7 +175,8 @@ final class ObjectGraph {
             attributes: rows[index].attributes.keys.matches(keys)
                 ? rows[index].attributes : PackedAttributes(keys: keys, dictionary: rows[index].attributes.dictionary),
             toOne: rows[index].toOne.isEmpty ? ManagedObject.noToOne : rows[index].toOne.mapValues(destination),
-            toMany: rows[index].toMany.isEmpty ? ManagedObject.noToMany : rows[index].toMany.mapValues { $0.map(destination) })
+            toMany: rows[index].toMany.isEmpty
+                ? ManagedObject.noToMany : rows[index].toMany.mapValues { $0.map(destination) })
         let object = type.init(ObjectSeed(objectID: id, schema: schema, handle: handle, state: state))
         object.isUnregistered = true
         return object
@@ -239,7 +241,8 @@ final class ObjectGraph {
         // A new object is made loaded with the state: nothing pending, unchanged, not in
         // `changed`; what `fulfill` does then.
         var made: ManagedObject?
-        let object = registered[id, default: RegisteredObject(keeping: makeUnregistered(id, state: state), in: &made)].resolve()
+        let object = registered[id, default: RegisteredObject(keeping: makeUnregistered(id, state: state), in: &made)]
+            .resolve()
         if made == nil, !object.isLoaded || (!object.hasChanges && object.snapshot != state) {
             fulfill(object, with: state)
         }
@@ -305,7 +308,7 @@ final class ObjectGraph {
     /// Removes the entry of an object that is going away, unless its ID now names another object.
     func unregister(_ object: ManagedObject) {
         guard let index = registered.index(forKey: object.objectID),
-              registered.values[index].identity == ObjectIdentifier(object)
+            registered.values[index].identity == ObjectIdentifier(object)
         else { return }
         registered.remove(at: index)
     }
@@ -433,7 +436,9 @@ final class ObjectGraph {
             formerIDs = mapping
             return
         }
-        for (temporary, permanent) in mapping where objectsAreKnown || isKnown(permanent) { aliases[temporary] = permanent }
+        for (temporary, permanent) in mapping where objectsAreKnown || isKnown(permanent) {
+            aliases[temporary] = permanent
+        }
         formerIDs = aliases
     }
 }

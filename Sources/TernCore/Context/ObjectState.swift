@@ -38,7 +38,8 @@ struct ObjectState: Hashable, Sendable {
     ///   - id: Makes the ID of a row of the store.
     init(row: StoreRow, keys: AttributeKeys, id: (RowReference) -> ObjectID) {
         self.init(
-            id: id(row.reference), version: row.version, attributes: PackedAttributes(keys: keys, dictionary: row.attributes),
+            id: id(row.reference), version: row.version,
+            attributes: PackedAttributes(keys: keys, dictionary: row.attributes),
             toOne: row.toOne.isEmpty ? [:] : row.toOne.mapValues(id),
             toMany: row.toMany.isEmpty ? [:] : row.toMany.mapValues { $0.map(id) })
     }
@@ -88,7 +89,8 @@ extension ObjectState {
     init(packed row: PackedRow, keys: AttributeKeys, id: (RowReference) -> ObjectID) {
         self.init(
             id: id(row.reference), version: row.version,
-            attributes: row.attributes.keys.matches(keys) ? row.attributes : PackedAttributes(keys: keys, dictionary: row.attributes.dictionary),
+            attributes: row.attributes.keys.matches(keys)
+                ? row.attributes : PackedAttributes(keys: keys, dictionary: row.attributes.dictionary),
             toOne: row.toOne.isEmpty ? [:] : row.toOne.mapValues(id),
             toMany: row.toMany.isEmpty ? [:] : row.toMany.mapValues { $0.map(id) })
     }

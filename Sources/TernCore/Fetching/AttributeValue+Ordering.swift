@@ -48,7 +48,9 @@ extension AttributeValue {
     ///   - options: String comparison options.
     /// - Returns: `true` when the values compare the same.
     func isEqual(to other: AttributeValue, options: FetchPredicate.ComparisonOptions) -> Bool {
-        if case .string(let lhs) = self, case .string(let rhs) = other, options.isDisjoint(with: [.caseInsensitive, .diacriticInsensitive]) {
+        if case .string(let lhs) = self, case .string(let rhs) = other,
+            options.isDisjoint(with: [.caseInsensitive, .diacriticInsensitive])
+        {
             return lhs == rhs
         }
         return compare(to: other, options: options) == .orderedSame
@@ -74,7 +76,9 @@ extension AttributeValue {
 
     // MARK: - Non public
 
-    private static func compare(_ lhs: String, _ rhs: String, options: FetchPredicate.ComparisonOptions) -> ComparisonResult {
+    private static func compare(_ lhs: String, _ rhs: String, options: FetchPredicate.ComparisonOptions)
+        -> ComparisonResult
+    {
         if options.isDisjoint(with: [.caseInsensitive, .diacriticInsensitive]), lhs == rhs { return .orderedSame }
         return lhs.compare(rhs, options: stringOptions(options))
     }

@@ -137,7 +137,8 @@ extension FetchPredicate.Comparison {
         case .equalTo: return Self.equal(value, other, options)
         case .notEqualTo: return !Self.equal(value, other, options)
         case .lessThan: return Self.compare(value, other, options, accepting: [.orderedAscending])
-        case .lessThanOrEqualTo: return Self.compare(value, other, options, accepting: [.orderedAscending, .orderedSame])
+        case .lessThanOrEqualTo:
+            return Self.compare(value, other, options, accepting: [.orderedAscending, .orderedSame])
         case .greaterThan: return Self.compare(value, other, options, accepting: [.orderedDescending])
         case .greaterThanOrEqualTo:
             return Self.compare(value, other, options, accepting: [.orderedDescending, .orderedSame])
@@ -169,7 +170,9 @@ extension FetchPredicate.Comparison {
         return results.contains(result)
     }
 
-    private static func contains(_ text: String, _ substring: String, _ options: FetchPredicate.ComparisonOptions) -> Bool {
+    private static func contains(_ text: String, _ substring: String, _ options: FetchPredicate.ComparisonOptions)
+        -> Bool
+    {
         if substring.isEmpty { return true }
         return text.range(of: substring, options: AttributeValue.stringOptions(options)) != nil
     }
@@ -224,7 +227,9 @@ extension FetchPredicate.Expression {
 
     // MARK: - Non public
 
-    private static func reduce(_ values: [AttributeValue?], with op: FetchPredicate.CollectionOperator) -> AttributeValue? {
+    private static func reduce(_ values: [AttributeValue?], with op: FetchPredicate.CollectionOperator)
+        -> AttributeValue?
+    {
         if op == .count { return .integer(Int64(values.count)) }
         let present = values.compactMap { $0 }
         switch op {
@@ -251,13 +256,14 @@ extension FetchPredicate.Expression {
     private static func sum(_ numbers: [NumericValue]) -> AttributeValue? {
         guard !numbers.isEmpty else { return nil }
         if numbers.contains(where: { if case .decimal = $0 { true } else { false } }) {
-            return .decimal(numbers.reduce(Decimal(0)) { total, number in
-                switch number {
-                case .integer(let value): total + Decimal(value)
-                case .decimal(let value): total + value
-                case .double(let value): total + Decimal(value)
-                }
-            })
+            return .decimal(
+                numbers.reduce(Decimal(0)) { total, number in
+                    switch number {
+                    case .integer(let value): total + Decimal(value)
+                    case .decimal(let value): total + value
+                    case .double(let value): total + Decimal(value)
+                    }
+                })
         }
         var integerTotal: Int64 = 0
         var isInteger = true
@@ -299,7 +305,8 @@ private final class RegularExpressionCache: Sendable {
             whole = try NSRegularExpression(pattern: "(?:" + pattern + ")\\z", options: options)
         } catch {
             throw TernError(
-                .invalidPredicate, "The pattern of MATCHES is not an ICU regular expression; check its syntax", underlyingError: error)
+                .invalidPredicate, "The pattern of MATCHES is not an ICU regular expression; check its syntax",
+                underlyingError: error)
         }
         expressions.withLock { cache in
             if cache.count >= Self.capacity { cache.removeAll() }

@@ -77,7 +77,8 @@ struct TypedPredicateContext {
     static func unsupported(_ what: String) -> TernError {
         TernError(
             .unsupported,
-            "\(what) has no equivalent in fetch predicates; use comparisons of key paths with constants, &&, ||, !, contains, starts(with:) or count")
+            "\(what) has no equivalent in fetch predicates; use comparisons of key paths with constants, &&, ||, !, contains, starts(with:) or count"
+        )
     }
 
     func predicate(from expression: Any) throws(TernError) -> FetchPredicate {

@@ -52,11 +52,14 @@ extension PredicateExpressions.Variable: TypedExpressionConvertible {
 extension TypedPredicateContext {
     /// The comparison of an optional chain ending in a test, or of a nil-coalescing, with another
     /// expression; nil when neither side is one.
-    func optionalComparison(_ lhs: Any, _ op: FetchPredicate.Operator, _ rhs: Any) throws(TernError) -> FetchPredicate? {
+    func optionalComparison(_ lhs: Any, _ op: FetchPredicate.Operator, _ rhs: Any) throws(TernError) -> FetchPredicate?
+    {
         for (side, other, onLeft) in [(lhs, rhs, true), (rhs, lhs, false)] {
             if let (path, test) = try optionalTest(side) {
-                guard op == .equalTo || op == .notEqualTo, case .constant(let value) = try expression(from: other) else {
-                    throw Self.unsupported("Comparing an optional chain that ends in a test with anything but true, false or nil")
+                guard op == .equalTo || op == .notEqualTo, case .constant(let value) = try expression(from: other)
+                else {
+                    throw Self.unsupported(
+                        "Comparing an optional chain that ends in a test with anything but true, false or nil")
                 }
                 return try chainComparison(path, test, isEqual: op == .equalTo, to: value)
             }
@@ -74,7 +77,8 @@ extension TypedPredicateContext {
             return try coalescedComparison(coalescing, .equalTo, .constant(.bool(true)), onLeft: true)
         }
         guard case .constant(.bool(let fallback)?) = try expression(from: coalescing.fallbackOperand) else {
-            throw Self.unsupported("A ?? after an optional chain that ends in a test, with a fallback other than true or false")
+            throw Self.unsupported(
+                "A ?? after an optional chain that ends in a test, with a fallback other than true or false")
         }
         return fallback ? .or([.compare(path, .equalTo, .constant(nil)), test]) : test
     }
@@ -107,7 +111,9 @@ extension TypedPredicateContext {
         case (.bool(false)?, false): return .or([absent, test])
         case (nil, true): return absent
         case (nil, false): return present
-        default: throw Self.unsupported("Comparing an optional chain that ends in a test with anything but true, false or nil")
+        default:
+            throw Self.unsupported(
+                "Comparing an optional chain that ends in a test with anything but true, false or nil")
         }
     }
 

@@ -211,7 +211,8 @@ struct PredicateParser {
                 let components = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
                 return try parseKeyPath(from: components, at: token)
             default:
-                throw PredicateSyntaxError(offset: token.offset, found: "\"%K\"", expected: "a key path argument for %K")
+                throw PredicateSyntaxError(
+                    offset: token.offset, found: "\"%K\"", expected: "a key path argument for %K")
             }
         case .valueArgument:
             advance()
@@ -252,7 +253,9 @@ struct PredicateParser {
     }
 
     /// Takes the next `%@`/`%K` argument; `nil` only stands for `.value(nil)`.
-    private mutating func nextArgument(at token: PredicateToken) throws(PredicateSyntaxError) -> FetchPredicate.Argument? {
+    private mutating func nextArgument(at token: PredicateToken) throws(PredicateSyntaxError) -> FetchPredicate
+        .Argument?
+    {
         guard argumentIndex < arguments.count else {
             throw PredicateSyntaxError(
                 offset: token.offset, found: token.shown,
@@ -263,7 +266,9 @@ struct PredicateParser {
     }
 
     /// Reads `.component`s and an optional `.@operator(.key…)` after the first components.
-    private mutating func parseKeyPath(from start: [String], at token: PredicateToken) throws(PredicateSyntaxError) -> FetchPredicate.Expression {
+    private mutating func parseKeyPath(from start: [String], at token: PredicateToken) throws(PredicateSyntaxError)
+        -> FetchPredicate.Expression
+    {
         var components = start
         while current.kind == .dot {
             advance()
@@ -273,7 +278,9 @@ struct PredicateParser {
             case .collectionOperator(let name):
                 components.append("@" + name)
             case .keyword:
-                throw unexpected(expected: "a key; escape reserved words with #, as in #\(current.shown.trimmingCharacters(in: ["\""]))")
+                throw unexpected(
+                    expected:
+                        "a key; escape reserved words with #, as in #\(current.shown.trimmingCharacters(in: ["\""]))")
             default:
                 throw unexpected(expected: "a key after \".\"")
             }
@@ -281,7 +288,8 @@ struct PredicateParser {
         }
         guard let operatorIndex = components.firstIndex(where: { $0.hasPrefix("@") }) else {
             guard !components.isEmpty, components.allSatisfy({ !$0.isEmpty }) else {
-                throw PredicateSyntaxError(offset: token.offset, found: token.shown, expected: "a key path without empty keys")
+                throw PredicateSyntaxError(
+                    offset: token.offset, found: token.shown, expected: "a key path without empty keys")
             }
             return .keyPath(components.joined(separator: "."))
         }
@@ -327,7 +335,8 @@ struct PredicateParser {
         if valueToken.kind == .valueArgument {
             advance()
             guard case .value(let argument)? = try nextArgument(at: valueToken) else {
-                throw PredicateSyntaxError(offset: valueToken.offset, found: "\"%@\"", expected: "a single value to cast")
+                throw PredicateSyntaxError(
+                    offset: valueToken.offset, found: "\"%@\"", expected: "a single value to cast")
             }
             value = argument
         } else {
@@ -335,7 +344,8 @@ struct PredicateParser {
             advance()
         }
         guard let value else {
-            throw PredicateSyntaxError(offset: valueToken.offset, found: valueToken.shown, expected: "a number or string to cast")
+            throw PredicateSyntaxError(
+                offset: valueToken.offset, found: valueToken.shown, expected: "a number or string to cast")
         }
         try consume(.comma, expected: "\",\" and a class name")
         let classToken = current
@@ -361,7 +371,8 @@ struct PredicateParser {
         case ("NSNumber", .string(let text)):
             Int64(text).map { .integer($0) } ?? Double(text).map { .double($0) }
         case ("NSNumber", .integer), ("NSNumber", .double): value
-        case ("NSDecimalNumber", .string(let text)): Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
+        case ("NSDecimalNumber", .string(let text)):
+            Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
         case ("NSDecimalNumber", .integer(let number)): .decimal(Decimal(number))
         case ("NSString", .string): value
         case ("NSUUID", .string(let text)): UUID(uuidString: text).map { .uuid($0) }

@@ -36,7 +36,8 @@ extension FetchSort {
         _ descriptor: SortDescriptor<Compared>, resolvingKeyPaths resolver: (AnyKeyPath) throws(TernError) -> String?
     ) throws(TernError) {
         guard let keyPath = descriptor.keyPath else {
-            throw TernError(.unsupported, "a sort descriptor without a key path cannot run in a store; sort by a property")
+            throw TernError(
+                .unsupported, "a sort descriptor without a key path cannot run in a store; sort by a property")
         }
         let key = try withoutActuallyEscaping(resolver) { resolver throws(TernError) in
             try TypedPredicateContext(keyPathName: resolver).name(of: keyPath)

@@ -13,7 +13,8 @@ package struct KeyPathResolver<Node> {
 
     /// Creates a resolver over nodes of any kind (rows, objects).
     package init(
-        model: ManagedObjectModel, entityName: @escaping (Node) -> String, identity: @escaping (Node) -> AttributeValue?,
+        model: ManagedObjectModel, entityName: @escaping (Node) -> String,
+        identity: @escaping (Node) -> AttributeValue?,
         attribute: @escaping (Node, String) -> AttributeValue?, related: @escaping (Node, String) -> [Node]
     ) {
         self.model = model
@@ -57,7 +58,8 @@ package struct KeyPathResolver<Node> {
     }
 
     private func unknown(_ keyPath: String, _ entity: String) -> TernError {
-        TernError(.invalidPredicate, "\(entity) has no key path \(keyPath); check the predicate or sort", entity: entity)
+        TernError(
+            .invalidPredicate, "\(entity) has no key path \(keyPath); check the predicate or sort", entity: entity)
     }
 }
 
@@ -74,8 +76,11 @@ struct RowValues: PredicateEvaluable {
         let resolver = KeyPathResolver<StoreRow>(
             model: model, entityName: \.reference.entityName,
             identity: { row in
-                .uri(ObjectID(entityName: row.reference.entityName, storeIdentifier: identifier,
-                              primaryKey: row.reference.primaryKey).uriRepresentation)
+                .uri(
+                    ObjectID(
+                        entityName: row.reference.entityName, storeIdentifier: identifier,
+                        primaryKey: row.reference.primaryKey
+                    ).uriRepresentation)
             },
             attribute: { row, name in row.attributes[name] },
             related: { row, name in

@@ -144,7 +144,8 @@ package struct LikePattern: Sendable, Hashable {
     /// - Complexity: O(*n* × *m*) in the worst case for lengths *n* and *m* of string and pattern.
     package func matches(_ string: String, options: FetchPredicate.ComparisonOptions = []) -> Bool {
         enum Piece: Equatable {
-            case character(Character), one, any
+            case character(Character)
+            case one, any
         }
         let fold = AttributeValue.stringOptions(options)
         func folded(_ text: String) -> String {

@@ -219,7 +219,9 @@ struct PredicateLexer {
             text.unicodeScalars.append("-")
             position += 1
         }
-        if peek() == "0", let radixMark = peek(1), let radix = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2][radixMark] {
+        if peek() == "0", let radixMark = peek(1),
+            let radix = ["x": 16, "X": 16, "o": 8, "O": 8, "b": 2, "B": 2][radixMark]
+        {
             position += 2
             var digits = ""
             while let scalar = peek(), Self.isIdentifierPart(scalar) {
@@ -228,7 +230,8 @@ struct PredicateLexer {
             }
             guard let magnitude = UInt64(digits, radix: radix), magnitude <= UInt64(Int64.max) + (text.isEmpty ? 0 : 1)
             else {
-                throw PredicateSyntaxError(offset: start, found: "a number", expected: "an integer that fits in 64 bits")
+                throw PredicateSyntaxError(
+                    offset: start, found: "a number", expected: "an integer that fits in 64 bits")
             }
             let value = text.isEmpty ? Int64(magnitude) : Int64(truncatingIfNeeded: 0 &- magnitude)
             return PredicateToken(kind: .integer(value), offset: start, shown: "a number")

@@ -30,22 +30,27 @@ package struct HistoryLog: Sendable, Hashable {
         guard !changes.isEmpty else { return }
         lastNumber += 1
         let id = { (reference: RowReference) in
-            ObjectID(entityName: reference.entityName, storeIdentifier: storeIdentifier, primaryKey: reference.primaryKey)
+            ObjectID(
+                entityName: reference.entityName, storeIdentifier: storeIdentifier, primaryKey: reference.primaryKey)
         }
-        var recorded: [HistoryChange] = changes.inserted.map { HistoryChange(objectID: id($0.reference), changeType: .insert) }
+        var recorded: [HistoryChange] = changes.inserted.map {
+            HistoryChange(objectID: id($0.reference), changeType: .insert)
+        }
         for row in changes.updated {
             let properties = previous[row.reference].map { Self.changedProperties(from: $0, to: row, model: model) }
             if properties?.isEmpty == true { continue }
-            recorded.append(HistoryChange(objectID: id(row.reference), changeType: .update, updatedProperties: properties))
+            recorded.append(
+                HistoryChange(objectID: id(row.reference), changeType: .update, updatedProperties: properties))
         }
         for reference in changes.deleted.keys.sorted() {
             let tombstone = previous[reference].map { Self.tombstone(of: $0, model: model) } ?? [:]
             recorded.append(HistoryChange(objectID: id(reference), changeType: .delete, tombstone: tombstone))
         }
-        transactions.append(HistoryTransaction(
-            token: HistoryToken(storeIdentifier: storeIdentifier, transactionNumber: lastNumber), timestamp: date,
-            author: changes.author, contextName: changes.contextName,
-            bundleIdentifier: Self.bundleIdentifier, processName: Self.processName, changes: recorded))
+        transactions.append(
+            HistoryTransaction(
+                token: HistoryToken(storeIdentifier: storeIdentifier, transactionNumber: lastNumber), timestamp: date,
+                author: changes.author, contextName: changes.contextName,
+                bundleIdentifier: Self.bundleIdentifier, processName: Self.processName, changes: recorded))
     }
 
     // MARK: - Reading and purging
@@ -93,16 +98,20 @@ package struct HistoryLog: Sendable, Hashable {
     /// otherwise). An absent value and an empty to-many are the same.
     ///
     /// - Complexity: O(*p* + *r* log *r*) for *p* properties and *r* references.
-    package static func changedProperties(from old: StoreRow, to new: StoreRow, model: ManagedObjectModel) -> Set<String> {
+    package static func changedProperties(from old: StoreRow, to new: StoreRow, model: ManagedObjectModel) -> Set<
+        String
+    > {
         var names: Set<String> = []
-        for name in Set(old.attributes.keys).union(new.attributes.keys) where old.attributes[name] != new.attributes[name] {
+        for name in Set(old.attributes.keys).union(new.attributes.keys)
+        where old.attributes[name] != new.attributes[name] {
             names.insert(name)
         }
         for name in Set(old.toOne.keys).union(new.toOne.keys) where old.toOne[name] != new.toOne[name] {
             names.insert(name)
         }
         for name in Set(old.toMany.keys).union(new.toMany.keys) {
-            let before = old.toMany[name] ?? [], after = new.toMany[name] ?? []
+            let before = old.toMany[name] ?? []
+            let after = new.toMany[name] ?? []
             let isOrdered = model.relationship(named: name, inEntity: new.reference.entityName)?.isOrdered ?? false
             if isOrdered ? before != after : Set(before) != Set(after) { names.insert(name) }
         }
@@ -121,7 +130,8 @@ package struct HistoryLog: Sendable, Hashable {
     }
 
     /// The attributes of an entity (own and inherited) whose values deletes keep, sorted by name.
-    package static func preservedAttributes(of entityName: String, model: ManagedObjectModel) -> [AttributeDescription] {
+    package static func preservedAttributes(of entityName: String, model: ManagedObjectModel) -> [AttributeDescription]
+    {
         model.allAttributes(of: entityName).filter {
             $0.preservesValueInHistoryOnDeletion && !$0.isTransient && !$0.allowsExternalBinaryDataStorage
         }

@@ -27,7 +27,9 @@ extension AttributeDescription {
         if let defaultValue, !defaultValue.fits(type) || !fitsIntegerWidth(defaultValue) {
             defaultFits = false
             issues.append(
-                issue(.invalidDefaultValue, "the default value does not fit the type \(type.xcodeName); change the value or the type"))
+                issue(
+                    .invalidDefaultValue,
+                    "the default value does not fit the type \(type.xcodeName); change the value or the type"))
         }
         let bounds = [("minimum", minimum), ("maximum", maximum)].compactMap { label, value in
             value.map { (label: label, value: $0) }
@@ -42,7 +44,9 @@ extension AttributeDescription {
         }
         if boundsFit, defaultFits, let defaultValue, !isWithinBounds(defaultValue) {
             issues.append(
-                issue(.invalidDefaultValue, "the default value is outside the minimum and maximum; change the value or widen the range"))
+                issue(
+                    .invalidDefaultValue,
+                    "the default value is outside the minimum and maximum; change the value or widen the range"))
         }
         issues += regularExpressionIssues(defaultFits: defaultFits).map { issue($0.kind, $0.message) }
         return issues
@@ -109,7 +113,10 @@ extension AttributeDescription {
         guard let pattern = regularExpression else { return [] }
         guard type == .string else {
             return [
-                (.invalidRegularExpression, "a regular expression only applies to String attributes; remove it or change the type")
+                (
+                    .invalidRegularExpression,
+                    "a regular expression only applies to String attributes; remove it or change the type"
+                )
             ]
         }
         guard let expression = try? NSRegularExpression(pattern: pattern) else {

@@ -101,7 +101,8 @@ extension ManagedObjectModel {
     /// The issue of an empty or non-identifier name, if any.
     static func nameIssue(_ name: String, entity: String, property: String?, what: String) -> ModelIssue? {
         if name.isEmpty {
-            return ModelIssue(.invalidName, entity: entity, property: property, "the \(what) has an empty name; give it one")
+            return ModelIssue(
+                .invalidName, entity: entity, property: property, "the \(what) has an empty name; give it one")
         }
         guard !isIdentifier(name) else { return nil }
         return ModelIssue(
@@ -144,7 +145,8 @@ extension ManagedObjectModel {
             issues.append(
                 ModelIssue(
                     .unknownEntity, entity: entity.name, property: fetched.name,
-                    "the fetched property fetches '\(fetched.entityName)', which is not in the model; add that entity or fix the name"))
+                    "the fetched property fetches '\(fetched.entityName)', which is not in the model; add that entity or fix the name"
+                ))
         }
         issues += constraintIssues(entity)
         return issues
@@ -181,7 +183,8 @@ extension ManagedObjectModel {
         let own = entity.properties
         for property in own {
             counts[property.name, default: 0] += 1
-            if let issue = Self.nameIssue(property.name, entity: entity.name, property: property.name, what: "property") {
+            if let issue = Self.nameIssue(property.name, entity: entity.name, property: property.name, what: "property")
+            {
                 issues.append(issue)
             }
         }
@@ -215,7 +218,8 @@ extension ManagedObjectModel {
         let dangling = danglingReferenceIssues(relationship, in: entity)
         let issues = cardinalityIssues(relationship, in: entity.name) + dangling
         guard dangling.isEmpty, let inverseName = relationship.inverseName,
-            case .relationship(let inverse)? = property(named: inverseName, inEntity: relationship.destinationEntityName)
+            case .relationship(let inverse)? = property(
+                named: inverseName, inEntity: relationship.destinationEntityName)
         else { return issues }
         guard inverse.inverseName != relationship.name || !isKind(entity.name, of: inverse.destinationEntityName) else {
             return issues
@@ -248,7 +252,8 @@ extension ManagedObjectModel {
         return [
             ModelIssue(
                 .unknownInverse, entity: entity.name, property: relationship.name,
-                "the inverse '\(inverseName)' is not a relationship of \(destination); add it there or fix the inverse name")
+                "the inverse '\(inverseName)' is not a relationship of \(destination); add it there or fix the inverse name"
+            )
         ]
     }
 
@@ -265,10 +270,15 @@ extension ManagedObjectModel {
             issues.append(issue("a to-one relationship has a maximum count of \(max); set it to 1 or make it to-many"))
         }
         if relationship.isToMany && max == 1 {
-            issues.append(issue("a to-many relationship has a maximum count of 1; use 0 (unbounded), 2 or more, or make it to-one"))
+            issues.append(
+                issue(
+                    "a to-many relationship has a maximum count of 1; use 0 (unbounded), 2 or more, or make it to-one"))
         }
         if max > 0 && min > max {
-            issues.append(issue("the minimum count \(min) exceeds the maximum count \(max); lower the minimum or raise the maximum"))
+            issues.append(
+                issue(
+                    "the minimum count \(min) exceeds the maximum count \(max); lower the minimum or raise the maximum")
+            )
         }
         if relationship.isOrdered && !relationship.isToMany {
             issues.append(issue("only to-many relationships can be ordered; make it to-many or unordered"))
@@ -283,9 +293,15 @@ extension ManagedObjectModel {
             switch property(named: name, inEntity: entity.name) {
             case .attribute?: return
             case .relationship(let relationship)? where !relationship.isToMany: return
-            case .relationship?: problem = "'\(name)' is a to-many relationship, which \(what) cannot use; use attributes or to-one relationships"
-            case .fetchedProperty?: problem = "'\(name)' is a fetched property, which \(what) cannot use; use attributes or to-one relationships"
-            case nil: problem = "\(what) names '\(name)', which is not a property of the entity; fix the name or add the property"
+            case .relationship?:
+                problem =
+                    "'\(name)' is a to-many relationship, which \(what) cannot use; use attributes or to-one relationships"
+            case .fetchedProperty?:
+                problem =
+                    "'\(name)' is a fetched property, which \(what) cannot use; use attributes or to-one relationships"
+            case nil:
+                problem =
+                    "\(what) names '\(name)', which is not a property of the entity; fix the name or add the property"
             }
             issues.append(ModelIssue(.invalidConstraint, entity: entity.name, property: name, problem))
         }

@@ -169,7 +169,9 @@ extension ManagedObjectModel {
                 }
             }
         }
-        return byName.map { (name: $0.key, hash: $0.value) }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return byName.map { (name: $0.key, hash: $0.value) }.sorted {
+            $0.name.utf8.lexicographicallyPrecedes($1.name.utf8)
+        }
     }
 
     /// The hash of an entity, reusing and filling `memo`; `visiting` cuts inheritance cycles.

@@ -41,7 +41,8 @@ final class EntitySchema: Sendable {
         self.transientPositions = attributes.indices.filter { attributes[$0].isTransient }
         self.hasTransientRelationships = relationships.contains(where: \.isTransient)
         self.temporarySpace = .shared(entityName: entity.name, storeIdentifier: nil)
-        self.defaultValues = attributes.contains { $0.defaultValue != nil }
+        self.defaultValues =
+            attributes.contains { $0.defaultValue != nil }
             ? PackedAttributes(keys: keys, values: attributes.map(\.defaultValue)) : PackedAttributes(keys: keys)
     }
 

@@ -89,8 +89,9 @@ extension ManagedObject {
         checkDestination(object, of: relationship)
         let id = object.objectID
         loadForAccess()
-        precondition(index >= 0 && index <= (toMany[name] ?? []).filter { $0 != id }.count,
-                     "index \(index) is out of range for \(schema.name).\(name)")
+        precondition(
+            index >= 0 && index <= (toMany[name] ?? []).filter { $0 != id }.count,
+            "index \(index) is out of range for \(schema.name).\(name)")
         change { object in
             guard let graph = object.graph else { return }
             graph.relate(object, name, id)
@@ -160,6 +161,7 @@ extension ManagedObject {
         precondition(object.graph === graph, "\(object.objectID) belongs to another context")
         precondition(
             graph?.schema(for: relationship.destinationEntityName).kinds.contains(object.schema.name) ?? true,
-            "\(object.schema.name) is not a \(relationship.destinationEntityName), the destination of \(schema.name).\(relationship.name)")
+            "\(object.schema.name) is not a \(relationship.destinationEntityName), the destination of \(schema.name).\(relationship.name)"
+        )
     }
 }

@@ -152,7 +152,8 @@ open class ManagedObject {
     ///
     /// Only for ``ManagedObject`` itself: subclasses are made through ``init(_:)``, which they
     /// may override.
-    init(readID objectID: ObjectID, schema: EntitySchema, handle: GraphHandle, values: PackedAttributes, version: Int64) {
+    init(readID objectID: ObjectID, schema: EntitySchema, handle: GraphHandle, values: PackedAttributes, version: Int64)
+    {
         self.objectID = objectID
         self.schema = schema
         self.graphHandle = handle
@@ -206,7 +207,9 @@ open class ManagedObject {
     public func fireFault() throws(TernError) {
         if !isLoaded {
             guard let graph else {
-                throw TernError(.unreadableStore, "\(objectID) is a fault whose context is gone; fetch it again", objectID: objectID)
+                throw TernError(
+                    .unreadableStore, "\(objectID) is a fault whose context is gone; fetch it again", objectID: objectID
+                )
             }
             try graph.loadFault(self)
         }
@@ -264,7 +267,7 @@ open class ManagedObject {
         set {
             do {
                 try setValue(newValue, forAttribute: name)
-            } catch where error.code == .objectNotFound && isInaccessible {
+            } catch let error where error.code == .objectNotFound && isInaccessible {
                 return
             } catch {
                 preconditionFailure(error.description)
@@ -280,7 +283,8 @@ open class ManagedObject {
     ///   such attribute.
     public func value(forAttribute name: String) throws(TernError) -> AttributeValue? {
         guard schema.attributes[name] != nil else {
-            throw TernError(.validationFailed, "\(schema.name) has no attribute \(name)", objectID: objectID, property: name)
+            throw TernError(
+                .validationFailed, "\(schema.name) has no attribute \(name)", objectID: objectID, property: name)
         }
         try fireFault()
         return values[name]
@@ -306,15 +310,18 @@ open class ManagedObject {
     ///   the object is inaccessible (its row was deleted elsewhere).
     public func setValue(_ value: AttributeValue?, forAttribute name: String) throws(TernError) {
         guard let attribute = schema.attributes[name] else {
-            throw TernError(.validationFailed, "\(schema.name) has no attribute \(name)", objectID: objectID, property: name)
+            throw TernError(
+                .validationFailed, "\(schema.name) has no attribute \(name)", objectID: objectID, property: name)
         }
         if attribute.isDerived {
-            throw TernError(.validationFailed, "\(schema.name).\(name) is derived and cannot be set",
-                            objectID: objectID, property: name)
+            throw TernError(
+                .validationFailed, "\(schema.name).\(name) is derived and cannot be set",
+                objectID: objectID, property: name)
         }
         if let value, !value.fits(attribute.type) {
-            throw TernError(.validationFailed, "the value does not fit \(schema.name).\(name) of type \(attribute.type.xcodeName)",
-                            objectID: objectID, property: name)
+            throw TernError(
+                .validationFailed, "the value does not fit \(schema.name).\(name) of type \(attribute.type.xcodeName)",
+                objectID: objectID, property: name)
         }
         guard loadForAccess() else {
             // The store cannot be read now: the change waits until the save loads the object.
@@ -346,8 +353,11 @@ open class ManagedObject {
             id: objectID, version: snapshot?.version ?? 0,
             attributes: schema.transientPositions.isEmpty ? values : values.clearing(schema.transientPositions),
             toOne: transient ? toOne.filter { schema.relationships[$0.key]?.isTransient == false } : toOne,
-            toMany: toMany.isEmpty ? toMany
-                : toMany.filter { !$0.value.isEmpty && (!transient || schema.relationships[$0.key]?.isTransient == false) })
+            toMany: toMany.isEmpty
+                ? toMany
+                : toMany.filter {
+                    !$0.value.isEmpty && (!transient || schema.relationships[$0.key]?.isTransient == false)
+                })
     }
 
     /// Replaces the object's values with a state (keeping transient values).
@@ -391,7 +401,11 @@ open class ManagedObject {
 extension ManagedObject: CustomStringConvertible {
     /// The entity and ID, with the object's state; never its values.
     public var description: String {
-        let state = isFault ? "fault" : isInaccessible ? "inaccessible" : isDeleted ? "deleted" : isInserted ? "inserted" : hasChanges ? "updated" : "saved"
+        let state =
+            isFault
+            ? "fault"
+            : isInaccessible
+                ? "inaccessible" : isDeleted ? "deleted" : isInserted ? "inserted" : hasChanges ? "updated" : "saved"
         return "\(schema.name) \(objectID) (\(state))"
     }
 }

@@ -100,7 +100,10 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     /// The random identifier as two words, for comparing and hashing.
     private var randomWords: (UInt64, UInt64) {
         withUnsafeBytes(of: random) { bytes in
-            (bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            (
+                bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            )
         }
     }
 

@@ -211,7 +211,8 @@ extension PackedAttributes: Hashable {
     package static func == (lhs: Self, rhs: Self) -> Bool {
         guard lhs.keys.matches(rhs.keys) else { return lhs.dictionary == rhs.dictionary }
         if lhs.values.count == rhs.values.count { return lhs.values.elementsEqual(rhs.values) }
-        for position in 0..<max(lhs.values.count, rhs.values.count) where lhs[position: position] != rhs[position: position] {
+        for position in 0..<max(lhs.values.count, rhs.values.count)
+        where lhs[position: position] != rhs[position: position] {
             return false
         }
         return true

@@ -12,15 +12,17 @@ enum TemporaryIdentifiers {
     static func next() -> UUID {
         let count = counter.add(1, ordering: .relaxed).newValue
         let (high, low) = (prefix, UInt64(bitPattern: Int64(count)))
-        return UUID(uuid: (
-            UInt8(truncatingIfNeeded: high >> 56), UInt8(truncatingIfNeeded: high >> 48),
-            UInt8(truncatingIfNeeded: high >> 40), UInt8(truncatingIfNeeded: high >> 32),
-            UInt8(truncatingIfNeeded: high >> 24), UInt8(truncatingIfNeeded: high >> 16),
-            UInt8(truncatingIfNeeded: high >> 8) & 0x0F | 0x40, UInt8(truncatingIfNeeded: high),
-            UInt8(truncatingIfNeeded: low >> 56) & 0x3F | 0x80, UInt8(truncatingIfNeeded: low >> 48),
-            UInt8(truncatingIfNeeded: low >> 40), UInt8(truncatingIfNeeded: low >> 32),
-            UInt8(truncatingIfNeeded: low >> 24), UInt8(truncatingIfNeeded: low >> 16),
-            UInt8(truncatingIfNeeded: low >> 8), UInt8(truncatingIfNeeded: low)))
+        return UUID(
+            uuid: (
+                UInt8(truncatingIfNeeded: high >> 56), UInt8(truncatingIfNeeded: high >> 48),
+                UInt8(truncatingIfNeeded: high >> 40), UInt8(truncatingIfNeeded: high >> 32),
+                UInt8(truncatingIfNeeded: high >> 24), UInt8(truncatingIfNeeded: high >> 16),
+                UInt8(truncatingIfNeeded: high >> 8) & 0x0F | 0x40, UInt8(truncatingIfNeeded: high),
+                UInt8(truncatingIfNeeded: low >> 56) & 0x3F | 0x80, UInt8(truncatingIfNeeded: low >> 48),
+                UInt8(truncatingIfNeeded: low >> 40), UInt8(truncatingIfNeeded: low >> 32),
+                UInt8(truncatingIfNeeded: low >> 24), UInt8(truncatingIfNeeded: low >> 16),
+                UInt8(truncatingIfNeeded: low >> 8), UInt8(truncatingIfNeeded: low)
+            ))
     }
 
     /// The random half, chosen once per process.

@@ -231,7 +231,8 @@ public final class AtomicStore<Format: AtomicStoreFormat>: PersistentStore {
     private static func write(
         _ table: RowTable, model: ManagedObjectModel, to url: URL, replaced: () -> Void = {}
     ) throws {
-        let contents = AtomicStoreContents(metadata: table.metadata, rows: table.allRows, lastPrimaryKeys: table.lastKeys)
+        let contents = AtomicStoreContents(
+            metadata: table.metadata, rows: table.allRows, lastPrimaryKeys: table.lastKeys)
         try DurableFile.write(Format.encode(contents, model: model), to: url, replaced: replaced)
     }
 }

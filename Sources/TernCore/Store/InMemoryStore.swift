@@ -194,7 +194,8 @@ public final class InMemoryStore: PersistentStore {
 
     private func checkWritable() throws {
         if isReadOnly {
-            throw TernError(.unwritableStore, "the in-memory store \(identifier) is read-only; open it writable to save")
+            throw TernError(
+                .unwritableStore, "the in-memory store \(identifier) is read-only; open it writable to save")
         }
     }
 }

@@ -65,7 +65,8 @@ package protocol PackedRowReading: PersistentStore {
     ///   - position: Where the previous page ended, or nil for the first page.
     ///   - size: The most rows of the page.
     /// - Throws: As ``PersistentStore/fetchPage(_:after:size:)``.
-    func fetchPackedPage(_ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int) async throws -> PackedFetchPage?
+    func fetchPackedPage(_ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int) async throws
+        -> PackedFetchPage?
 }
 
 extension StoreRow {

@@ -33,7 +33,8 @@ extension PersistentStore {
             guard !batch.isEmpty else { continue }
             let keys = try await newPrimaryKeys(forEntity: entityName, count: batch.count)
             for (key, values) in zip(keys, batch) {
-                changes.inserted.append(StoreRow(reference: RowReference(entityName: entityName, primaryKey: key), attributes: values))
+                changes.inserted.append(
+                    StoreRow(reference: RowReference(entityName: entityName, primaryKey: key), attributes: values))
                 ranges.appendKey(key)
             }
         }
@@ -90,7 +91,9 @@ extension AttributeValue {
     /// The values of the wanted attributes only.
     ///
     /// - Complexity: O(*n*) in the number of values; no copy when all are wanted.
-    package static func projecting(_ values: [String: AttributeValue], onto wanted: Set<String>) -> [String: AttributeValue] {
+    package static func projecting(_ values: [String: AttributeValue], onto wanted: Set<String>) -> [String:
+        AttributeValue]
+    {
         values.keys.allSatisfy(wanted.contains) ? values : values.filter { wanted.contains($0.key) }
     }
 }

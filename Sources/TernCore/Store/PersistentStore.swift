@@ -82,7 +82,8 @@ public protocol PersistentStore: AnyObject, Sendable {
     ///   - size: The most rows to return; at least 1.
     /// - Returns: The rows in the requested order and the position after them, nil after the last page.
     /// - Throws: When the store cannot be read.
-    func fetchPage(_ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int) async throws -> StoreFetchPage
+    func fetchPage(_ request: StoreFetchRequest, after position: StoreFetchPosition?, size: Int) async throws
+        -> StoreFetchPage
 
     /// The attribute values of the rows ``fetch(_:)`` would return, one dictionary per row, with
     /// only the attributes the request's ``StoreFetchRequest/propertiesToFetch`` names (all when
@@ -188,7 +189,8 @@ public protocol PersistentStore: AnyObject, Sendable {
     ///   - resolver: Makes the change set to write from the conflicting rows' stored state.
     /// - Returns: The new version of every inserted and updated row.
     /// - Throws: What ``save(_:)`` throws, or what `resolver` throws; nothing is written then.
-    func save(_ changes: StoreChangeSet, resolvingConflictsWith resolver: StoreConflictResolver) async throws -> StoreSaveResult
+    func save(_ changes: StoreChangeSet, resolvingConflictsWith resolver: StoreConflictResolver) async throws
+        -> StoreSaveResult
 
     /// Reserves primary keys for new rows of an entity.
     ///

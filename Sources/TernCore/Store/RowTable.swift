@@ -1,4 +1,3 @@
-
 /// The rows of a store kept in memory, with the logic every in-memory-backed store shares:
 /// selecting with predicates and sorts, applying change sets with version and uniqueness
 /// checks, and handing out primary keys.
@@ -177,7 +176,8 @@ package struct RowTable: Sendable, Hashable {
         _ changes: StoreChangeSet, model: ManagedObjectModel, storeIdentifier: String
     ) throws -> StoreSaveResult {
         func objectID(_ reference: RowReference) -> ObjectID {
-            ObjectID(entityName: reference.entityName, storeIdentifier: storeIdentifier, primaryKey: reference.primaryKey)
+            ObjectID(
+                entityName: reference.entityName, storeIdentifier: storeIdentifier, primaryKey: reference.primaryKey)
         }
         var conflicts: [TernError] = []
         func check(_ reference: RowReference, readAt version: Int64) {
@@ -208,8 +208,9 @@ package struct RowTable: Sendable, Hashable {
         for var row in changes.inserted {
             if self.row(for: row.reference) != nil {
                 reused.append(
-                    TernError(.constraintConflict, "primary key \(row.reference) is already used",
-                              objectID: objectID(row.reference)))
+                    TernError(
+                        .constraintConflict, "primary key \(row.reference) is already used",
+                        objectID: objectID(row.reference)))
             }
             row.version = 1
             rows[row.reference.entityName, default: [:]][row.reference.primaryKey] = row

@@ -28,9 +28,10 @@ public struct StoreConflictResolver: Sendable {
     /// - Returns: The change set to write; its updated and deleted rows must carry the stored
     ///   versions, or the save fails with ``TernError/Code/mergeConflict``.
     /// - Throws: To fail the save; nothing is written then.
-    public typealias Resolve = @Sendable (
-        _ changes: StoreChangeSet, _ conflicts: Set<RowReference>, _ stored: [RowReference: StoreRow]
-    ) throws -> StoreChangeSet
+    public typealias Resolve =
+        @Sendable (
+            _ changes: StoreChangeSet, _ conflicts: Set<RowReference>, _ stored: [RowReference: StoreRow]
+        ) throws -> StoreChangeSet
 
     /// The resolving function.
     public let resolve: Resolve

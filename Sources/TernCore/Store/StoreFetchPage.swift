@@ -131,7 +131,10 @@ extension StoreFetchRequest {
             var high = sorted.count
             while low < high {
                 let middle = (low + high) / 2
-                if try comes(row(sorted[middle]).reference.primaryKey, withValues: sortValues(of: sorted[middle]), after: position) {
+                if try comes(
+                    row(sorted[middle]).reference.primaryKey, withValues: sortValues(of: sorted[middle]),
+                    after: position)
+                {
                     high = middle
                 } else {
                     low = middle + 1
@@ -195,7 +198,8 @@ extension StoreFetchRequest {
             if next.count < batchSize { return StoreFetchPage(rows: rows, next: nil) }
         }
         guard let final = rows.last else { return StoreFetchPage(rows: rows, next: nil) }
-        return StoreFetchPage(rows: rows, next: StoreFetchPosition(after: final.reference, position, count: rows.count, sortValues: []))
+        return StoreFetchPage(
+            rows: rows, next: StoreFetchPosition(after: final.reference, position, count: rows.count, sortValues: []))
     }
 
     /// The values of the request's sort keys for one match.

@@ -1,4 +1,5 @@
 package import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -51,7 +52,9 @@ package enum DurableFile {
                 _ = fchmod(descriptor, existing.st_mode & 0o7777)
             }
             try writeAll(data, to: descriptor, temporary, files)
-            guard files.synchronize(descriptor) == 0 else { throw failure("flush the temporary file to disk", temporary) }
+            guard files.synchronize(descriptor) == 0 else {
+                throw failure("flush the temporary file to disk", temporary)
+            }
         }
         guard files.rename(temporary.path, url.path) == 0 else { throw failure("rename the temporary file over", url) }
         renamed = true

@@ -22,10 +22,12 @@ package enum StoreAccessLog {
     package static func start() { counts.withLock { $0 = [:] } }
 
     /// Stops counting and returns what was counted, by path.
-    package static func stop() -> [String: [Event: Int]] { counts.withLock { counts in
-        defer { counts = nil }
-        return counts ?? [:]
-    } }
+    package static func stop() -> [String: [Event: Int]] {
+        counts.withLock { counts in
+            defer { counts = nil }
+            return counts ?? [:]
+        }
+    }
 
     /// Counts one event for a file, when counting is on.
     ///

@@ -80,7 +80,8 @@ enum ArchivedExpression {
 
     private static func checkDepth(_ depth: Int) throws {
         guard depth <= KeyedArchive.maxDepth else {
-            throw TernError.corrupt("An archived expression nests deeper than \(KeyedArchive.maxDepth) levels (a reference cycle?).")
+            throw TernError.corrupt(
+                "An archived expression nests deeper than \(KeyedArchive.maxDepth) levels (a reference cycle?).")
         }
     }
 

@@ -93,7 +93,9 @@ extension ArchivedExpressionWriter {
 
         private mutating func word() -> String {
             let start = position
-            while let scalar = peek(), scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_@.".unicodeScalars.contains(scalar) {
+            while let scalar = peek(),
+                scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_@.".unicodeScalars.contains(scalar)
+            {
                 position += 1
             }
             return String(String.UnicodeScalarView(scalars[start..<position]))

@@ -27,10 +27,12 @@ struct ArchivedExpressionWriter {
     /// Archives a parsed predicate.
     ///
     /// - Returns: The predicate's UID.
-    static func predicate(_ predicate: FetchPredicate, in writer: inout KeyedArchiveWriter) -> BinaryPropertyList.Value {
+    static func predicate(_ predicate: FetchPredicate, in writer: inout KeyedArchiveWriter) -> BinaryPropertyList.Value
+    {
         switch predicate {
         case .constant(let flag):
-            return writer.object([flag ? "NSTruePredicate" : "NSFalsePredicate", "NSPredicate", "NSObject"], fields: [:])
+            return writer.object(
+                [flag ? "NSTruePredicate" : "NSFalsePredicate", "NSPredicate", "NSObject"], fields: [:])
         case .not(let inner):
             return compound(0, [inner], in: &writer)
         case .and(let parts):
@@ -44,16 +46,22 @@ struct ArchivedExpressionWriter {
                 ["NSPredicateOperator", "NSObject"],
                 fields: [
                     "NSOperatorType": .integer(operatorType(comparison.op)),
-                    "NSModifier": .integer(comparison.quantifier == .all ? 1 : comparison.quantifier == .direct ? 0 : 2),
+                    "NSModifier": .integer(
+                        comparison.quantifier == .all ? 1 : comparison.quantifier == .direct ? 0 : 2),
                     "NSOptions": .integer(Int64(comparison.options.rawValue & 0x3)),
                 ])
-            let fields: [String: BinaryPropertyList.Value] = ["NSLeftExpression": left, "NSRightExpression": right, "NSPredicateOperator": op]
-            let comparisonPredicate = writer.object(["NSComparisonPredicate", "NSPredicate", "NSObject"], fields: fields)
+            let fields: [String: BinaryPropertyList.Value] = [
+                "NSLeftExpression": left, "NSRightExpression": right, "NSPredicateOperator": op,
+            ]
+            let comparisonPredicate = writer.object(
+                ["NSComparisonPredicate", "NSPredicate", "NSObject"], fields: fields)
             guard comparison.quantifier == .none else { return comparisonPredicate }
             // NONE x op y is NOT (ANY x op y).
             return writer.object(
                 ["NSCompoundPredicate", "NSPredicate", "NSObject"],
-                fields: ["NSCompoundPredicateType": .integer(0), "NSSubpredicates": writer.array([comparisonPredicate])])
+                fields: [
+                    "NSCompoundPredicateType": .integer(0), "NSSubpredicates": writer.array([comparisonPredicate]),
+                ])
         }
     }
 
@@ -80,10 +88,12 @@ struct ArchivedExpressionWriter {
             default: constant = writer.value(value)
             }
             return writer.object(
-                ["NSConstantValueExpression"] + expressionClass, fields: ["NSExpressionType": .integer(0), "NSConstantValue": constant])
+                ["NSConstantValueExpression"] + expressionClass,
+                fields: ["NSExpressionType": .integer(0), "NSConstantValue": constant])
         case .variable(let name, let path):
             let variable = writer.object(
-                ["NSVariableExpression"] + expressionClass, fields: ["NSExpressionType": .integer(2), "NSVariable": writer.string(name)])
+                ["NSVariableExpression"] + expressionClass,
+                fields: ["NSExpressionType": .integer(2), "NSVariable": writer.string(name)])
             guard let path else { return variable }
             return keyPath(path, operand: variable, in: &writer)
         case .keyPath(let path):
@@ -92,7 +102,9 @@ struct ArchivedExpressionWriter {
         case .function(let name, let arguments):
             let utilities = writer.object(
                 ["NSConstantValueExpression"] + expressionClass,
-                fields: ["NSExpressionType": .integer(0), "NSConstantValueClassName": writer.string("_NSPredicateUtilities")])
+                fields: [
+                    "NSExpressionType": .integer(0), "NSConstantValueClassName": writer.string("_NSPredicateUtilities"),
+                ])
             let archived = arguments.map { write($0, in: &writer) }
             return writer.object(
                 ["NSFunctionExpression"] + expressionClass,
@@ -111,7 +123,8 @@ struct ArchivedExpressionWriter {
         _ path: String, operand: BinaryPropertyList.Value, in writer: inout KeyedArchiveWriter
     ) -> BinaryPropertyList.Value {
         let specifier = writer.object(
-            ["NSKeyPathSpecifierExpression"] + expressionClass, fields: ["NSExpressionType": .integer(10), "NSKeyPath": writer.string(path)])
+            ["NSKeyPathSpecifierExpression"] + expressionClass,
+            fields: ["NSExpressionType": .integer(10), "NSKeyPath": writer.string(path)])
         return writer.object(
             ["NSKeyPathExpression", "NSFunctionExpression"] + expressionClass,
             fields: [
@@ -121,7 +134,9 @@ struct ArchivedExpressionWriter {
             ])
     }
 
-    private static func expression(_ expression: FetchPredicate.Expression, in writer: inout KeyedArchiveWriter) -> BinaryPropertyList.Value {
+    private static func expression(_ expression: FetchPredicate.Expression, in writer: inout KeyedArchiveWriter)
+        -> BinaryPropertyList.Value
+    {
         switch expression {
         case .constant(let value):
             return write(.constant(plistValue(value)), in: &writer)
@@ -135,9 +150,11 @@ struct ArchivedExpressionWriter {
         case .aggregate(let elements):
             let archived = elements.map { self.expression($0, in: &writer) }
             return writer.object(
-                ["NSAggregateExpression"] + expressionClass, fields: ["NSExpressionType": .integer(14), "NSCollection": writer.array(archived)])
+                ["NSAggregateExpression"] + expressionClass,
+                fields: ["NSExpressionType": .integer(14), "NSCollection": writer.array(archived)])
         case .collection(let op, let path, let key):
-            return write(.keyPath(([path, op.rawValue] + (key.map { [$0] } ?? [])).joined(separator: ".")), in: &writer)
+            return write(
+                .keyPath(([path, op.rawValue] + (key.map { [$0] } ?? [])).joined(separator: ".")), in: &writer)
         }
     }
 
@@ -156,7 +173,9 @@ struct ArchivedExpressionWriter {
         }
     }
 
-    private static func compound(_ type: Int64, _ parts: [FetchPredicate], in writer: inout KeyedArchiveWriter) -> BinaryPropertyList.Value {
+    private static func compound(_ type: Int64, _ parts: [FetchPredicate], in writer: inout KeyedArchiveWriter)
+        -> BinaryPropertyList.Value
+    {
         let archived = parts.map { predicate($0, in: &writer) }
         return writer.object(
             ["NSCompoundPredicate", "NSPredicate", "NSObject"],

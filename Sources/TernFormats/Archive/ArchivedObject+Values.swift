@@ -22,7 +22,9 @@ extension ArchivedValue {
         case .string(let text): return text
         case .object(let object) where object.isKind(of: "NSString"):
             if case .string(let text) = try object.value(forKey: "NS.string") { return text }
-            if case .data(let bytes) = try object.value(forKey: "NS.bytes") { return String(decoding: bytes, as: UTF8.self) }
+            if case .data(let bytes) = try object.value(forKey: "NS.bytes") {
+                return String(decoding: bytes, as: UTF8.self)
+            }
             return nil
         default: return nil
         }
@@ -33,7 +35,8 @@ extension ArchivedValue {
     /// - Returns: The elements, or nil when the value is not such a collection.
     /// - Throws: ``TernError`` with code `corruptArchive` for a bad reference or layout.
     package func elements() throws -> [ArchivedValue]? {
-        guard let object, object.isKind(of: "NSArray") || object.isKind(of: "NSSet") || object.isKind(of: "NSOrderedSet")
+        guard let object,
+            object.isKind(of: "NSArray") || object.isKind(of: "NSSet") || object.isKind(of: "NSOrderedSet")
         else { return nil }
         guard case .array(let raw) = try object.value(forKey: "NS.objects") else {
             throw TernError.corrupt("An archived \(object.className) has no NS.objects array.")
@@ -65,7 +68,8 @@ extension ArchivedValue {
             throw TernError.corrupt("An archived \(object.className) has neither NS.keys/NS.objects nor a key mapping.")
         }
         guard keys.count == values.count else {
-            throw TernError.corrupt("An archived \(object.className) has \(keys.count) keys for \(values.count) values.")
+            throw TernError.corrupt(
+                "An archived \(object.className) has \(keys.count) keys for \(values.count) values.")
         }
         return Array(zip(keys, values)).map { (key: $0.0, value: $0.1) }
     }

@@ -86,7 +86,9 @@ extension BinaryPropertyList {
                 for element in elements { Self.appendBigEndian(UInt64(element), size: referenceSize, to: &bytes) }
             case .dictionary(let keys, let values):
                 Self.appendHeader(0xD, count: keys.count, to: &bytes)
-                for reference in keys + values { Self.appendBigEndian(UInt64(reference), size: referenceSize, to: &bytes) }
+                for reference in keys + values {
+                    Self.appendBigEndian(UInt64(reference), size: referenceSize, to: &bytes)
+                }
             case .scalar(let value):
                 Self.appendScalar(value, to: &bytes)
             }

@@ -63,7 +63,9 @@ package enum BinaryPropertyList {
     /// - Complexity: O(*n*) in the size of the data: each object is parsed once.
     package static func decode(_ data: Data, limits: Limits = Limits()) throws -> Value {
         guard data.count <= limits.maxInputBytes else {
-            throw TernError(.archiveTooLarge, "The property list is \(data.count) bytes, over the limit of \(limits.maxInputBytes).")
+            throw TernError(
+                .archiveTooLarge, "The property list is \(data.count) bytes, over the limit of \(limits.maxInputBytes)."
+            )
         }
         var reader = try Reader(bytes: [UInt8](data), limits: limits)
         return try reader.object(at: reader.topObject, depth: 0)
@@ -102,7 +104,8 @@ extension BinaryPropertyList {
             guard count >= 1, count < UInt64(trailer), top < count, table >= 8, table < UInt64(trailer),
                 UInt64(trailer) - table >= count * UInt64(offsetSize)
             else {
-                throw TernError.corrupt("The property list's trailer points outside the data (object count, top object or offset table).")
+                throw TernError.corrupt(
+                    "The property list's trailer points outside the data (object count, top object or offset table).")
             }
             objectCount = Int(count)
             topObject = Int(top)

@@ -30,7 +30,8 @@ public enum Deflate {
     public static func inflateRaw(_ data: Data, maxOutputBytes: Int = defaultMaxOutputBytes) throws -> Data {
         precondition(maxOutputBytes >= 0, "maxOutputBytes must not be negative")
         guard data.count <= Int(UInt32.max) else {
-            throw TernError(.archiveTooLarge, "The compressed data is \(data.count) bytes, more than zlib takes in one call.")
+            throw TernError(
+                .archiveTooLarge, "The compressed data is \(data.count) bytes, more than zlib takes in one call.")
         }
         var stream = z_stream()
         guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {

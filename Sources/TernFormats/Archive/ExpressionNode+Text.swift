@@ -18,7 +18,9 @@ extension ExpressionNode: CustomStringConvertible {
         case .keyPath(let operand, let path):
             return "\(operand).\(path)"
         case .function(let operand, let selector, let arguments):
-            return "FUNCTION(" + ([operand.description, "\"\(selector)\""] + arguments.map(\.description)).joined(separator: ", ") + ")"
+            return "FUNCTION("
+                + ([operand.description, "\"\(selector)\""] + arguments.map(\.description)).joined(separator: ", ")
+                + ")"
         case .builtin(let selector, let arguments):
             let symbols = ["add:to:": "+", "from:subtract:": "-", "multiply:by:": "*", "divide:by:": "/"]
             if let symbol = symbols[selector], arguments.count == 2 {

@@ -76,7 +76,8 @@ package indirect enum ExpressionNode: Sendable, Hashable {
     /// - Throws: ``TernError`` with code `corruptArchive` for a bad reference or too deep nesting.
     package init(_ object: ArchivedObject, depth: Int = 0) throws {
         guard depth <= KeyedArchive.maxDepth else {
-            throw TernError.corrupt("An archived expression nests deeper than \(KeyedArchive.maxDepth) levels (a reference cycle?).")
+            throw TernError.corrupt(
+                "An archived expression nests deeper than \(KeyedArchive.maxDepth) levels (a reference cycle?).")
         }
         func child(_ key: String) throws -> ExpressionNode? {
             guard let inner = try object.object(forKey: key) else { return nil }
@@ -123,13 +124,16 @@ package indirect enum ExpressionNode: Sendable, Hashable {
             }
         case "NSAggregateExpression":
             let elements = try (object.value(forKey: "NSCollection").elements() ?? []).map { element in
-                guard let inner = element.object, !Self.isConstantClass(inner) else { return ExpressionNode.constant(try Constant(element)) }
+                guard let inner = element.object, !Self.isConstantClass(inner) else {
+                    return ExpressionNode.constant(try Constant(element))
+                }
                 return try ExpressionNode(inner, depth: depth + 1)
             }
             self = .aggregate(elements)
         case "NSFetchRequestExpression":
             self = .fetch(
-                request: try child("NSFRExpression") ?? .constant(.null), context: try child("NSMOCExpression") ?? .constant(.null),
+                request: try child("NSFRExpression") ?? .constant(.null),
+                context: try child("NSMOCExpression") ?? .constant(.null),
                 countOnly: try object.bool(forKey: "NSIsCountOnly"))
         default:
             self = .unsupported(object.className)
@@ -159,7 +163,8 @@ package indirect enum ExpressionNode: Sendable, Hashable {
                 fields: ["NSExpressionType": .integer(0), "NSConstantValue": constant.archive(in: &writer)])
         case .variable(let name):
             return writer.object(
-                ["NSVariableExpression"] + base, fields: ["NSExpressionType": .integer(2), "NSVariable": writer.string(name)])
+                ["NSVariableExpression"] + base,
+                fields: ["NSExpressionType": .integer(2), "NSVariable": writer.string(name)])
         case .evaluatedObject:
             return writer.object(["NSSelfExpression"] + base, fields: ["NSExpressionType": .integer(1)])
         case .keyPath(let operand, let path):
@@ -171,19 +176,23 @@ package indirect enum ExpressionNode: Sendable, Hashable {
         case .builtin(let selector, let arguments):
             let utilities = writer.object(
                 ["NSConstantValueExpression"] + base,
-                fields: ["NSExpressionType": .integer(0), "NSConstantValueClassName": writer.string("_NSPredicateUtilities")])
+                fields: [
+                    "NSExpressionType": .integer(0), "NSConstantValueClassName": writer.string("_NSPredicateUtilities"),
+                ])
             return Self.function(utilities, selector, arguments, in: &writer)
         case .aggregate(let elements):
             let archived = elements.map { $0.archive(in: &writer) }
             return writer.object(
-                ["NSAggregateExpression"] + base, fields: ["NSExpressionType": .integer(14), "NSCollection": writer.array(archived)])
+                ["NSAggregateExpression"] + base,
+                fields: ["NSExpressionType": .integer(14), "NSCollection": writer.array(archived)])
         case .fetch(let request, let context, let countOnly):
             let archivedRequest = request.archive(in: &writer)
             let archivedContext = context.archive(in: &writer)
             return writer.object(
                 ["NSFetchRequestExpression"] + base,
                 fields: [
-                    "NSExpressionType": .integer(50), "NSFRExpression": archivedRequest, "NSMOCExpression": archivedContext,
+                    "NSExpressionType": .integer(50), "NSFRExpression": archivedRequest,
+                    "NSMOCExpression": archivedContext,
                     "NSIsCountOnly": .bool(countOnly),
                 ])
         case .unsupported(let className):
@@ -200,7 +209,8 @@ package indirect enum ExpressionNode: Sendable, Hashable {
     }
 
     private static func function(
-        _ operand: BinaryPropertyList.Value, _ selector: String, _ arguments: [ExpressionNode], in writer: inout KeyedArchiveWriter
+        _ operand: BinaryPropertyList.Value, _ selector: String, _ arguments: [ExpressionNode],
+        in writer: inout KeyedArchiveWriter
     ) -> BinaryPropertyList.Value {
         let archived = arguments.map { $0.archive(in: &writer) }
         return writer.object(

@@ -118,7 +118,8 @@ package struct KeyedArchive: Sendable {
                 for case .string(let name) in classes { hierarchy.append(name) }
             }
             return .object(
-                ArchivedObject(archive: self, uid: uid ?? 0, className: className, classHierarchy: hierarchy, fields: fields))
+                ArchivedObject(
+                    archive: self, uid: uid ?? 0, className: className, classHierarchy: hierarchy, fields: fields))
         }
     }
 }

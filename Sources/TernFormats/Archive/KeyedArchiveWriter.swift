@@ -54,7 +54,9 @@ package struct KeyedArchiveWriter {
     /// - Parameters:
     ///   - classes: The object's class followed by its superclasses, ending with `NSObject`.
     ///   - fields: The object's keyed fields.
-    package mutating func object(_ classes: [String], fields: [String: BinaryPropertyList.Value]) -> BinaryPropertyList.Value {
+    package mutating func object(_ classes: [String], fields: [String: BinaryPropertyList.Value])
+        -> BinaryPropertyList.Value
+    {
         let reference = reserve()
         fill(reference, classes: classes, fields: fields)
         return reference

@@ -85,12 +85,13 @@ extension CoreDataXMLDocument {
                     object.attributes.append(Attribute(name: name, type: type, text: try text(of: child)))
                 case "relationship":
                     guard let name = child[attribute: "name"], let type = child[attribute: "type"],
-                          let destination = child[attribute: "destination"]
+                        let destination = child[attribute: "destination"]
                     else {
                         throw invalid(
                             "a <relationship> of object \(id) needs a name, a type and a destination", line: child.line)
                     }
-                    let idrefs = (child[attribute: "idrefs"] ?? "").split(whereSeparator: \.isXMLWhitespace).map(String.init)
+                    let idrefs = (child[attribute: "idrefs"] ?? "").split(whereSeparator: \.isXMLWhitespace).map(
+                        String.init)
                     object.relationships.append(
                         Relationship(name: name, type: type, destination: destination, idrefs: idrefs))
                 default:
@@ -105,7 +106,7 @@ extension CoreDataXMLDocument {
         func text(of element: XMLElementTree) throws(TernError) -> String {
             guard element[attribute: "encoding"] == "base64" else { return element.text }
             guard let bytes = base64(element.text),
-                  let text = String(data: bytes, encoding: .utf8)
+                let text = String(data: bytes, encoding: .utf8)
             else {
                 throw invalid("base64 text that is not UTF-8 in <\(element.name)>", line: element.line)
             }
@@ -148,7 +149,9 @@ extension CoreDataXMLDocument {
                 var key: String?
                 for child in element.children {
                     if child.name == "key" {
-                        guard key == nil else { throw invalid("a <dict> has a <key> without a value", line: child.line) }
+                        guard key == nil else {
+                            throw invalid("a <dict> has a <key> without a value", line: child.line)
+                        }
                         key = try text(of: child)
                     } else if let name = key {
                         dictionary[name] = try propertyList(child)
@@ -157,7 +160,9 @@ extension CoreDataXMLDocument {
                         throw invalid("a <dict> has a value without a <key>", line: child.line)
                     }
                 }
-                guard key == nil else { throw invalid("a <dict> ends with a <key> without a value", line: element.line) }
+                guard key == nil else {
+                    throw invalid("a <dict> ends with a <key> without a value", line: element.line)
+                }
                 value = .dictionary(dictionary)
             default: value = nil
             }

@@ -72,7 +72,8 @@ extension CoreDataXMLDocument {
                 xml += " type=\"\(try attribute(element.type, "a relationship type of \(what)"))\""
                 xml += " destination=\"\(try attribute(element.destination, "a destination of \(what)"))\""
                 if !element.idrefs.isEmpty {
-                    xml += " idrefs=\"\(try attribute(element.idrefs.joined(separator: " "), "the idrefs of \(what)"))\""
+                    xml +=
+                        " idrefs=\"\(try attribute(element.idrefs.joined(separator: " "), "the idrefs of \(what)"))\""
                 }
                 xml += "></relationship>\n"
             }
@@ -94,7 +95,8 @@ extension CoreDataXMLDocument {
             case .date(let date):
                 guard let text = PropertyListText.text(ofDate: date) else {
                     throw TernError(
-                        code, "a metadata date is too far from 2001 to be written as a calendar date; remove or correct it")
+                        code,
+                        "a metadata date is too far from 2001 to be written as a calendar date; remove or correct it")
                 }
                 xml += indent + "<date>" + text + "</date>\n"
             case .data(let bytes):
@@ -104,7 +106,8 @@ extension CoreDataXMLDocument {
                 xml += indent + "<data>\n"
                 let base64 = Array(bytes.base64EncodedString().utf8)
                 for start in stride(from: 0, to: base64.count, by: width) {
-                    xml += tabs + String(decoding: base64[start..<min(start + width, base64.count)], as: UTF8.self) + "\n"
+                    xml +=
+                        tabs + String(decoding: base64[start..<min(start + width, base64.count)], as: UTF8.self) + "\n"
                 }
                 xml += tabs + "</data>\n"
             case .array(let elements):

@@ -47,9 +47,9 @@ enum PropertyListText {
         }
         let negative = expect("-")
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-              expect("T"), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
-              let second = number(2), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
-              second < 61
+            expect("T"), let hour = number(2), expect(":"), let minute = number(2), expect(":"),
+            let second = number(2), (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60,
+            second < 61
         else { return nil }
         var fraction = 0.0
         if expect(".") {
@@ -60,7 +60,8 @@ enum PropertyListText {
             fraction = value
         }
         guard expect("Z"), index == scalars.count else { return nil }
-        let days = Int64(CivilCalendar.daysSince1970(year: Int(negative ? -year : year), month: Int(month), day: Int(day)))
+        let days =
+            Int64(CivilCalendar.daysSince1970(year: Int(negative ? -year : year), month: Int(month), day: Int(day)))
             - referenceDay
         let whole = days * 86_400 + hour * 3_600 + minute * 60 + second
         return Date(timeIntervalSinceReferenceDate: Double(whole) + fraction)

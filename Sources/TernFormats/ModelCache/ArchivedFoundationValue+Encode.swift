@@ -16,12 +16,15 @@ extension ArchivedFoundationValue {
         case .string(let text): return writer.string(text)
         case .data(let bytes): return writer.value(.data(bytes))
         case .date(let date):
-            return writer.object(["NSDate", "NSObject"], fields: ["NS.time": .real(date.timeIntervalSinceReferenceDate)])
+            return writer.object(
+                ["NSDate", "NSObject"], fields: ["NS.time": .real(date.timeIntervalSinceReferenceDate)])
         case .uuid(let uuid):
             let bytes = withUnsafeBytes(of: uuid.uuid) { Data($0) }
             return writer.object(["NSUUID", "NSObject"], fields: ["NS.uuidbytes": .data(bytes)])
         case .uri(let url):
-            return writer.object(["NSURL", "NSObject"], fields: ["NS.base": KeyedArchiveWriter.null, "NS.relative": writer.string(url.absoluteString)])
+            return writer.object(
+                ["NSURL", "NSObject"],
+                fields: ["NS.base": KeyedArchiveWriter.null, "NS.relative": writer.string(url.absoluteString)])
         case .decimal(let number):
             return decimal(number, in: &writer)
         }

@@ -55,17 +55,27 @@ enum ArchivedFoundationValue {
             guard case .real(let seconds) = try object.value(forKey: "NS.time") else { return nil }
             return .date(Date(timeIntervalSinceReferenceDate: seconds))
         case .binary, .transformable:
-            guard object.isKind(of: "NSData"), case .data(let bytes) = try object.value(forKey: "NS.bytes") else { return nil }
+            guard object.isKind(of: "NSData"), case .data(let bytes) = try object.value(forKey: "NS.bytes") else {
+                return nil
+            }
             return .data(bytes)
         case .uuid:
-            guard case .data(let bytes) = try object.value(forKey: "NS.uuidbytes"), bytes.count == 16 else { return nil }
+            guard case .data(let bytes) = try object.value(forKey: "NS.uuidbytes"), bytes.count == 16 else {
+                return nil
+            }
             let raw = [UInt8](bytes)
-            return .uuid(UUID(uuid: (raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
-                                     raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15])))
+            return .uuid(
+                UUID(
+                    uuid: (
+                        raw[0], raw[1], raw[2], raw[3], raw[4], raw[5], raw[6], raw[7],
+                        raw[8], raw[9], raw[10], raw[11], raw[12], raw[13], raw[14], raw[15]
+                    )))
         case .uri:
             guard let relative = try object.string(forKey: "NS.relative") else { return nil }
             let base = try object.object(forKey: "NS.base").flatMap { try $0.string(forKey: "NS.relative") }
-            if let base, let baseURL = URL(string: base) { return URL(string: relative, relativeTo: baseURL).map { .uri($0.absoluteURL) } }
+            if let base, let baseURL = URL(string: base) {
+                return URL(string: relative, relativeTo: baseURL).map { .uri($0.absoluteURL) }
+            }
             return url(relative)
         case .decimal:
             return try decimal(object).map { .decimal($0) }

@@ -40,7 +40,9 @@ public enum ModelCache {
     ///   not a model archive (bad UIDs, cycles, wrong classes), and `archiveTooLarge` when they
     ///   inflate past `maxInflatedBytes`.
     /// - Complexity: O(*n*) in the size of the inflated archive.
-    public static func decode(_ compressed: Data, maxInflatedBytes: Int = defaultMaxInflatedBytes) throws -> ManagedObjectModel {
+    public static func decode(_ compressed: Data, maxInflatedBytes: Int = defaultMaxInflatedBytes) throws
+        -> ManagedObjectModel
+    {
         let archive = try Deflate.inflateRaw(compressed, maxOutputBytes: maxInflatedBytes)
         return try decodeArchive(archive)
     }

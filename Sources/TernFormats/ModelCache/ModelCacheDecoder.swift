@@ -71,7 +71,8 @@ struct ModelCacheDecoder {
             } else if property.className == "_NSPropertyDescriptionProxy" {
                 continue  // an inherited property seen through a proxy
             } else {
-                throw TernError.corrupt("The property \(key) of archived entity \(name) is an unknown \(property.className).")
+                throw TernError.corrupt(
+                    "The property \(key) of archived entity \(name) is an unknown \(property.className).")
             }
         }
         return entity
@@ -79,12 +80,15 @@ struct ModelCacheDecoder {
 
     func fetchIndex(from object: ArchivedObject) throws -> FetchIndex {
         try expect(object, "NSFetchIndexDescription")
-        let elements = try (object.value(forKey: "NSIndexElements").elements() ?? []).compactMap { value -> FetchIndex.Element? in
+        let elements = try (object.value(forKey: "NSIndexElements").elements() ?? []).compactMap {
+            value -> FetchIndex.Element? in
             guard let element = value.object else { return nil }
-            let property = try element.string(forKey: "NSPropertyName")
+            let property =
+                try element.string(forKey: "NSPropertyName")
                 ?? element.object(forKey: "NSProperty").flatMap { try $0.string(forKey: "NSPropertyName") } ?? ""
             let kind = try element.integer(forKey: "NSFetchIndexElementType") == 1 ? "R-Tree" : "Binary"
-            return FetchIndex.Element(property: property, kind: kind, isAscending: try element.bool(forKey: "NSAscending"))
+            return FetchIndex.Element(
+                property: property, kind: kind, isAscending: try element.bool(forKey: "NSAscending"))
         }
         return FetchIndex(name: try object.string(forKey: "NSIndexName") ?? "", elements: elements)
     }
@@ -96,10 +100,14 @@ struct ModelCacheDecoder {
         let name = try propertyName(of: object, entity: entity)
         let code = try object.integer(forKey: "NSAttributeType") ?? 0
         guard let type = Int32(exactly: code).flatMap(AttributeType.init(rawValue:)) else {
-            throw TernError(.corruptArchive, "The archived attribute has an unknown type code \(code).", entity: entity, property: name)
+            throw TernError(
+                .corruptArchive, "The archived attribute has an unknown type code \(code).", entity: entity,
+                property: name)
         }
-        var attribute = AttributeDescription(name: name, type: type, isOptional: flags.isOptional, isTransient: flags.isTransient)
-        attribute.defaultValue = try ArchivedFoundationValue.attributeValue(object.value(forKey: "NSDefaultValue"), type: type)
+        var attribute = AttributeDescription(
+            name: name, type: type, isOptional: flags.isOptional, isTransient: flags.isTransient)
+        attribute.defaultValue = try ArchivedFoundationValue.attributeValue(
+            object.value(forKey: "NSDefaultValue"), type: type)
         attribute.valueTransformerName = try object.string(forKey: "NSValueTransformerName")
         attribute.attributeValueClassName = try object.string(forKey: "NSAttributeValueClassName")
         attribute.isIndexed = try object.bool(forKey: "NSIsIndexed")
@@ -116,27 +124,38 @@ struct ModelCacheDecoder {
         } else if let expression = try object.object(forKey: "NSDerivationExpression") {
             attribute.derivationExpression = try ArchivedExpression.expressionText(expression)
         }
-        if case .bool(let scalar) = try object.value(forKey: "_TernUsesScalarValueType") { attribute.usesScalarValueType = scalar }
+        if case .bool(let scalar) = try object.value(forKey: "_TernUsesScalarValueType") {
+            attribute.usesScalarValueType = scalar
+        }
         if !flags.hasNoValidationPredicates {
             try ValidationRules(object).apply(to: &attribute)
         }
-        try applyCommon(object, name: name, flags: flags) { attribute.renamingIdentifier = $0; attribute.versionHashModifier = $1; attribute.userInfo = $2 }
+        try applyCommon(object, name: name, flags: flags) {
+            attribute.renamingIdentifier = $0
+            attribute.versionHashModifier = $1
+            attribute.userInfo = $2
+        }
         return attribute
     }
 
     func relationship(from object: ArchivedObject, entity: String) throws -> RelationshipDescription {
         let flags = try PropertyFlags(object)
         let name = try propertyName(of: object, entity: entity)
-        guard let destination = try object.string(forKey: "_NSDestinationEntityName")
-            ?? object.object(forKey: "NSDestinationEntity").flatMap({ try $0.string(forKey: "NSEntityName") })
+        guard
+            let destination = try object.string(forKey: "_NSDestinationEntityName")
+                ?? object.object(forKey: "NSDestinationEntity").flatMap({ try $0.string(forKey: "NSEntityName") })
         else {
-            throw TernError(.corruptArchive, "The archived relationship has no destination entity.", entity: entity, property: name)
+            throw TernError(
+                .corruptArchive, "The archived relationship has no destination entity.", entity: entity, property: name)
         }
-        let inverse = try object.string(forKey: "_NSInverseRelationshipName")
+        let inverse =
+            try object.string(forKey: "_NSInverseRelationshipName")
             ?? object.object(forKey: "NSInverseRelationship").flatMap { try $0.string(forKey: "NSPropertyName") }
         let rule = try object.integer(forKey: "NSDeleteRule") ?? 1
         guard let deleteRule = Int(exactly: rule).flatMap(DeleteRule.init(rawValue:)) else {
-            throw TernError(.corruptArchive, "The archived relationship has an unknown delete rule \(rule).", entity: entity, property: name)
+            throw TernError(
+                .corruptArchive, "The archived relationship has an unknown delete rule \(rule).", entity: entity,
+                property: name)
         }
         // Unbounded to-many relationships archive a max count of 0; a model built in code with
         // `Int.max` archives -1 (encodeInt truncates), and Core Data hashes those same 32 bits,
@@ -150,7 +169,11 @@ struct ModelCacheDecoder {
         relationship.minCount = minCount
         relationship.isTransient = flags.isTransient
         relationship.isIndexed = try object.bool(forKey: "NSIsIndexed")
-        try applyCommon(object, name: name, flags: flags) { relationship.renamingIdentifier = $0; relationship.versionHashModifier = $1; relationship.userInfo = $2 }
+        try applyCommon(object, name: name, flags: flags) {
+            relationship.renamingIdentifier = $0
+            relationship.versionHashModifier = $1
+            relationship.userInfo = $2
+        }
         return relationship
     }
 
@@ -158,7 +181,8 @@ struct ModelCacheDecoder {
         let flags = try PropertyFlags(object)
         let name = try propertyName(of: object, entity: entity)
         let request = try object.object(forKey: "NSFetchRequest")
-        let target = try object.string(forKey: "_NSFetchRequestEntityName")
+        let target =
+            try object.string(forKey: "_NSFetchRequestEntityName")
             ?? request.flatMap { try $0.object(forKey: "NSEntity") }.flatMap { try $0.string(forKey: "NSEntityName") }
         var property = FetchedPropertyDescription(name: name, entityName: target ?? "", predicate: nil)
         property.predicate = try request.flatMap { try predicateText(of: $0) }
@@ -173,7 +197,8 @@ struct ModelCacheDecoder {
     /// own definition of those problems.
     private func checkInheritance(of entities: [EntityDescription]) throws {
         guard let issue = ManagedObjectModel(entities: entities).inheritanceIssues.first else { return }
-        throw TernError(.corruptArchive, "The archived model is inconsistent: \(issue.message).", entity: issue.entityName)
+        throw TernError(
+            .corruptArchive, "The archived model is inconsistent: \(issue.message).", entity: issue.entityName)
     }
 
     private func expect(_ object: ArchivedObject, _ className: String) throws {
@@ -252,7 +277,8 @@ struct ModelCacheDecoder {
             let entity = try request.object(forKey: "NSEntity").flatMap { try $0.string(forKey: "NSEntityName") }
             let settings = try userInfo(request.value(forKey: "_TernSettings"))
             return FetchRequestTemplate(
-                name: entry.key, entityName: entity ?? "", predicate: try predicateText(of: request), settings: settings)
+                name: entry.key, entityName: entity ?? "", predicate: try predicateText(of: request), settings: settings
+            )
         }
     }
 

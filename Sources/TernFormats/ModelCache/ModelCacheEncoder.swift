@@ -52,7 +52,10 @@ struct ModelCacheEncoder {
         let names = model.entities.map(\.name)
         let mapping = writer.object(
             ["NSKnownKeysMappingStrategy1", "NSKnownKeysMappingStrategy", "NSObject"],
-            fields: ["keys": writer.array(names.map { writer.string($0) }), "length": .integer(Int64(names.count)), "version": .integer(1)])
+            fields: [
+                "keys": writer.array(names.map { writer.string($0) }), "length": .integer(Int64(names.count)),
+                "version": .integer(1),
+            ])
         let entities = writer.object(
             ["NSKnownKeysDictionary1", "NSKnownKeysDictionary", "NSMutableDictionary", "NSDictionary", "NSObject"],
             fields: [
@@ -67,7 +70,11 @@ struct ModelCacheEncoder {
         if !model.configurations.isEmpty {
             fields["NSConfigurations"] = writer.dictionary(
                 model.configurations.map { configuration in
-                    (key: configuration.name, value: writer.array(configuration.entityNames.compactMap { entityReferences[$0] }, classes: Self.set))
+                    (
+                        key: configuration.name,
+                        value: writer.array(
+                            configuration.entityNames.compactMap { entityReferences[$0] }, classes: Self.set)
+                    )
                 }, classes: Self.mutableDictionary)
         }
         writer.fill(root, classes: ["NSManagedObjectModel", "NSObject"], fields: fields)
@@ -77,23 +84,31 @@ struct ModelCacheEncoder {
     // MARK: - Entities
 
     private mutating func fillEntity(_ entity: EntityDescription, root: Value) throws {
-        guard let reference = entityReferences[entity.name], let properties = propertyReferences[entity.name] else { return }
+        guard let reference = entityReferences[entity.name], let properties = propertyReferences[entity.name] else {
+            return
+        }
         for attribute in model.allAttributes(of: entity.name) {
             if let target = properties[attribute.name] { try fillAttribute(attribute, target, entity: reference) }
         }
         for relationship in model.allRelationships(of: entity.name) {
-            if let target = properties[relationship.name] { try fillRelationship(relationship, target, entity: reference, in: entity.name) }
+            if let target = properties[relationship.name] {
+                try fillRelationship(relationship, target, entity: reference, in: entity.name)
+            }
         }
         for fetched in model.allFetchedProperties(of: entity.name) {
             if let target = properties[fetched.name] { try fillFetchedProperty(fetched, target, entity: reference) }
         }
-        let subentities = model.subentities(of: entity.name).compactMap { sub in entityReferences[sub.name].map { (key: sub.name, value: $0) } }
+        let subentities = model.subentities(of: entity.name).compactMap { sub in
+            entityReferences[sub.name].map { (key: sub.name, value: $0) }
+        }
         var fields: [String: Value] = [
             "NSEntityName": writer.string(entity.name),
             "NSClassNameForEntity": writer.string(entity.representedClassName),
             "NSSuperentity": entity.parentName.flatMap { entityReferences[$0] } ?? KeyedArchiveWriter.null,
             "NSSubentities": writer.dictionary(subentities, classes: Self.mutableDictionary),
-            "NSProperties": writer.dictionary(properties.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) }, classes: Self.mutableDictionary),
+            "NSProperties": writer.dictionary(
+                properties.sorted { $0.key < $1.key }.map { (key: $0.key, value: $0.value) },
+                classes: Self.mutableDictionary),
             "NSUserInfo": userInfo(entity.userInfo),
             "NSVersionHashModifier": writer.string(entity.versionHashModifier),
             "NSRenamingIdentifier": writer.string(entity.renamingIdentifier ?? entity.name),
@@ -101,7 +116,9 @@ struct ModelCacheEncoder {
         ]
         if entity.isAbstract { fields["NSIsAbstract"] = .bool(true) }
         if !entity.uniquenessConstraints.isEmpty {
-            let tuples = entity.uniquenessConstraints.map { tuple in writer.array(tuple.map { writer.string($0) }, classes: Self.mutableArray) }
+            let tuples = entity.uniquenessConstraints.map { tuple in
+                writer.array(tuple.map { writer.string($0) }, classes: Self.mutableArray)
+            }
             fields["NSUniqueTuples"] = writer.array(tuples, classes: Self.mutableArray)
         }
         if model.entities.contains(where: { !$0.fetchIndexes.isEmpty }) {
@@ -125,7 +142,8 @@ struct ModelCacheEncoder {
                 ["NSFetchIndexElementDescription", "NSObject"],
                 fields: [
                     "NSPropertyName": writer.string(element.property), "NSAscending": .bool(element.isAscending),
-                    "NSFetchIndexElementType": .integer(element.kind == "R-Tree" ? 1 : 0), "NSFetchIndexDescription": reference,
+                    "NSFetchIndexElementType": .integer(element.kind == "R-Tree" ? 1 : 0),
+                    "NSFetchIndexDescription": reference,
                 ])
         }
         writer.fill(
@@ -142,7 +160,8 @@ struct ModelCacheEncoder {
     private mutating func fillAttribute(_ attribute: AttributeDescription, _ reference: Value, entity: Value) throws {
         var fields = commonFields(
             name: attribute.name, entity: entity, isOptional: attribute.isOptional, isReadOnly: attribute.isDerived,
-            isTransient: attribute.isTransient, spotlight: attribute.isIndexedBySpotlight, truth: attribute.isStoredInExternalRecord,
+            isTransient: attribute.isTransient, spotlight: attribute.isIndexedBySpotlight,
+            truth: attribute.isStoredInExternalRecord,
             ordered: false, cloudEncryption: attribute.allowsCloudEncryption, renaming: attribute.renamingIdentifier,
             modifier: attribute.versionHashModifier, userInfo: attribute.userInfo,
             validation: attribute.regularExpression.map { [$0] } ?? [])
@@ -169,7 +188,8 @@ struct ModelCacheEncoder {
             fields["NSFilteringPredicate"] = KeyedArchiveWriter.null
             fields["_TernExpressionText"] = writer.string(expression)
         }
-        writer.fill(reference, classes: attribute.isDerived ? Self.derivedClasses : Self.attributeClasses, fields: fields)
+        writer.fill(
+            reference, classes: attribute.isDerived ? Self.derivedClasses : Self.attributeClasses, fields: fields)
     }
 
     private mutating func fillRelationship(
@@ -178,12 +198,14 @@ struct ModelCacheEncoder {
         var fields = commonFields(
             name: relationship.name, entity: entity, isOptional: relationship.isOptional, isReadOnly: false,
             isTransient: relationship.isTransient, spotlight: false, truth: false, ordered: relationship.isOrdered,
-            cloudEncryption: false, renaming: relationship.renamingIdentifier, modifier: relationship.versionHashModifier,
+            cloudEncryption: false, renaming: relationship.renamingIdentifier,
+            modifier: relationship.versionHashModifier,
             userInfo: relationship.userInfo, validation: [])
         let destination = relationship.destinationEntityName
         fields["NSDestinationEntity"] = entityReferences[destination] ?? KeyedArchiveWriter.null
         fields["_NSDestinationEntityName"] = writer.string(destination)
-        fields["NSInverseRelationship"] = relationship.inverseName.flatMap { propertyReferences[destination]?[$0] } ?? KeyedArchiveWriter.null
+        fields["NSInverseRelationship"] =
+            relationship.inverseName.flatMap { propertyReferences[destination]?[$0] } ?? KeyedArchiveWriter.null
         fields["_NSInverseRelationshipName"] = writer.string(relationship.inverseName)
         fields["NSMinCount"] = .integer(Int64(relationship.minCount))
         fields["NSMaxCount"] = .integer(Int64(relationship.maxCount))
@@ -192,7 +214,9 @@ struct ModelCacheEncoder {
         writer.fill(reference, classes: Self.relationshipClasses, fields: fields)
     }
 
-    private mutating func fillFetchedProperty(_ property: FetchedPropertyDescription, _ reference: Value, entity: Value) throws {
+    private mutating func fillFetchedProperty(_ property: FetchedPropertyDescription, _ reference: Value, entity: Value)
+        throws
+    {
         var fields = commonFields(
             name: property.name, entity: entity, isOptional: property.isOptional, isReadOnly: true, isTransient: true,
             spotlight: false, truth: false, ordered: false, cloudEncryption: false, renaming: nil, modifier: nil,
@@ -205,17 +229,20 @@ struct ModelCacheEncoder {
     // MARK: - Non public
 
     private mutating func commonFields(
-        name: String, entity: Value, isOptional: Bool, isReadOnly: Bool, isTransient: Bool, spotlight: Bool, truth: Bool,
+        name: String, entity: Value, isOptional: Bool, isReadOnly: Bool, isTransient: Bool, spotlight: Bool,
+        truth: Bool,
         ordered: Bool, cloudEncryption: Bool, renaming: String?, modifier: String?, userInfo: [String: String],
         validation: [String]
     ) -> [String: Value] {
         var packed: Int64 = 1
         var fields: [String: Value] = [
-            "NSPropertyName": writer.string(name), "NSEntity": entity, "NSRenamingIdentifier": writer.string(renaming ?? name),
+            "NSPropertyName": writer.string(name), "NSEntity": entity,
+            "NSRenamingIdentifier": writer.string(renaming ?? name),
         ]
         for (isSet, bit, key) in [
             (isOptional, 0x2, "NSIsOptional"), (isReadOnly, 0x4, "NSIsReadOnly"), (isTransient, 0x8, "NSIsTransient"),
-            (spotlight, 0x100, "NSIndexedBySpotlight"), (truth, 0x200, "NSIsStoredInTruth"), (ordered, 0x400, "NSIsOrdered"),
+            (spotlight, 0x100, "NSIndexedBySpotlight"), (truth, 0x200, "NSIsStoredInTruth"),
+            (ordered, 0x400, "NSIsOrdered"),
             (cloudEncryption, 0x800, "NSAllowsCloudEncryption"),
         ] where isSet {
             packed |= Int64(bit)
@@ -226,21 +253,30 @@ struct ModelCacheEncoder {
         } else {
             // A regular expression becomes the validation predicate `SELF MATCHES "…"`, as Xcode compiles it.
             let predicates = validation.map { pattern in
-                ArchivedExpressionWriter.predicate(.compare(.evaluatedObject, .matches, .constant(.string(pattern))), in: &writer)
+                ArchivedExpressionWriter.predicate(
+                    .compare(.evaluatedObject, .matches, .constant(.string(pattern))), in: &writer)
             }
             fields["NSValidationPredicates"] = writer.array(predicates)
-            fields["NSValidationWarnings"] = writer.array(validation.map { _ in writer.string("Value does not match the pattern.") })
+            fields["NSValidationWarnings"] = writer.array(
+                validation.map { _ in writer.string("Value does not match the pattern.") })
         }
         if userInfo.isEmpty { packed |= 0x40 } else { fields["NSUserInfo"] = self.userInfo(userInfo) }
-        if let modifier, !modifier.isEmpty { fields["NSVersionHashModifier"] = writer.string(modifier) } else { packed |= 0x80 }
+        if let modifier, !modifier.isEmpty {
+            fields["NSVersionHashModifier"] = writer.string(modifier)
+        } else {
+            packed |= 0x80
+        }
         fields["_P"] = .integer(packed)
         return fields
     }
 
-    private mutating func fetchRequest(entity: String, predicate: String?, settings: [String: String] = [:]) throws -> Value {
+    private mutating func fetchRequest(entity: String, predicate: String?, settings: [String: String] = [:]) throws
+        -> Value
+    {
         var fields: [String: Value] = [
             "NSEntity": entityReferences[entity] ?? KeyedArchiveWriter.null, "NSPredicate": KeyedArchiveWriter.null,
-            "NSFetchLimit": .integer(0), "NSFetchOffset": .integer(0), "NSBatchSize": .integer(0), "NSResultType": .integer(0),
+            "NSFetchLimit": .integer(0), "NSFetchOffset": .integer(0), "NSBatchSize": .integer(0),
+            "NSResultType": .integer(0),
             "NSHasFetchRequestFlags": .bool(true), "NSFetchRequestFlags": .integer(30),
         ]
         if let predicate {
@@ -257,7 +293,12 @@ struct ModelCacheEncoder {
         guard !model.fetchRequestTemplates.isEmpty else { return KeyedArchiveWriter.null }
         var entries = [(key: String, value: Value)]()
         for template in model.fetchRequestTemplates {
-            entries.append((key: template.name, value: try fetchRequest(entity: template.entityName, predicate: template.predicate, settings: template.settings)))
+            entries.append(
+                (
+                    key: template.name,
+                    value: try fetchRequest(
+                        entity: template.entityName, predicate: template.predicate, settings: template.settings)
+                ))
         }
         return writer.dictionary(entries)
     }

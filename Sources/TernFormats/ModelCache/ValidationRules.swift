@@ -14,12 +14,15 @@ struct ValidationRules {
     ///
     /// - Throws: ``TernError`` with code `corruptArchive` for a bad reference or too deep nesting.
     init(_ attribute: ArchivedObject) throws {
-        var pending = try (attribute.value(forKey: "NSValidationPredicates").elements() ?? []).compactMap(\.object).map { ($0, 0) }
+        var pending = try (attribute.value(forKey: "NSValidationPredicates").elements() ?? []).compactMap(\.object).map
+        { ($0, 0) }
         while let (predicate, depth) = pending.popLast() {
             guard depth <= KeyedArchive.maxDepth else {
                 throw TernError.corrupt("An archived validation predicate nests too deep (a reference cycle?).")
             }
-            if predicate.className == "NSCompoundPredicate", try predicate.integer(forKey: "NSCompoundPredicateType") == 1 {
+            if predicate.className == "NSCompoundPredicate",
+                try predicate.integer(forKey: "NSCompoundPredicateType") == 1
+            {
                 let parts = try (predicate.value(forKey: "NSSubpredicates").elements() ?? []).compactMap(\.object)
                 pending += parts.map { ($0, depth + 1) }
                 continue

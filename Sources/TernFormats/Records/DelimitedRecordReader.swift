@@ -53,19 +53,23 @@ public final class DelimitedRecordReader {
         do {
             handle = try FileHandle(forReadingFrom: url)
         } catch {
-            throw RecordError(.unreadableFile, "cannot open the file; check that it exists and is readable", path: url.path, underlyingError: error)
+            throw RecordError(
+                .unreadableFile, "cannot open the file; check that it exists and is readable", path: url.path,
+                underlyingError: error)
         }
         guard let (headerLine, names) = try readStrings() else {
             throw RecordError(.malformedFile, "the file is empty; give a header row of attribute names", path: path)
         }
         for (index, name) in names.enumerated() {
             guard let name, !name.isEmpty else {
-                throw RecordError(.malformedFile, "the header has an empty name; name every column", path: path,
-                                  line: headerLine, column: index + 1)
+                throw RecordError(
+                    .malformedFile, "the header has an empty name; name every column", path: path,
+                    line: headerLine, column: index + 1)
             }
             guard columns[name] == nil else {
-                throw RecordError(.malformedFile, "the header names '\(name)' twice; name each column once", path: path,
-                                  line: headerLine, column: index + 1)
+                throw RecordError(
+                    .malformedFile, "the header names '\(name)' twice; name each column once", path: path,
+                    line: headerLine, column: index + 1)
             }
             columns[name] = index + 1
         }
@@ -142,7 +146,9 @@ public final class DelimitedRecordReader {
             do {
                 chunk = try handle.read(upToCount: 1 << 16)
             } catch {
-                throw RecordError(.unreadableFile, "cannot read the file: \(error.localizedDescription)", path: path, underlyingError: error)
+                throw RecordError(
+                    .unreadableFile, "cannot read the file: \(error.localizedDescription)", path: path,
+                    underlyingError: error)
             }
             guard let chunk, !chunk.isEmpty else {
                 isAtEnd = true
@@ -164,8 +170,15 @@ public final class DelimitedRecordReader {
     private func readRow(into row: inout RecordBytes) throws(RecordError) -> Int? {
         while true {
             guard let first = try peek() else { return nil }
-            if first == 0x0A { advance(); line += 1; continue }
-            if first == 0x0D { advance(); continue }
+            if first == 0x0A {
+                advance()
+                line += 1
+                continue
+            }
+            if first == 0x0D {
+                advance()
+                continue
+            }
             break
         }
         let start = line
@@ -175,8 +188,9 @@ public final class DelimitedRecordReader {
         var endsWithRawReturn = false
         func finish() throws(RecordError) {
             guard row.endField(quoted: quoted) else {
-                throw RecordError(.invalidUTF8, "the field is not valid UTF-8; save the file as UTF-8", path: path,
-                                  line: fieldLine, column: row.count)
+                throw RecordError(
+                    .invalidUTF8, "the field is not valid UTF-8; save the file as UTF-8", path: path,
+                    line: fieldLine, column: row.count)
             }
             quoted = false
         }
@@ -217,8 +231,9 @@ public final class DelimitedRecordReader {
                 return start
             case 0x5C where dialect == .tsv:
                 guard let next = try peek(), next != 0x0A else {
-                    throw RecordError(.malformedFile, "a backslash ends the line; write \\\\ for a backslash",
-                                      path: path, line: line, column: row.count + 1)
+                    throw RecordError(
+                        .malformedFile, "a backslash ends the line; write \\\\ for a backslash",
+                        path: path, line: line, column: row.count + 1)
                 }
                 advance()
                 endsWithRawReturn = false
@@ -230,13 +245,18 @@ public final class DelimitedRecordReader {
                 }
             case 0x22 where dialect == .csv:
                 guard row.isFieldEmpty, !quoted else {
-                    throw RecordError(.malformedFile, "a quote inside an unquoted field; quote the whole field and double the quote",
-                                      path: path, line: line, column: row.count + 1)
+                    throw RecordError(
+                        .malformedFile, "a quote inside an unquoted field; quote the whole field and double the quote",
+                        path: path, line: line, column: row.count + 1)
                 }
                 quoted = true
                 try readQuoted(into: &row.bytes, column: row.count + 1)
                 guard let after = try peek(), after != 0x0A else { continue }
-                if after == 0x0D { advance(); guard try peek() == 0x0A else { throw misplaced(row.count + 1) }; continue }
+                if after == 0x0D {
+                    advance()
+                    guard try peek() == 0x0A else { throw misplaced(row.count + 1) }
+                    continue
+                }
                 guard after == separator else { throw misplaced(row.count + 1) }
             default:
                 guard !quoted else { throw misplaced(row.count + 1) }
@@ -255,19 +275,24 @@ public final class DelimitedRecordReader {
         while let byte = try peek() {
             advance()
             if byte == 0x0A { line += 1 }
-            guard byte == 0x22 else { field.append(byte); continue }
+            guard byte == 0x22 else {
+                field.append(byte)
+                continue
+            }
             guard try peek() == 0x22 else { return }
             advance()
             field.append(0x22)
         }
-        throw RecordError(.malformedFile, "a quoted field is never closed; end it with a double quote",
-                          path: path, line: opening, column: column)
+        throw RecordError(
+            .malformedFile, "a quoted field is never closed; end it with a double quote",
+            path: path, line: opening, column: column)
     }
 
     /// The error for text after a closing quote.
     private func misplaced(_ column: Int) -> RecordError {
-        RecordError(.malformedFile, "text follows a closing quote; quote the whole field and double inner quotes",
-                    path: path, line: line, column: column)
+        RecordError(
+            .malformedFile, "text follows a closing quote; quote the whole field and double inner quotes",
+            path: path, line: line, column: column)
     }
 }
 

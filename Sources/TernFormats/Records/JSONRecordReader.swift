@@ -34,14 +34,17 @@ public final class JSONRecordReader {
         do {
             let size = try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
             guard size <= Self.maximumSize else {
-                throw RecordError(.malformedFile, "the JSON file is larger than 256 MiB; split it or use TSV",
-                                  path: url.path)
+                throw RecordError(
+                    .malformedFile, "the JSON file is larger than 256 MiB; split it or use TSV",
+                    path: url.path)
             }
             data = try Data(contentsOf: url)
         } catch let error as RecordError {
             throw error
         } catch {
-            throw RecordError(.unreadableFile, "cannot read the file; check that it exists and is readable", path: url.path, underlyingError: error)
+            throw RecordError(
+                .unreadableFile, "cannot read the file; check that it exists and is readable", path: url.path,
+                underlyingError: error)
         }
         var parser = JSONRecordParser(bytes: Array(data), path: url.path)
         records = try parser.parseDocument()
@@ -84,7 +87,10 @@ struct JSONRecordParser {
 
     /// Parses `[{…}, …]` or `{"Entity": [{…}, …], …}` into top-level records.
     mutating func parseDocument() throws(RecordError) -> [ImportRecord] {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            index = 3
+            lineStart = 3
+        }
         skipSpace()
         let records: [ImportRecord]
         switch bytes.indices.contains(index) ? bytes[index] : 0 {
@@ -150,16 +156,25 @@ struct JSONRecordParser {
                     guard let byte = peek() else { throw error("the JSON ends inside an array; close it with ]") }
                     index += 1
                     if byte == UInt8(ascii: "]") { break }
-                    guard byte == UInt8(ascii: ",") else { index -= 1; throw error("expected , or ] in an array") }
+                    guard byte == UInt8(ascii: ",") else {
+                        index -= 1
+                        throw error("expected , or ] in an array")
+                    }
                 }
             }
             depth -= 1
             return .list(items)
         case UInt8(ascii: "\""):
             return .text(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         default:
             return .number(try number())
         }
@@ -170,7 +185,10 @@ struct JSONRecordParser {
         _ body: (inout JSONRecordParser, String) throws(RecordError) -> Void
     ) throws(RecordError) {
         skipSpace()
-        if peek() == UInt8(ascii: "}") { index += 1; return }
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
         while true {
             skipSpace()
             guard peek() == UInt8(ascii: "\"") else { throw error("expected a key in double quotes") }
@@ -183,7 +201,10 @@ struct JSONRecordParser {
             guard let byte = peek() else { throw error("the JSON ends inside an object; close it with }") }
             index += 1
             if byte == UInt8(ascii: "}") { return }
-            guard byte == UInt8(ascii: ",") else { index -= 1; throw error("expected , or } in an object") }
+            guard byte == UInt8(ascii: ",") else {
+                index -= 1
+                throw error("expected , or } in an object")
+            }
         }
     }
 
@@ -246,7 +267,7 @@ struct JSONRecordParser {
 
     private mutating func hex4() throws(RecordError) -> UInt32 {
         guard index + 4 <= bytes.count, let text = String(validating: bytes[index..<index + 4], as: UTF8.self),
-              let scalar = UInt32(text, radix: 16)
+            let scalar = UInt32(text, radix: 16)
         else { throw error("a \\u escape needs four hexadecimal digits") }
         index += 4
         return scalar
@@ -254,8 +275,9 @@ struct JSONRecordParser {
 
     private mutating func number() throws(RecordError) -> String {
         let start = index
-        while let byte = peek(), byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".")
-            || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") || (0x30...0x39).contains(byte)
+        while let byte = peek(),
+            byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") || (0x30...0x39).contains(byte)
         {
             index += 1
         }
@@ -277,7 +299,10 @@ struct JSONRecordParser {
     private mutating func skipSpace() {
         while let byte = peek() {
             switch byte {
-            case 0x0A: index += 1; line += 1; lineStart = index
+            case 0x0A:
+                index += 1
+                line += 1
+                lineStart = index
             case 0x20, 0x09, 0x0D: index += 1
             default: return
             }

@@ -49,12 +49,14 @@ extension ObjectContext {
             switch options.format {
             case .tsv, .csv:
                 guard options.entityName != nil else {
-                    throw RecordError(.unknownKey, "a \(options.format.rawValue) file holds one entity; name it", path: url.path)
+                    throw RecordError(
+                        .unknownKey, "a \(options.format.rawValue) file holds one entity; name it", path: url.path)
                 }
                 let reader = try DelimitedRecordReader(
                     contentsOf: url, dialect: options.format == .tsv ? .tsv : .csv)
                 try importer.checkHeader(reader.header)
-                progress?.totalUnitCount = Int64((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)
+                progress?.totalUnitCount = Int64(
+                    (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)
                 if let plan = importer.streamingPlan(header: reader.header, in: self) {
                     return try await importStreaming(reader, plan: plan, path: url.path, progress: progress)
                 }
@@ -85,7 +87,8 @@ extension ObjectContext {
         } catch {
             rollback()
             let kept = options.savesEachBatch ? "the batches before it are saved" : "nothing was imported"
-            throw RecordError(.saveFailed, "the store refused the import: \(error); \(kept)", path: url.path, underlyingError: error)
+            throw RecordError(
+                .saveFailed, "the store refused the import: \(error); \(kept)", path: url.path, underlyingError: error)
         }
         return importer.summary
     }
@@ -100,7 +103,8 @@ struct RecordImporter {
     private var byKey: [String: [[AttributeValue]: ManagedObject]] = [:]
     private var localIDs: [String: ManagedObject] = [:]
     private var matched: Set<ObjectID> = []
-    private var pending: [(object: ManagedObject, relationship: RelationshipDescription, names: [String], line: Int, column: Int?)] = []
+    private var pending:
+        [(object: ManagedObject, relationship: RelationshipDescription, names: [String], line: Int, column: Int?)] = []
     /// The properties found for each entity and key: finding one walks the entity's ancestors.
     private var properties: [String: [String: Property]] = [:]
 
@@ -129,7 +133,9 @@ struct RecordImporter {
         _ record: ImportRecord, entityName: String?, reusing: ManagedObject? = nil, in context: isolated ObjectContext
     ) async throws -> ManagedObject {
         guard let name = entityName ?? record.entityName ?? options.entityName else {
-            throw RecordError(.unknownKey, "the file does not name the records' entity; give the entity", path: path, line: record.line)
+            throw RecordError(
+                .unknownKey, "the file does not name the records' entity; give the entity", path: path,
+                line: record.line)
         }
         let entity = try self.entity(named: name, line: record.line)
         var values: [String: AttributeValue?] = [:]
@@ -149,9 +155,12 @@ struct RecordImporter {
         if object == nil, let keyValues, keyValues.count == key.count {
             object = byKey[name]?[keyValues]
             if object == nil {
-                var request = FetchRequest(entityName: name, predicate: .and(zip(key, keyValues).map {
-                    .compare(.keyPath($0), .equalTo, .constant($1))
-                }))
+                var request = FetchRequest(
+                    entityName: name,
+                    predicate: .and(
+                        zip(key, keyValues).map {
+                            .compare(.keyPath($0), .equalTo, .constant($1))
+                        }))
                 request.fetchLimit = 1
                 request.includesPendingChanges = false
                 object = try await context.fetch(request).first
@@ -171,8 +180,9 @@ struct RecordImporter {
         // The merge policy decides between a record and an object saved before the import.
         let inStore = !target.isInserted && !target.hasChanges
         if inStore, options.mergePolicy == .error {
-            throw RecordError(.conflict, "the record matches a \(name) already in the store; choose a merge policy that merges them",
-                              path: path, line: record.line)
+            throw RecordError(
+                .conflict, "the record matches a \(name) already in the store; choose a merge policy that merges them",
+                path: path, line: record.line)
         }
         if inStore, options.mergePolicy == .rollback { return target }
         let fillsOnly = inStore && options.mergePolicy == .storeTrumps
@@ -180,13 +190,19 @@ struct RecordImporter {
             do {
                 try target.setValue(value, forAttribute: attribute)
             } catch {
-                throw RecordError(.invalidValue, "\(name).\(attribute): \(error.message)", path: path,
-                                  line: record.line, column: record.columns[attribute], underlyingError: error)
+                throw RecordError(
+                    .invalidValue, "\(name).\(attribute): \(error.message)", path: path,
+                    line: record.line, column: record.columns[attribute], underlyingError: error)
             }
         }
         for (relationship, attribute, value, column) in links
-        where !(fillsOnly && (relationship.isToMany ? !target.objectIDs(for: relationship.name).isEmpty : target[toOne: relationship.name] != nil)) {
-            try await link(target, relationship, by: attribute, to: value, line: record.line, column: column, in: context)
+        where
+            !(fillsOnly
+            && (relationship.isToMany
+                ? !target.objectIDs(for: relationship.name).isEmpty : target[toOne: relationship.name] != nil))
+        {
+            try await link(
+                target, relationship, by: attribute, to: value, line: record.line, column: column, in: context)
         }
         return target
     }
@@ -198,7 +214,9 @@ struct RecordImporter {
         do {
             try await context.save()
         } catch {
-            throw RecordError(.saveFailed, "the store refused a batch of the import: \(error); the batches before it are saved", path: path,
+            throw RecordError(
+                .saveFailed, "the store refused a batch of the import: \(error); the batches before it are saved",
+                path: path,
                 underlyingError: error)
         }
         byKey = [:]
@@ -210,9 +228,10 @@ struct RecordImporter {
             var objects: [ManagedObject] = []
             for local in reference.names {
                 guard let object = localIDs[local] else {
-                    throw RecordError(.unresolvedReference,
-                                      "\(reference.object.entity.name).\(reference.relationship.name) refers to an _id no record has; check the reference",
-                                      path: path, line: reference.line, column: reference.column)
+                    throw RecordError(
+                        .unresolvedReference,
+                        "\(reference.object.entity.name).\(reference.relationship.name) refers to an _id no record has; check the reference",
+                        path: path, line: reference.line, column: reference.column)
                 }
                 objects.append(object)
             }
@@ -233,10 +252,10 @@ struct RecordImporter {
     /// relationship is required, no constraint can break).
     func streamingPlan(header: [String], in context: isolated ObjectContext) -> StreamedImportPlan? {
         guard !options.savesEachBatch, options.uniqueBy == nil, context.parent == nil, let name = options.entityName,
-              let entity = model.entity(named: name), context.coordinator.store(forEntity: name) != nil
+            let entity = model.entity(named: name), context.coordinator.store(forEntity: name) != nil
         else { return nil }
         guard ([entity] + model.ancestors(of: name)).allSatisfy({ $0.uniquenessConstraints.isEmpty }),
-              model.allRelationships(of: name).allSatisfy({ $0.isTransient || !$0.isRequired })
+            model.allRelationships(of: name).allSatisfy({ $0.isTransient || !$0.isRequired })
         else { return nil }
         var columns: [AttributeDescription?] = []
         for key in header {
@@ -251,15 +270,18 @@ struct RecordImporter {
         // Two keys naming one attribute take the record-by-record path, which reports it.
         guard given.count == columns.count(where: { $0 != nil }) else { return nil }
         var defaults: [String: AttributeValue] = [:]
-        for attribute in model.allAttributes(of: name) where !attribute.isTransient && !attribute.isDerived && !given.contains(attribute.name) {
+        for attribute in model.allAttributes(of: name)
+        where !attribute.isTransient && !attribute.isDerived && !given.contains(attribute.name) {
             if let value = attribute.defaultValue { defaults[attribute.name] = value }
         }
         let checked = model.allAttributes(of: name).filter { attribute in
             !attribute.isDerived && !(attribute.isTransient && attribute.defaultValue != nil)
-                && (!attribute.isOptional || attribute.minimum != nil || attribute.maximum != nil || attribute.regularExpression != nil)
+                && (!attribute.isOptional || attribute.minimum != nil || attribute.maximum != nil
+                    || attribute.regularExpression != nil)
         }
         return StreamedImportPlan(
-            entityName: name, columns: columns, defaults: defaults.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, checked: checked)
+            entityName: name, columns: columns,
+            defaults: defaults.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, checked: checked)
     }
 
     // MARK: - Non public
@@ -272,10 +294,12 @@ struct RecordImporter {
 
     private func entity(named name: String, line: Int) throws(RecordError) -> EntityDescription {
         guard let entity = model.entity(named: name) else {
-            throw RecordError(.unknownKey, "the model has no entity named '\(name)'; check the entity name", path: path, line: line)
+            throw RecordError(
+                .unknownKey, "the model has no entity named '\(name)'; check the entity name", path: path, line: line)
         }
         guard !entity.isAbstract else {
-            throw RecordError(.unknownKey, "\(name) is abstract; list records under a concrete entity", path: path, line: line)
+            throw RecordError(
+                .unknownKey, "\(name) is abstract; list records under a concrete entity", path: path, line: line)
         }
         return entity
     }
@@ -289,24 +313,32 @@ struct RecordImporter {
         return found
     }
 
-    private func findProperty(_ key: String, of entity: EntityDescription, line: Int, column: Int?) throws(RecordError) -> Property {
+    private func findProperty(_ key: String, of entity: EntityDescription, line: Int, column: Int?) throws(RecordError)
+        -> Property
+    {
         if key == "_id" { return .attribute(AttributeDescription(name: "_id", type: .string)) }
-        if let attribute = model.allAttributes(of: entity.name).first(where: { $0.name == key }), !attribute.isTransient {
+        if let attribute = model.allAttributes(of: entity.name).first(where: { $0.name == key }), !attribute.isTransient
+        {
             return .attribute(attribute)
         }
         let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
-        if let relationship = model.allRelationships(of: entity.name).first(where: { $0.name == parts[0] }), !relationship.isTransient {
+        if let relationship = model.allRelationships(of: entity.name).first(where: { $0.name == parts[0] }),
+            !relationship.isTransient
+        {
             guard parts.count == 2 else { return .relationship(relationship, byAttribute: nil) }
             guard !relationship.isToMany,
-                  model.allAttributes(of: relationship.destinationEntityName).contains(where: { $0.name == parts[1] })
+                model.allAttributes(of: relationship.destinationEntityName).contains(where: { $0.name == parts[1] })
             else {
-                throw RecordError(.unknownKey, "'\(key)' must name a to-one relationship and an attribute of \(relationship.destinationEntityName)",
-                                  path: path, line: line, column: column)
+                throw RecordError(
+                    .unknownKey,
+                    "'\(key)' must name a to-one relationship and an attribute of \(relationship.destinationEntityName)",
+                    path: path, line: line, column: column)
             }
             return .relationship(relationship, byAttribute: parts[1])
         }
-        throw RecordError(.unknownKey, "\(entity.name) has no attribute or relationship named '\(key)'; check the name",
-                          path: path, line: line, column: column)
+        throw RecordError(
+            .unknownKey, "\(entity.name) has no attribute or relationship named '\(key)'; check the name",
+            path: path, line: line, column: column)
     }
 
     /// The attributes that identify an object of an entity; empty when it has none.
@@ -315,7 +347,9 @@ struct RecordImporter {
         var name: String? = entityName
         while let current = name, let entity = model.entity(named: current) {
             if let constraint = entity.uniquenessConstraints.first(where: { constraint in
-                constraint.allSatisfy { attribute in model.allAttributes(of: entityName).contains { $0.name == attribute } }
+                constraint.allSatisfy { attribute in
+                    model.allAttributes(of: entityName).contains { $0.name == attribute }
+                }
             }) {
                 return constraint
             }
@@ -338,12 +372,15 @@ struct RecordImporter {
         _ value: RecordValue, _ attribute: AttributeDescription, entity: String, path: String, line: Int, column: Int?
     ) throws(RecordError) -> AttributeValue? {
         guard let converted = value.attributeValue(for: attribute.type) else {
-            throw RecordError(.invalidValue, "\(entity).\(attribute.name) needs a value of type \(attribute.type.xcodeName); fix the value",
-                              path: path, line: line, column: column)
+            throw RecordError(
+                .invalidValue,
+                "\(entity).\(attribute.name) needs a value of type \(attribute.type.xcodeName); fix the value",
+                path: path, line: line, column: column)
         }
         if converted == nil, !attribute.isOptional {
-            throw RecordError(.invalidValue, "\(entity).\(attribute.name) is required but has no value; give one",
-                              path: path, line: line, column: column)
+            throw RecordError(
+                .invalidValue, "\(entity).\(attribute.name) is required but has no value; give one",
+                path: path, line: line, column: column)
         }
         return converted
     }
@@ -356,25 +393,32 @@ struct RecordImporter {
         let name = relationship.name
         let destination = relationship.destinationEntityName
         func invalid() -> RecordError {
-            RecordError(.invalidValue,
-                        "\(object.entity.name).\(name) needs \(relationship.isToMany ? "an array of records or _ids" : "a record, an _id or null")",
-                        path: path, line: line, column: column)
+            RecordError(
+                .invalidValue,
+                "\(object.entity.name).\(name) needs \(relationship.isToMany ? "an array of records or _ids" : "a record, an _id or null")",
+                path: path, line: line, column: column)
         }
         if let attribute {
             guard let type = model.allAttributes(of: destination).first(where: { $0.name == attribute })?.type,
-                  let converted = value.attributeValue(for: type)
+                let converted = value.attributeValue(for: type)
             else { throw invalid() }
-            guard let converted else { object[toOne: name] = nil; return }
+            guard let converted else {
+                object[toOne: name] = nil
+                return
+            }
             var found = matchingKey(of: destination) == [attribute] ? byKey[destination]?[[converted]] : nil
             if found == nil {
-                var request = FetchRequest(entityName: destination, predicate: .compare(.keyPath(attribute), .equalTo, .constant(converted)))
+                var request = FetchRequest(
+                    entityName: destination, predicate: .compare(.keyPath(attribute), .equalTo, .constant(converted)))
                 request.fetchLimit = 1
                 request.includesPendingChanges = false
                 found = try await context.fetch(request).first
             }
             guard let found else {
-                throw RecordError(.unresolvedReference, "no \(destination) has the \(attribute) that \(object.entity.name).\(name).\(attribute) gives; import it first",
-                                  path: path, line: line, column: column)
+                throw RecordError(
+                    .unresolvedReference,
+                    "no \(destination) has the \(attribute) that \(object.entity.name).\(name).\(attribute) gives; import it first",
+                    path: path, line: line, column: column)
             }
             object[toOne: name] = found
             return
@@ -388,7 +432,11 @@ struct RecordImporter {
             object[toOne: name] = try await upsert(nested, entityName: destination, reusing: existing, in: context)
         case (.list(let items), true):
             if items.allSatisfy({ if case .text = $0 { true } else { false } }) {
-                pending.append((object, relationship, items.compactMap { if case .text(let s) = $0 { s } else { nil } }, line, column))
+                pending.append(
+                    (
+                        object, relationship, items.compactMap { if case .text(let s) = $0 { s } else { nil } }, line,
+                        column
+                    ))
                 return
             }
             let keyless = matchingKey(of: destination).isEmpty

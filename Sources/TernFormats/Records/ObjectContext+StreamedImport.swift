@@ -52,7 +52,9 @@ struct StreamedImportPlan: Sendable {
             }
             guard let attribute = columns[index] else { continue }
             let field: RecordValue = fields.isNull(index) ? .null : .text(fields.string(index))
-            batch.append(try RecordImporter.convert(field, attribute, entity: entityName, path: path, line: line, column: index + 1))
+            batch.append(
+                try RecordImporter.convert(
+                    field, attribute, entity: entityName, path: path, line: line, column: index + 1))
         }
         for (_, value) in defaults { batch.append(value) }
         // What the save would refuse (required values, ranges, lengths, patterns), with its place.
@@ -65,8 +67,9 @@ struct StreamedImportPlan: Sendable {
         }
         if let first = failures.first {
             let column = columns.firstIndex { $0?.name == first.propertyName }.map { $0 + 1 }
-            throw RecordError(.saveFailed, "the store refused the import: \(first.message); nothing was imported",
-                              path: path, line: line, column: column, underlyingError: first)
+            throw RecordError(
+                .saveFailed, "the store refused the import: \(first.message); nothing was imported",
+                path: path, line: line, column: column, underlyingError: first)
         }
     }
 }
@@ -107,7 +110,9 @@ enum FieldBytes {
             let digit = bytes[index] &- UInt8(ascii: "0")
             guard digit < 10 else { return nil }
             let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
-            let (next, carry) = negative ? shifted.subtractingReportingOverflow(Int64(digit)) : shifted.addingReportingOverflow(Int64(digit))
+            let (next, carry) =
+                negative
+                ? shifted.subtractingReportingOverflow(Int64(digit)) : shifted.addingReportingOverflow(Int64(digit))
             guard !overflow, !carry else { return nil }
             value = next
             index += 1
@@ -118,7 +123,9 @@ enum FieldBytes {
     /// A decimal integer of at most 15 digits as a Double (exact, as `Double(_:)` reads it);
     /// nil for fractions, exponents and longer numbers, which the text path reads.
     static func wholeNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
-        guard bytes.count <= 16, let integer = integer(bytes), integer.magnitude < 1_000_000_000_000_000 else { return nil }
+        guard bytes.count <= 16, let integer = integer(bytes), integer.magnitude < 1_000_000_000_000_000 else {
+            return nil
+        }
         // "-0" is the Double -0.0, which an integer cannot say.
         guard integer != 0 || bytes.first != UInt8(ascii: "-") else { return nil }
         return Double(integer)
@@ -137,7 +144,8 @@ extension ObjectContext {
         do {
             let columns = plan.batchColumns
             var fields = RecordBytes()
-            count = try await batchInsertConverted(entityName: plan.entityName, options: .unchecked) { () throws -> RowBatch? in
+            count = try await batchInsertConverted(entityName: plan.entityName, options: .unchecked) {
+                () throws -> RowBatch? in
                 var batch = RowBatch(columns: columns, reservingCapacity: StreamedImportPlan.batchSize)
                 while batch.count < StreamedImportPlan.batchSize, let line = try reader.nextRow(into: &fields) {
                     try plan.append(fields, line: line, path: path, to: &batch)
@@ -149,7 +157,8 @@ extension ObjectContext {
         } catch let error as RecordError {
             throw error
         } catch {
-            throw RecordError(.saveFailed, "the store refused the import: \(error); nothing was imported", path: path,
+            throw RecordError(
+                .saveFailed, "the store refused the import: \(error); nothing was imported", path: path,
                 underlyingError: error)
         }
         var summary = RecordImportSummary()

@@ -31,7 +31,8 @@ extension RecordValue {
             converted = .decimal(.nan)
         case .decimal:
             let isNumber = !text.isEmpty && text.allSatisfy { "0123456789.-+eE".contains($0) }
-            converted = isNumber ? Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) } : nil
+            converted =
+                isNumber ? Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) } : nil
         case .string: converted = .string(text)
         case .boolean:
             switch text.lowercased() {

@@ -37,8 +37,10 @@ enum FoundationText {
         let scan = self.scan(text, real: false)
         guard !scan.number.isEmpty else { return (0, false) }
         guard let value = Int64(scan.number) else { return (scan.number.hasPrefix("-") ? .min : .max, false) }
-        let zeroFraction = scan.rest.first == "." && scan.rest.dropFirst().drop(while: { $0 == "0" })
-            .unicodeScalars.allSatisfy(isWhiteSpace)
+        let zeroFraction =
+            scan.rest.first == "."
+            && scan.rest.dropFirst().drop(while: { $0 == "0" })
+                .unicodeScalars.allSatisfy(isWhiteSpace)
         return (value, scan.isWhole || zeroFraction)
     }
 
@@ -144,7 +146,9 @@ enum FoundationText {
             if after == text.endIndex || !(text[after].isASCII && text[after].isNumber) {
                 text.insert("0", at: after)
             }
-            if point == text.startIndex || !(text[text.index(before: point)].isASCII && text[text.index(before: point)].isNumber) {
+            if point == text.startIndex
+                || !(text[text.index(before: point)].isASCII && text[text.index(before: point)].isNumber)
+            {
                 text.insert("0", at: point)
             }
         }

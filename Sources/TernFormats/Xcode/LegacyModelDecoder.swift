@@ -37,7 +37,8 @@ struct LegacyModelDecoder {
                 entity: error.entityName, property: error.propertyName, path: path, underlyingError: error)
         } catch {
             throw TernError(
-                .unreadableModelFile, "the Xcode 3 model file (`elements`) cannot be read", path: path, underlyingError: error)
+                .unreadableModelFile, "the Xcode 3 model file (`elements`) cannot be read", path: path,
+                underlyingError: error)
         }
     }
 
@@ -96,26 +97,32 @@ struct LegacyModelDecoder {
             } else if property.isKind(of: "XDPMRelationship") {
                 entity.children.append(try relationship(from: property, entity: name))
             } else {
-                log.add(ModelReadingWarning(
-                    .ignoredContent,
-                    "the property is an \(property.className), which Tern does not read in Xcode 3 models; "
-                        + "it was left out (fetched properties do not enter version hashes)",
-                    entityName: name, propertyName: key, path: path))
+                log.add(
+                    ModelReadingWarning(
+                        .ignoredContent,
+                        "the property is an \(property.className), which Tern does not read in Xcode 3 models; "
+                            + "it was left out (fetched properties do not enter version hashes)",
+                        entityName: name, propertyName: key, path: path))
             }
         }
         let fetchRequests = try settings.value("XD_PSK_fetchRequestsArray").elements() ?? []
         if !fetchRequests.isEmpty {
-            log.add(ModelReadingWarning(
-                .ignoredContent,
-                "the entity's \(fetchRequests.count) fetch request template(s) were left out: Tern does not read "
-                    + "them in Xcode 3 models; open and save the model in Xcode to keep them",
-                entityName: name, path: path))
+            log.add(
+                ModelReadingWarning(
+                    .ignoredContent,
+                    "the entity's \(fetchRequests.count) fetch request template(s) were left out: Tern does not read "
+                        + "them in Xcode 3 models; open and save the model in Xcode to keep them",
+                    entityName: name, path: path))
         }
-        if let group = try propertyGroups(settings.value("XDPMUniquenessConstraints"), "uniquenessConstraints",
-                                          "uniquenessConstraint", "constraint") {
+        if let group = try propertyGroups(
+            settings.value("XDPMUniquenessConstraints"), "uniquenessConstraints",
+            "uniquenessConstraint", "constraint")
+        {
             entity.children.append(group)
         }
-        if let group = try propertyGroups(settings.value("XDPMCompoundIndexes"), "compoundIndexes", "compoundIndex", "index") {
+        if let group = try propertyGroups(
+            settings.value("XDPMCompoundIndexes"), "compoundIndexes", "compoundIndex", "index")
+        {
             entity.children.append(group)
         }
         if let info = try userInfo(settings.value("XD_PSK_userInfo")) { entity.children.append(info) }
@@ -175,7 +182,9 @@ struct LegacyModelDecoder {
         }
         let minCount = try settings.integer("XD_PRK_minCount")
         let maxCount = try settings.integer("XD_PRK_maxCount")
-        let isToMany = try settings.value("XD_PRK_isToMany").isNull ? (maxCount.map { $0 != 1 } ?? false) : settings.bool("XD_PRK_isToMany")
+        let isToMany =
+            try settings.value("XD_PRK_isToMany").isNull
+            ? (maxCount.map { $0 != 1 } ?? false) : settings.bool("XD_PRK_isToMany")
         if isToMany { relationship.attributes["toMany"] = "YES" }
         relationship.attributes["minCount"] = minCount.map(String.init)
         relationship.attributes["maxCount"] = maxCount.map(String.init)
@@ -189,7 +198,8 @@ struct LegacyModelDecoder {
         var element = XMLElementTree(name: kind, attributes: ["name": name])
         let flags = [
             ("XD_PPSK_isOptional", "optional"), ("XD_PPSK_isTransient", "transient"), ("XD_PPSK_isIndexed", "indexed"),
-            ("XD_PPSK_isSpotlightIndexed", "spotlightIndexingEnabled"), ("XD_PPSK_isStoredInTruthFile", "storedInTruthFile"),
+            ("XD_PPSK_isSpotlightIndexed", "spotlightIndexingEnabled"),
+            ("XD_PPSK_isStoredInTruthFile", "storedInTruthFile"),
         ]
         for (key, attribute) in flags where try settings.bool(key) {
             element.attributes[attribute] = "YES"
@@ -283,7 +293,8 @@ struct LegacyModelDecoder {
         var info = XMLElementTree(name: "userInfo")
         for (key, entry) in entries {
             info.children.append(
-                XMLElementTree(name: "entry", attributes: ["key": key, "value": try ArchivedFoundationValue.text(entry)]))
+                XMLElementTree(
+                    name: "entry", attributes: ["key": key, "value": try ArchivedFoundationValue.text(entry)]))
         }
         return info
     }

@@ -81,9 +81,9 @@ public struct ModelReadingWarning: Sendable, Hashable, CustomStringConvertible {
         var place = ""
         if let versionName { place += versionName + ": " }
         switch (entityName, propertyName) {
-        case let (entity?, property?): place += "\(entity).\(property)"
-        case let (entity?, nil): place += entity
-        case let (nil, property?): place += property
+        case (let entity?, let property?): place += "\(entity).\(property)"
+        case (let entity?, nil): place += entity
+        case (nil, let property?): place += property
         case (nil, nil): break
         }
         if let line { place += place.isEmpty ? "line \(line)" : " (line \(line))" }

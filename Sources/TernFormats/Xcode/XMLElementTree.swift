@@ -1,8 +1,9 @@
 package import Foundation
+package import TernCore
+
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-package import TernCore
 
 /// One element of a parsed XML document, with its attributes, children and text.
 ///
@@ -72,7 +73,8 @@ extension XMLElementTree {
     /// - Throws: `limits.code` (``TernError/Code/unreadableModelFile`` by default) when the
     ///   document is malformed or unsafe.
     /// - Complexity: O(*n*) in the size of the document.
-    package static func parse(_ data: Data, path: String, limits: Limits = Limits()) throws(TernError) -> XMLElementTree {
+    package static func parse(_ data: Data, path: String, limits: Limits = Limits()) throws(TernError) -> XMLElementTree
+    {
         let maximumSize = limits.maximumSize
         guard data.count <= maximumSize else {
             throw TernError(
@@ -151,7 +153,8 @@ extension XMLElementTree {
     /// quotes, `.`, `_` and `-`.
     private static func isDeclarationByte(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
         case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "="), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "."),
             UInt8(ascii: "_"), UInt8(ascii: "-"):

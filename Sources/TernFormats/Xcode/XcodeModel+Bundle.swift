@@ -200,7 +200,8 @@ extension XcodeModel {
             var versionWarnings: [ModelReadingWarning] = []
             do {
                 versions.append(
-                    ModelVersion(name: source.name, model: try readModel(contentsOf: source.url, warnings: &versionWarnings)))
+                    ModelVersion(
+                        name: source.name, model: try readModel(contentsOf: source.url, warnings: &versionWarnings)))
             } catch {
                 failures.append((source.name, error))
                 continue
@@ -232,9 +233,10 @@ extension XcodeModel {
                     + "current and stores this version wrote cannot be identified: \(failure.error.message)"
                 : "the version cannot be read and is left out, so stores it wrote cannot be identified: "
                     + failure.error.message
-            warnings.append(ModelReadingWarning(
-                .unreadableVersion, message, versionName: failure.name, entityName: failure.error.entityName,
-                propertyName: failure.error.propertyName, path: failure.error.path ?? path))
+            warnings.append(
+                ModelReadingWarning(
+                    .unreadableVersion, message, versionName: failure.name, entityName: failure.error.entityName,
+                    propertyName: failure.error.propertyName, path: failure.error.path ?? path))
         }
         return VersionedModel(name: name, versions: ordered, current: currentName, hasExplicitOrder: order != nil)
     }

@@ -49,7 +49,9 @@ extension XcodeModel {
     /// - Returns: The model.
     /// - Throws: ``TernError/Code/unreadableModelFile`` when the bytes are not a model archive.
     /// - Complexity: O(*n*) in the size of the archive.
-    public static func compiledModel(fromArchive data: Data, path: String? = nil) throws(TernError) -> ManagedObjectModel {
+    public static func compiledModel(fromArchive data: Data, path: String? = nil) throws(TernError)
+        -> ManagedObjectModel
+    {
         do {
             return try ModelCache.decodeArchive(data)
         } catch let error as TernError {
@@ -57,7 +59,8 @@ extension XcodeModel {
                 .unreadableModelFile, "the compiled model cannot be read: \(error.message)",
                 entity: error.entityName, property: error.propertyName, path: path, underlyingError: error)
         } catch {
-            throw TernError(.unreadableModelFile, "the compiled model cannot be read", path: path, underlyingError: error)
+            throw TernError(
+                .unreadableModelFile, "the compiled model cannot be read", path: path, underlyingError: error)
         }
     }
 
@@ -134,16 +137,18 @@ extension XcodeModel {
             root = nil
         }
         guard case .dictionary(let top)? = root else {
-            log.add(ModelReadingWarning(
-                .ignoredContent,
-                "\(versionInfoFileName) is not a readable property list with a dictionary: the current version "
-                    + "is taken to be the last in order and no recorded hashes are checked",
-                path: file.path))
+            log.add(
+                ModelReadingWarning(
+                    .ignoredContent,
+                    "\(versionInfoFileName) is not a readable property list with a dictionary: the current version "
+                        + "is taken to be the last in order and no recorded hashes are checked",
+                    path: file.path))
             return nil
         }
         var info = CompiledVersionInfo()
         if case .string(let name)? = top[versionInfoCurrentKey], !name.isEmpty {
-            info.currentVersionName = name.hasSuffix("." + compiledModelExtension)
+            info.currentVersionName =
+                name.hasSuffix("." + compiledModelExtension)
                 ? String(name.dropLast(compiledModelExtension.count + 1)) : name
         }
         if case .dictionary(let versions)? = top[versionInfoHashesKey] {
@@ -173,13 +178,16 @@ extension XcodeModel {
                 case (nil, _):
                     message = "\(versionInfoFileName) records no hash for this entity of the compiled model"
                 case (_, nil):
-                    message = "\(versionInfoFileName) records a hash for this entity, which the compiled model does not hold"
+                    message =
+                        "\(versionInfoFileName) records a hash for this entity, which the compiled model does not hold"
                 default:
-                    message = "the entity's version hash computed from the compiled model differs from the one "
+                    message =
+                        "the entity's version hash computed from the compiled model differs from the one "
                         + "\(versionInfoFileName) records; stores this version wrote may not be recognised"
                 }
-                warnings.append(ModelReadingWarning(
-                    .versionHashMismatch, message, versionName: version.name, entityName: entity, path: path))
+                warnings.append(
+                    ModelReadingWarning(
+                        .versionHashMismatch, message, versionName: version.name, entityName: entity, path: path))
             }
         }
         return warnings

@@ -385,7 +385,8 @@ struct ContentsDecoder {
         return reading.value
     }
 
-    private func interval(_ element: XMLElementTree, _ name: String, entity: String, property: String) -> TimeInterval? {
+    private func interval(_ element: XMLElementTree, _ name: String, entity: String, property: String) -> TimeInterval?
+    {
         value(element, name, entity: entity, property: property, type: .date, read: XcodeValueText.interval)
     }
 

@@ -70,7 +70,8 @@ extension XcodeModel {
                 to: url.appendingPathComponent(contentsFileName), options: .atomic)
         } catch {
             throw TernError(
-                .unwritableModelFile, "the model cannot be written: \(describe(error))", path: url.path, underlyingError: error)
+                .unwritableModelFile, "the model cannot be written: \(describe(error))", path: url.path,
+                underlyingError: error)
         }
     }
 
@@ -123,7 +124,8 @@ extension XcodeModel {
             try FileManager.default.moveItem(at: staging, to: url)
         } catch {
             throw TernError(
-                .unwritableModelFile, "the model bundle cannot be written: \(describe(error))", path: url.path, underlyingError: error)
+                .unwritableModelFile, "the model bundle cannot be written: \(describe(error))", path: url.path,
+                underlyingError: error)
         }
     }
 

@@ -53,7 +53,8 @@ public enum XcodeModel {
             return try Data(contentsOf: url)
         } catch {
             throw TernError(
-                .unreadableModelFile, "the file cannot be read: \(describe(error))", path: url.path, underlyingError: error)
+                .unreadableModelFile, "the file cannot be read: \(describe(error))", path: url.path,
+                underlyingError: error)
         }
     }
 
@@ -63,7 +64,8 @@ public enum XcodeModel {
             return try FileManager.default.contentsOfDirectory(atPath: folder.path)
         } catch {
             throw TernError(
-                .unreadableModelFile, "the folder cannot be listed: \(describe(error))", path: folder.path, underlyingError: error)
+                .unreadableModelFile, "the folder cannot be listed: \(describe(error))", path: folder.path,
+                underlyingError: error)
         }
     }
 

@@ -46,12 +46,15 @@ enum XcodeValueText {
             return Reading(.string(text))
         case .boolean:
             let flag = FoundationText.boolValue(text)
-            return Reading(.bool(flag), leniency: FoundationText.isExactBool(text) ? nil : "read as \(flag ? "YES" : "NO")" + asMomc)
+            return Reading(
+                .bool(flag),
+                leniency: FoundationText.isExactBool(text) ? nil : "read as \(flag ? "YES" : "NO")" + asMomc)
         case .date:
             if let date = dateText(text) { return Reading(.date(date)) }
             let seconds = interval(text)
             guard let value = seconds.value else {
-                return .ignored("it is neither a date (like 2013-04-23 12:00:00 +0000) nor a number of seconds since 2001")
+                return .ignored(
+                    "it is neither a date (like 2013-04-23 12:00:00 +0000) nor a number of seconds since 2001")
             }
             return Reading(.date(Date(timeIntervalSinceReferenceDate: value)), leniency: seconds.leniency)
         case .uuid:

@@ -42,7 +42,8 @@ public protocol AttributeMigrationPolicy: EntityMigrationPolicy {
     ///   - destination: One value per name of ``destinationAttributeNames``, all nil on entry;
     ///     each is converted to its attribute's type when stored.
     /// - Throws: ``MigrationError`` to stop the migration.
-    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?]) throws(MigrationError)
+    func destinationValues(from source: [AttributeValue?], into destination: inout [AttributeValue?])
+        throws(MigrationError)
 }
 
 extension AttributeMigrationPolicy {

@@ -99,7 +99,8 @@ final class CompiledEntityMapping {
                     try manager.setDestinationRelationship(name, of: destination, to: [])
                 default:
                     throw MigrationError(
-                        .evaluationFailed, "A relationship needs destinationInstances(\"Mapping\", $source.relationship)")
+                        .evaluationFailed,
+                        "A relationship needs destinationInstances(\"Mapping\", $source.relationship)")
                 }
             } catch {
                 throw error.located(mapping: mapping.name, property: name)

@@ -33,7 +33,8 @@ public protocol EntityMigrationPolicy: Sendable {
     ///   - mapping: The entity mapping.
     ///   - manager: The engine.
     /// - Throws: ``MigrationError`` to stop the migration.
-    func createDestinationInstances(forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+    func createDestinationInstances(
+        forSource source: RowReference, mapping: EntityMapping, manager: any MigrationManager)
         throws(MigrationError)
 
     /// The source attributes stage 1 reads for an entity mapping, so that the engine reads only
@@ -68,7 +69,8 @@ public protocol EntityMigrationPolicy: Sendable {
     ///   - mapping: The entity mapping.
     ///   - manager: The engine.
     /// - Throws: ``MigrationError`` to stop the migration.
-    func createRelationships(forDestination destination: RowReference, mapping: EntityMapping, manager: any MigrationManager)
+    func createRelationships(
+        forDestination destination: RowReference, mapping: EntityMapping, manager: any MigrationManager)
         throws(MigrationError)
 
     /// Stage 3: ends the entity mapping, after every relationship is set; the default validates
@@ -201,7 +203,8 @@ public struct DefaultMigrationPolicy: EntityMigrationPolicy {
                     try manager.setDestinationRelationship(property.name, of: destination, to: [])
                 default:
                     throw MigrationError(
-                        .evaluationFailed, "A relationship needs destinationInstances(\"Mapping\", $source.relationship)")
+                        .evaluationFailed,
+                        "A relationship needs destinationInstances(\"Mapping\", $source.relationship)")
                 }
             } catch {
                 throw error.located(mapping: mapping.name, property: property.name)
@@ -249,7 +252,8 @@ public struct MigrationPolicyRegistry: Sendable {
         guard let name = mapping.policyName else { return DefaultMigrationPolicy() }
         guard let policy = policies[name] else {
             throw MigrationError(
-                .unknownPolicy, "No migration policy is registered under the name \(name); register it before migrating",
+                .unknownPolicy,
+                "No migration policy is registered under the name \(name); register it before migrating",
                 mapping: mapping.name)
         }
         return policy

@@ -86,7 +86,9 @@ public final class InMemoryMigrationManager: MigrationManager {
         -> ExpressionValue
     {
         let rows = sourceRows
-        return try SourceRowReading.value(forKeyPath: keyPath, of: source, in: sourceModel) { reference in rows[reference] }
+        return try SourceRowReading.value(forKeyPath: keyPath, of: source, in: sourceModel) { reference in
+            rows[reference]
+        }
     }
 
     // MARK: - Writing the destination
@@ -95,7 +97,8 @@ public final class InMemoryMigrationManager: MigrationManager {
     public func insertDestinationInstance(ofEntity entity: String) throws(MigrationError) -> RowReference {
         guard let description = destinationModel.entity(named: entity), !description.isAbstract else {
             throw MigrationError(
-                .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of", entity: entity)
+                .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of",
+                entity: entity)
         }
         let root = destinationModel.rootEntity(of: entity)?.name ?? entity
         let key = (lastKeys[root] ?? 0) + 1
@@ -111,12 +114,15 @@ public final class InMemoryMigrationManager: MigrationManager {
     }
 
     /// Sets an attribute of a destination row, converting the value to the attribute's type.
-    public func setDestinationValue(_ value: AttributeValue?, forAttribute attribute: String, of destination: RowReference)
+    public func setDestinationValue(
+        _ value: AttributeValue?, forAttribute attribute: String, of destination: RowReference
+    )
         throws(MigrationError)
     {
         guard let description = destinationModel.attribute(named: attribute, inEntity: destination.entityName) else {
             throw MigrationError(
-                .invalidMapping, "\(destination.entityName) has no attribute \(attribute)", entity: destination.entityName,
+                .invalidMapping, "\(destination.entityName) has no attribute \(attribute)",
+                entity: destination.entityName,
                 property: attribute)
         }
         do {
@@ -130,7 +136,9 @@ public final class InMemoryMigrationManager: MigrationManager {
     }
 
     /// Sets a relationship of a destination row and the inverse of each related row.
-    public func setDestinationRelationship(_ relationship: String, of destination: RowReference, to objects: [RowReference])
+    public func setDestinationRelationship(
+        _ relationship: String, of destination: RowReference, to objects: [RowReference]
+    )
         throws(MigrationError)
     {
         let description = try destinationRelationship(relationship, of: destination, count: objects.count)
@@ -138,7 +146,9 @@ public final class InMemoryMigrationManager: MigrationManager {
         link(destination, description, objects)
         guard let inverseName = description.inverseName else { return }
         for object in objects {
-            guard let inverse = destinationModel.relationship(named: inverseName, inEntity: object.entityName) else { continue }
+            guard let inverse = destinationModel.relationship(named: inverseName, inEntity: object.entityName) else {
+                continue
+            }
             var current = inverse.isToMany ? rows[object]?.toMany[inverseName] ?? [] : []
             if !current.contains(destination) { current.append(destination) }
             link(object, inverse, current)
@@ -167,7 +177,9 @@ public final class InMemoryMigrationManager: MigrationManager {
             }
             for relationship in destinationModel.allRelationships(of: reference.entityName)
             where !relationship.isTransient && relationship.isRequired {
-                let count = relationship.isToMany ? row.toMany[relationship.name]?.count ?? 0 : row.toOne[relationship.name] == nil ? 0 : 1
+                let count =
+                    relationship.isToMany
+                    ? row.toMany[relationship.name]?.count ?? 0 : row.toOne[relationship.name] == nil ? 0 : 1
                 if count == 0 { failures.append(invalid(reference, relationship.name, "is required but empty")) }
             }
         }

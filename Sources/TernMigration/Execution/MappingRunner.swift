@@ -72,7 +72,8 @@ public struct MappingRunner: Sendable {
             if let compiled = member.compiled {
                 try compiled.createInstance(forSource: source, manager: manager, reader: reader)
             } else {
-                try member.policy.createDestinationInstances(forSource: source, mapping: member.mapping, manager: manager)
+                try member.policy.createDestinationInstances(
+                    forSource: source, mapping: member.mapping, manager: manager)
             }
         }
         let attributePolicies = walk.map(\.attributePolicy)
@@ -128,7 +129,9 @@ extension MigrationManager {
     /// - Throws: ``MigrationError`` with code ``MigrationError/Code/evaluationFailed`` when the
     ///   part before a union does not give objects, or the part after gives values.
     /// - Complexity: One engine read per object the union goes through.
-    func sourceValue(followingUnions keyPath: [String], of source: RowReference) throws(MigrationError) -> ExpressionValue {
+    func sourceValue(followingUnions keyPath: [String], of source: RowReference) throws(MigrationError)
+        -> ExpressionValue
+    {
         guard let index = keyPath.firstIndex(where: ValueExpression.unionOperators.contains) else {
             return try sourceValue(forKeyPath: keyPath, of: source)
         }
@@ -139,7 +142,8 @@ extension MigrationManager {
         case .objects(let references): objects = references
         case .value(nil): objects = []
         default:
-            throw MigrationError(.evaluationFailed, "\(keyPath[index]) needs objects before it, such as a to-many relationship")
+            throw MigrationError(
+                .evaluationFailed, "\(keyPath[index]) needs objects before it, such as a to-many relationship")
         }
         var seen: Set<RowReference> = []
         var result: [RowReference] = []
@@ -150,7 +154,8 @@ extension MigrationManager {
             case .value(nil):
                 continue
             default:
-                throw MigrationError(.evaluationFailed, "\(keyPath[index]) needs a relationship after it; it gives objects")
+                throw MigrationError(
+                    .evaluationFailed, "\(keyPath[index]) needs a relationship after it; it gives objects")
             }
         }
         return .objects(result)

@@ -128,7 +128,9 @@ struct MappingWalkPlan {
     /// - Throws: ``MigrationError`` with code ``MigrationError/Code/unknownPolicy`` for a policy
     ///   that is not registered, before anything runs.
     /// - Complexity: O(*m*²) for *m* entity mappings.
-    init(_ passes: [MappingModel], policies: MigrationPolicyRegistry, destination: ManagedObjectModel) throws(MigrationError) {
+    init(_ passes: [MappingModel], policies: MigrationPolicyRegistry, destination: ManagedObjectModel)
+        throws(MigrationError)
+    {
         var staged: [[StagedMapping]] = []
         for (index, pass) in passes.enumerated() {
             var members: [StagedMapping] = []
@@ -165,7 +167,9 @@ struct MappingWalkPlan {
     }
 
     /// Whether the mapping at `position` may run its stage 1 in the walk of `group`.
-    private static func canJoin(_ position: Int, group: [Int], in flat: [StagedMapping], passes: [[StagedMapping]]) -> Bool {
+    private static func canJoin(_ position: Int, group: [Int], in flat: [StagedMapping], passes: [[StagedMapping]])
+        -> Bool
+    {
         let joining = flat[position]
         let leader = flat[group[0]]
         guard joining.isIndependent, leader.isIndependent,

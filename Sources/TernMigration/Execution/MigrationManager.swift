@@ -196,7 +196,8 @@ public protocol MigrationManager: AnyObject {
     ///   - mappingName: The entity mapping's name, or nil for whichever mapping made each object.
     ///   - sources: The source objects.
     /// - Returns: Their destination objects, in the order of `sources`.
-    func destinationInstances(forMapping mappingName: String?, sourceInstances sources: [RowReference]) -> [RowReference]
+    func destinationInstances(forMapping mappingName: String?, sourceInstances sources: [RowReference])
+        -> [RowReference]
 
     /// The source objects a destination object was made from under an entity mapping.
     ///
@@ -204,7 +205,8 @@ public protocol MigrationManager: AnyObject {
     ///   - mappingName: The entity mapping's name.
     ///   - destination: The destination object.
     /// - Returns: The source objects, in the order they were associated.
-    func sourceInstances(forMapping mappingName: String, destinationInstance destination: RowReference) -> [RowReference]
+    func sourceInstances(forMapping mappingName: String, destinationInstance destination: RowReference)
+        -> [RowReference]
 }
 
 extension MigrationManager {
@@ -242,7 +244,8 @@ extension MigrationManager {
     public func destinationRelationship(_ relationship: String, of destination: RowReference, count: Int)
         throws(MigrationError) -> RelationshipDescription
     {
-        guard let description = destinationModel.relationship(named: relationship, inEntity: destination.entityName) else {
+        guard let description = destinationModel.relationship(named: relationship, inEntity: destination.entityName)
+        else {
             throw MigrationError(
                 .invalidMapping, "\(destination.entityName) has no relationship \(relationship)",
                 entity: destination.entityName, property: relationship)

@@ -18,7 +18,8 @@ public struct CompiledExpression: Sendable {
     /// Evaluates to any result.
     typealias Body = @Sendable (any ExpressionSource, ExpressionEnvironment) throws(MigrationError) -> ExpressionValue
     /// Evaluates to an attribute value, refusing objects.
-    typealias ScalarBody = @Sendable (any ExpressionSource, ExpressionEnvironment) throws(MigrationError) -> AttributeValue?
+    typealias ScalarBody =
+        @Sendable (any ExpressionSource, ExpressionEnvironment) throws(MigrationError) -> AttributeValue?
 
     /// The expression compiled.
     public let expression: ValueExpression
@@ -93,7 +94,8 @@ public struct CompiledExpression: Sendable {
                 case .value(let value): return value
                 case .objects, .destinationInstances:
                     throw MigrationError(
-                        .evaluationFailed, "'\(text)' gives objects where a value is needed; wrap it in destinationInstances()")
+                        .evaluationFailed,
+                        "'\(text)' gives objects where a value is needed; wrap it in destinationInstances()")
                 }
             }
         }
@@ -118,7 +120,8 @@ public struct CompiledExpression: Sendable {
                 case .objects(let references): return .destinationInstances(mapping: mapping, sources: references)
                 case .value(nil): return .destinationInstances(mapping: mapping, sources: [])
                 default:
-                    throw MigrationError(.evaluationFailed, "destinationInstances needs source objects, such as $source.owner")
+                    throw MigrationError(
+                        .evaluationFailed, "destinationInstances needs source objects, such as $source.owner")
                 }
             }
         case .coalesce:

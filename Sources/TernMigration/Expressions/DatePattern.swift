@@ -130,7 +130,9 @@ struct DatePattern: Sendable {
     // MARK: - Non public
 
     /// Writes a non-negative number with leading zeros and moves `end` past it.
-    private static func put(_ value: Int, digits: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at end: inout Int) {
+    private static func put(
+        _ value: Int, digits: Int, into buffer: UnsafeMutableBufferPointer<UInt8>, at end: inout Int
+    ) {
         var rest = value
         for index in stride(from: end + digits - 1, through: end, by: -1) {
             buffer[index] = UInt8(48 + rest % 10)

@@ -165,7 +165,8 @@ struct ExpressionTypeChecker {
             let argumentType = types[index]
             guard argumentType == .null || argumentType == .unknown || allowed.contains(argumentType) else {
                 throw problem(
-                    "argument \(index + 1) of \(function.rawValue)() must be \(what), not \(argumentType.name)", position)
+                    "argument \(index + 1) of \(function.rawValue)() must be \(what), not \(argumentType.name)",
+                    position)
             }
         }
         let numbers: [ExpressionType] = [.number, .integer, .double, .decimal]
@@ -212,7 +213,8 @@ struct ExpressionTypeChecker {
             }
             guard let destination = mappingDestinations[name] else {
                 let known = mappingDestinations.keys.sorted().joined(separator: ", ")
-                throw problem("destinationInstances() names the unknown entity mapping '\(name)'; known: \(known)", position)
+                throw problem(
+                    "destinationInstances() names the unknown entity mapping '\(name)'; known: \(known)", position)
             }
             entity = destination
         }
@@ -221,7 +223,8 @@ struct ExpressionTypeChecker {
         case .objects(_, let toMany): return .instances(entity: entity, toMany: toMany)
         case .null: return .null
         case let other:
-            throw problem("destinationInstances() needs source objects such as $source.owner, not \(other.name)", position)
+            throw problem(
+                "destinationInstances() needs source objects such as $source.owner, not \(other.name)", position)
         }
     }
 
@@ -237,7 +240,9 @@ struct ExpressionTypeChecker {
             let isLast = offset == path.count - 1
             if ValueExpression.unionOperators.contains(name) {
                 guard toMany, !isLast else {
-                    throw problem("\(written): \(name) goes between a to-many relationship and a relationship of its objects", position)
+                    throw problem(
+                        "\(written): \(name) goes between a to-many relationship and a relationship of its objects",
+                        position)
                 }
                 union = true
                 continue
@@ -245,7 +250,9 @@ struct ExpressionTypeChecker {
             switch sourceModel.property(named: name, inEntity: current) {
             case .attribute(let attribute)?:
                 guard isLast else { throw problem("\(written) is an attribute; nothing follows it", position) }
-                guard !union else { throw problem("\(written): a union gives objects; it cannot end in an attribute", position) }
+                guard !union else {
+                    throw problem("\(written): a union gives objects; it cannot end in an attribute", position)
+                }
                 guard !attribute.isTransient else {
                     throw problem("\(current).\(name) is transient: the store has no value for it", position)
                 }

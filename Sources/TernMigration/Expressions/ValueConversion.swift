@@ -126,7 +126,8 @@ enum ValueConversion {
         case .integer(let number): Decimal(number)
         case .decimal(let number): number
         case .double(let number): number.isFinite ? Decimal(number) : nil
-        case .string(let text): Decimal(string: text.trimmingCharacters(in: .whitespaces), locale: Locale(identifier: "en_US_POSIX"))
+        case .string(let text):
+            Decimal(string: text.trimmingCharacters(in: .whitespaces), locale: Locale(identifier: "en_US_POSIX"))
         default: nil
         }
     }

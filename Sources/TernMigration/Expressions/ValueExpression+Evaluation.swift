@@ -151,7 +151,8 @@ extension ValueExpression.Function {
             case .objects(let references): return .destinationInstances(mapping: mapping, sources: references)
             case .value(nil): return .destinationInstances(mapping: mapping, sources: [])
             default:
-                throw MigrationError(.evaluationFailed, "destinationInstances needs source objects, such as $source.owner")
+                throw MigrationError(
+                    .evaluationFailed, "destinationInstances needs source objects, such as $source.owner")
             }
         case .coalesce:
             for argument in arguments {
@@ -166,7 +167,9 @@ extension ValueExpression.Function {
         case .policy:
             let function = try PolicyCall.function(arguments.first?.stringLiteral, in: environment)
             var values: [ExpressionValue] = []
-            for argument in arguments.dropFirst() { values.append(try argument.evaluate(source: source, environment: environment)) }
+            for argument in arguments.dropFirst() {
+                values.append(try argument.evaluate(source: source, environment: environment))
+            }
             return try function(values, source)
         default:
             var values: [AttributeValue?] = []
@@ -186,12 +189,14 @@ enum PolicyCall {
         -> PolicyFunction
     {
         guard let selector else {
-            throw MigrationError(.evaluationFailed, "policy() needs the selector's name in quotes as its first argument")
+            throw MigrationError(
+                .evaluationFailed, "policy() needs the selector's name in quotes as its first argument")
         }
         guard let function = environment.policyFunctions[selector] else {
             throw MigrationError(
                 .evaluationFailed,
-                "The entity mapping's policy registers no function for the selector \(selector); add it to its expressionFunctions")
+                "The entity mapping's policy registers no function for the selector \(selector); add it to its expressionFunctions"
+            )
         }
         return function
     }
@@ -231,7 +236,9 @@ enum ValueArithmetic {
             guard !didOverflow else { throw overflow }
             return .integer(result)
         case (.decimal, _), (_, .decimal):
-            guard let a = ValueConversion.decimal(lhs), let b = ValueConversion.decimal(rhs) else { throw notNumbers(op) }
+            guard let a = ValueConversion.decimal(lhs), let b = ValueConversion.decimal(rhs) else {
+                throw notNumbers(op)
+            }
             switch op {
             case .add: return .decimal(a + b)
             case .subtract: return .decimal(a - b)

@@ -1,5 +1,5 @@
-import TernCore
 import Foundation
+import TernCore
 
 extension ValueExpression {
     // MARK: - Parsing
@@ -134,7 +134,8 @@ enum ExpressionLexer {
     private static func identifier(_ characters: [Character], _ index: inout Int) -> String {
         let start = index
         while index < characters.count,
-            characters[index].isLetter || characters[index] == "_" || (characters[index].isASCII && characters[index].isNumber)
+            characters[index].isLetter || characters[index] == "_"
+                || (characters[index].isASCII && characters[index].isNumber)
         {
             index += 1
         }
@@ -144,7 +145,9 @@ enum ExpressionLexer {
     /// Reads an integer or a decimal number with an optional exponent.
     private static func number(_ characters: [Character], _ index: inout Int) throws(MigrationError) -> AttributeValue {
         let start = index
-        func digits() { while index < characters.count, characters[index].isASCII, characters[index].isNumber { index += 1 } }
+        func digits() {
+            while index < characters.count, characters[index].isASCII, characters[index].isNumber { index += 1 }
+        }
         digits()
         var isInteger = true
         if index + 1 < characters.count, characters[index] == ".", characters[index + 1].isASCII,
@@ -199,7 +202,8 @@ enum ExpressionLexer {
             case "t": result.append("\t")
             case "\"", "'", "\\": result.append(escaped)
             default:
-                throw MigrationError(.invalidExpression, "Unknown escape '\\\(escaped)' in a string", position: index - 2)
+                throw MigrationError(
+                    .invalidExpression, "Unknown escape '\\\(escaped)' in a string", position: index - 2)
             }
         }
         throw MigrationError(.invalidExpression, "The string is not closed", position: start)
@@ -316,7 +320,8 @@ struct ExpressionParser {
     private mutating func call(_ name: String, at position: Int) throws(MigrationError) -> ValueExpression {
         guard let function = ValueExpression.Function(rawValue: name) else {
             let known = ValueExpression.Function.allCases.map(\.rawValue).joined(separator: ", ")
-            throw MigrationError(.invalidExpression, "Unknown function '\(name)'; known functions: \(known)", position: position)
+            throw MigrationError(
+                .invalidExpression, "Unknown function '\(name)'; known functions: \(known)", position: position)
         }
         guard current.kind == .symbol("(") else { throw unexpected("'(' after \(name)") }
         try enter(at: position)
@@ -336,8 +341,9 @@ struct ExpressionParser {
             let expected =
                 function.arity.upperBound == Int.max
                 ? "at least \(function.arity.lowerBound)"
-                : function.arity.count == 1 ? "\(function.arity.lowerBound)"
-                : "\(function.arity.lowerBound) or \(function.arity.upperBound)"
+                : function.arity.count == 1
+                    ? "\(function.arity.lowerBound)"
+                    : "\(function.arity.lowerBound) or \(function.arity.upperBound)"
             throw MigrationError(
                 .invalidExpression, "\(name) takes \(expected) argument(s), not \(arguments.count)", position: position)
         }

@@ -84,7 +84,8 @@ extension InferenceBuilder {
                 change(
                     .changeType, owner, new.name,
                     "change \(owner).\(new.name) from \(old.type.xcodeName) to \(new.type.xcodeName) "
-                        + "(values outside \(new.type.xcodeName)'s range are counted before migrating and kept as stored)")
+                        + "(values outside \(new.type.xcodeName)'s range are counted before migrating and kept as stored)"
+                )
                 return expression
             }
             guard Self.isWidening(old.type, to: new.type) else {
@@ -104,7 +105,8 @@ extension InferenceBuilder {
                 // checked before anything is written (objects without a value stop the migration).
                 change(
                     .changeOptionality, owner, new.name,
-                    "\(owner).\(new.name) becomes required; every object must already have a value (checked before migrating)")
+                    "\(owner).\(new.name) becomes required; every object must already have a value (checked before migrating)"
+                )
                 return expression
             }
             change(
@@ -168,7 +170,8 @@ extension InferenceBuilder {
             change(
                 .dropLinks, owner, new.name,
                 "\(place) now holds \(new.destinationEntityName) objects instead of \(old.destinationEntityName) objects: "
-                    + "links to objects that are not \(new.destinationEntityName) objects are dropped (counted before migrating)")
+                    + "links to objects that are not \(new.destinationEntityName) objects are dropped (counted before migrating)"
+            )
         }
         if old.isToMany, !new.isToMany {
             issue(

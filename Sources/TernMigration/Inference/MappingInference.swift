@@ -56,7 +56,8 @@ public struct MappingInference: Sendable, Hashable {
     ///   - name: The mapping model's name.
     /// - Complexity: O(*e* · *p*²) for *e* entities of at most *p* properties.
     public init(
-        from source: ManagedObjectModel, to destination: ManagedObjectModel, through intermediates: [ManagedObjectModel] = [],
+        from source: ManagedObjectModel, to destination: ManagedObjectModel,
+        through intermediates: [ManagedObjectModel] = [],
         name: String = "Inferred"
     ) {
         var builder = InferenceBuilder(
@@ -89,7 +90,8 @@ extension MappingModel {
     ///   ``MigrationError/failures`` are the ``MappingInference/issues``.
     /// - Complexity: That of ``MappingInference/init(from:to:through:name:)``.
     public static func inferred(
-        from source: ManagedObjectModel, to destination: ManagedObjectModel, through intermediates: [ManagedObjectModel] = [],
+        from source: ManagedObjectModel, to destination: ManagedObjectModel,
+        through intermediates: [ManagedObjectModel] = [],
         name: String = "Inferred"
     ) throws(MigrationError) -> MappingModel {
         let inference = MappingInference(from: source, to: destination, through: intermediates, name: name)
@@ -127,13 +129,17 @@ struct InferenceBuilder {
         for entity in destination.entities {
             guard let sourceName = correspondence.entities[entity.name] else {
                 change(.addEntity, entity.name, nil, "add entity \(entity.name)")
-                if !entity.isAbstract { mappings.append(EntityMapping(kind: .add, source: nil, destination: entity.name)) }
+                if !entity.isAbstract {
+                    mappings.append(EntityMapping(kind: .add, source: nil, destination: entity.name))
+                }
                 continue
             }
             entityChanges(entity, from: sourceName)
             let mapping = propertyMappings(of: entity.name, from: sourceName)
             guard let sourceEntity = source.entity(named: sourceName), !sourceEntity.isAbstract else {
-                if !entity.isAbstract { mappings.append(EntityMapping(kind: .add, source: nil, destination: entity.name)) }
+                if !entity.isAbstract {
+                    mappings.append(EntityMapping(kind: .add, source: nil, destination: entity.name))
+                }
                 continue
             }
             if entity.isAbstract {
@@ -154,10 +160,13 @@ struct InferenceBuilder {
         let claimed = Set(correspondence.entities.values)
         for entity in source.entities where !claimed.contains(entity.name) {
             change(.removeEntity, entity.name, nil, "remove entity \(entity.name)")
-            if !entity.isAbstract { mappings.append(EntityMapping(kind: .remove, source: entity.name, destination: nil)) }
+            if !entity.isAbstract {
+                mappings.append(EntityMapping(kind: .remove, source: entity.name, destination: nil))
+            }
         }
         for entity in source.entities where claimed.contains(entity.name) {
-            for property in entity.properties where property.isStored && !consumed.contains(entity.name + "." + property.name) {
+            for property in entity.properties
+            where property.isStored && !consumed.contains(entity.name + "." + property.name) {
                 let kind = if case .attribute = property { "attribute" } else { "relationship" }
                 change(.removeProperty, entity.name, property.name, "remove \(kind) \(entity.name).\(property.name)")
             }

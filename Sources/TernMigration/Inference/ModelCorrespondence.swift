@@ -87,7 +87,8 @@ struct ModelCorrespondence {
                 claimed.insert(candidate)
             }
         }
-        for (name, _) in destinations where result[name] == nil && sourceNames.contains(name) && !claimed.contains(name) {
+        for (name, _) in destinations where result[name] == nil && sourceNames.contains(name) && !claimed.contains(name)
+        {
             result[name] = name
             claimed.insert(name)
         }

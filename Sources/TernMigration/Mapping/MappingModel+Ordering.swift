@@ -33,7 +33,8 @@ public struct MappingOrdering: Sendable, Hashable {
             let entity = names.first.flatMap { pass.entityMapping(named: $0)?.destinationEntityName } ?? ""
             return ModelChange(
                 .entityMapping, entity: entity,
-                "pass \(pass.name): dependency cycle among \(names.joined(separator: ", ")); they run in the given order")
+                "pass \(pass.name): dependency cycle among \(names.joined(separator: ", ")); they run in the given order"
+            )
         }
     }
 }
@@ -54,7 +55,9 @@ extension MappingModel {
     /// - Complexity: O(*m*² + *m* · *r*) for *m* mappings whose entities have *r* relationships.
     public func ordering(in destination: ManagedObjectModel) -> MappingOrdering {
         guard order == .dependencies else { return MappingOrdering(entityMappings: entityMappings, cycles: []) }
-        let prerequisites = entityMappings.indices.map { Self.prerequisites(of: $0, among: entityMappings, in: destination) }
+        let prerequisites = entityMappings.indices.map {
+            Self.prerequisites(of: $0, among: entityMappings, in: destination)
+        }
         var done = Set<Int>()
         var result: [Int] = []
         var cycles: [[Int]] = []
@@ -64,7 +67,8 @@ extension MappingModel {
             if let ready = waiting.first(where: { prerequisites[$0].isSubset(of: done) }) {
                 next = ready
             } else {
-                let found = waiting.lazy.map { Self.cycle(through: $0, prerequisites: prerequisites, done: done) }
+                let found =
+                    waiting.lazy.map { Self.cycle(through: $0, prerequisites: prerequisites, done: done) }
                     .first { !$0.isEmpty } ?? [next]
                 next = found[0]
                 if !cycles.contains(found) { cycles.append(found) }
@@ -87,9 +91,10 @@ extension MappingModel {
         var targets = Set(model.allRelationships(of: entity).filter { !$0.isToMany }.map(\.destinationEntityName))
         targets.formUnion(model.ancestors(of: entity).map(\.name))
         targets.remove(entity)
-        return Set(mappings.indices.filter { other in
-            mappings[other].destinationEntityName.map(targets.contains) ?? false
-        })
+        return Set(
+            mappings.indices.filter { other in
+                mappings[other].destinationEntityName.map(targets.contains) ?? false
+            })
     }
 
     /// The waiting mappings on a cycle through a mapping, in listed order; empty when it is on none.

@@ -59,11 +59,14 @@ extension MappingModel {
         }
         for mapping in entityMappings {
             if !seen.insert(mapping.name).inserted {
-                problems.append(MigrationError(.invalidMapping, "Two entity mappings are named \(mapping.name)", mapping: mapping.name))
+                problems.append(
+                    MigrationError(
+                        .invalidMapping, "Two entity mappings are named \(mapping.name)", mapping: mapping.name))
             }
             let checker = ExpressionTypeChecker(
                 sourceModel: source, sourceEntity: mapping.sourceEntityName, mappingDestinations: destinations)
-            var mappingChecker = MappingChecker(mapping: mapping, source: source, destination: destination, checker: checker)
+            var mappingChecker = MappingChecker(
+                mapping: mapping, source: source, destination: destination, checker: checker)
             problems += mappingChecker.problems()
         }
         return problems
@@ -124,8 +127,8 @@ private struct MappingChecker {
                             "'\(expression)' gives \(entity) objects but \(destinationEntity).\(relationship.name) holds \(relationship.destinationEntityName) objects",
                             property.name))
                 }
-                // Many objects for a to-one relationship are accepted as Core Data accepts them (a
-                // to-many source relationship with one object each): more than one fails when it runs.
+            // Many objects for a to-one relationship are accepted as Core Data accepts them (a
+            // to-many source relationship with one object each): more than one fails when it runs.
             case let other:
                 problems.append(
                     fail(
@@ -144,7 +147,8 @@ private struct MappingChecker {
         _ property: PropertyMapping, exists: Bool, _ kind: String, _ problems: inout [MigrationError]
     ) -> (ValueExpression, ExpressionType)? {
         guard exists else {
-            problems.append(fail("\(mapping.destinationEntityName ?? "") has no \(kind) '\(property.name)'", property.name))
+            problems.append(
+                fail("\(mapping.destinationEntityName ?? "") has no \(kind) '\(property.name)'", property.name))
             return nil
         }
         guard let expression = property.valueExpression else { return nil }
@@ -186,7 +190,8 @@ private struct MappingChecker {
         if problems.isEmpty, mapping.kind == .copy, let from = mapping.sourceEntityName,
             let to = mapping.destinationEntityName, !Self.sameStoredProperties(source, from, destination, to)
         {
-            problems.append(fail("A copy needs \(from) and \(to) to have the same attributes and relationships; use transform"))
+            problems.append(
+                fail("A copy needs \(from) and \(to) to have the same attributes and relationships; use transform"))
         }
         return problems
     }
@@ -213,7 +218,8 @@ private struct MappingChecker {
     /// (a source entity at fault).
     private func fail(_ message: String, _ property: String? = nil, entity: String? = nil) -> MigrationError {
         MigrationError(
-            .invalidMapping, message, mapping: mapping.name, entity: entity ?? mapping.destinationEntityName, property: property)
+            .invalidMapping, message, mapping: mapping.name, entity: entity ?? mapping.destinationEntityName,
+            property: property)
     }
 
     private func located(_ error: MigrationError, _ expression: ValueExpression, _ property: String) -> MigrationError {

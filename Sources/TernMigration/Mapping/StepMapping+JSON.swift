@@ -36,7 +36,9 @@ extension StepMapping {
         do {
             file = try JSONDecoder().decode(MappingFileJSON.self, from: jsonData)
         } catch let error as DecodingError {
-            throw MigrationError(.unreadableMappingFile, "The mapping file is not valid: \(Self.describe(error))", underlyingError: error)
+            throw MigrationError(
+                .unreadableMappingFile, "The mapping file is not valid: \(Self.describe(error))", underlyingError: error
+            )
         } catch {
             throw MigrationError(.unreadableMappingFile, "The mapping file is not valid JSON", underlyingError: error)
         }
@@ -45,11 +47,13 @@ extension StepMapping {
             for pass in filePasses { passes.append(try pass.mappingModel()) }
         } else if let entityMappings = file.entityMappings {
             let single = MappingModelJSON(
-                name: file.name ?? "Mapping", sourceHashes: file.sourceHashes, destinationHashes: file.destinationHashes,
+                name: file.name ?? "Mapping", sourceHashes: file.sourceHashes,
+                destinationHashes: file.destinationHashes,
                 entityMappings: entityMappings, order: file.order)
             passes.append(try single.mappingModel())
         } else {
-            throw MigrationError(.unreadableMappingFile, "The mapping file has neither \"passes\" nor \"entityMappings\"")
+            throw MigrationError(
+                .unreadableMappingFile, "The mapping file has neither \"passes\" nor \"entityMappings\"")
         }
         self.init(from: file.source, to: file.destination, passes: passes)
     }
@@ -104,7 +108,8 @@ extension StepMapping {
         do {
             return try encoder.encode(file)
         } catch {
-            throw MigrationError(.unreadableMappingFile, "The mapping could not be encoded as JSON", underlyingError: error)
+            throw MigrationError(
+                .unreadableMappingFile, "The mapping could not be encoded as JSON", underlyingError: error)
         }
     }
 
@@ -144,7 +149,8 @@ extension StepMapping {
 
     private static func describe(_ error: DecodingError) -> String {
         func place(_ path: [any CodingKey]) -> String {
-            path.isEmpty ? "the top level" : path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            path.isEmpty
+                ? "the top level" : path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
         }
         switch error {
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
@@ -259,7 +265,8 @@ private struct EntityMappingJSON: Codable {
                 predicate = try FetchPredicate(filter)
             } catch {
                 throw MigrationError(
-                    .invalidMapping, "The filter does not parse: \(error.message)", mapping: mappingName, entity: source, underlyingError: error)
+                    .invalidMapping, "The filter does not parse: \(error.message)", mapping: mappingName,
+                    entity: source, underlyingError: error)
             }
         }
         var mapping = EntityMapping(
@@ -271,7 +278,8 @@ private struct EntityMappingJSON: Codable {
         return mapping
     }
 
-    private static func properties(_ object: [String: String?]?, mapping: String, entity: String?) throws(MigrationError)
+    private static func properties(_ object: [String: String?]?, mapping: String, entity: String?)
+        throws(MigrationError)
         -> [PropertyMapping]
     {
         var result: [PropertyMapping] = []

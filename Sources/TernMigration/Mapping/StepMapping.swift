@@ -64,7 +64,8 @@ public struct StepMapping: Sendable, Hashable {
         var problems: [MigrationError] = []
         for (index, var pass) in passes.enumerated() {
             if !pass.sourceEntityVersionHashes.isEmpty && pass.sourceEntityVersionHashes != sourceHashes
-                || !pass.destinationEntityVersionHashes.isEmpty && pass.destinationEntityVersionHashes != destinationHashes
+                || !pass.destinationEntityVersionHashes.isEmpty
+                    && pass.destinationEntityVersionHashes != destinationHashes
             {
                 problems.append(
                     MigrationError(
@@ -76,14 +77,17 @@ public struct StepMapping: Sendable, Hashable {
             pass.destinationEntityVersionHashes = destinationHashes
             var others = passes
             others.remove(at: index)
-            problems += pass.validationProblems(source: source.model, destination: destination.model, otherPasses: others)
+            problems += pass.validationProblems(
+                source: source.model, destination: destination.model, otherPasses: others)
             bound.passes.append(pass)
         }
         var names: Set<String> = []
         for pass in passes {
             for mapping in pass.entityMappings where !names.insert(mapping.name).inserted {
                 problems.append(
-                    MigrationError(.invalidMapping, "Two entity mappings of the step are named \(mapping.name)", mapping: mapping.name))
+                    MigrationError(
+                        .invalidMapping, "Two entity mappings of the step are named \(mapping.name)",
+                        mapping: mapping.name))
             }
         }
         guard problems.isEmpty else {
@@ -104,7 +108,8 @@ public struct StepMapping: Sendable, Hashable {
             guard let version = model.version(named: name) else {
                 let known = model.versions.map(\.name).joined(separator: ", ")
                 throw MigrationError(
-                    .unknownVersion, "The mapping's \(role) version \(name) is not in the model \(model.name) (\(known))",
+                    .unknownVersion,
+                    "The mapping's \(role) version \(name) is not in the model \(model.name) (\(known))",
                     version: name)
             }
             return version

@@ -92,7 +92,9 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
             let problemTexts = try container.decodeIfPresent([String].self, forKey: .problems) ?? []
             problems = problemTexts.map { MigrationError(.notInferable, $0) }
             let warningTexts = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
-            warnings = warningTexts.map { MigrationWarning(MigrationWarning.Kind("unknown"), entity: "", property: "", count: 0, $0) }
+            warnings = warningTexts.map {
+                MigrationWarning(MigrationWarning.Kind("unknown"), entity: "", property: "", count: 0, $0)
+            }
             mappings = []
         }
 
@@ -150,7 +152,8 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
             }
         }
         guard failures.isEmpty else {
-            if failures.allSatisfy({ $0.code == .constraintViolated }), let step = steps.first(where: { !$0.problems.isEmpty }),
+            if failures.allSatisfy({ $0.code == .constraintViolated }),
+                let step = steps.first(where: { !$0.problems.isEmpty }),
                 step.problems.count == failures.count
             {
                 throw MigrationError.dataRefusal(step.problems, step: (step.from, step.to))
@@ -192,7 +195,8 @@ extension MigrationError {
     package static func dataRefusal(_ failures: [MigrationError], step: (from: String, to: String)) -> MigrationError {
         MigrationError(
             .constraintViolated,
-            "The step \(step.from) → \(step.to) cannot run, nothing was written: " + failures.map(\.message).joined(separator: "; "),
+            "The step \(step.from) → \(step.to) cannot run, nothing was written: "
+                + failures.map(\.message).joined(separator: "; "),
             entity: failures.count == 1 ? failures[0].entityName : nil,
             property: failures.count == 1 ? failures[0].propertyName : nil, version: step.to, failures: failures)
     }

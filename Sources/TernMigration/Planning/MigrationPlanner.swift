@@ -56,7 +56,8 @@ public struct MigrationPlanner: Sendable {
         guard let targetIndex = model.versions.firstIndex(where: { $0.name == targetName }) else {
             let known = model.versions.map(\.name).joined(separator: ", ")
             throw MigrationError(
-                .unknownVersion, "The model \(model.name) has no version \(targetName) (versions: \(known))", version: targetName)
+                .unknownVersion, "The model \(model.name) has no version \(targetName) (versions: \(known))",
+                version: targetName)
         }
         if model.versions[targetIndex].model.entityVersionHashes == storeHashes {
             return MigrationPlan(source: targetName, destination: targetName, steps: [])
@@ -100,7 +101,9 @@ public struct MigrationPlanner: Sendable {
     // MARK: - Non public
 
     /// The steps between two version indexes.
-    private func steps(from start: Int, to end: Int, mappings: [StepMapping]) throws(MigrationError) -> [MigrationPlan.Step] {
+    private func steps(from start: Int, to end: Int, mappings: [StepMapping]) throws(MigrationError) -> [MigrationPlan
+        .Step]
+    {
         let versions = model.versions
         func index(of name: String?) -> Int? { versions.firstIndex { $0.name == name } }
         var starts: [Int: (end: Int, mapping: StepMapping)] = [:]
@@ -169,7 +172,8 @@ public struct MigrationPlanner: Sendable {
                 changes.append(
                     ModelChange(
                         .entityMapping, entity: entityMapping.destinationEntityName ?? source,
-                        "pass \(pass.name): \(entityMapping.kind.rawValue) \(source) → \(destination)\(filter)\(policy) (\(entityMapping.name))"))
+                        "pass \(pass.name): \(entityMapping.kind.rawValue) \(source) → \(destination)\(filter)\(policy) (\(entityMapping.name))"
+                    ))
             }
         }
         return MigrationPlan.Step(

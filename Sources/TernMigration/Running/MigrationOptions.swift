@@ -28,10 +28,13 @@ public struct MigrationOptions: Sendable {
     ///   - environment: The clock and UUID source of value expressions.
     ///   - strategy: Whether inferred steps run in place or are built beside the store.
     public init(
-        destination: StoreLocation? = nil, batchSize: Int = 1000, policies: MigrationPolicyRegistry = MigrationPolicyRegistry(),
+        destination: StoreLocation? = nil, batchSize: Int = 1000,
+        policies: MigrationPolicyRegistry = MigrationPolicyRegistry(),
         environment: ExpressionEnvironment = ExpressionEnvironment(), strategy: MigrationStrategy = .automatic
     ) {
-        (self.destination, self.batchSize, self.policies, self.environment) = (destination, batchSize, policies, environment)
+        (self.destination, self.batchSize, self.policies, self.environment) = (
+            destination, batchSize, policies, environment
+        )
         self.strategy = strategy
     }
 

@@ -44,12 +44,14 @@ extension StepMapping {
         var versions: (source: String, destination: String)?
         for url in urls {
             let description = try XcodeMappingDescription(contentsOf: url)
-            let bound = try XcodeMappingBinder(description: description, model: model, policies: policies).mappingModel()
+            let bound = try XcodeMappingBinder(description: description, model: model, policies: policies)
+                .mappingModel()
             if let versions, versions != (bound.source.name, bound.destination.name) {
                 var error = MigrationError(
                     .unknownVersion,
                     "The Xcode mapping model \(description.name) maps \(bound.source.name) → \(bound.destination.name), "
-                        + "but the passes before it map \(versions.source) → \(versions.destination); give one step's mapping models together")
+                        + "but the passes before it map \(versions.source) → \(versions.destination); give one step's mapping models together"
+                )
                 error.path = url.path
                 throw error
             }
@@ -117,7 +119,8 @@ extension StepMapping {
     /// - Complexity: O(*n*) in the size of the pass.
     public func writeXcodeMappingModel(to url: URL, pass: Int = 0, modelPath: String? = nil) throws(MigrationError) {
         guard passes.indices.contains(pass) else {
-            throw MigrationError(.invalidMapping, "The step has \(passes.count) pass(es); there is no pass \(pass) to write")
+            throw MigrationError(
+                .invalidMapping, "The step has \(passes.count) pass(es); there is no pass \(pass) to write")
         }
         let prefix = modelPath.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? ""
         let description = try XcodeMappingDescription(
@@ -131,7 +134,8 @@ extension StepMapping {
             try manager.createDirectory(at: url, withIntermediateDirectories: true)
             try xml.write(to: url.appendingPathComponent(XcodeMappingDescription.documentName), options: .atomic)
         } catch {
-            var failure = MigrationError(.unreadableMappingFile, "The mapping model bundle cannot be written; check the folder")
+            var failure = MigrationError(
+                .unreadableMappingFile, "The mapping model bundle cannot be written; check the folder")
             failure.path = url.path
             throw failure
         }
@@ -150,14 +154,17 @@ extension XcodeMappingDescription {
         do {
             let size = try file.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0
             guard size <= StepMapping.maximumFileSize else {
-                throw MigrationError.unreadableXcodeMapping("it is larger than \(StepMapping.maximumFileSize) bytes", path: url.path)
+                throw MigrationError.unreadableXcodeMapping(
+                    "it is larger than \(StepMapping.maximumFileSize) bytes", path: url.path)
             }
             data = try Data(contentsOf: file)
         } catch let error as MigrationError {
             throw error
         } catch {
             throw MigrationError.unreadableXcodeMapping(
-                isBundle ? "the bundle has no readable \(Self.documentName)" : "the file cannot be read; check the path", path: url.path)
+                isBundle
+                    ? "the bundle has no readable \(Self.documentName)" : "the file cannot be read; check the path",
+                path: url.path)
         }
         if isBundle {
             try self.init(xmlData: data, name: name, path: url.path)
@@ -170,7 +177,9 @@ extension XcodeMappingDescription {
     ///
     /// - Throws: ``MigrationError`` with code ``MigrationError/Code/invalidMapping`` for an
     ///   expression Core Data cannot evaluate.
-    init(_ mapping: MappingModel, path: String, sourceModelPath: String?, destinationModelPath: String?) throws(MigrationError) {
+    init(_ mapping: MappingModel, path: String, sourceModelPath: String?, destinationModelPath: String?)
+        throws(MigrationError)
+    {
         var entities: [EntityMappingDescription] = []
         for entity in mapping.entityMappings {
             func describe(_ properties: [PropertyMapping]) throws(MigrationError) -> [PropertyMappingDescription] {
@@ -181,9 +190,11 @@ extension XcodeMappingDescription {
                         result.append(PropertyMappingDescription(name: property.name, expression: node))
                     } catch {
                         throw MigrationError(
-                            .invalidMapping, "'\(property.valueExpression.map(String.init(describing:)) ?? "")' cannot be written "
+                            .invalidMapping,
+                            "'\(property.valueExpression.map(String.init(describing:)) ?? "")' cannot be written "
                                 + "to an Xcode mapping model: \(error.reason)",
-                            mapping: entity.name, entity: entity.destinationEntityName, property: property.name, underlyingError: error)
+                            mapping: entity.name, entity: entity.destinationEntityName, property: property.name,
+                            underlyingError: error)
                     }
                 }
                 return result
@@ -196,14 +207,18 @@ extension XcodeMappingDescription {
                 name: entity.name, type: types[entity.kind] ?? .transform, sourceEntityName: entity.sourceEntityName,
                 sourceEntityVersionHash: entity.sourceEntityName.flatMap { mapping.sourceEntityVersionHashes[$0] },
                 destinationEntityName: entity.destinationEntityName,
-                destinationEntityVersionHash: entity.destinationEntityName.flatMap { mapping.destinationEntityVersionHashes[$0] },
-                filterPredicate: entity.sourceFilter?.description, policyClassName: entity.policyName, userInfo: entity.userInfo)
+                destinationEntityVersionHash: entity.destinationEntityName.flatMap {
+                    mapping.destinationEntityVersionHashes[$0]
+                },
+                filterPredicate: entity.sourceFilter?.description, policyClassName: entity.policyName,
+                userInfo: entity.userInfo)
             described.attributeMappings = try describe(entity.attributeMappings)
             described.relationshipMappings = try describe(entity.relationshipMappings)
             entities.append(described)
         }
         self.init(
-            name: mapping.name, path: path, sourceModelPath: sourceModelPath, destinationModelPath: destinationModelPath,
+            name: mapping.name, path: path, sourceModelPath: sourceModelPath,
+            destinationModelPath: destinationModelPath,
             entityMappings: entities)
     }
 }

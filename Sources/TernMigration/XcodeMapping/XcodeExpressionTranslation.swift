@@ -36,7 +36,9 @@ enum XcodeExpressionTranslation {
     ///   - isSourceKeyPath: Whether a key path of `$source` names properties of the source model
     ///     all the way; when it does not and ends in a key of ``valueKeys``, the key becomes its function.
     /// - Throws: ``Refusal`` naming what has no translation.
-    static func valueExpression(_ node: ExpressionNode, isSourceKeyPath: (String) -> Bool = { _ in true }, depth: Int = 0)
+    static func valueExpression(
+        _ node: ExpressionNode, isSourceKeyPath: (String) -> Bool = { _ in true }, depth: Int = 0
+    )
         throws(Refusal) -> ValueExpression
     {
         guard depth <= ValueExpression.maximumNestingDepth else { throw Refusal(reason: "it nests too deeply") }
@@ -157,12 +159,15 @@ enum XcodeExpressionTranslation {
             }
             return .call(.destinationInstances, [.literal(.string(name)), try inner(arguments[1])])
         case "destinationInstancesForSourceRelationshipNamed:sourceInstances:":
-            guard arguments.count == 2 else { throw Refusal(reason: "\(selector) needs a relationship name and the source objects") }
+            guard arguments.count == 2 else {
+                throw Refusal(reason: "\(selector) needs a relationship name and the source objects")
+            }
             return .call(.destinationInstances, [try inner(arguments[1])])
         default:
             throw Refusal(
                 reason: "the migration manager's \(selector) has no translation; Tern knows "
-                    + "destinationInstancesForEntityMappingNamed:sourceInstances: and destinationInstancesForSourceRelationshipNamed:sourceInstances:")
+                    + "destinationInstancesForEntityMappingNamed:sourceInstances: and destinationInstancesForSourceRelationshipNamed:sourceInstances:"
+            )
         }
     }
 
@@ -204,10 +209,15 @@ enum XcodeExpressionTranslation {
         switch function {
         case .destinationInstances where archived.count == 2:
             return .function(
-                .variable("manager"), selector: "destinationInstancesForEntityMappingNamed:sourceInstances:", arguments: archived)
+                .variable("manager"), selector: "destinationInstancesForEntityMappingNamed:sourceInstances:",
+                arguments: archived)
         case .destinationInstances:
             let relationship: String
-            if case .source(let path)? = arguments.last, let last = path.last { relationship = last } else { relationship = "" }
+            if case .source(let path)? = arguments.last, let last = path.last {
+                relationship = last
+            } else {
+                relationship = ""
+            }
             return .function(
                 .variable("manager"), selector: "destinationInstancesForSourceRelationshipNamed:sourceInstances:",
                 arguments: [.constant(.string(relationship)), first])
@@ -219,8 +229,10 @@ enum XcodeExpressionTranslation {
         case .now: return .builtin(selector: "now", arguments: [])
         case .uppercase: return .builtin(selector: "uppercase:", arguments: [first])
         case .lowercase: return .builtin(selector: "lowercase:", arguments: [first])
-        case .string: return .builtin(selector: "castObject:toType:", arguments: [first, .constant(.string("NSString"))])
-        case .number: return .builtin(selector: "castObject:toType:", arguments: [first, .constant(.string("NSNumber"))])
+        case .string:
+            return .builtin(selector: "castObject:toType:", arguments: [first, .constant(.string("NSString"))])
+        case .number:
+            return .builtin(selector: "castObject:toType:", arguments: [first, .constant(.string("NSNumber"))])
         case .date: return .builtin(selector: "castObject:toType:", arguments: [first, .constant(.string("NSDate"))])
         case .timeInterval: return appending("timeIntervalSinceReferenceDate", to: first)
         case .integer: return appending("longLongValue", to: first)

@@ -28,7 +28,8 @@ extension XcodeMappingDescription {
         do {
             let root = try KeyedArchive(data: data).rootObject()
             guard root.isKind(of: "NSMappingModel") else {
-                throw MigrationError.unreadableXcodeMapping("the archive holds a \(root.className), not an NSMappingModel", path: path)
+                throw MigrationError.unreadableXcodeMapping(
+                    "the archive holds a \(root.className), not an NSMappingModel", path: path)
             }
             var mappings: [EntityMappingDescription] = []
             for element in try root.value(forKey: "NSEntityMappings").elements() ?? [] {
@@ -39,7 +40,8 @@ extension XcodeMappingDescription {
         } catch let error as MigrationError {
             throw error
         } catch {
-            throw MigrationError.unreadableXcodeMapping("it is not a compiled mapping model (\(Self.reason(error)))", path: path)
+            throw MigrationError.unreadableXcodeMapping(
+                "it is not a compiled mapping model (\(Self.reason(error)))", path: path)
         }
     }
 
@@ -68,7 +70,9 @@ extension XcodeMappingDescription {
     private static func propertyMappings(_ value: ArchivedValue) throws -> [PropertyMappingDescription] {
         var result: [PropertyMappingDescription] = []
         for element in try value.elements() ?? [] {
-            guard let object = element.object, let name = try object.string(forKey: "NSDestinationPropertyName") else { continue }
+            guard let object = element.object, let name = try object.string(forKey: "NSDestinationPropertyName") else {
+                continue
+            }
             let expression = try object.object(forKey: "NSValueExpression").map { try ExpressionNode($0) }
             result.append(
                 PropertyMappingDescription(
@@ -122,7 +126,8 @@ extension MigrationError {
     /// A mapping model file that cannot be read.
     static func unreadableXcodeMapping(_ reason: String, path: String) -> MigrationError {
         var error = MigrationError(
-            .unreadableMappingFile, "The Xcode mapping model cannot be read: \(reason); open it in Xcode and save it again")
+            .unreadableMappingFile,
+            "The Xcode mapping model cannot be read: \(reason); open it in Xcode and save it again")
         error.path = path
         return error
     }

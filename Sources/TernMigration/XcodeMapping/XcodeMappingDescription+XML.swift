@@ -37,12 +37,16 @@ extension XcodeMappingDescription {
             objects[object.id] = StoredObject(object)
             order.append(object.id)
         }
-        guard let modelID = order.first(where: { objects[$0]?.type == "XDDEVMAPPINGMODEL" }), let model = objects[modelID] else {
-            throw MigrationError.unreadableXcodeMapping("\(Self.documentName) holds no XDDevMappingModel object", path: path)
+        guard let modelID = order.first(where: { objects[$0]?.type == "XDDEVMAPPINGMODEL" }),
+            let model = objects[modelID]
+        else {
+            throw MigrationError.unreadableXcodeMapping(
+                "\(Self.documentName) holds no XDDevMappingModel object", path: path)
         }
         var entityIDs = model.references("entitymappings")
         // An entity mapping whose mapping model is gone was deleted in Xcode, which leaves it in the store; it does not run.
-        for id in order where objects[id]?.type == "XDDEVENTITYMAPPING" && !entityIDs.contains(id)
+        for id in order
+        where objects[id]?.type == "XDDEVENTITYMAPPING" && !entityIDs.contains(id)
             && objects[id]?.references("mappingmodel") == [modelID]
         {
             entityIDs.append(id)
@@ -91,7 +95,8 @@ extension XcodeMappingDescription {
         }
         func binary(_ name: String, _ data: Data) -> Attribute {
             Attribute(
-                name: name, type: "binary", text: data.base64EncodedString(options: [.lineLength76Characters, .endLineWithLineFeed]) + "\n")
+                name: name, type: "binary",
+                text: data.base64EncodedString(options: [.lineLength76Characters, .endLineWithLineFeed]) + "\n")
         }
         let modelID = newID()
         var entityIDs: [String] = []
@@ -104,16 +109,31 @@ extension XcodeMappingDescription {
                     let id = newID()
                     propertyIDs[kind].append(id)
                     var attributes: [Attribute] = []
-                    if let expression = property.expression { attributes.append(binary("valueexpressiondata", expression.archivedData())) }
-                    if property.autogenerates { attributes.append(Attribute(name: "autogenerateexpression", type: "bool", text: "1")) }
-                    if let name = property.sourceMappingName { attributes.append(Attribute(name: "sourcemappingname", type: "string", text: name)) }
-                    if let keyPath = property.sourceKeyPath { attributes.append(Attribute(name: "sourcekeypath", type: "string", text: keyPath)) }
-                    if !property.userInfo.isEmpty { attributes.append(binary("userinfodata", Self.archivedUserInfo(property.userInfo))) }
+                    if let expression = property.expression {
+                        attributes.append(binary("valueexpressiondata", expression.archivedData()))
+                    }
+                    if property.autogenerates {
+                        attributes.append(Attribute(name: "autogenerateexpression", type: "bool", text: "1"))
+                    }
+                    if let name = property.sourceMappingName {
+                        attributes.append(Attribute(name: "sourcemappingname", type: "string", text: name))
+                    }
+                    if let keyPath = property.sourceKeyPath {
+                        attributes.append(Attribute(name: "sourcekeypath", type: "string", text: keyPath))
+                    }
+                    if !property.userInfo.isEmpty {
+                        attributes.append(binary("userinfodata", Self.archivedUserInfo(property.userInfo)))
+                    }
                     attributes.append(Attribute(name: "name", type: "string", text: property.name))
                     objects.append(
                         Object(
-                            type: kind == 0 ? "XDDEVATTRIBUTEMAPPING" : "XDDEVRELATIONSHIPMAPPING", id: id, attributes: attributes,
-                            relationships: [Relationship(name: "entitymapping", type: "1/1", destination: "XDDEVENTITYMAPPING", idrefs: [entityID])]))
+                            type: kind == 0 ? "XDDEVATTRIBUTEMAPPING" : "XDDEVRELATIONSHIPMAPPING", id: id,
+                            attributes: attributes,
+                            relationships: [
+                                Relationship(
+                                    name: "entitymapping", type: "1/1", destination: "XDDEVENTITYMAPPING",
+                                    idrefs: [entityID])
+                            ]))
                 }
             }
             var attributes: [Attribute] = []
@@ -128,26 +148,37 @@ extension XcodeMappingDescription {
             attributes.append(Attribute(name: "mappingnumber", type: "int16", text: String(number + 1)))
             string("destinationname", mapping.destinationEntityName)
             attributes.append(Attribute(name: "autogenerateexpression", type: "bool", text: "1"))
-            if !mapping.userInfo.isEmpty { attributes.append(binary("userinfodata", Self.archivedUserInfo(mapping.userInfo))) }
+            if !mapping.userInfo.isEmpty {
+                attributes.append(binary("userinfodata", Self.archivedUserInfo(mapping.userInfo)))
+            }
             objects.append(
                 Object(
                     type: "XDDEVENTITYMAPPING", id: entityID, attributes: attributes,
                     relationships: [
-                        Relationship(name: "mappingmodel", type: "1/1", destination: "XDDEVMAPPINGMODEL", idrefs: [modelID]),
-                        Relationship(name: "attributemappings", type: "0/0", destination: "XDDEVATTRIBUTEMAPPING", idrefs: propertyIDs[0]),
                         Relationship(
-                            name: "relationshipmappings", type: "0/0", destination: "XDDEVRELATIONSHIPMAPPING", idrefs: propertyIDs[1]),
+                            name: "mappingmodel", type: "1/1", destination: "XDDEVMAPPINGMODEL", idrefs: [modelID]),
+                        Relationship(
+                            name: "attributemappings", type: "0/0", destination: "XDDEVATTRIBUTEMAPPING",
+                            idrefs: propertyIDs[0]),
+                        Relationship(
+                            name: "relationshipmappings", type: "0/0", destination: "XDDEVRELATIONSHIPMAPPING",
+                            idrefs: propertyIDs[1]),
                     ]))
         }
         var modelAttributes: [Attribute] = []
-        if let source = sourceModelPath { modelAttributes.append(Attribute(name: "sourcemodelpath", type: "string", text: source)) }
+        if let source = sourceModelPath {
+            modelAttributes.append(Attribute(name: "sourcemodelpath", type: "string", text: source))
+        }
         if let destination = destinationModelPath {
             modelAttributes.append(Attribute(name: "destinationmodelpath", type: "string", text: destination))
         }
         objects.append(
             Object(
                 type: "XDDEVMAPPINGMODEL", id: modelID, attributes: modelAttributes,
-                relationships: [Relationship(name: "entitymappings", type: "0/0", destination: "XDDEVENTITYMAPPING", idrefs: entityIDs)]))
+                relationships: [
+                    Relationship(
+                        name: "entitymappings", type: "0/0", destination: "XDDEVENTITYMAPPING", idrefs: entityIDs)
+                ]))
         var hashes: [String: PropertyListValue] = [:]
         for (name, hash) in Self.schemaHashes { hashes[name] = .data(Data(base64Encoded: hash) ?? Data()) }
         let metadata: [String: PropertyListValue] = [
@@ -155,7 +186,8 @@ extension XcodeMappingDescription {
             "NSStoreModelVersionHashesVersion": .integer(3), "NSStoreModelVersionIdentifiers": .array([.string("")]),
         ]
         let document = CoreDataXMLDocument(
-            info: CoreDataXMLDocument.DatabaseInfo(uuid: uuid.uuidString, nextObjectID: Int64(nextID - 1), metadata: metadata),
+            info: CoreDataXMLDocument.DatabaseInfo(
+                uuid: uuid.uuidString, nextObjectID: Int64(nextID - 1), metadata: metadata),
             objects: objects)
         do { return try document.encoded() } catch {
             throw MigrationError.unreadableXcodeMapping(error.message, path: path)
@@ -172,13 +204,17 @@ extension XcodeMappingDescription {
 
         init(_ object: CoreDataXMLDocument.Object) {
             type = object.type.uppercased()
-            attributes = Dictionary(object.attributes.map { ($0.name, $0.text) }, uniquingKeysWith: { first, _ in first })
-            relationships = Dictionary(object.relationships.map { ($0.name, $0.idrefs) }, uniquingKeysWith: { first, _ in first })
+            attributes = Dictionary(
+                object.attributes.map { ($0.name, $0.text) }, uniquingKeysWith: { first, _ in first })
+            relationships = Dictionary(
+                object.relationships.map { ($0.name, $0.idrefs) }, uniquingKeysWith: { first, _ in first })
         }
 
         func string(_ name: String) -> String? { attributes[name] }
         func references(_ name: String) -> [String] { relationships[name] ?? [] }
-        func flag(_ name: String) -> Bool { ["1", "YES", "true"].contains(attributes[name]?.trimmingCharacters(in: .whitespaces) ?? "") }
+        func flag(_ name: String) -> Bool {
+            ["1", "YES", "true"].contains(attributes[name]?.trimmingCharacters(in: .whitespaces) ?? "")
+        }
 
         /// The bytes of a binary attribute, base64 in the XML.
         func binary(_ name: String) -> Data? {
@@ -192,14 +228,19 @@ extension XcodeMappingDescription {
         let typeName = object.string("mappingtypename") ?? "Undefined"
         var mapping = EntityMappingDescription(
             name: object.string("name"), type: EntityMappingDescription.MappingType(xcodeName: typeName) ?? .undefined,
-            sourceEntityName: nonEmpty(object.string("sourcename")), destinationEntityName: nonEmpty(object.string("destinationname")),
+            sourceEntityName: nonEmpty(object.string("sourcename")),
+            destinationEntityName: nonEmpty(object.string("destinationname")),
             filterPredicate: nonEmpty(object.string("sourcefilterpredicatestring")),
             policyClassName: nonEmpty(object.string("migrationpolicyclassname")))
         mapping.userInfo = try userInfo(object.binary("userinfodata"), path: path)
-        for (key, kind) in [("attributemappings", "XDDEVATTRIBUTEMAPPING"), ("relationshipmappings", "XDDEVRELATIONSHIPMAPPING")] {
+        for (key, kind) in [
+            ("attributemappings", "XDDEVATTRIBUTEMAPPING"), ("relationshipmappings", "XDDEVRELATIONSHIPMAPPING"),
+        ] {
             var properties: [PropertyMappingDescription] = []
             for id in object.references(key) {
-                guard let property = objects[id], property.type == kind, let name = property.string("name") else { continue }
+                guard let property = objects[id], property.type == kind, let name = property.string("name") else {
+                    continue
+                }
                 var expression: ExpressionNode?
                 if let data = property.binary("valueexpressiondata"), !data.isEmpty {
                     do { expression = try ExpressionNode(archivedData: data) } catch {
@@ -216,7 +257,11 @@ extension XcodeMappingDescription {
                         sourceKeyPath: nonEmpty(property.string("sourcekeypath"))))
             }
             properties.sort { $0.name < $1.name }
-            if kind == "XDDEVATTRIBUTEMAPPING" { mapping.attributeMappings = properties } else { mapping.relationshipMappings = properties }
+            if kind == "XDDEVATTRIBUTEMAPPING" {
+                mapping.attributeMappings = properties
+            } else {
+                mapping.relationshipMappings = properties
+            }
         }
         return mapping
     }
@@ -233,7 +278,8 @@ extension XcodeMappingDescription {
             guard case .object = try archive.resolve(.uid(UInt64(archive.rootUID))) else { return [:] }
             return try userInfo(.object(archive.rootObject()))
         } catch {
-            throw MigrationError.unreadableXcodeMapping("a user info is not an archived dictionary (\(reason(error)))", path: path)
+            throw MigrationError.unreadableXcodeMapping(
+                "a user info is not an archived dictionary (\(reason(error)))", path: path)
         }
     }
 

@@ -41,7 +41,8 @@ struct EntityMappingDescription: Sendable, Hashable {
     /// What the entity mapping does: Core Data's `NSEntityMappingType`, whose numbers `.cdm`
     /// files keep, and Xcode's names for them (`mappingtypename`).
     enum MappingType: Int, Sendable, Hashable, CaseIterable {
-        case undefined = 0, custom, add, remove, copy, transform
+        case undefined = 0
+        case custom, add, remove, copy, transform
 
         /// The name Xcode writes in `mappingtypename`.
         var xcodeName: String {
@@ -57,7 +58,9 @@ struct EntityMappingDescription: Sendable, Hashable {
 
         /// The type of an Xcode name; nil for a name Xcode does not write.
         init?(xcodeName: String) {
-            guard let type = Self.allCases.first(where: { $0.xcodeName.caseInsensitiveCompare(xcodeName) == .orderedSame })
+            guard
+                let type = Self.allCases.first(where: { $0.xcodeName.caseInsensitiveCompare(xcodeName) == .orderedSame }
+                )
             else { return nil }
             self = type
         }

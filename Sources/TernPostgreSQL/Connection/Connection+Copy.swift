@@ -82,7 +82,8 @@ extension Connection {
             var text = text
             text.withUTF8 { bytes in
                 var start = 0
-                for (index, byte) in bytes.enumerated() where byte == 0x5C || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                for (index, byte) in bytes.enumerated()
+                where byte == 0x5C || byte == 0x0A || byte == 0x0D || byte == 0x09 {
                     buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
                     buffer.append(0x5C)
                     buffer.append(byte == 0x5C ? 0x5C : byte == 0x0A ? 0x6E : byte == 0x0D ? 0x72 : 0x74)

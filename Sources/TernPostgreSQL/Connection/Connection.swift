@@ -48,7 +48,7 @@ final class Connection {
         if let schema = location.schema {
             do {
                 try execute("CREATE SCHEMA IF NOT EXISTS \(.identifier(schema))")
-            } catch where error.sqlState == "23505" || error.sqlState == "42P06" {
+            } catch let error where error.sqlState == "23505" || error.sqlState == "42P06" {
                 // Another connection created the schema meanwhile: `IF NOT EXISTS` looks before
                 // it waits on that connection's insert into the catalog, so it can still fail
                 // with a unique violation (or "schema already exists"). The schema is there now.
@@ -215,7 +215,8 @@ final class Connection {
         }
         let sqlState = text(state)
         // Data exceptions (class 22) may quote the offending value: their text is left out.
-        let primary = sqlState.hasPrefix("22")
+        let primary =
+            sqlState.hasPrefix("22")
             ? "a bound value does not fit its column"
             : text(PQresultErrorField(result, Int32(Character("M").asciiValue ?? 77)))
         return PostgreSQLError(
@@ -307,7 +308,8 @@ private struct Parameter {
     init(_ value: DatabaseValue) {
         switch value {
         case .null: (type, bytes, isBinary) = (0, nil, false)
-        case .integer(let number): (type, bytes, isBinary) = (20, withUnsafeBytes(of: number.bigEndian) { Array($0) }, true)
+        case .integer(let number):
+            (type, bytes, isBinary) = (20, withUnsafeBytes(of: number.bigEndian) { Array($0) }, true)
         case .real(let number):
             (type, bytes, isBinary) = (701, withUnsafeBytes(of: number.bitPattern.bigEndian) { Array($0) }, true)
         case .text(let text): (type, bytes, isBinary) = (0, Array(text.utf8), false)

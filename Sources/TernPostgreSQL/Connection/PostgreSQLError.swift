@@ -70,7 +70,8 @@ public struct PostgreSQLError: CodedError, Sendable, Hashable {
     ///   - sql: The statement involved.
     ///   - underlyingError: The error that caused this one.
     public init(
-        _ code: Code, _ message: String, sqlState: String? = nil, sql: String? = nil, underlyingError: (any Error)? = nil
+        _ code: Code, _ message: String, sqlState: String? = nil, sql: String? = nil,
+        underlyingError: (any Error)? = nil
     ) {
         self.code = code
         self.message = message

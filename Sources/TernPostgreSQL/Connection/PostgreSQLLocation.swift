@@ -92,7 +92,8 @@ public struct PostgreSQLLocation: Sendable, Hashable, CustomStringConvertible {
             guard !key.isEmpty, characters.first == "=" else {
                 throw PostgreSQLError(
                     .invalidConnectionString,
-                    "The PostgreSQL connection string needs key=value pairs (host=… dbname=… schema=…) or a postgres:// URL.")
+                    "The PostgreSQL connection string needs key=value pairs (host=… dbname=… schema=…) or a postgres:// URL."
+                )
             }
             characters.removeFirst()
             skipSpaces()
@@ -117,7 +118,11 @@ public struct PostgreSQLLocation: Sendable, Hashable, CustomStringConvertible {
             } else {
                 while let next = characters.first, !next.isWhitespace {
                     characters.removeFirst()
-                    if next == "\\", let escaped = characters.popFirst() { value.append(escaped) } else { value.append(next) }
+                    if next == "\\", let escaped = characters.popFirst() {
+                        value.append(escaped)
+                    } else {
+                        value.append(next)
+                    }
                 }
             }
             pairs.append((key, value))

@@ -23,12 +23,14 @@ struct PostgreSQLDialect: SQLDialect {
     }
 
     func stringCondition(
-        _ column: SQL, _ op: FetchPredicate.Operator, _ value: AttributeValue, _ options: FetchPredicate.ComparisonOptions
+        _ column: SQL, _ op: FetchPredicate.Operator, _ value: AttributeValue,
+        _ options: FetchPredicate.ComparisonOptions
     ) throws(TernError) -> SQL {
         guard case .string(let text) = value, options.isEmpty, op == .equalTo || op == .notEqualTo,
             !text.utf8.contains(0)
         else { throw FetchQuery.untranslatable }
-        let same = "(" + column + " IS NOT NULL AND normalize(" + column + ", NFC) = normalize(CAST(\(text) AS text), NFC))"
+        let same =
+            "(" + column + " IS NOT NULL AND normalize(" + column + ", NFC) = normalize(CAST(\(text) AS text), NFC))"
         return op == .notEqualTo ? "(NOT " + same + ")" : same
     }
 

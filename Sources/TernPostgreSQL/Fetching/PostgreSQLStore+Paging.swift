@@ -39,9 +39,12 @@ extension PostgreSQLStore: PackedRowReading {
             return try request.pageByKey(
                 after: position, wanted: request.pageLimit(after: position, size: size), batchSize: Self.fetchBatchSize,
                 batch: { last in
-                    try rows(of: request.entityName, includingSubentities: request.includesSubentities, after: last, limit: Self.fetchBatchSize)
+                    try rows(
+                        of: request.entityName, includingSubentities: request.includesSubentities, after: last,
+                        limit: Self.fetchBatchSize)
                 },
-                matches: { row in try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true })
+                matches: { row in try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true }
+            )
         }
         var all = request
         all.offset = 0
@@ -65,7 +68,8 @@ extension PostgreSQLStore: PackedRowReading {
         let layout = try knownEntity(request.entityName)
         let wanted = request.pageLimit(after: position, size: size)
         guard wanted > 0 else { return PackedFetchPage(rows: [], next: nil) }
-        guard let query = PostgreSQLQuery(request, schema: schema), let keys = query.sortKeys, let order = query.order else {
+        guard let query = PostgreSQLQuery(request, schema: schema), let keys = query.sortKeys, let order = query.order
+        else {
             return nil
         }
         let columns = try selectList(of: layout)
@@ -86,7 +90,9 @@ extension PostgreSQLStore: PackedRowReading {
         for (key, value) in zip(keys, lastValues) {
             sortValues.append(try AttributeValue(postgreSQLValue: value, type: key.type))
         }
-        return PackedFetchPage(rows: rows, next: StoreFetchPosition(after: last.reference, position, count: rows.count, sortValues: sortValues))
+        return PackedFetchPage(
+            rows: rows,
+            next: StoreFetchPosition(after: last.reference, position, count: rows.count, sortValues: sortValues))
     }
 
     /// ``fetch(_:)`` with the rows packed, when the predicate and the sorts translate to SQL;
@@ -118,9 +124,11 @@ extension PostgreSQLStore: PackedRowReading {
             let columns = properties.compactMap { layout.attribute(named: $0)?.column }
             guard !columns.isEmpty else { return try fetchReferences(request).map { _ in [:] } }
             let positions = Dictionary(columns.enumerated().map { ($1, $0) }) { first, _ in first }
-            let plan = RowPlan(layout: layout, keys: attributeKeys(of: layout), positions: positions, relationships: false)
+            let plan = RowPlan(
+                layout: layout, keys: attributeKeys(of: layout), positions: positions, relationships: false)
             let list = SQL.joined(columns.map { "t0." + SQL.identifier($0) })
-            let sql: SQL = "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY \(order)\(PostgreSQLQuery.window(request))"
+            let sql: SQL =
+                "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY \(order)\(PostgreSQLQuery.window(request))"
             var dictionaries: [[String: AttributeValue]] = []
             try connection.forEachRow(sql) { (values) throws(PostgreSQLError) in
                 dictionaries.append(try decodeAttributes(values, plan: plan))

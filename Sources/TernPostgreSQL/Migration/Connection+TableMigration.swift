@@ -36,7 +36,8 @@ extension Connection {
         for join in destination.joinTables.values { wanted[Self.joinIndex(join).name] = Self.joinIndex(join) }
         let kept = Set(plan.alterations.map(\.table.name)).union(plan.keptJoinTables)
         let replaced = plan.replacedTables
-        for row in try fetchAll("""
+        for row in try fetchAll(
+            """
             SELECT i.relname::text, t.relname::text, pg_get_indexdef(x.indexrelid), x.indisprimary \
             FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_class t ON t.oid = x.indrelid \
             WHERE t.relnamespace = CAST(current_schema() AS regnamespace) ORDER BY 1
@@ -70,7 +71,8 @@ extension Connection {
         }
         for derived in plan.derivedCounts {
             let table = SQL.identifier(derived.table)
-            try execute("""
+            try execute(
+                """
                 UPDATE \(table) SET \(.identifier(derived.column)) = (SELECT COUNT(*) FROM \(.identifier(derived.countedTable)) \
                 AS counted WHERE counted.\(.identifier(derived.foreignKey)) = \(table)."Z_PK") \
                 WHERE "Z_ENT" IN (\(Self.list(derived.numbers)))
@@ -78,18 +80,25 @@ extension Connection {
             try checkpoint()
         }
         for table in replaced.sorted() { try execute("DROP TABLE \(.identifier(Self.replacedName(table)))") }
-        let existing = Set(try fetchAll("""
-            SELECT i.relname::text FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid \
-            WHERE i.relnamespace = CAST(current_schema() AS regnamespace)
-            """).compactMap { $0.first?.string })
+        let existing = Set(
+            try fetchAll(
+                """
+                SELECT i.relname::text FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid \
+                WHERE i.relnamespace = CAST(current_schema() AS regnamespace)
+                """
+            ).compactMap { $0.first?.string })
         var checks: [String: UniquenessCheck] = [:]
         for (name, check) in UniquenessCheck.checks(of: destination) { checks[Self.indexName(name)] = check }
         for (name, index) in wanted.sorted(by: { $0.key < $1.key }) where !existing.contains(name) {
             if let check = checks[name] {
                 // Counted first, so that the refusal names the constraint and its duplicates
                 // (PostgreSQL's SUM of counts is numeric: cast back to bigint).
-                let row = try fetchOne("SELECT groups, CAST(objects AS bigint) FROM (" + check.countQuery + ") AS counted (groups, objects)")
-                if let failure = check.failure(groups: row?[0].int64 ?? 0, objects: row?[1].int64 ?? 0, version: versionName) {
+                let row = try fetchOne(
+                    "SELECT groups, CAST(objects AS bigint) FROM (" + check.countQuery
+                        + ") AS counted (groups, objects)")
+                if let failure = check.failure(
+                    groups: row?[0].int64 ?? 0, objects: row?[1].int64 ?? 0, version: versionName)
+                {
                     throw failure
                 }
             }
@@ -101,7 +110,8 @@ extension Connection {
         for layout in destination.entities.values where layout.superNumber == 0 {
             let largest = try fetchValue("SELECT MAX(\"Z_PK\") FROM \(.identifier(layout.table))")?.int64 ?? 0
             let carried = plan.carriedKeys[layout.table] ?? 0
-            try execute("""
+            try execute(
+                """
                 UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = \(max(largest, carried)) WHERE "Z_ENT" = \(layout.number)
                 """)
         }
@@ -134,10 +144,13 @@ extension Connection {
         }
         for (column, values) in alteration.addedColumns {
             let type = types[column.name] ?? "bigint"
-            if let fill = alteration.uniformFill(values), let literal = Self.literal(fill, type: attributeTypes[column.name]) {
+            if let fill = alteration.uniformFill(values),
+                let literal = Self.literal(fill, type: attributeTypes[column.name])
+            {
                 // PostgreSQL 11+ keeps a constant default in the catalog and reads it for the rows
                 // already there, even once the default is dropped: no row is rewritten.
-                try execute("""
+                try execute(
+                    """
                     ALTER TABLE \(table) ADD COLUMN \(.identifier(column.name)) \(SQL(unsafeSQL: type)) \
                     DEFAULT \(SQL(unsafeSQL: literal))
                     """)
@@ -149,14 +162,16 @@ extension Connection {
             for (number, value) in values { numbersByValue[value, default: []].append(number) }
             for (value, numbers) in numbersByValue.sorted(by: { $0.value.min() ?? 0 < $1.value.min() ?? 0 }) {
                 let constant = Self.constant(value, type: attributeTypes[column.name])
-                try execute("""
+                try execute(
+                    """
                     UPDATE \(table) SET \(.identifier(column.name)) = \(constant) WHERE "Z_ENT" IN (\(Self.list(numbers)))
                     """)
             }
         }
         for (column, value, numbers) in alteration.rewrittenColumns {
             let expression = value.sql { Self.constant($0, type: attributeTypes[column]) }
-            try execute("""
+            try execute(
+                """
                 UPDATE \(table) SET \(.identifier(column)) = \(expression) WHERE "Z_ENT" IN (\(Self.list(numbers)))
                 """)
         }
@@ -193,7 +208,8 @@ extension Connection {
             // An ordered many-to-many: positions among the owner's objects, in the source order.
             let positions = orders.map { order -> SQL in
                 let ordering = (order.order.map { [SQL.identifier($0)] } ?? []) + [SQL.identifier(order.item)]
-                return "ROW_NUMBER() OVER (PARTITION BY \(.identifier(order.partition)) ORDER BY \(SQL.joined(ordering))) * 1024"
+                return
+                    "ROW_NUMBER() OVER (PARTITION BY \(.identifier(order.partition)) ORDER BY \(SQL.joined(ordering))) * 1024"
             }
             let values = [SQL.identifier(first), SQL.identifier(second)] + positions
             select = " SELECT \(SQL.joined(values)) FROM \(.identifier(replacedName(table)))"
@@ -228,7 +244,8 @@ extension Connection {
         case .null: return nil
         case .integer(let number): text = String(number)
         case .real(let number) where number.isFinite: text = "\(number)"
-        case .real(let number): text = "CAST('\(number.isNaN ? "NaN" : number < 0 ? "-Infinity" : "Infinity")' AS double precision)"
+        case .real(let number):
+            text = "CAST('\(number.isNaN ? "NaN" : number < 0 ? "-Infinity" : "Infinity")' AS double precision)"
         case .text(let string):
             guard !string.unicodeScalars.contains("\0") else { return nil }
             var escaped = ""
@@ -244,7 +261,10 @@ extension Connection {
             let digits = Array("0123456789abcdef")
             var hex = ""
             hex.reserveCapacity(bytes.count * 2)
-            for byte in bytes { hex.append(digits[Int(byte >> 4)]); hex.append(digits[Int(byte & 0x0f)]) }
+            for byte in bytes {
+                hex.append(digits[Int(byte >> 4)])
+                hex.append(digits[Int(byte & 0x0f)])
+            }
             text = "CAST(E'\\\\x" + hex + "' AS bytea)"
         }
         return "CAST(" + text + " AS " + (type.map(columnType(of:)) ?? "bigint") + ")"
@@ -257,7 +277,8 @@ extension Connection {
         case (.uuid?, .blob(let bytes)) where bytes.count == 16:
             let tuple = bytes.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) }
             return .text(UUID(uuid: tuple).uuidString)
-        case (.decimal?, .real(let number)): return .text(Decimal(string: String(number))?.description ?? String(number))
+        case (.decimal?, .real(let number)):
+            return .text(Decimal(string: String(number))?.description ?? String(number))
         case (.decimal?, .integer(let number)): return .text(String(number))
         default: return value
         }

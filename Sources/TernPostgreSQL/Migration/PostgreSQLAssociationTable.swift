@@ -38,7 +38,8 @@ final class PostgreSQLAssociationTable: MigrationAssociationStorage {
     init(connection: Connection, flushLimit: Int) throws(PostgreSQLError) {
         self.connection = connection
         self.flushLimit = max(1, flushLimit)
-        try connection.executeScript("""
+        try connection.executeScript(
+            """
             CREATE UNLOGGED TABLE "TERN_ASSOCIATION" ("ORD" bigint PRIMARY KEY, "MAPPING" text NOT NULL, \
             "SENT" text NOT NULL, "SSTART" bigint NOT NULL, "DENT" text NOT NULL, "DSTART" bigint NOT NULL, \
             "COUNT" bigint NOT NULL, "FRESH" bigint NOT NULL, "SEQ" bigint NOT NULL);
@@ -52,7 +53,9 @@ final class PostgreSQLAssociationTable: MigrationAssociationStorage {
     /// Records that a source object became a destination object under a mapping.
     ///
     /// - Throws: ``PostgreSQLError`` when gathered runs cannot be written.
-    func associate(source: RowReference, withDestination destination: RowReference, mapping: String) throws(PostgreSQLError) {
+    func associate(source: RowReference, withDestination destination: RowReference, mapping: String)
+        throws(PostgreSQLError)
+    {
         guard let run = runs.associate(source: source, withDestination: destination, mapping: mapping) else { return }
         finished.append(run)
         if finished.count >= flushLimit { try writeFinished() }
@@ -79,7 +82,8 @@ final class PostgreSQLAssociationTable: MigrationAssociationStorage {
         }
         finished.removeAll(keepingCapacity: true)
         try connection.copy(
-            into: "TERN_ASSOCIATION", columns: ["ORD", "MAPPING", "SENT", "SSTART", "DENT", "DSTART", "COUNT", "FRESH", "SEQ"],
+            into: "TERN_ASSOCIATION",
+            columns: ["ORD", "MAPPING", "SENT", "SSTART", "DENT", "DSTART", "COUNT", "FRESH", "SEQ"],
             rows: rows)
     }
 
@@ -119,11 +123,13 @@ final class PostgreSQLAssociationTable: MigrationAssociationStorage {
     func sources(of destination: RowReference, mapping: String) throws(PostgreSQLError) -> [RowReference] {
         let key = destination.primaryKey
         var result: [RowReference] = []
-        try connection.forEachRow("""
+        try connection.forEachRow(
+            """
             SELECT "SENT", "SSTART" + (\(key) - "DSTART") FROM "TERN_ASSOCIATION" WHERE "MAPPING" = \(mapping) \
             AND "DENT" = \(destination.entityName) AND "DSTART" BETWEEN \(key - AssociationRuns.runLimit + 1) AND \(key) \
             AND "DSTART" + "COUNT" > \(key) ORDER BY "ORD"
-            """) { row in
+            """
+        ) { row in
             result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
         }
         for run in finished where run.mapping == mapping {
@@ -145,7 +151,8 @@ final class PostgreSQLAssociationTable: MigrationAssociationStorage {
         let size = max(1, pageSize)
         while true {
             try flush()
-            let page = try connection.fetchAll("""
+            let page = try connection.fetchAll(
+                """
                 SELECT "ORD", "DENT", "DSTART", "COUNT", "FRESH" FROM "TERN_ASSOCIATION" WHERE "MAPPING" = \(mapping) \
                 AND "ORD" > \(last) ORDER BY "ORD" LIMIT \(size)
                 """)
@@ -154,7 +161,9 @@ final class PostgreSQLAssociationTable: MigrationAssociationStorage {
                 let entity = run[1].string ?? ""
                 let start = run[2].int64 ?? 0
                 let keys = start..<(start + (run[3].int64 ?? 0))
-                let earlier = run[4].int64 == 1 ? [] : try earlierRuns(of: mapping, entity, overlapping: keys, before: run[0].int64 ?? 0)
+                let earlier =
+                    run[4].int64 == 1
+                    ? [] : try earlierRuns(of: mapping, entity, overlapping: keys, before: run[0].int64 ?? 0)
                 for key in keys where !earlier.contains(where: { $0.contains(key) }) {
                     batch.append(RowReference(entityName: entity, primaryKey: key))
                     if batch.count == size {
@@ -183,11 +192,13 @@ final class PostgreSQLAssociationTable: MigrationAssociationStorage {
     private func earlierRuns(
         of mapping: String, _ entity: String, overlapping keys: Range<Int64>, before order: Int64
     ) throws(PostgreSQLError) -> [Range<Int64>] {
-        try connection.fetchAll("""
+        try connection.fetchAll(
+            """
             SELECT "DSTART", "COUNT" FROM "TERN_ASSOCIATION" WHERE "MAPPING" = \(mapping) AND "DENT" = \(entity) \
             AND "DSTART" BETWEEN \(keys.lowerBound - AssociationRuns.runLimit + 1) AND \(keys.upperBound - 1) \
             AND "DSTART" + "COUNT" > \(keys.lowerBound) AND "ORD" < \(order)
-            """).map { row in
+            """
+        ).map { row in
             let start = row[0].int64 ?? 0
             return start..<(start + (row[1].int64 ?? 0))
         }

@@ -110,8 +110,12 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
     ) throws(MigrationError) {
         (self.source, self.reader, self.destination, self.schema) = (source, reader, destination, schema)
         (sourceModel, destinationModel, self.environment) = (source.model, schema.model, environment)
-        (self.batchSize, self.keepsKeys, self.carriedKeys, self.onBatch) = (max(1, batchSize), keepsKeys, carriedKeys, onBatch)
-        associations = try Self.server { try PostgreSQLAssociationTable(connection: destination, flushLimit: batchSize) }
+        (self.batchSize, self.keepsKeys, self.carriedKeys, self.onBatch) = (
+            max(1, batchSize), keepsKeys, carriedKeys, onBatch
+        )
+        associations = try Self.server {
+            try PostgreSQLAssociationTable(connection: destination, flushLimit: batchSize)
+        }
     }
 
     // MARK: - Reading the source
@@ -119,7 +123,9 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
     func forEachSourceInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
         throws(MigrationError)
     {
-        try forEachSourceInstance(of: [mapping], readingAttributes: nil) { _, source throws(MigrationError) in try body(source) }
+        try forEachSourceInstance(of: [mapping], readingAttributes: nil) { _, source throws(MigrationError) in
+            try body(source)
+        }
     }
 
     /// One walk over the source entity for several independent mappings: each page of source
@@ -131,7 +137,8 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
         guard let entity = mappings.first?.sourceEntityName else { return }
         guard mappings.allSatisfy({ $0.sourceEntityName == entity }) else {
             for (index, mapping) in mappings.enumerated() {
-                try forEachSourceInstance(of: [mapping], readingAttributes: attributes) { _, source throws(MigrationError) in
+                try forEachSourceInstance(of: [mapping], readingAttributes: attributes) {
+                    _, source throws(MigrationError) in
                     try body(index, source)
                 }
             }
@@ -144,9 +151,12 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
         defer { page = [:] }
         var last: Int64 = 0
         while true {
-            if Task.isCancelled { throw MigrationError(.cancelled, "The migration was cancelled; the store is unchanged") }
+            if Task.isCancelled {
+                throw MigrationError(.cancelled, "The migration was cancelled; the store is unchanged")
+            }
             let rows = try Self.server {
-                try source.packedRows("""
+                try source.packedRows(
+                    """
                     \(select) WHERE \(layout.rowFilter(includingSubentities: false, alias: "t0")) AND t0."Z_PK" > \(last) \
                     ORDER BY t0."Z_PK" LIMIT \(batchSize)
                     """, using: reader)
@@ -157,7 +167,9 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
                 let reference = RowReference(entityName: entity, primaryKey: row.reference.primaryKey)
                 defer { unclaimedSource = nil }
                 for position in mappings.indices {
-                    guard try SourceRowReading.passesFilter(reference, of: mappings[position], manager: self) else { continue }
+                    guard try SourceRowReading.passesFilter(reference, of: mappings[position], manager: self) else {
+                        continue
+                    }
                     // Each mapping's first destination object may keep the source key, as when run alone.
                     unclaimedSource = reference
                     try body(position, reference)
@@ -172,7 +184,8 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
     }
 
     func sourceValue(forKeyPath keyPath: [String], of source: RowReference) throws(MigrationError) -> ExpressionValue {
-        try SourceRowReading.value(forKeyPath: keyPath, of: source, in: sourceModel) { reference throws(MigrationError) in
+        try SourceRowReading.value(forKeyPath: keyPath, of: source, in: sourceModel) {
+            reference throws(MigrationError) in
             try sourceRow(reference)
         }
     }
@@ -181,9 +194,11 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
     func sourceCount(of entity: String) throws(MigrationError) -> Int {
         try Self.server {
             let layout = try source.schema.entity(named: entity)
-            return Int(try reader.fetchValue("""
-                SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE \(layout.rowFilter(includingSubentities: false))
-                """)?.int64 ?? 0)
+            return Int(
+                try reader.fetchValue(
+                    """
+                    SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE \(layout.rowFilter(includingSubentities: false))
+                    """)?.int64 ?? 0)
         }
     }
 
@@ -224,14 +239,16 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
             let layout = try? schema.entity(named: destination.entityName)
         else {
             throw MigrationError(
-                .invalidMapping, "\(destination.entityName) has no attribute \(attribute)", entity: destination.entityName,
+                .invalidMapping, "\(destination.entityName) has no attribute \(attribute)",
+                entity: destination.entityName,
                 property: attribute)
         }
         guard let column = layout.attribute(named: attribute) else { return }  // transient
         let stored = try storedValue(value, column, of: destination)
         try flush()
         try Self.server {
-            try self.destination.execute("""
+            try self.destination.execute(
+                """
                 UPDATE \(.identifier(layout.table)) SET \(.identifier(column.column)) = \(stored) \
                 WHERE "Z_PK" = \(destination.primaryKey)
                 """)
@@ -273,11 +290,13 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
         try Self.server {
             try associations.flush()
             try DestinationValidation.validate(mapping, schema: schema) { layout, column in
-                try destination.fetchAll("""
+                try destination.fetchAll(
+                    """
                     SELECT DISTINCT d."Z_PK" FROM "TERN_ASSOCIATION" AS a JOIN \(.identifier(layout.table)) AS d \
                     ON \(PostgreSQLAssociationTable.joinCondition(mapping: mapping.name, entity: layout.name)) \
                     WHERE d."Z_ENT" = \(layout.number) AND d.\(.identifier(column)) IS NULL ORDER BY 1 LIMIT 100
-                    """).map { $0.first?.int64 ?? 0 }
+                    """
+                ).map { $0.first?.int64 ?? 0 }
             }
         }
     }
@@ -299,9 +318,11 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
         try Self.server {
             try associations.drop()
             for layout in schema.entities.values where layout.superNumber == 0 {
-                let largest = try destination.fetchValue("SELECT MAX(\"Z_PK\") FROM \(.identifier(layout.table))")?.int64 ?? 0
+                let largest =
+                    try destination.fetchValue("SELECT MAX(\"Z_PK\") FROM \(.identifier(layout.table))")?.int64 ?? 0
                 let carried = carriedKeys[layout.table] ?? 0
-                try destination.execute("""
+                try destination.execute(
+                    """
                     UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = \(max(largest, carried)) WHERE "Z_ENT" = \(layout.number)
                     """)
             }
@@ -345,16 +366,21 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
             }
         }
         for table in tables {
-            try Self.server { try destination.copy(into: table.plan.layout.table, columns: table.plan.columnNames, rows: table.rows) }
+            try Self.server {
+                try destination.copy(into: table.plan.layout.table, columns: table.plan.columnNames, rows: table.rows)
+            }
         }
     }
 
     /// The plan that writes rows of a destination entity, made on first use.
     private func insertPlan(of entity: String) throws(MigrationError) -> InsertPlan {
         if let plan = insertPlans[entity] { return plan }
-        guard destinationModel.entity(named: entity)?.isAbstract == false, let layout = try? schema.entity(named: entity) else {
+        guard destinationModel.entity(named: entity)?.isAbstract == false,
+            let layout = try? schema.entity(named: entity)
+        else {
             throw MigrationError(
-                .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of", entity: entity)
+                .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of",
+                entity: entity)
         }
         let plan = InsertPlan(layout: layout, model: destinationModel)
         insertPlans[entity] = plan
@@ -369,7 +395,8 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
         do throws(MigrationError) {
             guard let stored = try value.converted(to: column.type).postgreSQLValue(for: column.type) else {
                 throw MigrationError(
-                    .evaluationFailed, "The value does not fit a \(column.type.xcodeName) attribute", property: column.name)
+                    .evaluationFailed, "The value does not fit a \(column.type.xcodeName) attribute",
+                    property: column.name)
             }
             return stored
         } catch {

@@ -43,7 +43,8 @@ extension PostgreSQLMigrationSession {
             let destinationSchema = (steps.count - 1 - index) % 2 == 0 ? scratchSchema : stepScratchSchema
             journal.entries.append(
                 MigrationJournal.Entry(
-                    from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()))
+                    from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()
+                ))
             let metadata = Self.migratedMetadata(old, model: to, journal: journal)
             totals.append(
                 try runStep(
@@ -66,18 +67,22 @@ extension PostgreSQLMigrationSession {
         let store = try PostgreSQLStore(location: sourceLocation, model: source.model, readOnly: true)
         let reader = try Connection(sourceLocation)
         let writer = try Connection(try PostgreSQLLocation(location.connectionString(schema: destination.schema)))
-        let layout = try StoreSchema(model: destination.model, numbers: StoreSchema.assignedNumbers(for: destination.model))
+        let layout = try StoreSchema(
+            model: destination.model, numbers: StoreSchema.assignedNumbers(for: destination.model))
         var constraints: [String: UniquenessCheck] = [:]
         for (name, check) in UniquenessCheck.checks(of: layout) { constraints[Connection.indexName(name)] = check }
         if step.kind == .inferred, let mapping = step.mappings.first {
-            _ = try StepDataCheck.require(mapping, source: store.schema, destination: destination.model, step: (step.from, step.to)) {
+            _ = try StepDataCheck.require(
+                mapping, source: store.schema, destination: destination.model, step: (step.from, step.to)
+            ) {
                 try reader.fetchValue($0)?.int64 ?? 0
             }
         }
         return try writer.inTransaction {
             try writer.execute("DROP SCHEMA \(.identifier(destination.schema)) CASCADE")
             try writer.execute("CREATE SCHEMA \(.identifier(destination.schema))")
-            let (statements, uniqueIndexes) = Connection.creationStatements(for: layout, deferring: Set(constraints.keys))
+            let (statements, uniqueIndexes) = Connection.creationStatements(
+                for: layout, deferring: Set(constraints.keys))
             for statement in statements { try writer.executeScript(statement) }
             try writer.installDerivedCountTriggers(for: layout)
             try writer.writePrimaryKeyRows(of: layout)
@@ -91,11 +96,13 @@ extension PostgreSQLMigrationSession {
             let engine = try PostgreSQLMigrationEngine(
                 source: store, reader: reader, destination: writer, schema: layout, environment: options.environment,
                 batchSize: options.batchSize, keepsKeys: keepsKeys,
-                carriedKeys: keepsKeys ? store.schema.carriedKeys(of: step.mappings, largestKeys: largest, into: layout) : [:],
+                carriedKeys: keepsKeys
+                    ? store.schema.carriedKeys(of: step.mappings, largestKeys: largest, into: layout) : [:],
                 onBatch: onBatch)
             var counts: [(mapping: String, objects: Int)] = []
             for pass in step.mappings {
-                for mapping in pass.ordering(in: destination.model).entityMappings where mapping.kind != .add && mapping.kind != .remove {
+                for mapping in pass.ordering(in: destination.model).entityMappings
+                where mapping.kind != .add && mapping.kind != .remove {
                     guard let entity = mapping.sourceEntityName else { continue }
                     counts.append((mapping.name, try engine.sourceCount(of: entity)))
                 }
@@ -107,8 +114,11 @@ extension PostgreSQLMigrationSession {
                 if let check = constraints[index.name] {
                     // PostgreSQL's SUM of counts is numeric: cast back to bigint.
                     let row = try writer.fetchOne(
-                        "SELECT groups, CAST(objects AS bigint) FROM (" + check.countQuery + ") AS counted (groups, objects)")
-                    if let failure = check.failure(groups: row?[0].int64 ?? 0, objects: row?[1].int64 ?? 0, version: step.to) {
+                        "SELECT groups, CAST(objects AS bigint) FROM (" + check.countQuery
+                            + ") AS counted (groups, objects)")
+                    if let failure = check.failure(
+                        groups: row?[0].int64 ?? 0, objects: row?[1].int64 ?? 0, version: step.to)
+                    {
                         throw failure
                     }
                 }

@@ -42,9 +42,11 @@ package final class PostgreSQLMigrationSession {
         schema = try connection.fetchValue("SELECT current_schema()::text")?.string ?? "public"
         // gethostname, not ProcessInfo.hostName, which may wait for a DNS lookup.
         var name = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&name, name.count - 1) == 0
+        let host =
+            gethostname(&name, name.count - 1) == 0
             ? String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "an unknown host"
-        try connection.execute("""
+        try connection.execute(
+            """
             SELECT set_config('application_name', \("tern migrate (pid \(getpid()) on \(host))"), false)
             """)
         let start = ContinuousClock.now
@@ -91,7 +93,9 @@ package final class PostgreSQLMigrationSession {
     package func removeLeftovers() throws -> String? {
         var removed: [String] = []
         for name in [scratchSchema, stepScratchSchema] {
-            guard try connection.fetchValue("SELECT 1 FROM pg_namespace WHERE nspname = \(name)") != nil else { continue }
+            guard try connection.fetchValue("SELECT 1 FROM pg_namespace WHERE nspname = \(name)") != nil else {
+                continue
+            }
             try connection.execute("DROP SCHEMA \(.identifier(name)) CASCADE")
             removed.append("schema \(name)")
         }
@@ -169,21 +173,28 @@ package final class PostgreSQLMigrationSession {
                 var objects: [(mapping: String, objects: Int)] = []
                 for entityMapping in mappings[index].entityMappings
                 where entityMapping.kind == .copy || entityMapping.kind == .transform {
-                    guard let name = entityMapping.sourceEntityName, let entity = source.entities[name] else { continue }
-                    let count = try connection.fetchValue("""
-                        SELECT COUNT(*) FROM \(.identifier(entity.table)) WHERE \(entity.rowFilter(includingSubentities: false))
-                        """)?.int64 ?? 0
+                    guard let name = entityMapping.sourceEntityName, let entity = source.entities[name] else {
+                        continue
+                    }
+                    let count =
+                        try connection.fetchValue(
+                            """
+                            SELECT COUNT(*) FROM \(.identifier(entity.table)) WHERE \(entity.rowFilter(includingSubentities: false))
+                            """)?.int64 ?? 0
                     objects.append((entityMapping.name, Int(count)))
                 }
                 // Attributes that become required without a default must have values (as on SQLite).
-                _ = try StepDataCheck.require(mappings[index], source: source, destination: to, step: (step.from, step.to)) {
+                _ = try StepDataCheck.require(
+                    mappings[index], source: source, destination: to, step: (step.from, step.to)
+                ) {
                     try connection.fetchValue($0)?.int64 ?? 0
                 }
                 onStep(index, objects)
                 try connection.apply(plan, versionName: step.to, checkpoint: checkpoint)
                 journal.entries.append(
                     MigrationJournal.Entry(
-                        from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()))
+                        from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum,
+                        date: Date()))
                 metadata = Self.migratedMetadata(metadata, model: to, journal: journal)
                 try connection.writeMetadata(metadata)
                 try connection.writeModelCache(to)
@@ -239,19 +250,24 @@ package final class PostgreSQLMigrationSession {
                 WHERE p.proname = 'Z_DA_COUNT' AND n.nspname = \(scratchSchema)
                 """
             if try connection.fetchValue(function) != nil {
-                try connection.execute("ALTER FUNCTION \(.identifier(scratchSchema)).\"Z_DA_COUNT\"() SET SCHEMA \(.identifier(schema))")
+                try connection.execute(
+                    "ALTER FUNCTION \(.identifier(scratchSchema)).\"Z_DA_COUNT\"() SET SCHEMA \(.identifier(schema))")
             }
-            let moved = try connection.fetchAll("""
+            let moved = try connection.fetchAll(
+                """
                 SELECT table_name::text FROM information_schema.tables WHERE table_schema = \(scratchSchema) \
                 AND table_type = 'BASE TABLE' ORDER BY 1
-                """).compactMap { $0.first?.string }
+                """
+            ).compactMap { $0.first?.string }
             for table in moved {
-                try connection.execute("""
+                try connection.execute(
+                    """
                     ALTER TABLE \(.identifier(scratchSchema)).\(.identifier(table)) SET SCHEMA \(.identifier(schema))
                     """)
             }
             for (name, key) in keys.sorted(by: { $0.key < $1.key }) {
-                try connection.execute("""
+                try connection.execute(
+                    """
                     UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = GREATEST("Z_MAX", \(key)) WHERE "Z_NAME" = \(name)
                     """)
             }
@@ -276,14 +292,16 @@ package final class PostgreSQLMigrationSession {
 
     /// Tries to take the lock without waiting.
     private func tryLock() throws(PostgreSQLError) -> Bool {
-        try connection.fetchValue("""
+        try connection.fetchValue(
+            """
             SELECT pg_try_advisory_lock(CAST(\(Self.lockClass) AS integer), hashtext(\(schema)))
             """)?.int64 == 1
     }
 
     /// Who holds the lock, as far as the server says: the process, its program and host, and since when.
     private func lockHolder() throws(PostgreSQLError) -> String {
-        let row = try connection.fetchOne("""
+        let row = try connection.fetchOne(
+            """
             SELECT a.pid, COALESCE(NULLIF(a.application_name, ''), 'a client'), COALESCE(a.client_addr::text, 'local'), \
             a.usename::text, to_char(a.backend_start, 'YYYY-MM-DD HH24:MI:SS TZ') \
             FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
@@ -292,7 +310,8 @@ package final class PostgreSQLMigrationSession {
             AND l.objsubid = 2 LIMIT 1
             """)
         guard let row else { return "held by a server process that has just ended" }
-        return "held by \(row[1].string ?? "a client"), server process \(row[0].int64 ?? 0), user \(row[3].string ?? "?"), "
+        return
+            "held by \(row[1].string ?? "a client"), server process \(row[0].int64 ?? 0), user \(row[3].string ?? "?"), "
             + "from \(row[2].string ?? "?"), connected since \(row[4].string ?? "?")"
     }
 

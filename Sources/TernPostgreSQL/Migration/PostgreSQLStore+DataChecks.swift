@@ -13,7 +13,9 @@ extension PostgreSQLStore {
     /// - Returns: The plan, its first step checked when it is inferred.
     /// - Throws: ``PostgreSQLError`` when the store cannot be read.
     /// - Complexity: One `COUNT(*)` per check of the first step.
-    package static func checkingData(of plan: MigrationPlan, at url: String, model: VersionedModel) throws -> MigrationPlan {
+    package static func checkingData(of plan: MigrationPlan, at url: String, model: VersionedModel) throws
+        -> MigrationPlan
+    {
         try plan.checkingFirstStep(in: model) { step, mapping, from, to in
             let connection = try Connection(try PostgreSQLLocation(url))
             let layout = try connection.readSchema(model: from)

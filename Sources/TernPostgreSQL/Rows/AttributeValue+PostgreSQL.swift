@@ -41,7 +41,10 @@ extension AttributeValue {
         case .integer16, .integer32, .integer64: converted = value.int64.map { .integer($0) }
         case .boolean: converted = value.int64.map { .bool($0 != 0) }
         case .double, .float: converted = value.double.map { .double($0) }
-        case .decimal: converted = (value.string.flatMap { Decimal(string: $0) } ?? value.double.map { Decimal($0) }).map { .decimal($0) }
+        case .decimal:
+            converted = (value.string.flatMap { Decimal(string: $0) } ?? value.double.map { Decimal($0) }).map {
+                .decimal($0)
+            }
         case .string: converted = value.string.map { .string($0) }
         case .date: converted = value.double.map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
         case .binary, .transformable: converted = value.data.map { .data($0) }
@@ -50,7 +53,8 @@ extension AttributeValue {
         default: converted = nil
         }
         guard let converted else {
-            throw PostgreSQLError(.invalidValue, "A column holds a value that a \(type.xcodeName) attribute cannot read.")
+            throw PostgreSQLError(
+                .invalidValue, "A column holds a value that a \(type.xcodeName) attribute cannot read.")
         }
         self = converted
     }

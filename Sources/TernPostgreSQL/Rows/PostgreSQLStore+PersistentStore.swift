@@ -37,7 +37,9 @@ extension PostgreSQLStore: PersistentStore {
             return try fetch(request).map(\.reference)
         }
         let layout = try schema.entity(named: request.entityName)
-        let sql: SQL = #"SELECT t0."Z_PK", "# + layout.rowEntityNumber(alias: "t0") + " FROM " + query.from + " WHERE " + query.condition + " ORDER BY "
+        let sql: SQL =
+            #"SELECT t0."Z_PK", "# + layout.rowEntityNumber(alias: "t0") + " FROM " + query.from + " WHERE "
+            + query.condition + " ORDER BY "
             + order + PostgreSQLQuery.window(request)
         var references: [RowReference] = []
         for values in try connection.fetchAll(sql) {
@@ -55,7 +57,8 @@ extension PostgreSQLStore: PersistentStore {
         var unsorted = request
         unsorted.sortDescriptors = []
         if let query = PostgreSQLQuery(unsorted, schema: schema) {
-            let inner: SQL = "SELECT 1 FROM " + query.from + " WHERE " + query.condition + PostgreSQLQuery.window(request)
+            let inner: SQL =
+                "SELECT 1 FROM " + query.from + " WHERE " + query.condition + PostgreSQLQuery.window(request)
             return Int(try connection.fetchValue("SELECT COUNT(*) FROM (" + inner + ") AS counted")?.int64 ?? 0)
         }
         var matches = 0
@@ -109,14 +112,16 @@ extension PostgreSQLStore: PersistentStore {
             let select: SQL = #"SELECT "Z_MAX" FROM "Z_PRIMARYKEY" WHERE "Z_ENT" = "# + "\(root.number) FOR UPDATE"
             guard let current = try connection.fetchValue(select) else {
                 throw TernError(
-                    .schemaMismatch, "Z_PRIMARYKEY has no row for entity \(SQL.quoted(root.name)); the store is damaged.",
+                    .schemaMismatch,
+                    "Z_PRIMARYKEY has no row for entity \(SQL.quoted(root.name)); the store is damaged.",
                     sql: select.text)
             }
             // Z_MAX should never lag behind the table, but a key handed out twice would be worse.
             let largest = try connection.fetchValue(#"SELECT MAX("Z_PK") FROM "# + .identifier(root.table))?.int64 ?? 0
             let first = max(current.int64 ?? 0, largest) + 1
             let last = first + Int64(count) - 1
-            try connection.execute(#"UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = "# + "\(last) WHERE \"Z_ENT\" = \(root.number)")
+            try connection.execute(
+                #"UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = "# + "\(last) WHERE \"Z_ENT\" = \(root.number)")
             return first...last
         }
         return Array(range)

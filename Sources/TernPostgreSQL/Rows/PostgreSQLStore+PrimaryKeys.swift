@@ -25,7 +25,8 @@ extension PostgreSQLStore: PrimaryKeyCounting {
         guard !counters.isEmpty else { return }
         try connection.inTransaction {
             for (number, key) in counters {
-                try connection.execute("""
+                try connection.execute(
+                    """
                     UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = \(key) WHERE "Z_ENT" = \(number) AND "Z_MAX" < \(key)
                     """)
             }

@@ -44,7 +44,9 @@ extension PostgreSQLStore {
     /// each row's entity number in place of `Z_ENT` (``EntityLayout/rowEntityNumber(alias:)``:
     /// the entity's own number for a table that is its alone).
     nonisolated func selectList(of layout: EntityLayout) throws(TernError) -> [SQL] {
-        try columnNames(of: layout).map { $0 == "Z_ENT" ? layout.rowEntityNumber(alias: "t0") : "t0." + SQL.identifier($0) }
+        try columnNames(of: layout).map {
+            $0 == "Z_ENT" ? layout.rowEntityNumber(alias: "t0") : "t0." + SQL.identifier($0)
+        }
     }
 
     /// The SELECT of every column of an entity's root table, aliased `t0`.
@@ -109,7 +111,8 @@ extension PostgreSQLStore {
         let primaryKey = values[0].int64 ?? 0
         var attributes = [AttributeValue?](repeating: nil, count: plan.keys.names.count)
         for attribute in plan.attributes {
-            attributes[attribute.slot] = try Self.decodeValue(values[attribute.position], attribute, entity: plan.layout.name, primaryKey: primaryKey)
+            attributes[attribute.slot] = try Self.decodeValue(
+                values[attribute.position], attribute, entity: plan.layout.name, primaryKey: primaryKey)
         }
         var row = PackedRow(
             reference: RowReference(entityName: plan.layout.name, primaryKey: primaryKey),
@@ -135,7 +138,9 @@ extension PostgreSQLStore {
     ) throws(PostgreSQLError) -> [String: AttributeValue] {
         var attributes = [String: AttributeValue](minimumCapacity: plan.attributes.count)
         for attribute in plan.attributes {
-            if let value = try Self.decodeValue(values[attribute.position], attribute, entity: plan.layout.name, primaryKey: nil) {
+            if let value = try Self.decodeValue(
+                values[attribute.position], attribute, entity: plan.layout.name, primaryKey: nil)
+            {
                 attributes[attribute.name] = value
             }
         }
@@ -166,10 +171,13 @@ extension PostgreSQLStore {
             for relationship in plan.toMany { groups[relationship, default: []].append(index) }
         }
         for (relationship, indices) in groups {
-            let found = try references(of: relationship, from: indices.map { rows[$0].reference.primaryKey }, using: connection)
+            let found = try references(
+                of: relationship, from: indices.map { rows[$0].reference.primaryKey }, using: connection)
             for index in indices {
                 // An absent key is an empty relationship.
-                if let references = found[rows[index].reference.primaryKey] { rows[index].toMany[relationship.name] = references }
+                if let references = found[rows[index].reference.primaryKey] {
+                    rows[index].toMany[relationship.name] = references
+                }
             }
         }
     }
@@ -203,7 +211,8 @@ extension PostgreSQLStore {
         try connection.forEachRow(sql) { (values) throws in
             let number = Int(values[1].int64 ?? 0)
             if entity?.number != number { entity = (number, try rowPlan(number: number).layout.name) }
-            found[values[0].int64 ?? 0, default: []].append(RowReference(entityName: entity?.name ?? "", primaryKey: values[2].int64 ?? 0))
+            found[values[0].int64 ?? 0, default: []].append(
+                RowReference(entityName: entity?.name ?? "", primaryKey: values[2].int64 ?? 0))
         }
         return found
     }

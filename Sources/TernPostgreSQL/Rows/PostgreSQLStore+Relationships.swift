@@ -8,10 +8,12 @@ extension PostgreSQLStore {
     /// The value of each attribute and to-one column of an entity for a row (NULL when absent).
     func columnValues(of row: StoreRow, layout: EntityLayout) throws -> [(column: String, value: DatabaseValue)] {
         for name in row.attributes.keys where layout.attribute(named: name) == nil {
-            throw PostgreSQLError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no stored attribute \(SQL.quoted(name)).")
+            throw PostgreSQLError(
+                .invalidValue, "Entity \(SQL.quoted(layout.name)) has no stored attribute \(SQL.quoted(name)).")
         }
         for name in row.toOne.keys where layout.toOne(named: name) == nil {
-            throw PostgreSQLError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-one relationship \(SQL.quoted(name)).")
+            throw PostgreSQLError(
+                .invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-one relationship \(SQL.quoted(name)).")
         }
         var values: [(column: String, value: DatabaseValue)] = []
         // The store has no triggers: derived attributes are plain columns, written as given.
@@ -31,7 +33,9 @@ extension PostgreSQLStore {
         for relationship in layout.toOneRelationships {
             let reference = row.toOne[relationship.name]
             if let reference {
-                try schema.checkReference(reference, destination: try schema.entity(named: relationship.destination), relationship: relationship.name)
+                try schema.checkReference(
+                    reference, destination: try schema.entity(named: relationship.destination),
+                    relationship: relationship.name)
             }
             values.append((relationship.column, reference.map { .integer($0.primaryKey) } ?? .null))
             if let entityColumn = relationship.entityColumn {

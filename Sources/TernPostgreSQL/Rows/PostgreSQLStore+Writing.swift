@@ -38,7 +38,9 @@ extension PostgreSQLStore {
     ///   conflicts, or what `resolver` throws. Nothing is written when it throws.
     /// - Complexity: O(*k* log *n*) for *k* changed rows and references.
     @discardableResult
-    public func save(_ changes: StoreChangeSet, resolvingConflictsWith resolver: StoreConflictResolver) async throws -> StoreSaveResult {
+    public func save(_ changes: StoreChangeSet, resolvingConflictsWith resolver: StoreConflictResolver) async throws
+        -> StoreSaveResult
+    {
         try save(changes, resolver: resolver)
     }
 
@@ -57,11 +59,15 @@ extension PostgreSQLStore {
         }
     }
 
-    private func save(_ proposed: StoreChangeSet, copying: Bool, resolver: StoreConflictResolver?) throws -> StoreSaveResult {
+    private func save(_ proposed: StoreChangeSet, copying: Bool, resolver: StoreConflictResolver?) throws
+        -> StoreSaveResult
+    {
         try connection.inTransaction {
             let changes = try checkVersions(proposed, resolvingWith: resolver)
             var result = StoreSaveResult()
-            for (entity, rows) in Dictionary(grouping: changes.inserted, by: \.reference.entityName).sorted(by: { $0.key < $1.key }) {
+            for (entity, rows) in Dictionary(grouping: changes.inserted, by: \.reference.entityName).sorted(by: {
+                $0.key < $1.key
+            }) {
                 if copying, rows.count >= Self.copyThreshold {
                     try copyRows(rows, entity: entity)
                 } else {
@@ -94,7 +100,8 @@ extension PostgreSQLStore {
         }
         for (name, key) in largest.sorted(by: { $0.key < $1.key }) {
             let root = try schema.entity(named: name)
-            try connection.execute("""
+            try connection.execute(
+                """
                 UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = \(key) WHERE "Z_ENT" = \(root.number) AND "Z_MAX" < \(key)
                 """)
         }
@@ -104,7 +111,9 @@ extension PostgreSQLStore {
     /// no row's version moved on; otherwise what `resolver` makes of the conflicting rows, read
     /// under the lock. Throws a merge conflict naming each conflicting row when there is no
     /// resolver or the resolved change set still conflicts.
-    func checkVersions(_ changes: StoreChangeSet, resolvingWith resolver: StoreConflictResolver? = nil) throws -> StoreChangeSet {
+    func checkVersions(_ changes: StoreChangeSet, resolvingWith resolver: StoreConflictResolver? = nil) throws
+        -> StoreChangeSet
+    {
         try VersionCheck.changesToWrite(
             changes, resolver: resolver, conflicts: { try conflictingRows($0) }, rows: { try rows(for: $0) })
     }
@@ -115,7 +124,8 @@ extension PostgreSQLStore {
         for row in changes.updated { expected[row.reference] = row.version }
         guard !expected.isEmpty else { return [] }
         var current: [RowReference: Int64] = [:]
-        for (entity, references) in Dictionary(grouping: expected.keys, by: \.entityName).sorted(by: { $0.key < $1.key }) {
+        for (entity, references) in Dictionary(grouping: expected.keys, by: \.entityName).sorted(by: { $0.key < $1.key }
+        ) {
             let layout = try schema.entity(named: entity)
             let keys = references.map(\.primaryKey).sorted()
             let sql: SQL = """
@@ -128,8 +138,10 @@ extension PostgreSQLStore {
         }
         var conflicts: [VersionCheck.Conflict] = []
         for (reference, version) in expected.sorted(by: { $0.key < $1.key }) where current[reference] != version {
-            let what = current[reference].map { "changed (version \(version) was read, the store has \($0))" } ?? "was deleted"
-            var failure = TernError(.mergeConflict, "\(reference) \(what) since it was read", entity: reference.entityName)
+            let what =
+                current[reference].map { "changed (version \(version) was read, the store has \($0))" } ?? "was deleted"
+            var failure = TernError(
+                .mergeConflict, "\(reference) \(what) since it was read", entity: reference.entityName)
             failure.objectID = objectID(reference)
             conflicts.append((reference, failure))
         }
@@ -146,7 +158,8 @@ extension PostgreSQLStore {
         for row in rows {
             let values = try columnValues(of: row, layout: layout)
             if columns.isEmpty { columns = ["Z_PK", "Z_ENT", "Z_OPT"] + values.map(\.column) }
-            data.append([.integer(row.reference.primaryKey), .integer(Int64(layout.number)), .integer(1)] + values.map(\.value))
+            data.append(
+                [.integer(row.reference.primaryKey), .integer(Int64(layout.number)), .integer(1)] + values.map(\.value))
         }
         do {
             try connection.copy(into: layout.table, columns: columns, rows: data)
@@ -160,7 +173,8 @@ extension PostgreSQLStore {
         let layout = try schema.entity(named: row.reference.entityName)
         try requireConcrete(layout)
         let values = try columnValues(of: row, layout: layout)
-        let arguments: [DatabaseValue] = [.integer(row.reference.primaryKey), .integer(Int64(layout.number)), .integer(1)]
+        let arguments: [DatabaseValue] =
+            [.integer(row.reference.primaryKey), .integer(Int64(layout.number)), .integer(1)]
             + values.map(\.value)
         // The columns are the layout's, in its order, for every row: the text is made once.
         let text: String
@@ -181,7 +195,8 @@ extension PostgreSQLStore {
         let values = try columnValues(of: row, layout: layout)
         var assignments = values.map { SQL.identifier($0.column) + SQL(unsafeSQL: " = ?", arguments: [$0.value]) }
         assignments.append(#""Z_OPT" = "Z_OPT" + 1"#)
-        try execute("""
+        try execute(
+            """
             UPDATE \(.identifier(layout.table)) SET \(SQL.joined(assignments)) \
             WHERE "Z_PK" = \(row.reference.primaryKey) AND "Z_OPT" = \(row.version)
             """, constraintsOf: row.reference)
@@ -205,7 +220,8 @@ extension PostgreSQLStore {
                 entity: reference.entityName)
             failure.objectID = objectID(reference)
             throw TernError(
-                .constraintConflict, "the save would break a uniqueness constraint; change the values or merge the objects",
+                .constraintConflict,
+                "the save would break a uniqueness constraint; change the values or merge the objects",
                 objectID: nil, failures: [failure], underlyingError: error)
         }
     }
@@ -213,7 +229,8 @@ extension PostgreSQLStore {
     /// Throws for an abstract entity, which has no rows of its own.
     func requireConcrete(_ layout: EntityLayout) throws {
         if layout.isAbstract {
-            throw PostgreSQLError(.invalidValue, "Entity \(SQL.quoted(layout.name)) is abstract; insert one of its subentities.")
+            throw PostgreSQLError(
+                .invalidValue, "Entity \(SQL.quoted(layout.name)) is abstract; insert one of its subentities.")
         }
     }
 }

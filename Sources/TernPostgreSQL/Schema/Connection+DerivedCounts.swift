@@ -34,12 +34,18 @@ extension Connection {
                     + (arguments + [literal(role)]).joined(separator: ", ") + ")"
             }
             let name = "\(count.source)_\(count.column)"
-            try executeScript(trigger(name + "_SOURCE_INSERT", "INSERT", on: count.source, "NEW TABLE AS n", role: "source"))
-            try executeScript(trigger(name + "_SOURCE_UPDATE", "UPDATE", on: count.source, "NEW TABLE AS n", role: "source"))
-            try executeScript(trigger(name + "_INSERT", "INSERT", on: count.destination, "NEW TABLE AS n", role: "destination"))
             try executeScript(
-                trigger(name + "_UPDATE", "UPDATE", on: count.destination, "OLD TABLE AS o NEW TABLE AS n", role: "destination"))
-            try executeScript(trigger(name + "_DELETE", "DELETE", on: count.destination, "OLD TABLE AS o", role: "destination"))
+                trigger(name + "_SOURCE_INSERT", "INSERT", on: count.source, "NEW TABLE AS n", role: "source"))
+            try executeScript(
+                trigger(name + "_SOURCE_UPDATE", "UPDATE", on: count.source, "NEW TABLE AS n", role: "source"))
+            try executeScript(
+                trigger(name + "_INSERT", "INSERT", on: count.destination, "NEW TABLE AS n", role: "destination"))
+            try executeScript(
+                trigger(
+                    name + "_UPDATE", "UPDATE", on: count.destination, "OLD TABLE AS o NEW TABLE AS n",
+                    role: "destination"))
+            try executeScript(
+                trigger(name + "_DELETE", "DELETE", on: count.destination, "OLD TABLE AS o", role: "destination"))
         }
     }
 
@@ -47,7 +53,8 @@ extension Connection {
     ///
     /// - Throws: ``PostgreSQLError`` when a statement fails.
     func dropDerivedCountTriggers() throws(PostgreSQLError) {
-        let triggers = try fetchAll("""
+        let triggers = try fetchAll(
+            """
             SELECT t.tgname::text, c.relname::text FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid \
             WHERE c.relnamespace = CAST(current_schema() AS regnamespace) AND NOT t.tgisinternal \
             AND t.tgname LIKE 'Z\\_DA\\_%' ORDER BY 1
@@ -77,7 +84,9 @@ extension Connection {
                     let relationship = layout.toMany(named: counted),
                     case .inverseForeignKey(let destination, let key, _) = relationship.storage
                 else { continue }
-                counts.insert(DerivedCount(source: layout.table, column: attribute.column, destination: destination, foreignKey: key))
+                counts.insert(
+                    DerivedCount(
+                        source: layout.table, column: attribute.column, destination: destination, foreignKey: key))
             }
         }
         return counts.sorted { ($0.source, $0.column) < ($1.source, $1.column) }

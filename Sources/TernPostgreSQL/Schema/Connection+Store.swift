@@ -14,10 +14,12 @@ extension Connection {
 
     /// The tables of the connection's current schema.
     func storeTables() throws(PostgreSQLError) -> [String] {
-        try fetchAll("""
+        try fetchAll(
+            """
             SELECT table_name::text FROM information_schema.tables \
             WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1
-            """).compactMap { $0.first?.string }
+            """
+        ).compactMap { $0.first?.string }
     }
 
     /// The store's own tables in the connection's schema: `Z_PRIMARYKEY`, `Z_METADATA`,
@@ -31,7 +33,8 @@ extension Connection {
             guard let number = row[0].int64, let name = row[1].string else { continue }
             owned.insert("Z" + name.uppercased())
             // Join tables are named Z_<entity number><RELATIONSHIP>.
-            for table in tables where table.hasPrefix("Z_\(number)") && table.dropFirst(2 + String(number).count).first?.isLetter == true {
+            for table in tables
+            where table.hasPrefix("Z_\(number)") && table.dropFirst(2 + String(number).count).first?.isLetter == true {
                 owned.insert(table)
             }
         }
@@ -46,7 +49,8 @@ extension Connection {
     func createStoreOnce(model: ManagedObjectModel) throws {
         let schema = try StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model))
         try inTransaction {
-            try execute("SELECT pg_advisory_xact_lock(CAST(\(Self.creationLockClass) AS integer), hashtext(current_schema()))")
+            try execute(
+                "SELECT pg_advisory_xact_lock(CAST(\(Self.creationLockClass) AS integer), hashtext(current_schema()))")
             guard try !hasCoreDataLayout() else { return }
             for statement in Self.creationStatements(for: schema) { try executeScript(statement) }
             try installDerivedCountTriggers(for: schema)
@@ -60,7 +64,8 @@ extension Connection {
     /// Writes one `Z_PRIMARYKEY` row per entity of a layout, with `Z_MAX` 0; the table must be empty.
     func writePrimaryKeyRows(of schema: StoreSchema) throws(PostgreSQLError) {
         for entity in schema.entities.values.sorted(by: { $0.number < $1.number }) {
-            try execute("""
+            try execute(
+                """
                 INSERT INTO "Z_PRIMARYKEY" ("Z_ENT", "Z_NAME", "Z_SUPER", "Z_MAX") \
                 VALUES (\(entity.number), \(entity.name), \(entity.superNumber), 0)
                 """)
@@ -111,7 +116,8 @@ extension Connection {
     /// The `CREATE TABLE` statement of one root table, in PostgreSQL's types.
     static func tableStatement(_ table: TableLayout, schema: StoreSchema) -> String {
         let types = columnTypes(of: table.name, in: schema)
-        let columns = [#""Z_PK" bigint PRIMARY KEY"#, #""Z_ENT" bigint NOT NULL"#, #""Z_OPT" bigint"#]
+        let columns =
+            [#""Z_PK" bigint PRIMARY KEY"#, #""Z_ENT" bigint NOT NULL"#, #""Z_OPT" bigint"#]
             + table.columns.map { SQL.quoted($0.name) + " " + (types[$0.name] ?? "bigint") }
         return "CREATE TABLE \(SQL.quoted(table.name)) (\(columns.joined(separator: ", ")))"
     }
@@ -137,7 +143,9 @@ extension Connection {
         /// `("ZA", "ZB" DESC)`.
         var columns: String
         /// The `CREATE INDEX` statement.
-        var statement: String { "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(SQL.quoted(name)) ON \(SQL.quoted(table)) \(columns)" }
+        var statement: String {
+            "CREATE \(isUnique ? "UNIQUE " : "")INDEX \(SQL.quoted(name)) ON \(SQL.quoted(table)) \(columns)"
+        }
     }
 
     /// The indexes of one root table.
@@ -202,15 +210,18 @@ extension Connection {
         guard try hasCoreDataLayout() else {
             throw PostgreSQLError(
                 .notACoreDataStore,
-                "\(location) holds no Core Data store (no Z_METADATA or Z_PRIMARYKEY table); check the schema parameter.")
+                "\(location) holds no Core Data store (no Z_METADATA or Z_PRIMARYKEY table); check the schema parameter."
+            )
         }
         let sql: SQL = #"SELECT "Z_UUID", "Z_PLIST" FROM "Z_METADATA" ORDER BY "Z_VERSION" LIMIT 1"#
         guard let row = try fetchOne(sql) else {
-            throw PostgreSQLError(.notACoreDataStore, "Z_METADATA has no row; the store was never finished.", sql: sql.text)
+            throw PostgreSQLError(
+                .notACoreDataStore, "Z_METADATA has no row; the store was never finished.", sql: sql.text)
         }
         var dictionary: [String: PropertyListValue] = [:]
         if let plist = row[1].data, !plist.isEmpty {
-            guard let decoded = try? BinaryPropertyList.decode(plist), case .dictionary(let top)? = PropertyListValue(decoded)
+            guard let decoded = try? BinaryPropertyList.decode(plist),
+                case .dictionary(let top)? = PropertyListValue(decoded)
             else {
                 throw PostgreSQLError(
                     .invalidMetadata, "Z_METADATA.Z_PLIST is not a binary property list dictionary.", sql: sql.text)
@@ -218,17 +229,20 @@ extension Connection {
             dictionary = top
         }
         guard let metadata = StoreMetadata(propertyList: dictionary, uuid: row[0].string ?? "") else {
-            throw PostgreSQLError(.invalidMetadata, "A key of Z_METADATA.Z_PLIST holds a value of the wrong type.", sql: sql.text)
+            throw PostgreSQLError(
+                .invalidMetadata, "A key of Z_METADATA.Z_PLIST holds a value of the wrong type.", sql: sql.text)
         }
         return metadata
     }
 
     /// Replaces the store's metadata (row `Z_VERSION = 1`).
     func writeMetadata(_ metadata: StoreMetadata) throws {
-        let plist = BinaryPropertyList.encode(PropertyListValue.dictionary(metadata.propertyList).binaryPropertyListValue)
+        let plist = BinaryPropertyList.encode(
+            PropertyListValue.dictionary(metadata.propertyList).binaryPropertyListValue)
         try inTransaction {
             try execute(#"DELETE FROM "Z_METADATA""#)
-            try execute("""
+            try execute(
+                """
                 INSERT INTO "Z_METADATA" ("Z_VERSION", "Z_UUID", "Z_PLIST") VALUES (1, \(metadata.uuid), \(plist))
                 """)
         }
@@ -258,13 +272,16 @@ extension Connection {
     func readSchema(model: ManagedObjectModel) throws -> StoreSchema {
         var rows: [StoreSchema.PrimaryKeyRow] = []
         try forEachRow(#"SELECT "Z_ENT", "Z_NAME", "Z_SUPER" FROM "Z_PRIMARYKEY" ORDER BY "Z_ENT""#) { row in
-            rows.append(StoreSchema.PrimaryKeyRow(
-                number: Int(row[0].int64 ?? 0), name: row[1].string ?? "", superNumber: Int(row[2].int64 ?? 0)))
+            rows.append(
+                StoreSchema.PrimaryKeyRow(
+                    number: Int(row[0].int64 ?? 0), name: row[1].string ?? "", superNumber: Int(row[2].int64 ?? 0)))
         }
         var columns: [String: Set<String>] = [:]
-        try forEachRow("""
+        try forEachRow(
+            """
             SELECT table_name::text, column_name::text FROM information_schema.columns WHERE table_schema = current_schema()
-            """) { row in
+            """
+        ) { row in
             columns[row[0].string ?? "", default: []].insert(row[1].string ?? "")
         }
         do {

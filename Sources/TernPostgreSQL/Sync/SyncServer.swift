@@ -27,7 +27,8 @@ public actor SyncServer {
         // One script is one transaction; the lock makes sessions creating the tables at once (two
         // devices, or a device and the backend of one killed while creating them) wait for each
         // other, where CREATE TABLE IF NOT EXISTS alone can fail on PostgreSQL's catalog.
-        try connection.executeScript("""
+        try connection.executeScript(
+            """
             SELECT pg_advisory_xact_lock(hashtext('tern_sync_tables'));
             CREATE TABLE IF NOT EXISTS tern_sync_transactions (seq bigserial PRIMARY KEY, device text NOT NULL,
               local_number bigint NOT NULL, author text, model_digest text NOT NULL,
@@ -76,7 +77,9 @@ public actor SyncServer {
                 guard try !isRecorded(transaction), let seq = try insertTransaction(transaction) else { continue }
                 result.transactions += 1
                 result.changes += transaction.changes.count
-                result.merged += try record(transaction, seq: seq, handler: resolve) { $0 == 0 ? transaction.changes : nil }
+                result.merged += try record(transaction, seq: seq, handler: resolve) {
+                    $0 == 0 ? transaction.changes : nil
+                }
             }
             return result
         }
@@ -117,10 +120,12 @@ public actor SyncServer {
             let forget: SQL = """
                 DELETE FROM tern_sync_staged WHERE device = \(device) AND local_number = \(transaction.localNumber)
                 """
-            let staged = try connection.fetchValue("""
-                SELECT COUNT(*) FROM tern_sync_staged WHERE device = \(device) AND local_number = \(transaction.localNumber) \
-                AND part <= \(Int64(number))
-                """)?.int64 ?? 0
+            let staged =
+                try connection.fetchValue(
+                    """
+                    SELECT COUNT(*) FROM tern_sync_staged WHERE device = \(device) AND local_number = \(transaction.localNumber) \
+                    AND part <= \(Int64(number))
+                    """)?.int64 ?? 0
             guard staged == Int64(number) + 1 else {
                 throw PostgreSQLError(
                     .invalidValue,
@@ -135,10 +140,12 @@ public actor SyncServer {
             var counted: Set<Int> = []
             let decoder = JSONDecoder()
             result.merged = try record(transaction, seq: seq, handler: resolve) { index in
-                guard index <= number, let text = try connection.fetchValue("""
-                    SELECT changes FROM tern_sync_staged WHERE device = \(device) \
-                    AND local_number = \(transaction.localNumber) AND part = \(Int64(index))
-                    """)?.string
+                guard index <= number,
+                    let text = try connection.fetchValue(
+                        """
+                        SELECT changes FROM tern_sync_staged WHERE device = \(device) \
+                        AND local_number = \(transaction.localNumber) AND part = \(Int64(index))
+                        """)?.string
                 else { return nil }
                 let changes = try decoder.decode([SyncChange].self, from: Data(text.utf8))
                 if counted.insert(index).inserted { result.changes += changes.count }
@@ -166,7 +173,9 @@ public actor SyncServer {
     /// - Returns: The page; ``SyncPullBatch/isComplete`` tells whether more follow.
     /// - Throws: ``PostgreSQLError``.
     /// - Complexity: O(*limit*) objects and their values.
-    public func pull(after cursor: SyncPullCursor, limit: Int = 1_000, excluding device: UUID? = nil) throws -> SyncPullBatch {
+    public func pull(after cursor: SyncPullCursor, limit: Int = 1_000, excluding device: UUID? = nil) throws
+        -> SyncPullBatch
+    {
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
         do {
             let batch = try readBatch(after: cursor, limit: max(1, limit), excluding: device)
@@ -186,7 +195,8 @@ public actor SyncServer {
     ///   - sequence: The last sequence number it applied completely.
     /// - Throws: ``PostgreSQLError``.
     public func recordPulled(device: UUID, sequence: Int64) throws {
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO tern_sync_devices (device, pulled) VALUES (\(device.uuidString), \(sequence)) \
             ON CONFLICT (device) DO UPDATE SET pulled = excluded.pulled
             """)
@@ -228,28 +238,36 @@ public actor SyncServer {
             let current = try purgedSequence()
             // Never past the highest sequence number assigned: pulls end at the purge point at
             // least, and later pushes must land after it.
-            let highest = try connection.fetchValue("SELECT COALESCE(MAX(seq), 0) FROM tern_sync_transactions")?.int64 ?? 0
+            let highest =
+                try connection.fetchValue("SELECT COALESCE(MAX(seq), 0) FROM tern_sync_transactions")?.int64 ?? 0
             let sequence = min(sequence, max(highest, current))
             guard sequence > current else { return (0, 0) }
             // Each device's highest edit number stays, so that a re-sent old push is still refused.
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO tern_sync_settings (name, value) SELECT 'device:' || device, MAX(local_number) \
                 FROM tern_sync_transactions WHERE seq <= \(sequence) AND local_number > 0 GROUP BY device \
                 ON CONFLICT (name) DO UPDATE SET value = GREATEST(tern_sync_settings.value, excluded.value)
                 """)
-            let transactions = try connection.fetchValue("""
-                WITH gone AS (DELETE FROM tern_sync_transactions WHERE seq <= \(sequence) AND local_number > 0 \
-                RETURNING 1) SELECT COUNT(*) FROM gone
-                """)?.int64 ?? 0
-            try connection.execute("""
+            let transactions =
+                try connection.fetchValue(
+                    """
+                    WITH gone AS (DELETE FROM tern_sync_transactions WHERE seq <= \(sequence) AND local_number > 0 \
+                    RETURNING 1) SELECT COUNT(*) FROM gone
+                    """)?.int64 ?? 0
+            try connection.execute(
+                """
                 DELETE FROM tern_sync_values v USING tern_sync_objects o \
                 WHERE o.object = v.object AND o.deleted = 1 AND o.seq <= \(sequence)
                 """)
-            let objects = try connection.fetchValue("""
-                WITH gone AS (DELETE FROM tern_sync_objects WHERE deleted = 1 AND seq <= \(sequence) RETURNING 1) \
-                SELECT COUNT(*) FROM gone
-                """)?.int64 ?? 0
-            try connection.execute("""
+            let objects =
+                try connection.fetchValue(
+                    """
+                    WITH gone AS (DELETE FROM tern_sync_objects WHERE deleted = 1 AND seq <= \(sequence) RETURNING 1) \
+                    SELECT COUNT(*) FROM gone
+                    """)?.int64 ?? 0
+            try connection.execute(
+                """
                 INSERT INTO tern_sync_settings (name, value) VALUES ('purged', \(sequence)) \
                 ON CONFLICT (name) DO UPDATE SET value = excluded.value
                 """)
@@ -261,15 +279,18 @@ public actor SyncServer {
 
     /// Whether a transaction was recorded before a purge removed it from the log.
     private func isRecorded(_ transaction: SyncPushTransaction) throws -> Bool {
-        guard transaction.localNumber > 0, let purged = try connection.fetchValue(
-            "SELECT value FROM tern_sync_settings WHERE name = \("device:" + transaction.device.uuidString)"
-        )?.int64 else { return false }
+        guard transaction.localNumber > 0,
+            let purged = try connection.fetchValue(
+                "SELECT value FROM tern_sync_settings WHERE name = \("device:" + transaction.device.uuidString)"
+            )?.int64
+        else { return false }
         return transaction.localNumber <= purged
     }
 
     /// Adds a transaction to the log; returns its sequence number, or nil when the log has it already.
     private func insertTransaction(_ transaction: SyncPushTransaction) throws -> Int64? {
-        try connection.fetchValue("""
+        try connection.fetchValue(
+            """
             INSERT INTO tern_sync_transactions (device, local_number, author, model_digest) \
             VALUES (\(transaction.device.uuidString), \(transaction.localNumber), \
             \(transaction.author.map(DatabaseValue.text) ?? .null), \(transaction.modelDigest)) \
@@ -313,28 +334,33 @@ public actor SyncServer {
         let key = try identityKey(of: change, isContent: isContent)
         // As in SQLite's unique indexes, a key with a missing value matches nothing.
         let hasKey = isContent || (change.uniqueKey ?? []).allSatisfy { (change.attributes[$0] ?? nil) != nil }
-        let owner: String? = if !hasKey {
-            nil
-        } else if isContent {
-            try connection.fetchValue("""
-                SELECT o.object FROM tern_sync_objects o WHERE o.entity = \(change.entity) AND o.unique_key = \(key) \
-                AND o.deleted = 0 AND o.device <> \(device) AND NOT EXISTS (SELECT 1 FROM tern_sync_aliases a \
-                WHERE a.object = o.object AND a.device = \(device)) ORDER BY o.seq, o.object LIMIT 1
-                """)?.string
-        } else {
-            try connection.fetchValue("""
-                SELECT object FROM tern_sync_objects WHERE entity = \(change.entity) AND unique_key = \(key) \
-                AND deleted = 0 ORDER BY seq, object LIMIT 1
-                """)?.string
-        }
+        let owner: String? =
+            if !hasKey {
+                nil
+            } else if isContent {
+                try connection.fetchValue(
+                    """
+                    SELECT o.object FROM tern_sync_objects o WHERE o.entity = \(change.entity) AND o.unique_key = \(key) \
+                    AND o.deleted = 0 AND o.device <> \(device) AND NOT EXISTS (SELECT 1 FROM tern_sync_aliases a \
+                    WHERE a.object = o.object AND a.device = \(device)) ORDER BY o.seq, o.object LIMIT 1
+                    """)?.string
+            } else {
+                try connection.fetchValue(
+                    """
+                    SELECT object FROM tern_sync_objects WHERE entity = \(change.entity) AND unique_key = \(key) \
+                    AND deleted = 0 ORDER BY seq, object LIMIT 1
+                    """)?.string
+            }
         if let owner {
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO tern_sync_aliases (alias, object, device, seq) VALUES (\(object), \(owner), \(device), \(seq)) \
                 ON CONFLICT (alias) DO NOTHING
                 """)
             return true
         }
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO tern_sync_objects (object, entity, unique_key, is_content_key, device, seq, echo_device) \
             VALUES (\(object), \(change.entity), \(hasKey ? DatabaseValue.text(key) : .null), \(isContent ? 1 : 0), \
             \(device), \(seq), \(device))
@@ -348,12 +374,14 @@ public actor SyncServer {
     ) throws {
         let device = transaction.device.uuidString
         let object = try resolve(change.object)
-        guard let current = try connection.fetchOne(
-            "SELECT deleted, seq, echo_device FROM tern_sync_objects WHERE object = \(object)"),
+        guard
+            let current = try connection.fetchOne(
+                "SELECT deleted, seq, echo_device FROM tern_sync_objects WHERE object = \(object)"),
             current[0].int64 == 0
         else { return }  // unknown, or deleted: a delete is final
         if change.kind == .delete {
-            try connection.execute("""
+            try connection.execute(
+                """
                 UPDATE tern_sync_objects SET deleted = 1, seq = \(seq), echo_device = \(device) WHERE object = \(object)
                 """)
             return
@@ -377,7 +405,8 @@ public actor SyncServer {
         // identifier, on top of a state it had pulled (or made or pushed itself): its pulls skip it.
         let hadState = (current[1].int64 ?? .max) <= transaction.basedOn || current[2].string == device
         let echo = isExact && hadState && object == change.object.uuidString
-        try connection.execute("""
+        try connection.execute(
+            """
             UPDATE tern_sync_objects SET seq = \(seq), echo_device = \(echo ? DatabaseValue.text(device) : .null) \
             WHERE object = \(object)
             """)
@@ -396,25 +425,30 @@ public actor SyncServer {
 
     /// Sets one property's value (the latest write in server order), unless it is a conflict
     /// decided otherwise; returns whether the property now holds the pushed value.
-    private func write(_ property: String, kind: SyncWriteConflict.Kind, value: String?, by writer: Writer) throws -> Bool {
+    private func write(_ property: String, kind: SyncWriteConflict.Kind, value: String?, by writer: Writer) throws
+        -> Bool
+    {
         let pushed = value
         var value = value
         let transaction = writer.transaction
         if transaction.isSnapshot || writer.resolve != nil {
-            let current = try connection.fetchOne("""
+            let current = try connection.fetchOne(
+                """
                 SELECT v.value, v.seq, t.device FROM tern_sync_values v LEFT JOIN tern_sync_transactions t \
                 ON t.seq = v.seq WHERE v.object = \(writer.object) AND v.property = \(property)
                 """)
             if let current, let currentSeq = current[1].int64 {
                 let currentValue = current[0].string
                 if transaction.isSnapshot, currentValue == value { return true }
-                let isConflict = currentSeq > transaction.basedOn && current[2].string != transaction.device.uuidString
+                let isConflict =
+                    currentSeq > transaction.basedOn && current[2].string != transaction.device.uuidString
                     && currentValue != value
                 if isConflict {
                     if transaction.isSnapshot, !writer.isEdited { return false }
                     let conflict = SyncWriteConflict(
                         object: UUID(uuidString: writer.object) ?? transaction.device, entity: writer.entity,
-                        property: property, kind: kind, pushed: value, current: currentValue, currentSequence: currentSeq)
+                        property: property, kind: kind, pushed: value, current: currentValue,
+                        currentSequence: currentSeq)
                     switch writer.resolve?(conflict) ?? .pushed {
                     case .pushed: break
                     case .current: return currentValue == pushed
@@ -423,7 +457,8 @@ public actor SyncServer {
                 }
             }
         }
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO tern_sync_values (object, property, kind, value, seq) \
             VALUES (\(writer.object), \(property), \(kind.rawValue), \(value.map(DatabaseValue.text) ?? .null), \(writer.seq)) \
             ON CONFLICT (object, property) DO UPDATE SET kind = excluded.kind, value = excluded.value, seq = excluded.seq
@@ -465,29 +500,35 @@ public actor SyncServer {
         let last = max(
             purged, try connection.fetchValue("SELECT COALESCE(MAX(seq), 0) FROM tern_sync_transactions")?.int64 ?? 0)
         var batch = SyncPullBatch(
-            lastSequence: last, cursor: SyncPullCursor(sequence: last), isComplete: true, modelDigests: [:], aliases: [:],
+            lastSequence: last, cursor: SyncPullCursor(sequence: last), isComplete: true, modelDigests: [:],
+            aliases: [:],
             objects: [], needsResync: start > 0 && start < purged)
         guard !batch.needsResync else { return batch }
-        for row in try connection.fetchAll("""
+        for row in try connection.fetchAll(
+            """
             SELECT model_digest, MIN(seq) FROM tern_sync_transactions WHERE seq > \(sequence) GROUP BY model_digest
-            """) {
+            """)
+        {
             if let digest = row[0].string, let seq = row[1].int64 { batch.modelDigests[digest] = seq }
         }
         var objects: [String: SyncObjectState] = [:]
         var order: [String] = []
         var lastRow: (seq: Int64, object: UUID)?
         let echo = device.map { DatabaseValue.text($0.uuidString) } ?? .null
-        let rows = if let start = cursor.object?.uuidString {
-            try connection.fetchAll("""
-                SELECT object, entity, deleted, seq FROM tern_sync_objects WHERE (seq, object) > (\(sequence), \(start)) \
-                AND echo_device IS DISTINCT FROM \(echo) ORDER BY seq, object LIMIT \(Int64(limit) + 1)
-                """)
-        } else {
-            try connection.fetchAll("""
-                SELECT object, entity, deleted, seq FROM tern_sync_objects WHERE seq > \(sequence) \
-                AND echo_device IS DISTINCT FROM \(echo) ORDER BY seq, object LIMIT \(Int64(limit) + 1)
-                """)
-        }
+        let rows =
+            if let start = cursor.object?.uuidString {
+                try connection.fetchAll(
+                    """
+                    SELECT object, entity, deleted, seq FROM tern_sync_objects WHERE (seq, object) > (\(sequence), \(start)) \
+                    AND echo_device IS DISTINCT FROM \(echo) ORDER BY seq, object LIMIT \(Int64(limit) + 1)
+                    """)
+            } else {
+                try connection.fetchAll(
+                    """
+                    SELECT object, entity, deleted, seq FROM tern_sync_objects WHERE seq > \(sequence) \
+                    AND echo_device IS DISTINCT FROM \(echo) ORDER BY seq, object LIMIT \(Int64(limit) + 1)
+                    """)
+            }
         for row in rows {
             guard let text = row[0].string, let object = UUID(uuidString: text), let entity = row[1].string,
                 let seq = row[3].int64
@@ -506,18 +547,22 @@ public actor SyncServer {
             batch.lastSequence = lastRow.seq
         }
         let upper = batch.isComplete ? last : batch.cursor.sequence
-        for row in try connection.fetchAll("""
+        for row in try connection.fetchAll(
+            """
             SELECT alias, object FROM tern_sync_aliases WHERE seq >= \(sequence) AND seq <= \(upper)
-            """) {
+            """)
+        {
             if let alias = row[0].string.flatMap(UUID.init), let owner = row[1].string.flatMap(UUID.init) {
                 batch.aliases[alias] = owner
             }
         }
         if !order.isEmpty {
-            for row in try connection.fetchAll("""
+            for row in try connection.fetchAll(
+                """
                 SELECT v.object, v.property, v.kind, v.value FROM tern_sync_values v \
                 WHERE v.object = ANY (string_to_array(\(order.joined(separator: ",")), ','))
-                """) {
+                """)
+            {
                 guard let object = row[0].string, let property = row[1].string, let kind = row[2].string,
                     objects[object]?.isDeleted == false
                 else { continue }

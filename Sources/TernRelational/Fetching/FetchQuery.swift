@@ -52,7 +52,8 @@ package struct FetchQuery {
         // Z_ENT would only make the database read each row an index already answers for (a
         // count). A table that is its entity's alone has no Z_ENT term at all, as Core Data reads it.
         let entityCondition = layout.rowCondition(includingSubentities: request.includesSubentities, alias: "t0")
-        let wholeHierarchy = request.includesSubentities && layout.superNumber == 0 && !dialect.testsEntityOfWholeHierarchy
+        let wholeHierarchy =
+            request.includesSubentities && layout.superNumber == 0 && !dialect.testsEntityOfWholeHierarchy
         let everyRow = wholeHierarchy || entityCondition == nil
         var condition: SQL = entityCondition.flatMap { everyRow ? nil : $0 } ?? dialect.trueCondition
         if let predicate = request.predicate {
@@ -69,7 +70,8 @@ package struct FetchQuery {
         }
         self.sortKeys = keys
         self.order = keys.map { keys in
-            SQL.joined(keys.map { dialect.orderTerm($0.collated, ascending: $0.ascending) } + [dialect.primaryKey(of: "t0")])
+            SQL.joined(
+                keys.map { dialect.orderTerm($0.collated, ascending: $0.ascending) } + [dialect.primaryKey(of: "t0")])
         }
         self.condition = condition
         self.from = "\(.identifier(layout.table)) AS t0" + SQL.joined(translator.joins, separator: "")
@@ -91,9 +93,11 @@ package struct FetchQuery {
                 guard let sql = dialect.positionBound(value, for: key.type) else { return nil }
                 bound = sql
             }
-            terms.append(SQL.KeysetTerm(column: key.column, compared: key.collated, ascending: key.ascending, bound: bound))
+            terms.append(
+                SQL.KeysetTerm(column: key.column, compared: key.collated, ascending: key.ascending, bound: bound))
         }
-        return SQL.keysetCondition(terms, primaryKeyColumn: dialect.primaryKey(of: "t0"), after: position.reference.primaryKey)
+        return SQL.keysetCondition(
+            terms, primaryKeyColumn: dialect.primaryKey(of: "t0"), after: position.reference.primaryKey)
     }
 
     /// The translation is not exact: the store evaluates the predicate in Swift.

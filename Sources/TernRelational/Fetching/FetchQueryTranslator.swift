@@ -65,7 +65,8 @@ struct FetchQueryTranslator: PredicateVisitor {
         guard let operand = try? attribute(at: sort.key, alias: "t0", layout: root, joining: true),
             let collated = dialect.sortOperand(operand.sql, type: operand.type, caseInsensitive: sort.caseInsensitive)
         else { return nil }
-        return FetchQuery.SortKey(column: operand.sql, collated: collated, type: operand.type, ascending: sort.ascending)
+        return FetchQuery.SortKey(
+            column: operand.sql, collated: collated, type: operand.type, ascending: sort.ascending)
     }
 
     // MARK: - Key paths
@@ -189,7 +190,8 @@ struct FetchQueryTranslator: PredicateVisitor {
         case .equalTo, .in, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             return dialect.comparison(column, op, bound)
         case .between: throw FetchQuery.untranslatable
-        case .beginsWith, .endsWith, .contains, .like, .matches: return dialect.falseCondition  // String operators on non-strings.
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            return dialect.falseCondition  // String operators on non-strings.
         }
     }
 }

@@ -28,7 +28,8 @@ package protocol SQLDialect {
     ///
     /// - Throws: ``FetchQuery/untranslatable`` when the comparison has no exact translation.
     func stringCondition(
-        _ column: SQL, _ op: FetchPredicate.Operator, _ value: AttributeValue, _ options: FetchPredicate.ComparisonOptions
+        _ column: SQL, _ op: FetchPredicate.Operator, _ value: AttributeValue,
+        _ options: FetchPredicate.ComparisonOptions
     ) throws(TernError) -> SQL
 
     /// A constant bound in the form of a column's values, or nil when it never compares with them.

@@ -42,7 +42,9 @@ extension AssociatingMigrationEngine {
 
     /// The destination objects of source objects, in the order of `sources`; a failure waits for
     /// the next throwing call.
-    package func destinationInstances(forMapping mappingName: String?, sourceInstances sources: [RowReference]) -> [RowReference] {
+    package func destinationInstances(forMapping mappingName: String?, sourceInstances sources: [RowReference])
+        -> [RowReference]
+    {
         var result: [RowReference] = []
         do {
             for source in sources { result += try associations.destinations(of: source, mapping: mappingName) }
@@ -53,7 +55,9 @@ extension AssociatingMigrationEngine {
     }
 
     /// The source objects of a destination object; a failure waits for the next throwing call.
-    package func sourceInstances(forMapping mappingName: String, destinationInstance destination: RowReference) -> [RowReference] {
+    package func sourceInstances(forMapping mappingName: String, destinationInstance destination: RowReference)
+        -> [RowReference]
+    {
         do {
             return try associations.sources(of: destination, mapping: mappingName)
         } catch {

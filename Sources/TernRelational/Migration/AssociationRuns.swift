@@ -48,7 +48,8 @@ package struct AssociationRuns {
             guard source.entityName == sourceEntity, source.primaryKey >= sourceStart,
                 source.primaryKey < sourceStart + count
             else { return nil }
-            return RowReference(entityName: destinationEntity, primaryKey: destinationStart + source.primaryKey - sourceStart)
+            return RowReference(
+                entityName: destinationEntity, primaryKey: destinationStart + source.primaryKey - sourceStart)
         }
 
         /// The source object a destination came from in this run, or nil when the run does not hold it.
@@ -56,7 +57,8 @@ package struct AssociationRuns {
             guard destination.entityName == destinationEntity, destination.primaryKey >= destinationStart,
                 destination.primaryKey < destinationStart + count
             else { return nil }
-            return RowReference(entityName: sourceEntity, primaryKey: sourceStart + destination.primaryKey - destinationStart)
+            return RowReference(
+                entityName: sourceEntity, primaryKey: sourceStart + destination.primaryKey - destinationStart)
         }
     }
 

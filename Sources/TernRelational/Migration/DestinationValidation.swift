@@ -25,7 +25,8 @@ package enum DestinationValidation {
     ///   property, or what `missing` throws.
     /// - Complexity: One `missing` call per required property.
     package static func validate(
-        _ mapping: EntityMapping, schema: StoreSchema, missing: (_ layout: EntityLayout, _ column: String) throws -> [Int64]
+        _ mapping: EntityMapping, schema: StoreSchema,
+        missing: (_ layout: EntityLayout, _ column: String) throws -> [Int64]
     ) throws {
         guard let entity = mapping.destinationEntityName, let layout = try? schema.entity(named: entity) else { return }
         let model = schema.model

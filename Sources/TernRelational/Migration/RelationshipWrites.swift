@@ -49,7 +49,8 @@ package enum RelationshipWrites {
     // MARK: - Non public
 
     private static func setToOne(
-        _ column: ToOneColumn, of row: RowReference, layout: EntityLayout, to target: RowReference?, in schema: StoreSchema
+        _ column: ToOneColumn, of row: RowReference, layout: EntityLayout, to target: RowReference?,
+        in schema: StoreSchema
     ) throws(TernError) -> SQL {
         let key = target.map { DatabaseValue.integer($0.primaryKey) } ?? .null
         var set: [SQL] = [SQL.identifier(column.column) + " = \(key)"]
@@ -62,7 +63,8 @@ package enum RelationshipWrites {
     }
 
     private static func setToMany(
-        _ mapping: ToManyMapping, of row: RowReference, layout: EntityLayout, to objects: [RowReference], in schema: StoreSchema
+        _ mapping: ToManyMapping, of row: RowReference, layout: EntityLayout, to objects: [RowReference],
+        in schema: StoreSchema
     ) throws(TernError) -> [SQL] {
         var statements: [SQL] = []
         switch mapping.storage {
@@ -73,25 +75,30 @@ package enum RelationshipWrites {
                 var set = [SQL.identifier(column) + " = \(row.primaryKey)"]
                 if let entityColumn { set.append(SQL.identifier(entityColumn) + " = \(Int64(layout.number))") }
                 if let orderColumn { set.append(SQL.identifier(orderColumn) + " = \(Int64(index + 1) * 1024)") }
-                statements.append("UPDATE \(.identifier(table)) SET \(SQL.joined(set)) WHERE \"Z_PK\" = \(object.primaryKey)")
+                statements.append(
+                    "UPDATE \(.identifier(table)) SET \(SQL.joined(set)) WHERE \"Z_PK\" = \(object.primaryKey)")
             }
         case .joinTable(let table, let sourceColumn, let targetColumn, let orderColumn):
             // Rows the inverse side wrote keep its order column: only this side's rows that are
             // gone are deleted, the others are inserted or get this side's position.
             let (source, target) = (SQL.identifier(sourceColumn), SQL.identifier(targetColumn))
             var stale: SQL = "DELETE FROM \(.identifier(table)) WHERE \(source) = \(row.primaryKey)"
-            if !objects.isEmpty { stale = stale + " AND \(target) NOT IN (\(SQL.joined(objects.map { "\($0.primaryKey)" as SQL })))" }
+            if !objects.isEmpty {
+                stale = stale + " AND \(target) NOT IN (\(SQL.joined(objects.map { "\($0.primaryKey)" as SQL })))"
+            }
             statements.append(stale)
             for (index, object) in objects.enumerated() {
                 if let orderColumn {
                     let order = SQL.identifier(orderColumn)
-                    statements.append("""
+                    statements.append(
+                        """
                         INSERT INTO \(.identifier(table)) (\(source), \(target), \(order)) \
                         VALUES (\(row.primaryKey), \(object.primaryKey), \(Int64(index + 1) * 1024)) \
                         ON CONFLICT (\(source), \(target)) DO UPDATE SET \(order) = excluded.\(order)
                         """)
                 } else {
-                    statements.append("""
+                    statements.append(
+                        """
                         INSERT INTO \(.identifier(table)) (\(source), \(target)) VALUES (\(row.primaryKey), \(object.primaryKey)) \
                         ON CONFLICT DO NOTHING
                         """)

@@ -62,7 +62,12 @@ extension AttributeValue {
             converted = value.data.flatMap { bytes in
                 guard bytes.count == 16 else { return nil }
                 let b = [UInt8](bytes)
-                return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+                return .uuid(
+                    UUID(
+                        uuid: (
+                            b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                            b[14], b[15]
+                        )))
             }
         case .uri: converted = value.string.flatMap { URL(string: $0) }.map { .uri($0) }
         default: converted = nil

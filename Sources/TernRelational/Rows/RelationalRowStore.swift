@@ -37,7 +37,8 @@ extension RelationalRowStore {
             let batch = try rows(
                 of: request.entityName, includingSubentities: request.includesSubentities, after: last,
                 limit: Self.fetchBatchSize)
-            for row in batch where try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true {
+            for row in batch where try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true
+            {
                 body(row)
             }
             guard batch.count == Self.fetchBatchSize, let key = batch.last?.reference.primaryKey else { return }

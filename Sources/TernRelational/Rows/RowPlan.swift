@@ -74,7 +74,9 @@ package final class RowPlan: Sendable {
         self.layout = layout
         self.keys = keys
         self.attributes = layout.attributes.compactMap { attribute in
-            guard let position = positions[attribute.column], let slot = keys.position(of: attribute.name) else { return nil }
+            guard let position = positions[attribute.column], let slot = keys.position(of: attribute.name) else {
+                return nil
+            }
             return Attribute(
                 name: attribute.name, slot: slot, position: position, type: attribute.type,
                 allowsExternalStorage: attribute.allowsExternalStorage)
@@ -84,13 +86,17 @@ package final class RowPlan: Sendable {
                 attribute: index, slot: attribute.slot, position: attribute.position, type: attribute.type,
                 allowsExternalStorage: attribute.allowsExternalStorage)
         }.sorted { $0.slot < $1.slot }
-        self.toOne = !relationships ? [] : layout.toOneRelationships.compactMap { relationship in
-            positions[relationship.column].map {
-                ToOne(
-                    name: relationship.name, position: $0, entityPosition: relationship.entityColumn.flatMap { positions[$0] },
-                    destination: relationship.destination)
+        self.toOne =
+            !relationships
+            ? []
+            : layout.toOneRelationships.compactMap { relationship in
+                positions[relationship.column].map {
+                    ToOne(
+                        name: relationship.name, position: $0,
+                        entityPosition: relationship.entityColumn.flatMap { positions[$0] },
+                        destination: relationship.destination)
+                }
             }
-        }
         self.toMany = relationships ? layout.toManyRelationships : []
     }
 }

@@ -6,12 +6,15 @@ extension StoreSchema {
     ///
     /// - Throws: `TernError` with code `invalidValue` for a row of another entity, or
     ///   `schemaMismatch` for an entity the schema lacks.
-    package func checkReference(_ reference: RowReference, destination: EntityLayout, relationship: String) throws(TernError) {
+    package func checkReference(_ reference: RowReference, destination: EntityLayout, relationship: String)
+        throws(TernError)
+    {
         let target = try entity(named: reference.entityName)
         guard destination.hierarchyNumbers.contains(target.number) else {
             throw TernError(
                 .invalidValue,
-                "Relationship \(SQL.quoted(relationship)) leads to \(SQL.quoted(destination.name)), not to \(SQL.quoted(target.name)).")
+                "Relationship \(SQL.quoted(relationship)) leads to \(SQL.quoted(destination.name)), not to \(SQL.quoted(target.name))."
+            )
         }
     }
 
@@ -36,7 +39,8 @@ extension StoreSchema {
         guard !layout.toManyRelationships.isEmpty || !row.toMany.isEmpty else { return }
         let primaryKey = row.reference.primaryKey
         for name in row.toMany.keys where layout.toMany(named: name) == nil {
-            throw TernError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-many relationship \(SQL.quoted(name)).")
+            throw TernError(
+                .invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-many relationship \(SQL.quoted(name)).")
         }
         for relationship in layout.toManyRelationships {
             let references = row.toMany[relationship.name] ?? []
@@ -44,7 +48,9 @@ extension StoreSchema {
             let destination = try entity(named: relationship.destination)
             var seen: Set<Int64> = []
             let unique = references.filter { seen.insert($0.primaryKey).inserted }
-            for reference in unique { try checkReference(reference, destination: destination, relationship: relationship.name) }
+            for reference in unique {
+                try checkReference(reference, destination: destination, relationship: relationship.name)
+            }
             switch relationship.storage {
             case .inverseForeignKey(let table, let column, let orderColumn):
                 let entityColumn = destination.toOneRelationships.first { $0.column == column }?.entityColumn
@@ -52,7 +58,8 @@ extension StoreSchema {
                     var cleared = [SQL.identifier(column) + " = NULL"]
                     if let entityColumn { cleared.append(SQL.identifier(entityColumn) + " = NULL") }
                     if let orderColumn { cleared.append(SQL.identifier(orderColumn) + " = NULL") }
-                    try connection.execute("""
+                    try connection.execute(
+                        """
                         UPDATE \(.identifier(table)) SET \(SQL.joined(cleared)) WHERE \(.identifier(column)) = \(primaryKey) \
                         AND \(destination.rowFilter())
                         """)
@@ -71,12 +78,16 @@ extension StoreSchema {
                     }
                 }
             case .joinTable(let table, let source, let target, let orderColumn):
-                let existing = isNew ? [] : try connection.fetchAll(
-                    "SELECT \(.identifier(target)) FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(primaryKey)"
-                ).compactMap { $0.first?.int64 }
+                let existing =
+                    isNew
+                    ? []
+                    : try connection.fetchAll(
+                        "SELECT \(.identifier(target)) FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(primaryKey)"
+                    ).compactMap { $0.first?.int64 }
                 let wanted = Set(unique.map(\.primaryKey))
                 for key in existing where !wanted.contains(key) {
-                    try connection.execute("""
+                    try connection.execute(
+                        """
                         DELETE FROM \(.identifier(table)) WHERE \(.identifier(source)) = \(primaryKey) \
                         AND \(.identifier(target)) = \(key)
                         """)
@@ -85,13 +96,15 @@ extension StoreSchema {
                 for (index, reference) in unique.enumerated() {
                     if !present.contains(reference.primaryKey) {
                         // The inverse side may have written the pair already in this change set.
-                        try connection.execute("""
+                        try connection.execute(
+                            """
                             INSERT INTO \(.identifier(table)) (\(.identifier(source)), \(.identifier(target))) \
                             VALUES (\(primaryKey), \(reference.primaryKey)) ON CONFLICT DO NOTHING
                             """)
                     }
                     if let orderColumn {
-                        try connection.execute("""
+                        try connection.execute(
+                            """
                             UPDATE \(.identifier(table)) SET \(.identifier(orderColumn)) = \(Int64(index + 1) * 1024) \
                             WHERE \(.identifier(source)) = \(primaryKey) AND \(.identifier(target)) = \(reference.primaryKey)
                             """)

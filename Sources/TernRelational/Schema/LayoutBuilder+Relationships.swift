@@ -90,8 +90,10 @@ extension LayoutBuilder {
             where relationship.isToMany && !relationship.isTransient {
                 guard let inverse = inverse(of: relationship), inverse.isToMany else { continue }
                 let inverseEntity = declaringEntity(of: inverse.name, in: relationship.destinationEntityName)
-                let side = ManyToManySide(relationship: relationship, entity: entity.name, number: try number(of: entity.name))
-                let other = ManyToManySide(relationship: inverse, entity: inverseEntity, number: try number(of: inverseEntity))
+                let side = ManyToManySide(
+                    relationship: relationship, entity: entity.name, number: try number(of: entity.name))
+                let other = ManyToManySide(
+                    relationship: inverse, entity: inverseEntity, number: try number(of: inverseEntity))
                 guard Self.namesJoinTable(side, over: other) else { continue }
                 try addJoinTable(named: side, other: other, used: &used)
             }
@@ -119,7 +121,8 @@ extension LayoutBuilder {
                     throw TernError(
                         .schemaMismatch,
                         "The store has no join table for the many-to-many relationship \(side.key.description) "
-                            + "and its inverse \(other.key.description): looked for \(table) and \(otherTable); " + Self.advice)
+                            + "and its inverse \(other.key.description): looked for \(table) and \(otherTable); "
+                            + Self.advice)
                 }
                 (owner, inverse, table) = (other, side, otherTable)
                 (firstBase, secondBase) = (secondBase, firstBase)
@@ -141,7 +144,8 @@ extension LayoutBuilder {
         }
         joinTables[table] = JoinTableLayout(
             name: table, columns: [first, second], orderColumns: [ownerOrder, inverseOrder].compactMap { $0 })
-        storages[owner.key] = .joinTable(table: table, sourceColumn: first, destinationColumn: second, orderColumn: ownerOrder)
+        storages[owner.key] = .joinTable(
+            table: table, sourceColumn: first, destinationColumn: second, orderColumn: ownerOrder)
         if inverse.key != owner.key {
             storages[inverse.key] = .joinTable(
                 table: table, sourceColumn: second, destinationColumn: first, orderColumn: inverseOrder)

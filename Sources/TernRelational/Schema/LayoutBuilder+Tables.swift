@@ -68,7 +68,8 @@ extension LayoutBuilder {
         if let actualColumns {
             guard let columns = actualColumns[table] else {
                 throw TernError(
-                    .schemaMismatch, "The store has no table \(table) for entity \(root.name) and its subentities; " + Self.advice)
+                    .schemaMismatch,
+                    "The store has no table \(table) for entity \(root.name) and its subentities; " + Self.advice)
             }
             existing = columns
         }
@@ -83,9 +84,11 @@ extension LayoutBuilder {
             switch slot.kind {
             case .attribute(let attribute):
                 columns[slot.key] = name
-                groups.append((
-                    Self.rank(of: attribute.type), slot.position, 0, attribute.name,
-                    [ColumnLayout(name: name, type: Self.sqlType(of: attribute.type))]))
+                groups.append(
+                    (
+                        Self.rank(of: attribute.type), slot.position, 0, attribute.name,
+                        [ColumnLayout(name: name, type: Self.sqlType(of: attribute.type))]
+                    ))
             case .toOne(let relationship):
                 columns[slot.key] = name
                 var group = [ColumnLayout(name: name, type: "INTEGER")]
@@ -93,17 +96,20 @@ extension LayoutBuilder {
                 if !model.subentities(of: destination).isEmpty {
                     let prefix = "Z\(try number(of: destination))_"
                     let entityColumn = try Self.companion(
-                        prefix + name.dropFirst(), or: prefix + relationship.name.uppercased(), of: slot, in: existing, table: table)
+                        prefix + name.dropFirst(), or: prefix + relationship.name.uppercased(), of: slot, in: existing,
+                        table: table)
                     entityColumns[slot.key] = entityColumn
                     group.append(ColumnLayout(name: entityColumn, type: "INTEGER"))
                 }
                 groups.append((0, slot.position, 1, relationship.name, group))
                 if let inverse = inverse(of: relationship), inverse.isToMany, inverse.isOrdered {
                     let order = try Self.companion(
-                        "Z_FOK_" + name.dropFirst(), or: "Z_FOK_" + relationship.name.uppercased(), of: slot, in: existing,
+                        "Z_FOK_" + name.dropFirst(), or: "Z_FOK_" + relationship.name.uppercased(), of: slot,
+                        in: existing,
                         table: table)
                     orderColumns[slot.key] = order
-                    groups.append((0, slot.position, 3, relationship.name, [ColumnLayout(name: order, type: "INTEGER")]))
+                    groups.append(
+                        (0, slot.position, 3, relationship.name, [ColumnLayout(name: order, type: "INTEGER")]))
                 }
                 indexes.append(index)
             case .foreignKey(let plan):
@@ -111,7 +117,8 @@ extension LayoutBuilder {
                 var order: String?
                 if plan.isOrdered {
                     let column = try Self.companion(
-                        "Z_FOK_" + name.dropFirst(), or: "Z_FOK_" + plan.base.dropFirst(), of: slot, in: existing, table: table)
+                        "Z_FOK_" + name.dropFirst(), or: "Z_FOK_" + plan.base.dropFirst(), of: slot, in: existing,
+                        table: table)
                     groups.append((0, slot.position, 3, name, [ColumnLayout(name: column, type: "INTEGER")]))
                     order = column
                 }
@@ -144,7 +151,8 @@ extension LayoutBuilder {
         var slots: [ColumnSlot] = []
         func add(_ kind: ColumnSlot.Kind, _ key: PropertyKey, _ position: Int, _ base: String) {
             let expected = Self.unique(base, in: &used)
-            slots.append(ColumnSlot(kind: kind, key: key, position: position, base: base, expected: expected, name: expected))
+            slots.append(
+                ColumnSlot(kind: kind, key: key, position: position, base: base, expected: expected, name: expected))
         }
         let plans = foreignKeyPlans[table] ?? []
         for (position, entity) in hierarchy.enumerated() {
@@ -170,7 +178,9 @@ extension LayoutBuilder {
     ///
     /// - Throws: ``TernError`` with code `schemaMismatch` naming the property that has no column.
     /// - Complexity: O(*s* · *c*) for *s* slots and *c* columns.
-    package static func settle(_ slots: inout [ColumnSlot], among existing: Set<String>, table: String) throws(TernError) {
+    package static func settle(_ slots: inout [ColumnSlot], among existing: Set<String>, table: String)
+        throws(TernError)
+    {
         var claimed: Set<String> = []
         for index in slots.indices {
             slots[index].name = existing.contains(slots[index].expected) ? slots[index].expected : ""
@@ -213,7 +223,9 @@ extension LayoutBuilder {
         var indexes: [IndexLayout] = []
         for index in entity.fetchIndexes {
             let elements = index.elements.compactMap { element in
-                column(element.property).map { ($0, element.isAscending ? " COLLATE BINARY ASC" : " COLLATE BINARY DESC") }
+                column(element.property).map {
+                    ($0, element.isAscending ? " COLLATE BINARY ASC" : " COLLATE BINARY DESC")
+                }
             }
             guard elements.count == index.elements.count, !elements.isEmpty else { continue }
             indexes.append(IndexLayout(name: "Z_\(entity.name)_\(index.name)", columns: elements, isUnique: false))

@@ -42,7 +42,9 @@ package struct LayoutBuilder {
     /// The foreign keys of to-many relationships without an inverse, by destination root table.
     package var foreignKeyPlans: [String: [ForeignKeyPlan]] = [:]
 
-    package init(model: ManagedObjectModel, numbers: [String: StoreSchema.EntityNumber], actualColumns: [String: Set<String>]?) {
+    package init(
+        model: ManagedObjectModel, numbers: [String: StoreSchema.EntityNumber], actualColumns: [String: Set<String>]?
+    ) {
         self.model = model
         self.numbers = numbers
         self.actualColumns = actualColumns
@@ -61,11 +63,13 @@ package struct LayoutBuilder {
 
     package func checkNames() throws(TernError) {
         for entity in model.entities {
-            let names = [entity.name] + entity.attributes.map(\.name) + entity.relationships.map(\.name)
+            let names =
+                [entity.name] + entity.attributes.map(\.name) + entity.relationships.map(\.name)
                 + entity.fetchIndexes.map(\.name)
             for name in names where name.isEmpty || name.utf8.contains(0) {
                 throw TernError(
-                    .schemaMismatch, "Entity \(SQL.quoted(entity.name)) uses a name that is empty or holds a NUL "
+                    .schemaMismatch,
+                    "Entity \(SQL.quoted(entity.name)) uses a name that is empty or holds a NUL "
                         + "character, which SQLite cannot use; rename it.")
             }
         }
@@ -115,14 +119,19 @@ package struct LayoutBuilder {
         let root = model.rootEntity(of: entity.name) ?? entity
         let number = try number(of: entity.name)
         var hierarchyNumbers = [number]
-        for subentity in model.allSubentities(of: entity.name) { hierarchyNumbers.append(try self.number(of: subentity.name)) }
+        for subentity in model.allSubentities(of: entity.name) {
+            hierarchyNumbers.append(try self.number(of: subentity.name))
+        }
         var attributes: [AttributeColumn] = []
         for attribute in model.allAttributes(of: entity.name) where Self.isStored(attribute) {
-            let key = PropertyKey(entity: declaringEntity(of: attribute.name, in: entity.name), property: attribute.name)
+            let key = PropertyKey(
+                entity: declaringEntity(of: attribute.name, in: entity.name), property: attribute.name)
             guard let column = columns[key] else { continue }
-            attributes.append(AttributeColumn(
-                name: attribute.name, type: attribute.type, column: column,
-                allowsExternalStorage: attribute.allowsExternalBinaryDataStorage, derivation: attribute.derivationExpression))
+            attributes.append(
+                AttributeColumn(
+                    name: attribute.name, type: attribute.type, column: column,
+                    allowsExternalStorage: attribute.allowsExternalBinaryDataStorage,
+                    derivation: attribute.derivationExpression))
         }
         var toOnes: [ToOneColumn] = []
         var toManys: [ToManyMapping] = []
@@ -131,9 +140,10 @@ package struct LayoutBuilder {
             let key = PropertyKey(entity: declaring, property: relationship.name)
             if !relationship.isToMany {
                 guard let column = columns[key] else { continue }
-                toOnes.append(ToOneColumn(
-                    name: relationship.name, destination: relationship.destinationEntityName, column: column,
-                    entityColumn: entityColumns[key], orderColumn: orderColumns[key]))
+                toOnes.append(
+                    ToOneColumn(
+                        name: relationship.name, destination: relationship.destinationEntityName, column: column,
+                        entityColumn: entityColumns[key], orderColumn: orderColumns[key]))
             } else {
                 toManys.append(try toManyMapping(relationship, declaredBy: declaring))
             }
@@ -152,7 +162,8 @@ package struct LayoutBuilder {
         let key = PropertyKey(entity: declaring, property: relationship.name)
         let storage: ToManyMapping.Storage
         if let inverse = inverse(of: relationship), !inverse.isToMany {
-            let inverseKey = PropertyKey(entity: declaringEntity(of: inverse.name, in: destination), property: inverse.name)
+            let inverseKey = PropertyKey(
+                entity: declaringEntity(of: inverse.name, in: destination), property: inverse.name)
             guard let column = columns[inverseKey] else {
                 throw TernError(.schemaMismatch, "The inverse of \(key.description) has no column.")
             }

@@ -35,7 +35,8 @@ extension StoreSchema {
         var numbers: [String: EntityNumber] = [:]
         var claimed: Set<Int> = []
         for entity in model.entities {
-            let match = rows.first { $0.name == entity.name }
+            let match =
+                rows.first { $0.name == entity.name }
                 ?? entity.renamingIdentifier.flatMap { old in rows.first { $0.name == old } }
             guard let match else {
                 throw TernError(

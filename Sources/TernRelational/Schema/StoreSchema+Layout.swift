@@ -74,7 +74,8 @@ extension StoreSchema {
 
     /// Checks that every table and column the layout needs exists.
     private func verify(against actualColumns: [String: Set<String>]) throws(TernError) {
-        let needed = tables.values.map { ($0.name, $0.columns.map(\.name), "entity \($0.rootEntity) and its subentities") }
+        let needed =
+            tables.values.map { ($0.name, $0.columns.map(\.name), "entity \($0.rootEntity) and its subentities") }
             + joinTables.values.map { ($0.name, $0.columns + $0.orderColumns, "a many-to-many relationship") }
         for (table, columns, owner) in needed.sorted(by: { $0.0 < $1.0 }) {
             let advice = "the model does not match the store, migrate it first."

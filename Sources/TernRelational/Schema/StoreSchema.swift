@@ -24,7 +24,8 @@ package struct StoreSchema: Sendable {
     /// - Throws: ``TernError`` with code `schemaMismatch` for an entity the schema lacks.
     package func entity(named name: String) throws(TernError) -> EntityLayout {
         guard let layout = entities[name] else {
-            throw TernError(.schemaMismatch, "The store's model has no entity \(SQL.quoted(name)); check the entity name.")
+            throw TernError(
+                .schemaMismatch, "The store's model has no entity \(SQL.quoted(name)); check the entity name.")
         }
         return layout
     }
@@ -191,7 +192,8 @@ package struct IndexLayout: Sendable, Hashable {
 
     package static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.name == rhs.name && lhs.isUnique == rhs.isUnique
-            && lhs.columns.map(\.name) == rhs.columns.map(\.name) && lhs.columns.map(\.suffix) == rhs.columns.map(\.suffix)
+            && lhs.columns.map(\.name) == rhs.columns.map(\.name)
+            && lhs.columns.map(\.suffix) == rhs.columns.map(\.suffix)
     }
 
     package func hash(into hasher: inout Hasher) {

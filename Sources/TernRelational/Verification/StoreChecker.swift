@@ -114,32 +114,41 @@ package final class StoreChecker {
         let largest = summary?[1].int64 ?? 0
         let counter = try fetchOne("SELECT \"Z_MAX\" FROM \"Z_PRIMARYKEY\" WHERE \"Z_ENT\" = \(root.number)")
         if counter == nil {
-            add(StoreProblem(
-                .primaryKeyCounter, entityName: root.name,
-                message: "Z_PRIMARYKEY has no row for entity \(root.name) (Z_ENT \(root.number))"))
+            add(
+                StoreProblem(
+                    .primaryKeyCounter, entityName: root.name,
+                    message: "Z_PRIMARYKEY has no row for entity \(root.name) (Z_ENT \(root.number))"))
         } else if let counter, (counter[0].int64 ?? 0) < largest {
-            add(StoreProblem(
-                .primaryKeyCounter, entityName: root.name, primaryKey: largest,
-                message: "Z_MAX of \(root.name) is \(counter[0].int64 ?? 0), below the largest primary key \(largest) "
-                    + "in \(table.name); new objects would reuse keys"))
+            add(
+                StoreProblem(
+                    .primaryKeyCounter, entityName: root.name, primaryKey: largest,
+                    message:
+                        "Z_MAX of \(root.name) is \(counter[0].int64 ?? 0), below the largest primary key \(largest) "
+                        + "in \(table.name); new objects would reuse keys"))
         }
         let sql: SQL = "SELECT \"Z_PK\", \"Z_ENT\" FROM \(name) WHERE \(schema.strayRows(of: root))"
         try forEach(sql) { row in
             let number = row[1].int64.map(String.init) ?? "NULL"
-            let what = row[1].int64.flatMap { schema.entityNames[Int($0)] }.map { "abstract entity \($0)" } ?? "no entity"
-            add(StoreProblem(
-                .unknownEntity, entityName: root.name, primaryKey: row[0].int64,
-                message: "row \(row[0].int64 ?? 0) of \(table.name) has Z_ENT \(number), which is \(what) of this table"))
+            let what =
+                row[1].int64.flatMap { schema.entityNames[Int($0)] }.map { "abstract entity \($0)" } ?? "no entity"
+            add(
+                StoreProblem(
+                    .unknownEntity, entityName: root.name, primaryKey: row[0].int64,
+                    message:
+                        "row \(row[0].int64 ?? 0) of \(table.name) has Z_ENT \(number), which is \(what) of this table")
+            )
         }
         guard let mislabelled = root.mislabelledRows() else { return count }
         try forEach("SELECT \"Z_PK\", \"Z_ENT\" FROM \(name) WHERE \(mislabelled) ORDER BY \"Z_PK\"") { row in
             guard warnings.count < limit else { return }
             let number = row[1].int64.map(String.init) ?? "NULL"
-            warnings.append(StoreProblem(
-                .entityNumberMismatch, entityName: root.name, primaryKey: row[0].int64,
-                message: "row \(row[0].int64 ?? 0) of \(table.name) has Z_ENT \(number), not \(root.number); the table is "
-                    + "\(root.name)'s alone, so Core Data reads the row as one of its objects, as Tern does "
-                    + "(a migration in place rewrites its Z_ENT)"))
+            warnings.append(
+                StoreProblem(
+                    .entityNumberMismatch, entityName: root.name, primaryKey: row[0].int64,
+                    message:
+                        "row \(row[0].int64 ?? 0) of \(table.name) has Z_ENT \(number), not \(root.number); the table is "
+                        + "\(root.name)'s alone, so Core Data reads the row as one of its objects, as Tern does "
+                        + "(a migration in place rewrites its Z_ENT)"))
         }
         return count
     }
@@ -153,12 +162,17 @@ package final class StoreChecker {
             let parent = model.parent(of: entity.name)
             let expected = parent.flatMap { schema.entities[$0.name]?.number } ?? 0
             guard entity.superNumber != expected else { continue }
-            let found = schema.entityNames[entity.superNumber].map { "\(entity.superNumber) (\($0))" } ?? "\(entity.superNumber)"
-            let wanted = parent.map { "\(expected), the number of its superentity \($0.name)" } ?? "0: it is a root entity"
-            add(StoreProblem(
-                .entityHierarchy, entityName: entity.name,
-                message: "Z_PRIMARYKEY gives \(entity.name) (Z_ENT \(entity.number)) the superentity number Z_SUPER \(found); "
-                    + "the model says \(wanted)"))
+            let found =
+                schema.entityNames[entity.superNumber].map { "\(entity.superNumber) (\($0))" }
+                ?? "\(entity.superNumber)"
+            let wanted =
+                parent.map { "\(expected), the number of its superentity \($0.name)" } ?? "0: it is a root entity"
+            add(
+                StoreProblem(
+                    .entityHierarchy, entityName: entity.name,
+                    message:
+                        "Z_PRIMARYKEY gives \(entity.name) (Z_ENT \(entity.number)) the superentity number Z_SUPER \(found); "
+                        + "the model says \(wanted)"))
         }
     }
 
@@ -172,7 +186,8 @@ package final class StoreChecker {
             try checkReference(relationship, of: entity)
             try checkInverse(of: relationship, in: entity)
         }
-        for relationship in model.allRelationships(of: entity.name) where relationship.isToMany && !relationship.isTransient {
+        for relationship in model.allRelationships(of: entity.name)
+        where relationship.isToMany && !relationship.isTransient {
             try checkCount(of: relationship, in: entity)
         }
     }
@@ -186,17 +201,21 @@ package final class StoreChecker {
         }
         for relationship in model.allRelationships(of: entity.name)
         where relationship.isRequired && !relationship.isToMany && !relationship.isTransient {
-            if let column = entity.toOne(named: relationship.name)?.column { columns.append((relationship.name, column)) }
+            if let column = entity.toOne(named: relationship.name)?.column {
+                columns.append((relationship.name, column))
+            }
         }
         guard !columns.isEmpty else { return }
         let nulls = SQL.joined(columns.map { "\(SQL.identifier($0.column)) IS NULL" })
         let any = SQL.joined(columns.map { "\(SQL.identifier($0.column)) IS NULL" }, separator: " OR ")
-        let sql: SQL = "SELECT \"Z_PK\", \(nulls) FROM \(.identifier(entity.table)) WHERE \(entity.rowFilter(includingSubentities: false)) AND (\(any))"
+        let sql: SQL =
+            "SELECT \"Z_PK\", \(nulls) FROM \(.identifier(entity.table)) WHERE \(entity.rowFilter(includingSubentities: false)) AND (\(any))"
         try forEach(sql) { row in
             for (index, column) in columns.enumerated() where row[index + 1].int64 == 1 {
-                add(StoreProblem(
-                    .missingValue, entityName: entity.name, primaryKey: row[0].int64, propertyName: column.property,
-                    message: "required \(entity.name).\(column.property) has no value"))
+                add(
+                    StoreProblem(
+                        .missingValue, entityName: entity.name, primaryKey: row[0].int64, propertyName: column.property,
+                        message: "required \(entity.name).\(column.property) has no value"))
             }
         }
     }
@@ -222,9 +241,11 @@ package final class StoreChecker {
             } else if relationship.entityColumn != nil {
                 target += " (its entity column \(relationship.entityColumn ?? "") is NULL)"
             }
-            add(StoreProblem(
-                .danglingReference, entityName: entity.name, primaryKey: row[0].int64, propertyName: relationship.name,
-                message: "\(entity.name).\(relationship.name) points to \(target), which does not exist"))
+            add(
+                StoreProblem(
+                    .danglingReference, entityName: entity.name, primaryKey: row[0].int64,
+                    propertyName: relationship.name,
+                    message: "\(entity.name).\(relationship.name) points to \(target), which does not exist"))
         }
     }
 
@@ -240,7 +261,8 @@ package final class StoreChecker {
         else { return }
         let column = SQL.identifier(relationship.column)
         let backColumn = SQL.identifier(back.column)
-        let backEntity: SQL = back.entityColumn.map { " OR d.\(SQL.identifier($0)) IS NOT " + entity.rowEntityNumber(alias: "s") } ?? ""
+        let backEntity: SQL =
+            back.entityColumn.map { " OR d.\(SQL.identifier($0)) IS NOT " + entity.rowEntityNumber(alias: "s") } ?? ""
         let sql: SQL = """
             SELECT s."Z_PK", \(destination.rowEntityNumber(alias: "d")), d."Z_PK", d.\(backColumn) FROM \(.identifier(entity.table)) AS s \
             JOIN \(.identifier(destination.table)) AS d ON d."Z_PK" = s.\(column) \
@@ -248,11 +270,16 @@ package final class StoreChecker {
             WHERE \(entity.rowFilter(includingSubentities: false, alias: "s")) AND (d.\(backColumn) IS DISTINCT FROM s."Z_PK"\(backEntity))
             """
         try forEach(sql) { row in
-            let target = "\(row[1].int64.flatMap { schema.entityNames[Int($0)] } ?? destination.name)/p\(row[2].int64 ?? 0)"
+            let target =
+                "\(row[1].int64.flatMap { schema.entityNames[Int($0)] } ?? destination.name)/p\(row[2].int64 ?? 0)"
             let back = row[3].int64.map { "p\($0)" } ?? "nothing"
-            add(StoreProblem(
-                .inverseMismatch, entityName: entity.name, primaryKey: row[0].int64, propertyName: relationship.name,
-                message: "\(entity.name).\(relationship.name) points to \(target), whose \(inverseName) points to \(back)"))
+            add(
+                StoreProblem(
+                    .inverseMismatch, entityName: entity.name, primaryKey: row[0].int64,
+                    propertyName: relationship.name,
+                    message:
+                        "\(entity.name).\(relationship.name) points to \(target), whose \(inverseName) points to \(back)"
+                ))
         }
     }
 
@@ -282,10 +309,15 @@ package final class StoreChecker {
             WHERE \(required ? "n < \(minimum)" : "(n > 0 AND n < \(minimum))" as SQL) OR n > \(Int64(clamping: maximum))
             """
         try forEach(sql) { row in
-            let bounds = (required ? "" : "none or ") + (maximum == Int.max ? "at least \(minimum)" : "\(minimum) to \(maximum)")
-            add(StoreProblem(
-                .countOutOfRange, entityName: entity.name, primaryKey: row[0].int64, propertyName: relationship.name,
-                message: "\(entity.name).\(relationship.name) holds \(row[1].int64 ?? 0) objects; the model allows \(bounds)"))
+            let bounds =
+                (required ? "" : "none or ") + (maximum == Int.max ? "at least \(minimum)" : "\(minimum) to \(maximum)")
+            add(
+                StoreProblem(
+                    .countOutOfRange, entityName: entity.name, primaryKey: row[0].int64,
+                    propertyName: relationship.name,
+                    message:
+                        "\(entity.name).\(relationship.name) holds \(row[1].int64 ?? 0) objects; the model allows \(bounds)"
+                ))
         }
     }
 
@@ -322,10 +354,12 @@ package final class StoreChecker {
             """
         try forEach(sql) { row in
             let key = row[0].int64.map { "p\($0)" } ?? "NULL"
-            add(StoreProblem(
-                .danglingReference, entityName: join.entity.name, primaryKey: row[0].int64, propertyName: join.relationship,
-                message: "\(row[1].int64 ?? 0) row(s) of join table \(join.table) name \(join.entity.name)/\(key) "
-                    + "in \(join.column), which does not exist"))
+            add(
+                StoreProblem(
+                    .danglingReference, entityName: join.entity.name, primaryKey: row[0].int64,
+                    propertyName: join.relationship,
+                    message: "\(row[1].int64 ?? 0) row(s) of join table \(join.table) name \(join.entity.name)/\(key) "
+                        + "in \(join.column), which does not exist"))
         }
     }
 
@@ -352,10 +386,12 @@ package final class StoreChecker {
             let names = constraint.joined(separator: ", ")
             try forEach(sql) { row in
                 let first = row[0].int64 ?? 0
-                add(StoreProblem(
-                    .uniquenessViolation, entityName: entity.name, primaryKey: row[1].int64, propertyName: constraint.first,
-                    message: "\(row[2].int64 ?? 0) \(entity.name) objects share (\(names)); "
-                        + "p\(row[1].int64 ?? 0) has the same values as p\(first)"))
+                add(
+                    StoreProblem(
+                        .uniquenessViolation, entityName: entity.name, primaryKey: row[1].int64,
+                        propertyName: constraint.first,
+                        message: "\(row[2].int64 ?? 0) \(entity.name) objects share (\(names)); "
+                            + "p\(row[1].int64 ?? 0) has the same values as p\(first)"))
             }
         }
     }

@@ -1,4 +1,5 @@
 import TernRelational
+
 /// How a transaction takes its locks.
 package enum TransactionKind: String, Sendable {
     /// Locks are taken when first needed: a read, then a write.
@@ -53,7 +54,9 @@ extension Connection {
     ///   - body: The work.
     /// - Returns: What `body` returns.
     /// - Throws: What `body` throws, or ``SQLiteError`` when SQLite fails.
-    package func inTransaction<Result>(_ kind: TransactionKind = .deferred, throwing body: () throws -> Result) throws -> Result {
+    package func inTransaction<Result>(_ kind: TransactionKind = .deferred, throwing body: () throws -> Result) throws
+        -> Result
+    {
         var failure: (any Error)?
         do {
             return try inTransaction(kind) { () throws(SQLiteError) -> Result in

@@ -57,7 +57,8 @@ package final class Connection {
         self.handle = database
         StoreAccessLog.record(.connectionOpened, path: path)
         sqlite3_extended_result_codes(database, 1)
-        let milliseconds = configuration.busyTimeout.components.seconds * 1000
+        let milliseconds =
+            configuration.busyTimeout.components.seconds * 1000
             + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
         sqlite3_busy_timeout(database, Int32(clamping: milliseconds))
         try registerDerivedAttributeFunctions()
@@ -218,7 +219,8 @@ package final class Connection {
             try executeOnce(SQL(unsafeSQL: "PRAGMA auto_vacuum = \(configuration.autoVacuum.rawValue)"))
         }
         try executeOnce(SQL(unsafeSQL: "PRAGMA journal_mode = \(configuration.journalMode.rawValue.uppercased())"))
-        try executeOnce(SQL(unsafeSQL: "PRAGMA synchronous = \(configuration.effectiveSynchronous.rawValue.uppercased())"))
+        try executeOnce(
+            SQL(unsafeSQL: "PRAGMA synchronous = \(configuration.effectiveSynchronous.rawValue.uppercased())"))
     }
 
     /// Registers the SQL functions that Core Data's derived-attribute triggers call
@@ -226,7 +228,9 @@ package final class Connection {
     /// writes to such tables do not fail with "no such function". Core Data uses them to refresh
     /// objects in memory; here they return NULL and the triggers' own UPDATEs do the work.
     private func registerDerivedAttributeFunctions() throws(SQLiteError) {
-        let names = ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"]
+        let names = [
+            "NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
+        ]
         for name in names {
             let code = sqlite3_create_function_v2(
                 handle, name, -1, SQLITE_UTF8, nil, { context, _, _ in sqlite3_result_null(context) }, nil, nil, nil)
@@ -269,7 +273,7 @@ package final class Connection {
         do {
             _ = try Connection(path: path, configuration: .readOnly)
             return false
-        } catch where error.code == .needsRecovery {
+        } catch let error where error.code == .needsRecovery {
             var recovering: OpaquePointer?
             let code = sqlite3_open_v2(uri(forPath: path), &recovering, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, nil)
             if code == SQLITE_OK, let recovering {
@@ -285,7 +289,9 @@ package final class Connection {
     /// because its write-ahead log's index cannot be created beside it.
     private static func needsRecovery(_ error: SQLiteError, path: String) -> Bool {
         // SQLITE_READONLY_RECOVERY, SQLITE_READONLY_CANTINIT, SQLITE_READONLY_ROLLBACK.
-        let recovery = [Int(SQLITE_READONLY) | (1 << 8), Int(SQLITE_READONLY) | (3 << 8), Int(SQLITE_READONLY) | (5 << 8)]
+        let recovery = [
+            Int(SQLITE_READONLY) | (1 << 8), Int(SQLITE_READONLY) | (3 << 8), Int(SQLITE_READONLY) | (5 << 8),
+        ]
         if recovery.contains(error.extendedResultCode ?? 0) { return true }
         // SQLITE_CANTOPEN with a -wal file: the -shm index cannot be created (a read-only folder).
         return error.resultCode == Int(SQLITE_CANTOPEN) && FileManager.default.fileExists(atPath: path + "-wal")
@@ -296,19 +302,22 @@ package final class Connection {
         let name = URL(fileURLWithPath: path).lastPathComponent
         let message: String
         if FileManager.default.fileExists(atPath: path + "-journal") {
-            message = "A writer that crashed or was killed left the rollback journal \(name)-journal: its unfinished "
+            message =
+                "A writer that crashed or was killed left the rollback journal \(name)-journal: its unfinished "
                 + "transaction must be rolled back before the store can be read, and a read-only open does not change "
                 + "the store. Open the store read-write once (an app using it does so; or run `tern recover \(path)`), "
                 + "or, if its folder is read-only, copy \(name) together with \(name)-journal to a writable folder and "
                 + "recover the copy."
         } else {
-            message = "The store uses a write-ahead log (\(name)-wal) whose index (\(name)-shm) must be rebuilt or "
+            message =
+                "The store uses a write-ahead log (\(name)-wal) whose index (\(name)-shm) must be rebuilt or "
                 + "created, which a read-only open cannot do (a writer crashed, or the folder is read-only). Open the "
                 + "store read-write once in a writable folder (an app using it does so; or run `tern recover \(path)`), "
                 + "or copy \(name) together with its -wal and -shm files to a writable folder and open the copy."
         }
         return SQLiteError(
-            .needsRecovery, message, resultCode: cause.resultCode, extendedResultCode: cause.extendedResultCode, path: path)
+            .needsRecovery, message, resultCode: cause.resultCode, extendedResultCode: cause.extendedResultCode,
+            path: path)
     }
 
     /// Whether a database file's header says it uses a write-ahead log (file format 2).

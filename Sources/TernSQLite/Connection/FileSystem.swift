@@ -1,3 +1,6 @@
+import TernCore
+import TernRelational
+
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@ internal import Musl
 #elseif canImport(Darwin)
 internal import Darwin
 #endif
-import TernCore
-import TernRelational
 
 /// File-system calls Foundation does not offer, made through ``TernCore/FileOperationsScope``
 /// so that tests can make them fail.

@@ -1,6 +1,6 @@
 internal import CSQLite
-import TernCore
 import Foundation
+import TernCore
 import TernRelational
 
 /// A prepared statement, the one owner of its `sqlite3_stmt` handle (finalized in `deinit`).
@@ -100,7 +100,8 @@ final class Statement {
 
     /// Binds text to a placeholder (SQLite copies it).
     func bind(text: String, at index: Int32) throws(SQLiteError) {
-        try check(sqlite3_bind_text64(handle, index, text, UInt64(text.utf8.count), sqliteTransient, UInt8(SQLITE_UTF8)))
+        try check(
+            sqlite3_bind_text64(handle, index, text, UInt64(text.utf8.count), sqliteTransient, UInt8(SQLITE_UTF8)))
     }
 
     /// Binds bytes to a placeholder (SQLite copies them); empty bytes are a blob, not NULL.
@@ -108,7 +109,8 @@ final class Statement {
         let code = data.withUnsafeBytes { bytes in
             // A zero-length blob still needs a non-null pointer to be a blob, not NULL.
             sqlite3_bind_blob64(
-                handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count), sqliteTransient)
+                handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64(bytes.count),
+                sqliteTransient)
         }
         try check(code)
     }
@@ -198,9 +200,12 @@ extension SQLiteError {
     init(sqliteCode code: Int32, database: OpaquePointer?, sql: String?, path: String? = nil) {
         let extended = database.map { Int(sqlite3_extended_errcode($0)) } ?? Int(code)
         let primary = Int(code) & 0xFF
-        let detail = database.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let detail =
+            database.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(code))
-        let kind: Code = primary == Int(SQLITE_NOTADB) ? .notADatabase
+        let kind: Code =
+            primary == Int(SQLITE_NOTADB)
+            ? .notADatabase
             : primary == Int(SQLITE_READONLY) ? .readOnly : .sqliteFailure
         var advice = ""
         switch primary {

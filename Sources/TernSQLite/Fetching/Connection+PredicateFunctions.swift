@@ -19,10 +19,12 @@ extension Connection {
         var code = sqlite3_create_function_v2(
             handle, "TERN_COMPARE", 4, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
             { context, _, arguments in
-                guard let arguments, let op = arguments[0].flatMap(PredicateFunctions.text).flatMap(FetchPredicate.Operator.init),
+                guard let arguments,
+                    let op = arguments[0].flatMap(PredicateFunctions.text).flatMap(FetchPredicate.Operator.init),
                     let constant = arguments[3].flatMap(PredicateFunctions.text)
                 else { return sqlite3_result_error(context, "TERN_COMPARE needs an operator and a string", -1) }
-                let options = FetchPredicate.ComparisonOptions(rawValue: UInt8(clamping: sqlite3_value_int64(arguments[1])))
+                let options = FetchPredicate.ComparisonOptions(
+                    rawValue: UInt8(clamping: sqlite3_value_int64(arguments[1])))
                 let value = arguments[2].flatMap(PredicateFunctions.text).map(AttributeValue.string)
                 let comparison = FetchPredicate.Comparison(
                     .constant(value), op, .constant(.string(constant)), options: options)
@@ -34,7 +36,9 @@ extension Connection {
             }, nil, nil, nil)
         guard code == SQLITE_OK else { throw SQLiteError(sqliteCode: code, database: handle, sql: nil, path: path) }
         // The collation's argument says whether it ignores case: non-nil for `TERN_STRING_C`.
-        for (name, caseInsensitive) in [("TERN_STRING", nil), ("TERN_STRING_C", UnsafeMutableRawPointer(bitPattern: 1))] {
+        for (name, caseInsensitive) in [
+            ("TERN_STRING", nil), ("TERN_STRING_C", UnsafeMutableRawPointer(bitPattern: 1)),
+        ] {
             code = sqlite3_create_collation_v2(
                 handle, name, SQLITE_UTF8, caseInsensitive,
                 { caseInsensitive, leftCount, left, rightCount, right in

@@ -20,11 +20,13 @@ struct SQLiteDialect: SQLDialect {
     func operand(_ column: SQL, type: AttributeType) -> SQL { column }
 
     func stringCondition(
-        _ column: SQL, _ op: FetchPredicate.Operator, _ value: AttributeValue, _ options: FetchPredicate.ComparisonOptions
+        _ column: SQL, _ op: FetchPredicate.Operator, _ value: AttributeValue,
+        _ options: FetchPredicate.ComparisonOptions
     ) throws(TernError) -> SQL {
         guard case .string(let text) = value, op != .between else { throw FetchQuery.untranslatable }
-        if op == .matches, (try? FetchPredicate.compare(.constant(.string("")), op, .constant(value))
-            .evaluate(with: [String: PredicateValue]())) == nil
+        if op == .matches,
+            (try? FetchPredicate.compare(.constant(.string("")), op, .constant(value))
+                .evaluate(with: [String: PredicateValue]())) == nil
         {
             throw FetchQuery.untranslatable  // A broken pattern: Swift evaluation reports it.
         }
@@ -58,14 +60,17 @@ struct SQLiteDialect: SQLDialect {
     func orderTerm(_ operand: SQL, ascending: Bool) -> SQL { operand + (ascending ? " ASC" : " DESC") }
 
     /// A constant in the column's storage form, or nil when it never compares with the column's values.
-    private static func storedValue(_ value: AttributeValue, for type: AttributeType) throws(TernError) -> DatabaseValue? {
+    private static func storedValue(_ value: AttributeValue, for type: AttributeType) throws(TernError)
+        -> DatabaseValue?
+    {
         switch (value, type) {
         case (.integer(let number), .integer16), (.integer(let number), .integer32), (.integer(let number), .integer64),
             (.integer(let number), .boolean), (.integer(let number), .double), (.integer(let number), .float),
             (.integer(let number), .date):
             return .integer(number)
         case (.bool(let flag), .integer16), (.bool(let flag), .integer32), (.bool(let flag), .integer64),
-            (.bool(let flag), .boolean), (.bool(let flag), .double), (.bool(let flag), .float), (.bool(let flag), .date):
+            (.bool(let flag), .boolean), (.bool(let flag), .double), (.bool(let flag), .float),
+            (.bool(let flag), .date):
             return .integer(flag ? 1 : 0)
         case (.double(let number), .integer16), (.double(let number), .integer32), (.double(let number), .integer64),
             (.double(let number), .boolean), (.double(let number), .double), (.double(let number), .float),
@@ -73,7 +78,8 @@ struct SQLiteDialect: SQLDialect {
             guard !number.isNaN else { throw FetchQuery.untranslatable }
             return .real(number)
         case (.date(let date), .integer16), (.date(let date), .integer32), (.date(let date), .integer64),
-            (.date(let date), .boolean), (.date(let date), .double), (.date(let date), .float), (.date(let date), .date):
+            (.date(let date), .boolean), (.date(let date), .double), (.date(let date), .float),
+            (.date(let date), .date):
             return .real(date.timeIntervalSinceReferenceDate)
         case (.decimal, _):
             throw FetchQuery.untranslatable

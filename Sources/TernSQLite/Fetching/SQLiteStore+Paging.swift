@@ -38,9 +38,12 @@ extension SQLiteStore {
             return try request.pageByKey(
                 after: position, wanted: request.pageLimit(after: position, size: size), batchSize: Self.fetchBatchSize,
                 batch: { last in
-                    try rows(of: request.entityName, includingSubentities: request.includesSubentities, after: last, limit: Self.fetchBatchSize)
+                    try rows(
+                        of: request.entityName, includingSubentities: request.includesSubentities, after: last,
+                        limit: Self.fetchBatchSize)
                 },
-                matches: { row in try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true })
+                matches: { row in try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true }
+            )
         }
         var all = request
         all.offset = 0
@@ -86,10 +89,13 @@ extension SQLiteStore {
         let rows = try packedRows(sql, expectedCount: wanted) { (statement) throws in
             lastValues = []
             for (index, key) in keys.enumerated() {
-                lastValues.append(try AttributeValue(databaseValue: statement.value(at: names.count + index), type: key.type))
+                lastValues.append(
+                    try AttributeValue(databaseValue: statement.value(at: names.count + index), type: key.type))
             }
         }
         guard rows.count == wanted, let last = rows.last else { return PackedFetchPage(rows: rows, next: nil) }
-        return PackedFetchPage(rows: rows, next: StoreFetchPosition(after: last.reference, position, count: rows.count, sortValues: lastValues))
+        return PackedFetchPage(
+            rows: rows,
+            next: StoreFetchPosition(after: last.reference, position, count: rows.count, sortValues: lastValues))
     }
 }

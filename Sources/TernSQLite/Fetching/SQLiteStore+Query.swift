@@ -58,7 +58,8 @@ extension SQLiteStore: PackedRowReading {
         let positions = Dictionary(columns.enumerated().map { ($1, $0) }) { first, _ in first }
         let plan = RowPlan(layout: layout, keys: attributeKeys(of: layout), positions: positions, relationships: false)
         let list = SQL.joined(columns.map { "t0." + SQL.identifier($0) })
-        let sql: SQL = "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY \(order)\(Self.window(request))"
+        let sql: SQL =
+            "SELECT \(list) FROM \(query.from) WHERE \(query.condition) ORDER BY \(order)\(Self.window(request))"
         var dictionaries: [[String: AttributeValue]] = []
         try connection.forEachStatementRow(sql) { (statement) throws in
             dictionaries.append(try decodeAttributes(statement, plan: plan, primaryKey: nil))

@@ -96,9 +96,11 @@ extension Connection {
 
     /// Whether the store has Core Data's history tables.
     func hasHistoryTables() throws(SQLiteError) -> Bool {
-        let count = try fetchValue("""
-            SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ACHANGE', 'ATRANSACTION', 'ATRANSACTIONSTRING')
-            """)?.int64 ?? 0
+        let count =
+            try fetchValue(
+                """
+                SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ACHANGE', 'ATRANSACTION', 'ATRANSACTIONSTRING')
+                """)?.int64 ?? 0
         return count == 3
     }
 
@@ -118,14 +120,16 @@ extension Connection {
                 for statement in HistoryTables.creationStatements { try executeOnce(statement) }
             }
             for (number, name) in HistoryTables.primaryKeyRows {
-                try execute("""
+                try execute(
+                    """
                     INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) SELECT \(number), \(name), 0, 0 \
                     WHERE NOT EXISTS (SELECT 1 FROM Z_PRIMARYKEY WHERE Z_ENT = \(number))
                     """)
             }
             let existing = try tombstoneColumns()
             for index in existing.count..<max(existing.count, HistoryTables.tombstoneCount(for: model)) {
-                try executeOnce("ALTER TABLE ACHANGE ADD COLUMN \(.identifier(HistoryTables.tombstoneColumn(index))) BLOB")
+                try executeOnce(
+                    "ALTER TABLE ACHANGE ADD COLUMN \(.identifier(HistoryTables.tombstoneColumn(index))) BLOB")
             }
         }
         clearStatementCache()
@@ -141,7 +145,8 @@ extension Connection {
     func continueHistory(after token: HistoryToken?, for model: ManagedObjectModel) throws(SQLiteError) {
         try prepareHistoryTables(for: model)
         if let token {
-            try execute("""
+            try execute(
+                """
                 UPDATE Z_PRIMARYKEY SET Z_MAX = \(token.transactionNumber) WHERE Z_ENT = \(HistoryTables.transactionEntity)
                 """)
         }

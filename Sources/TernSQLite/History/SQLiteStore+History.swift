@@ -56,8 +56,9 @@ extension SQLiteStore {
     func lastHistoryToken() throws -> HistoryToken? {
         try requireHistory()
         // Z_MAX keeps the last number after a purge emptied the table.
-        let counter = try connection.fetchValue(
-            "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(HistoryTables.transactionEntity)")?.int64 ?? 0
+        let counter =
+            try connection.fetchValue(
+                "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(HistoryTables.transactionEntity)")?.int64 ?? 0
         let largest = try connection.fetchValue("SELECT MAX(Z_PK) FROM ATRANSACTION")?.int64 ?? 0
         let number = max(counter, largest)
         return number == 0 ? nil : HistoryToken(storeIdentifier: identifier, transactionNumber: number)
@@ -113,12 +114,14 @@ extension SQLiteStore {
         let bundle = try internedString(transaction.bundleIdentifier)
         let contextName = try internedString(transaction.contextName)
         let process = try internedString(transaction.processName)
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) \
             VALUES (\(number), \(HistoryTables.transactionEntity), \(author), \(bundle), \(contextName), \(process), \
             \(transaction.timestamp.timeIntervalSinceReferenceDate))
             """)
-        let keys = try reserveHistoryKeys(HistoryTables.changeEntity, table: "ACHANGE", count: transaction.changes.count)
+        let keys = try reserveHistoryKeys(
+            HistoryTables.changeEntity, table: "ACHANGE", count: transaction.changes.count)
         let tombstoneColumns = try connection.tombstoneColumns()
         for (key, change) in zip(keys, transaction.changes) {
             let entity = try schema.entity(named: change.objectID.entityName)
@@ -138,9 +141,11 @@ extension SQLiteStore {
                 values.append(value)
             }
             let placeholders = Array(repeating: "?", count: values.count).joined(separator: ", ")
-            try connection.execute(SQL(
-                unsafeSQL: "INSERT INTO ACHANGE (\(names.map(SQL.quoted).joined(separator: ", "))) VALUES (\(placeholders))",
-                arguments: values))
+            try connection.execute(
+                SQL(
+                    unsafeSQL:
+                        "INSERT INTO ACHANGE (\(names.map(SQL.quoted).joined(separator: ", "))) VALUES (\(placeholders))",
+                    arguments: values))
         }
     }
 
@@ -157,7 +162,8 @@ extension SQLiteStore {
     }
 
     /// Reserves keys for history rows from their `Z_PRIMARYKEY` row.
-    private func reserveHistoryKeys(_ entity: Int, table: String, count: Int) throws(SQLiteError) -> ClosedRange<Int64> {
+    private func reserveHistoryKeys(_ entity: Int, table: String, count: Int) throws(SQLiteError) -> ClosedRange<Int64>
+    {
         let current = try connection.fetchValue("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(entity)")?.int64 ?? 0
         let largest = try connection.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(table))")?.int64 ?? 0
         let first = max(current, largest) + 1
@@ -173,7 +179,8 @@ extension SQLiteStore {
             return .integer(key)
         }
         let key = try reserveHistoryKeys(HistoryTables.stringEntity, table: "ATRANSACTIONSTRING", count: 1).lowerBound
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, ZNAME) VALUES (\(key), \(HistoryTables.stringEntity), \(string))
             """)
         return .integer(key)
@@ -209,7 +216,8 @@ extension SQLiteStore {
         var result: [Int64: [HistoryChange]] = [:]
         var layouts: [String: HistoryPropertyLayout] = [:]
         try connection.forEachRow(sql) { (row) throws(SQLiteError) in
-            guard let transaction = row[0].int64, let type = row[1].int64.flatMap({ HistoryChange.ChangeType(rawValue: Int($0)) }),
+            guard let transaction = row[0].int64,
+                let type = row[1].int64.flatMap({ HistoryChange.ChangeType(rawValue: Int($0)) }),
                 let number = row[2].int64, let name = schema.entityNames[Int(number)]
             else { return }
             var change = HistoryChange(

@@ -19,7 +19,8 @@ extension Connection {
             if error.code == .notADatabase {
                 throw SQLiteError(
                     .notADatabase, "The file is not a SQLite database; pick a Core Data SQLite store.",
-                    resultCode: error.resultCode, extendedResultCode: error.extendedResultCode, path: path, underlyingError: error)
+                    resultCode: error.resultCode, extendedResultCode: error.extendedResultCode, path: path,
+                    underlyingError: error)
             }
             var located = error
             located.path = path
@@ -70,7 +71,8 @@ extension Connection {
     /// - Parameter metadata: The metadata; unknown keys in `applicationKeys` are written as they are.
     /// - Throws: ``SQLiteError`` when the write fails.
     func writeMetadata(_ metadata: StoreMetadata) throws(SQLiteError) {
-        let plist = BinaryPropertyList.encode(PropertyListValue.dictionary(metadata.propertyList).binaryPropertyListValue)
+        let plist = BinaryPropertyList.encode(
+            PropertyListValue.dictionary(metadata.propertyList).binaryPropertyListValue)
         try inTransaction(.immediate) { () throws(SQLiteError) in
             try execute("DELETE FROM Z_METADATA")
             try execute(

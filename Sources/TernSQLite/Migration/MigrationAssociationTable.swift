@@ -33,7 +33,8 @@ final class MigrationAssociationTable {
     /// - Throws: ``SQLiteError`` when the table cannot be created.
     init(connection: Connection) throws(SQLiteError) {
         self.connection = connection
-        try connection.executeOnce("""
+        try connection.executeOnce(
+            """
             CREATE TABLE IF NOT EXISTS TERN_ASSOCIATION (MAPPING TEXT NOT NULL, SENT TEXT NOT NULL, \
             SSTART INTEGER NOT NULL, DENT TEXT NOT NULL, DSTART INTEGER NOT NULL, COUNT INTEGER NOT NULL, \
             FRESH INTEGER NOT NULL, SEQ INTEGER NOT NULL)
@@ -48,7 +49,8 @@ final class MigrationAssociationTable {
     /// Records that a source object became a destination object under a mapping.
     ///
     /// - Throws: ``SQLiteError`` when a finished run cannot be written.
-    func associate(source: RowReference, withDestination destination: RowReference, mapping: String) throws(SQLiteError) {
+    func associate(source: RowReference, withDestination destination: RowReference, mapping: String) throws(SQLiteError)
+    {
         if let finished = runs.associate(source: source, withDestination: destination, mapping: mapping) {
             try write(finished)
         }
@@ -77,7 +79,8 @@ final class MigrationAssociationTable {
 
     /// Writes one run to the table.
     private func write(_ run: AssociationRuns.Run) throws(SQLiteError) {
-        try connection.execute("""
+        try connection.execute(
+            """
             INSERT INTO TERN_ASSOCIATION (MAPPING, SENT, SSTART, DENT, DSTART, COUNT, FRESH, SEQ) VALUES (\(run.mapping), \
             \(run.sourceEntity), \(run.sourceStart), \(run.destinationEntity), \(run.destinationStart), \(run.count), \
             \(run.isFresh ? 1 : 0), \(run.sequence))
@@ -117,11 +120,13 @@ final class MigrationAssociationTable {
     func sources(of destination: RowReference, mapping: String) throws(SQLiteError) -> [RowReference] {
         let key = destination.primaryKey
         var result: [RowReference] = []
-        try connection.forEachRow("""
+        try connection.forEachRow(
+            """
             SELECT SENT, SSTART + (\(key) - DSTART) FROM TERN_ASSOCIATION WHERE MAPPING = \(mapping) \
             AND DENT = \(destination.entityName) AND DSTART BETWEEN \(key - Self.runLimit + 1) AND \(key) \
             AND DSTART + COUNT > \(key) ORDER BY rowid
-            """) { row in
+            """
+        ) { row in
             result.append(RowReference(entityName: row[0].string ?? "", primaryKey: row[1].int64 ?? 0))
         }
         if let source = runs.openSource(of: destination, mapping: mapping) { result.append(source) }
@@ -137,7 +142,8 @@ final class MigrationAssociationTable {
         var last: Int64 = 0
         while true {
             try flush()
-            let runs = try connection.fetchAll("""
+            let runs = try connection.fetchAll(
+                """
                 SELECT rowid, DENT, DSTART, COUNT, FRESH FROM TERN_ASSOCIATION WHERE MAPPING = \(mapping) \
                 AND rowid > \(last) ORDER BY rowid LIMIT \(max(1, pageSize))
                 """)
@@ -173,8 +179,11 @@ final class MigrationAssociationTable {
     // MARK: - Non public
 
     /// Whether a run written before `rowid` holds the destination object.
-    private func isAssociated(_ entity: String, _ key: Int64, mapping: String, before rowid: Int64) throws(SQLiteError) -> Bool {
-        try connection.fetchValue("""
+    private func isAssociated(_ entity: String, _ key: Int64, mapping: String, before rowid: Int64) throws(SQLiteError)
+        -> Bool
+    {
+        try connection.fetchValue(
+            """
             SELECT 1 FROM TERN_ASSOCIATION WHERE MAPPING = \(mapping) AND DENT = \(entity) \
             AND DSTART BETWEEN \(key - Self.runLimit + 1) AND \(key) AND DSTART + COUNT > \(key) AND rowid < \(rowid) LIMIT 1
             """) != nil

@@ -71,7 +71,8 @@ final class MigrationInsertPlan {
         self.defaults = defaults
         self.perRowDefaults = perRowDefaults
         let names = ["Z_PK", "Z_ENT", "Z_OPT"].map(SQL.quoted) + layout.attributes.map { SQL.quoted($0.column) }
-        let sql = "INSERT INTO \(SQL.quoted(layout.table)) (\(names.joined(separator: ", "))) VALUES ("
+        let sql =
+            "INSERT INTO \(SQL.quoted(layout.table)) (\(names.joined(separator: ", "))) VALUES ("
             + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")"
         self.statement = try Statement(sql: sql, database: connection.handle, persistent: true)
     }

@@ -51,7 +51,8 @@ final class MigrationSourcePage: @unchecked Sendable {
         self.width = columns.count
         // A row of a table that is its entity's alone is read as the entity's, whatever its Z_ENT.
         self.selection = SQL.joined(columns.map { $0 == "Z_ENT" ? plan.layout.rowEntityNumber() : SQL.identifier($0) })
-        self.attributes = Dictionary(plan.attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.attributes = Dictionary(
+            plan.attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.names = plan.attributes.map(\.name)
         self.positions = plan.attributes.map(\.position)
         self.types = plan.attributes.map(\.type)
@@ -77,13 +78,19 @@ final class MigrationSourcePage: @unchecked Sendable {
         entity: String, attributes: Set<String>?, in store: isolated SQLiteStore
     ) throws -> (plan: RowPlan, columns: [String]) {
         let layout = try store.schema.entity(named: entity)
-        guard let attributes else { return (try store.rowPlan(number: layout.number), try store.columnNames(of: layout)) }
+        guard let attributes else {
+            return (try store.rowPlan(number: layout.number), try store.columnNames(of: layout))
+        }
         var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        for attribute in layout.attributes where attributes.contains(attribute.name) && !columns.contains(attribute.column) {
+        for attribute in layout.attributes
+        where attributes.contains(attribute.name) && !columns.contains(attribute.column) {
             columns.append(attribute.column)
         }
         let positions = Dictionary(columns.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        return (RowPlan(layout: layout, keys: store.attributeKeys(of: layout), positions: positions, relationships: false), columns)
+        return (
+            RowPlan(layout: layout, keys: store.attributeKeys(of: layout), positions: positions, relationships: false),
+            columns
+        )
     }
 
     /// The entity's name.
@@ -177,7 +184,8 @@ final class MigrationSourcePage: @unchecked Sendable {
             throw SQLiteError(
                 .invalidValue,
                 "\(plan.layout.name).\(attribute.name) of row \(keys[index]) holds a value a "
-                    + "\(attribute.type.xcodeName) attribute cannot read.", path: store.url.path, underlyingError: error)
+                    + "\(attribute.type.xcodeName) attribute cannot read.", path: store.url.path, underlyingError: error
+            )
         }
     }
 

@@ -14,7 +14,8 @@ extension SQLiteMigrationEngine {
     ) throws(MigrationError) {
         var routes: [AttributeRoute?] = []
         for (mapping, policy) in zip(mappings, attributePolicies) {
-            routes.append(try policy.map { policy throws(MigrationError) in try attributeRoute(for: mapping, policy: policy) })
+            routes.append(
+                try policy.map { policy throws(MigrationError) in try attributeRoute(for: mapping, policy: policy) })
         }
         try walk(mappings, readingAttributes: attributes, routes: routes, body)
     }
@@ -40,7 +41,9 @@ extension SQLiteMigrationEngine {
     ///
     /// - Returns: The destination object.
     @discardableResult
-    func insertRow(_ route: AttributeRoute, row: Int, of page: MigrationSourcePage) throws(MigrationError) -> RowReference {
+    func insertRow(_ route: AttributeRoute, row: Int, of page: MigrationSourcePage) throws(MigrationError)
+        -> RowReference
+    {
         // Filled as a local and moved back at the end: no access check per value, buffer reused.
         var sources: [AttributeValue?] = []
         swap(&sources, &route.sourceValues)
@@ -53,7 +56,8 @@ extension SQLiteMigrationEngine {
                 }
             } else {
                 let reference = RowReference(entityName: page.entityName, primaryKey: page.keys[row])
-                sources[position] = try sourceAttribute(route.sourceNames[position], of: reference, mapping: route.mapping)
+                sources[position] = try sourceAttribute(
+                    route.sourceNames[position], of: reference, mapping: route.mapping)
             }
         }
         return try insertRow(route, sources: sources, sourceEntity: page.entityName, sourceKey: page.keys[row])
@@ -84,7 +88,9 @@ extension SQLiteMigrationEngine {
         // A row another mapping of the walk left pending goes first: it has the smaller key.
         try flush()
         let (key, version) = try newKey(in: plan)
-        try Self.sqlite { () throws(SQLiteError) in try plan.bindDefaults(key: key, version: version, skipping: route.isSet) }
+        try Self.sqlite { () throws(SQLiteError) in
+            try plan.bindDefaults(key: key, version: version, skipping: route.isSet)
+        }
         if !plan.perRowDefaults.isEmpty {
             for (slot, column, value) in plan.perRowDefaults where !route.isSet[slot] {
                 let stored = try databaseValue(value, column)
@@ -108,7 +114,8 @@ extension SQLiteMigrationEngine {
         try Self.sqlite { () throws(SQLiteError) in
             try plan.insertBoundRow()
             try associations.associate(
-                sourceEntity: sourceEntity, sourceKey: sourceKey, destinationEntity: plan.layout.name, destinationKey: key,
+                sourceEntity: sourceEntity, sourceKey: sourceKey, destinationEntity: plan.layout.name,
+                destinationKey: key,
                 mapping: route.mapping.name)
         }
         return RowReference(entityName: plan.layout.name, primaryKey: key)

@@ -147,7 +147,8 @@ final class SQLiteMigrationEngine: MigrationManager {
         guard let entity = mappings.first?.sourceEntityName else { return }
         guard mappings.allSatisfy({ $0.sourceEntityName == entity }) else {
             for (index, mapping) in mappings.enumerated() {
-                try walk([mapping], readingAttributes: attributes, routes: [routes[index]]) { _, source throws(MigrationError) in
+                try walk([mapping], readingAttributes: attributes, routes: [routes[index]]) {
+                    _, source throws(MigrationError) in
                     try body(index, source)
                 }
             }
@@ -156,7 +157,9 @@ final class SQLiteMigrationEngine: MigrationManager {
         let store = source
         let limit = batchSize
         let (plan, columns) = try Self.store {
-            try store.assumeIsolated { store in try MigrationSourcePage.selection(entity: entity, attributes: attributes, in: store) }
+            try store.assumeIsolated { store in
+                try MigrationSourcePage.selection(entity: entity, attributes: attributes, in: store)
+            }
         }
         let current = MigrationSourcePage(plan: plan, columns: columns)
         for route in routes { route?.locate(in: current) }
@@ -177,11 +180,15 @@ final class SQLiteMigrationEngine: MigrationManager {
                 for position in mappings.indices {
                     if filtered[position] {
                         let reference = RowReference(entityName: entity, primaryKey: current.keys[index])
-                        guard try SourceRowReading.passesFilter(reference, of: mappings[position], manager: self) else { continue }
+                        guard try SourceRowReading.passesFilter(reference, of: mappings[position], manager: self) else {
+                            continue
+                        }
                     }
                     if let route = routes[position] {
                         // No handle per row unless keys are kept (the first object may keep the source key).
-                        if keepsKeys { unclaimedSource = RowReference(entityName: entity, primaryKey: current.keys[index]) }
+                        if keepsKeys {
+                            unclaimedSource = RowReference(entityName: entity, primaryKey: current.keys[index])
+                        }
                         try insertRow(route, row: index, of: current)
                         continue
                     }
@@ -207,7 +214,8 @@ final class SQLiteMigrationEngine: MigrationManager {
                 return .value(value)
             }
         }
-        return try SourceRowReading.value(forKeyPath: keyPath, of: source, in: sourceModel) { reference throws(MigrationError) in
+        return try SourceRowReading.value(forKeyPath: keyPath, of: source, in: sourceModel) {
+            reference throws(MigrationError) in
             try sourceRow(reference)
         }
     }
@@ -268,7 +276,8 @@ final class SQLiteMigrationEngine: MigrationManager {
             try flush()
         }
         try Self.store {
-            try self.destination.execute("""
+            try self.destination.execute(
+                """
                 UPDATE \(.identifier(table)) SET \(.identifier(column.column)) = \(stored) \
                 WHERE Z_PK = \(destination.primaryKey)
                 """)
@@ -308,11 +317,13 @@ final class SQLiteMigrationEngine: MigrationManager {
         try Self.store {
             try associations.flush()
             try DestinationValidation.validate(mapping, schema: schema) { layout, column in
-                try destination.fetchAll("""
+                try destination.fetchAll(
+                    """
                     SELECT DISTINCT d.Z_PK FROM TERN_ASSOCIATION AS a JOIN \(.identifier(layout.table)) AS d \
                     ON \(MigrationAssociationTable.joinCondition(mapping: mapping.name, entity: layout.name)) \
                     WHERE d.Z_ENT = \(layout.number) AND d.\(.identifier(column)) IS NULL ORDER BY d.Z_PK LIMIT 100
-                    """).map { $0.first?.int64 ?? 0 }
+                    """
+                ).map { $0.first?.int64 ?? 0 }
             }
         }
     }
@@ -326,9 +337,11 @@ final class SQLiteMigrationEngine: MigrationManager {
         try Self.store {
             try associations.drop()
             for layout in schema.entities.values where layout.superNumber == 0 {
-                let largest = try destination.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(layout.table))")?.int64 ?? 0
+                let largest =
+                    try destination.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(layout.table))")?.int64 ?? 0
                 let carried = carriedKeys[layout.table] ?? 0
-                try destination.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(max(largest, carried)) WHERE Z_ENT = \(layout.number)")
+                try destination.execute(
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = \(max(largest, carried)) WHERE Z_ENT = \(layout.number)")
             }
         }
     }
@@ -344,7 +357,8 @@ final class SQLiteMigrationEngine: MigrationManager {
         } catch let error as SQLiteError {
             throw failure(error)
         } catch let error as TernError {
-            var failure = MigrationError(.storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
+            var failure = MigrationError(
+                .storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
             failure.path = error.path
             throw failure
         } catch {
@@ -363,7 +377,8 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     /// A migration error for a SQLite failure.
     static func failure(_ error: SQLiteError) -> MigrationError {
-        var failure = MigrationError(.storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
+        var failure = MigrationError(
+            .storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
         failure.path = error.path
         return failure
     }
@@ -396,9 +411,12 @@ final class SQLiteMigrationEngine: MigrationManager {
         } else if let plan = insertPlans[entity] {
             return plan
         }
-        guard destinationModel.entity(named: entity)?.isAbstract == false, let layout = try? schema.entity(named: entity) else {
+        guard destinationModel.entity(named: entity)?.isAbstract == false,
+            let layout = try? schema.entity(named: entity)
+        else {
             throw MigrationError(
-                .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of", entity: entity)
+                .invalidMapping, "The destination model has no concrete entity \(entity) to create objects of",
+                entity: entity)
         }
         let counter = lastKeys[layout.table] ?? MigrationKeyCounter(0)
         lastKeys[layout.table] = counter
@@ -477,7 +495,8 @@ final class SQLiteMigrationEngine: MigrationManager {
         guard let description = destinationModel.attribute(named: attribute, inEntity: entity),
             let layout = try? schema.entity(named: entity)
         else {
-            throw MigrationError(.invalidMapping, "\(entity) has no attribute \(attribute)", entity: entity, property: attribute)
+            throw MigrationError(
+                .invalidMapping, "\(entity) has no attribute \(attribute)", entity: entity, property: attribute)
         }
         let found = (description, table: layout.table, layout.attribute(named: attribute))
         destinationAttributes[entity, default: [:]][attribute] = found

@@ -63,7 +63,8 @@ extension SQLiteStore {
         // Each source entity counted once, however many mappings read it.
         var entityCounts: [String: Int] = [:]
         for pass in job.passes {
-            for mapping in pass.ordering(in: model).entityMappings where mapping.kind != .add && mapping.kind != .remove {
+            for mapping in pass.ordering(in: model).entityMappings where mapping.kind != .add && mapping.kind != .remove
+            {
                 guard let entity = mapping.sourceEntityName else { continue }
                 let count = try entityCounts[entity] ?? engine.sourceCount(of: entity)
                 entityCounts[entity] = count
@@ -96,7 +97,9 @@ extension SQLiteStore {
 
     /// The largest key each destination root table's source roots ever gave (their `Z_MAX`),
     /// so that keys of deleted objects are not given again after a migration that keeps keys.
-    private func carriedKeys(of passes: [MappingModel], into destination: StoreSchema) throws(SQLiteError) -> [String: Int64] {
+    private func carriedKeys(of passes: [MappingModel], into destination: StoreSchema) throws(SQLiteError) -> [String:
+        Int64]
+    {
         var largest: [Int: Int64] = [:]
         try connection.forEachRow("SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY") { row in
             largest[Int(row[0].int64 ?? 0)] = row[1].int64 ?? 0

@@ -49,8 +49,11 @@ extension SQLiteStoreMigrator {
                     path: destination.path)
             }
             // Same file system: an atomic rename; elsewhere a copy.
-            if FileSystem.isSameVolume(migrated.deletingLastPathComponent().path, destination.deletingLastPathComponent().path) {
-                try FileSystem.rename(migrated.path, to: destination.path, message: "The migrated store cannot be moved")
+            if FileSystem.isSameVolume(
+                migrated.deletingLastPathComponent().path, destination.deletingLastPathComponent().path)
+            {
+                try FileSystem.rename(
+                    migrated.path, to: destination.path, message: "The migrated store cannot be moved")
             } else {
                 try FileManager.default.moveItem(at: migrated, to: destination)
             }
@@ -62,14 +65,16 @@ extension SQLiteStoreMigrator {
             try connection.executeOnce("PRAGMA wal_checkpoint(TRUNCATE)")
         }
         try FileSystem.rename(
-            migrated.path, to: store.path, message: "The migrated store cannot replace the old one; the old store is unchanged")
+            migrated.path, to: store.path,
+            message: "The migrated store cannot replace the old one; the old store is unchanged")
         do {
             try FileSystem.synchronizeDirectory(atPath: store.deletingLastPathComponent().path)
         } catch {
             throw SQLiteError(
                 .ioFailure,
                 "The migrated store replaced the old one, but the folder could not be flushed to disk (\(error.message)); "
-                    + "a power cut before the disk catches up could bring the old store back", path: store.path, underlyingError: error)
+                    + "a power cut before the disk catches up could bring the old store back", path: store.path,
+                underlyingError: error)
         }
         // Both are empty or absent after the checkpoint; an empty log carries nothing into the new file.
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }

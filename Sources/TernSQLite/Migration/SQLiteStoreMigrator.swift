@@ -56,12 +56,14 @@ package struct SQLiteStoreMigrator: Sendable {
     ///
     /// - Throws: ``SQLiteError`` when the store cannot be read.
     /// - Complexity: One `COUNT(*)` per check of the first step.
-    package static func checkingData(of plan: MigrationPlan, at url: URL, model: VersionedModel) throws -> MigrationPlan {
+    package static func checkingData(of plan: MigrationPlan, at url: URL, model: VersionedModel) throws -> MigrationPlan
+    {
         try plan.checkingFirstStep(in: model) { step, mapping, from, to in
             let connection = try SQLiteStore.openExisting(url, configuration: .readOnly)
             try connection.registerExternalValueFunction(storeURL: url)
             return try connection.dataFindings(
-                of: mapping, source: try connection.readSchema(model: from), destination: to, step: (step.from, step.to))
+                of: mapping, source: try connection.readSchema(model: from), destination: to, step: (step.from, step.to)
+            )
         }
     }
 
@@ -100,7 +102,8 @@ package struct SQLiteStoreMigrator: Sendable {
             ?? (options.destinationURL == nil
                 ? SQLiteStore.metadataRecoveringInterruptedWrite(at: url) : SQLiteStore.metadata(at: url))
         let plan = try Self.checkingData(
-            of: try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target), at: url, model: model)
+            of: try MigrationPlanner(model: model, mappings: mappings).plan(for: metadata, to: target), at: url,
+            model: model)
         try plan.requireExecutable()
         emit(.planned(plan))
         var journal = MigrationJournal(metadata: metadata)
@@ -125,7 +128,8 @@ package struct SQLiteStoreMigrator: Sendable {
             report.objectsPerStep = outcomes.map(\.objects)
             report.record(outcomes)
             report.inPlaceSteps = Array(plan.steps.indices)
-            report.removedExternalFiles = Self.removeUnreferencedExternalData(of: url, version: plan.destination, in: model)
+            report.removedExternalFiles = Self.removeUnreferencedExternalData(
+                of: url, version: plan.destination, in: model)
             emit(.finished(report))
             return report
         }
@@ -138,7 +142,8 @@ package struct SQLiteStoreMigrator: Sendable {
                 emit(.stepStarted(index: index, from: step.from, to: step.to, kind: step.kind))
                 journal.entries.append(
                     MigrationJournal.Entry(
-                        from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()))
+                        from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum,
+                        date: Date()))
                 let stepProgress = Progress(totalUnitCount: 0)
                 progress?.addChild(stepProgress, withPendingUnitCount: 1)
                 let next = url.deletingLastPathComponent().appendingPathComponent(
@@ -162,7 +167,8 @@ package struct SQLiteStoreMigrator: Sendable {
         }
         for temporary in temporaries.dropLast() { Self.removeStoreFiles(temporary) }
         emit(.replaced(finalURL))
-        report.removedExternalFiles = Self.removeUnreferencedExternalData(of: finalURL, version: plan.destination, in: model)
+        report.removedExternalFiles = Self.removeUnreferencedExternalData(
+            of: finalURL, version: plan.destination, in: model)
         emit(.finished(report))
         return report
     }
@@ -182,7 +188,8 @@ package struct SQLiteStoreMigrator: Sendable {
         options: MigrationOptions = MigrationOptions()
     ) -> AsyncThrowingStream<MigrationEvent, any Error> {
         MigrationEvent.stream { onEvent in
-            try await migrateStore(at: url, model: model, to: target, mappings: mappings, options: options, onEvent: onEvent)
+            try await migrateStore(
+                at: url, model: model, to: target, mappings: mappings, options: options, onEvent: onEvent)
         }
     }
 
@@ -236,7 +243,8 @@ package struct SQLiteStoreMigrator: Sendable {
             let connection = try SQLiteStore.openExisting(source, configuration: .readOnly)
             let layout = try connection.readSchema(model: fromModel)
             if index > 0 {
-                warnings = try connection.checkData(of: mapping, source: layout, destination: toModel, step: (step.from, step.to))
+                warnings = try connection.checkData(
+                    of: mapping, source: layout, destination: toModel, step: (step.from, step.to))
             }
             let destination = try StoreSchema(model: toModel, numbers: StoreSchema.assignedNumbers(for: toModel))
             if let plan = try? TableMigrationPlan(
@@ -294,6 +302,8 @@ struct ProgressBox: @unchecked Sendable {
 extension Task where Success == Never, Failure == Never {
     /// Throws the migration's cancellation error when the current task is cancelled.
     static func checkCancellationAsMigration() throws(MigrationError) {
-        if isCancelled { throw MigrationError(.cancelled, "The migration was cancelled; the source store is unchanged") }
+        if isCancelled {
+            throw MigrationError(.cancelled, "The migration was cancelled; the source store is unchanged")
+        }
     }
 }

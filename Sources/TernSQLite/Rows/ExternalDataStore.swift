@@ -45,14 +45,16 @@ struct ExternalDataStore {
         case Self.externalMarker:
             guard let text = Self.fileName(in: column) else {
                 throw SQLiteError(
-                    .invalidExternalData, "A column references external data by a name that is not a UUID; the store is damaged.")
+                    .invalidExternalData,
+                    "A column references external data by a name that is not a UUID; the store is damaged.")
             }
             let file = folder.appendingPathComponent(text)
             do {
                 return try Data(contentsOf: file)
             } catch {
                 throw SQLiteError(
-                    .invalidExternalData, "The external data file is missing or unreadable; copy the store with its _SUPPORT folder.",
+                    .invalidExternalData,
+                    "The external data file is missing or unreadable; copy the store with its _SUPPORT folder.",
                     path: file.path, underlyingError: error)
             }
         default:
@@ -66,7 +68,9 @@ struct ExternalDataStore {
     static func fileName(in column: Data) -> String? {
         guard column.first == externalMarker else { return nil }
         let text = String(decoding: column.dropFirst().prefix { $0 != 0 }, as: UTF8.self)
-        guard text.utf8.count == 36, let uuid = UUID(uuidString: text), uuid.uuidString == text.uppercased() else { return nil }
+        guard text.utf8.count == 36, let uuid = UUID(uuidString: text), uuid.uuidString == text.uppercased() else {
+            return nil
+        }
         return text
     }
 
@@ -98,7 +102,8 @@ struct ExternalDataStore {
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw SQLiteError(
-                .ioFailure, "Cannot write external data (\(error.localizedDescription)); check the disk.", path: file.path,
+                .ioFailure, "Cannot write external data (\(error.localizedDescription)); check the disk.",
+                path: file.path,
                 underlyingError: error)
         }
         return Data([Self.externalMarker]) + Data(name.utf8) + Data([0])

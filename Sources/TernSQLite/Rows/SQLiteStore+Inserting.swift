@@ -17,8 +17,10 @@ struct InsertPlan {
     init(layout: EntityLayout) {
         self.layout = layout
         attributes = layout.attributes
-        let names = SQL.joined((["Z_PK", "Z_ENT", "Z_OPT"] + SQLiteStore.columnNames(of: layout)).map { SQL.identifier($0) })
-        let count = 3 + layout.attributes.filter { $0.derivation == nil }.count
+        let names = SQL.joined(
+            (["Z_PK", "Z_ENT", "Z_OPT"] + SQLiteStore.columnNames(of: layout)).map { SQL.identifier($0) })
+        let count =
+            3 + layout.attributes.filter { $0.derivation == nil }.count
             + layout.toOneRelationships.reduce(0) { $0 + ($1.entityColumn == nil ? 1 : 2) }
         let placeholders = SQL(unsafeSQL: Array(repeating: "?", count: count).joined(separator: ", "))
         let insert: SQL = "INSERT INTO \(.identifier(layout.table)) (\(names)) VALUES (\(placeholders))"
@@ -79,9 +81,11 @@ extension SQLiteStore {
         filesOfPendingSave = []
         defer { filesOfPendingSave = [] }
         do {
-            try connection.inTransaction(.immediate, throwing: {
-                while try writeNextBatch(&ranges) {}
-            })
+            try connection.inTransaction(
+                .immediate,
+                throwing: {
+                    while try writeNextBatch(&ranges) {}
+                })
         } catch {
             externalData.removeFiles(named: filesOfPendingSave)
             throw error
@@ -94,7 +98,8 @@ extension SQLiteStore {
         if let plan = insertPlans[name] { return plan }
         let layout = try schema.entity(named: name)
         if layout.isAbstract {
-            throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) is abstract; insert one of its subentities.")
+            throw SQLiteError(
+                .invalidValue, "Entity \(SQL.quoted(layout.name)) is abstract; insert one of its subentities.")
         }
         let plan = InsertPlan(layout: layout)
         insertPlans[name] = plan
@@ -148,14 +153,17 @@ extension SQLiteStore {
             found += 1
             // Derived attributes are read-only: the store's triggers keep them.
             guard attribute.derivation == nil else { continue }
-            if attribute.allowsExternalStorage, case .data(let bytes) = value, attribute.type == .binary || attribute.type == .transformable {
+            if attribute.allowsExternalStorage, case .data(let bytes) = value,
+                attribute.type == .binary || attribute.type == .transformable
+            {
                 let column = try externalData.store(bytes)
                 if let name = ExternalDataStore.fileName(in: column) { filesOfPendingSave.append(name) }
                 try statement.bind(blob: column, at: index)
             } else if !(try statement.bind(value, for: attribute.type, at: index)) {
                 throw SQLiteError(
                     .invalidValue,
-                    "\(layout.name).\(attribute.name) is a \(attribute.type.xcodeName) attribute; the value has another type.")
+                    "\(layout.name).\(attribute.name) is a \(attribute.type.xcodeName) attribute; the value has another type."
+                )
             }
             index += 1
         }
@@ -163,7 +171,9 @@ extension SQLiteStore {
         for relationship in layout.toOneRelationships {
             let reference = row.toOne[relationship.name]
             if let reference {
-                try schema.checkReference(reference, destination: try schema.entity(named: relationship.destination), relationship: relationship.name)
+                try schema.checkReference(
+                    reference, destination: try schema.entity(named: relationship.destination),
+                    relationship: relationship.name)
                 try statement.bind(reference.primaryKey, at: index)
             } else {
                 try statement.bindNull(at: index)

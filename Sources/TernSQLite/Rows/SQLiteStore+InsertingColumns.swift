@@ -18,7 +18,8 @@ struct ColumnBinding {
     init(columns: [String], plan: InsertPlan) throws(SQLiteError) {
         let stored = plan.attributes.filter { $0.derivation == nil }
         for name in columns where plan.layout.attribute(named: name) == nil {
-            throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(plan.layout.name)) has no stored attribute \(SQL.quoted(name)).")
+            throw SQLiteError(
+                .invalidValue, "Entity \(SQL.quoted(plan.layout.name)) has no stored attribute \(SQL.quoted(name)).")
         }
         types = stored.map(\.type)
         // Derived attributes named by a column are skipped: the store's triggers keep them.
@@ -95,7 +96,9 @@ extension SQLiteStore {
                         try statement.bindNull(at: index)
                         continue
                     }
-                    try bind(value, type: binding.types[slot], external: binding.external[slot], at: index, statement: statement, plan: plan)
+                    try bind(
+                        value, type: binding.types[slot], external: binding.external[slot], at: index,
+                        statement: statement, plan: plan)
                 }
                 do throws(SQLiteError) {
                     while try statement.step() {}
@@ -110,7 +113,8 @@ extension SQLiteStore {
 
     /// Binds one attribute value, writing bytes kept outside the store to their file.
     private func bind(
-        _ value: AttributeValue, type: AttributeType, external: Bool, at index: Int32, statement: Statement, plan: InsertPlan
+        _ value: AttributeValue, type: AttributeType, external: Bool, at index: Int32, statement: Statement,
+        plan: InsertPlan
     ) throws {
         if external, case .data(let bytes) = value {
             let column = try externalData.store(bytes)
@@ -119,7 +123,8 @@ extension SQLiteStore {
         } else if !(try statement.bind(value, for: type, at: index)) {
             let name = plan.attributes.filter { $0.derivation == nil }[Int(index) - 4].name
             throw SQLiteError(
-                .invalidValue, "\(plan.layout.name).\(name) is a \(type.xcodeName) attribute; the value has another type.")
+                .invalidValue,
+                "\(plan.layout.name).\(name) is a \(type.xcodeName) attribute; the value has another type.")
         }
     }
 }

@@ -116,7 +116,8 @@ extension SQLiteStore: PersistentStore {
             let layout = try schema.entity(named: entity)
             let select = try selection(for: layout)
             for start in stride(from: 0, to: group.count, by: Self.fetchBatchSize) {
-                let keys = Self.boundList(group[start..<min(start + Self.fetchBatchSize, group.count)].map(\.primaryKey))
+                let keys = Self.boundList(
+                    group[start..<min(start + Self.fetchBatchSize, group.count)].map(\.primaryKey))
                 let sql: SQL = "\(select) WHERE Z_PK IN (\(keys)) AND \(layout.rowFilter())"
                 let rows = try packedRows(sql, using: connection) { (number) throws in
                     if let plan = plans[number] { return plan }

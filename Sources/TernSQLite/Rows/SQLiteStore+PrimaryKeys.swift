@@ -26,13 +26,15 @@ extension SQLiteStore {
         try requireWritable()
         let layout = try schema.entity(named: entity)
         // Inside a transaction (a sync pull) the level cannot change, and the enclosing commit syncs anyway.
-        let relaxed = configuration.journalMode == .wal && !configuration.fullSync && configuration.synchronous != .off
+        let relaxed =
+            configuration.journalMode == .wal && !configuration.fullSync && configuration.synchronous != .off
             && !connection.isInTransaction
         if relaxed { try connection.execute("PRAGMA synchronous = NORMAL") }
         defer {
             // Back to the configured level for the saves; failing here leaves NORMAL, still safe with WAL.
             if relaxed {
-                try? connection.execute(SQL(unsafeSQL: "PRAGMA synchronous = \(configuration.effectiveSynchronous.rawValue.uppercased())"))
+                try? connection.execute(
+                    SQL(unsafeSQL: "PRAGMA synchronous = \(configuration.effectiveSynchronous.rawValue.uppercased())"))
             }
         }
         return try connection.inTransaction(.immediate) { () throws in
@@ -77,7 +79,8 @@ extension SQLiteStore {
         guard !counters.isEmpty else { return }
         try connection.inTransaction(.immediate) { () throws in
             for (number, key) in counters {
-                try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(key) WHERE Z_ENT = \(number) AND Z_MAX < \(key)")
+                try connection.execute(
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = \(key) WHERE Z_ENT = \(number) AND Z_MAX < \(key)")
             }
         }
     }

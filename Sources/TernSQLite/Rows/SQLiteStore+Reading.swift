@@ -57,7 +57,9 @@ extension SQLiteStore {
     ///   - includingSubentities: Whether rows of its subentities are included.
     ///   - size: The most rows per batch.
     /// - Complexity: Memory is bounded by `size`.
-    package nonisolated func batches(of entity: String, includingSubentities: Bool = true, size: Int = 500) -> RowBatches {
+    package nonisolated func batches(of entity: String, includingSubentities: Bool = true, size: Int = 500)
+        -> RowBatches
+    {
         RowBatches(store: self, entity: entity, includingSubentities: includingSubentities, size: size)
     }
 
@@ -66,7 +68,8 @@ extension SQLiteStore {
     /// - Complexity: O(*n*) in the rows of the entity's table.
     package func count(of entity: String) throws -> Int {
         let layout = try schema.entity(named: entity)
-        let sql: SQL = "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE \(layout.rowFilter(includingSubentities: false))"
+        let sql: SQL =
+            "SELECT COUNT(*) FROM \(.identifier(layout.table)) WHERE \(layout.rowFilter(includingSubentities: false))"
         return Int(try connection.fetchValue(sql)?.int64 ?? 0)
     }
 
@@ -83,9 +86,10 @@ extension SQLiteStore {
     /// as its object.
     nonisolated func selectList(for layout: EntityLayout, alias: String? = nil) throws -> SQL {
         let prefix = SQL(unsafeSQL: alias.map { $0 + "." } ?? "")
-        return SQL.joined(try columnNames(of: layout).map { name in
-            name == "Z_ENT" ? layout.rowEntityNumber(alias: alias) : prefix + SQL.identifier(name)
-        })
+        return SQL.joined(
+            try columnNames(of: layout).map { name in
+                name == "Z_ENT" ? layout.rowEntityNumber(alias: alias) : prefix + SQL.identifier(name)
+            })
     }
 
     /// Every column of an entity's root table, `Z_PK`, `Z_ENT` and `Z_OPT` first: what
@@ -192,11 +196,12 @@ extension SQLiteStore {
             let name = plan.layout.name
             let keys = plan.keys
             for index in first..<end {
-                rows.append(PackedRow(
-                    reference: RowReference(entityName: name, primaryKey: heads[index].primaryKey),
-                    version: heads[index].version,
-                    attributes: PackedAttributes(keys: keys, slice: buffer[start..<start + width]),
-                    toOne: toOne.isEmpty ? [:] : toOne[index] ?? [:]))
+                rows.append(
+                    PackedRow(
+                        reference: RowReference(entityName: name, primaryKey: heads[index].primaryKey),
+                        version: heads[index].version,
+                        attributes: PackedAttributes(keys: keys, slice: buffer[start..<start + width]),
+                        toOne: toOne.isEmpty ? [:] : toOne[index] ?? [:]))
                 start += width
             }
             if readsToMany { plans += repeatElement(plan, count: end - first) }
@@ -282,8 +287,10 @@ extension SQLiteStore {
                 let failure = SQLiteError(
                     .invalidExternalData,
                     "The \(plan.attributes[column.attribute].name) of row \(primaryKey.map(String.init) ?? "?") of \(plan.layout.name) "
-                        + "cannot be read: \(error.message.prefix(1).lowercased() + error.message.dropFirst())", path: error.path)
-                try skipUnreadable(.missingExternalData, column: column, plan: plan, primaryKey: primaryKey, failure: failure)
+                        + "cannot be read: \(error.message.prefix(1).lowercased() + error.message.dropFirst())",
+                    path: error.path)
+                try skipUnreadable(
+                    .missingExternalData, column: column, plan: plan, primaryKey: primaryKey, failure: failure)
                 return nil
             }
         }
@@ -307,7 +314,8 @@ extension SQLiteStore {
     ) throws {
         guard configuration.unreadableValues == .readAsNil else { throw failure }
         let value = UnreadableValue(
-            kind, entityName: plan.layout.name, primaryKey: primaryKey, propertyName: plan.attributes[column.attribute].name,
+            kind, entityName: plan.layout.name, primaryKey: primaryKey,
+            propertyName: plan.attributes[column.attribute].name,
             path: kind == .missingExternalData ? failure.path : nil)
         unreadableValues.withLock { $0.add(value) }
     }
@@ -329,10 +337,13 @@ extension SQLiteStore {
         for (relationship, indices) in groups {
             for start in stride(from: 0, to: indices.count, by: Self.fetchBatchSize) {
                 let chunk = indices[start..<min(start + Self.fetchBatchSize, indices.count)]
-                let found = try references(of: relationship, from: chunk.map { rows[$0].reference.primaryKey }, using: connection)
+                let found = try references(
+                    of: relationship, from: chunk.map { rows[$0].reference.primaryKey }, using: connection)
                 for index in chunk {
                     // An absent key is an empty relationship.
-                    if let references = found[rows[index].reference.primaryKey] { rows[index].toMany[relationship.name] = references }
+                    if let references = found[rows[index].reference.primaryKey] {
+                        rows[index].toMany[relationship.name] = references
+                    }
                 }
             }
         }
@@ -374,7 +385,9 @@ extension SQLiteStore {
 
     /// A comma-separated list of placeholders with the keys bound to them.
     static func boundList(_ keys: [Int64]) -> SQL {
-        SQL(unsafeSQL: Array(repeating: "?", count: keys.count).joined(separator: ", "), arguments: keys.map { DatabaseValue.integer($0) })
+        SQL(
+            unsafeSQL: Array(repeating: "?", count: keys.count).joined(separator: ", "),
+            arguments: keys.map { DatabaseValue.integer($0) })
     }
 
     /// A comma-separated list of bound integers.

@@ -40,7 +40,9 @@ extension SQLiteStore {
     ///   conflicts, or what `resolver` throws. Nothing is written when it throws.
     /// - Complexity: O(*k* log *n*) for *k* changed rows and references.
     @discardableResult
-    public func save(_ changes: StoreChangeSet, resolvingConflictsWith resolver: StoreConflictResolver) async throws -> StoreSaveResult {
+    public func save(_ changes: StoreChangeSet, resolvingConflictsWith resolver: StoreConflictResolver) async throws
+        -> StoreSaveResult
+    {
         try save(changes, identifiers: [:], inside: nil, resolver: resolver)
     }
 
@@ -55,29 +57,35 @@ extension SQLiteStore {
         var replacedFiles: [String] = []
         defer { filesOfPendingSave = [] }
         do {
-            let result = try connection.inTransaction(.immediate, throwing: {
-                let changes = try checkVersions(proposed, resolvingWith: resolver)
-                let previous = recordsHistory ? try rowsBeforeSave(changes) : [:]
-                replacedFiles = try externalFiles(of: changes.updated.map(\.reference) + changes.deleted.keys)
-                var result = StoreSaveResult()
-                try insertRows(changes.inserted)
-                result.newVersions.reserveCapacity(changes.inserted.count + changes.updated.count)
-                for row in changes.inserted { result.newVersions[row.reference] = 1 }
-                try raisePrimaryKeyCounters(to: changes.inserted)
-                for row in changes.updated {
-                    try updateColumns(row)
-                    result.newVersions[row.reference] = row.version + 1
-                }
-                for row in changes.inserted { try schema.writeToMany(of: row, isNew: false, path: url.path, on: connection) }
-                for row in changes.updated { try schema.writeToMany(of: row, isNew: false, path: url.path, on: connection) }
-                for (reference, version) in changes.deleted.sorted(by: { $0.key < $1.key }) {
-                    try deleteRow(reference, version: version)
-                }
-                if recordsHistory { try recordHistory(of: changes, previous: previous) }
-                if tracksGlobalIdentifiers { try recordGlobalIdentifiers(of: changes, given: identifiers) }
-                try extra?()
-                return result
-            })
+            let result = try connection.inTransaction(
+                .immediate,
+                throwing: {
+                    let changes = try checkVersions(proposed, resolvingWith: resolver)
+                    let previous = recordsHistory ? try rowsBeforeSave(changes) : [:]
+                    replacedFiles = try externalFiles(of: changes.updated.map(\.reference) + changes.deleted.keys)
+                    var result = StoreSaveResult()
+                    try insertRows(changes.inserted)
+                    result.newVersions.reserveCapacity(changes.inserted.count + changes.updated.count)
+                    for row in changes.inserted { result.newVersions[row.reference] = 1 }
+                    try raisePrimaryKeyCounters(to: changes.inserted)
+                    for row in changes.updated {
+                        try updateColumns(row)
+                        result.newVersions[row.reference] = row.version + 1
+                    }
+                    for row in changes.inserted {
+                        try schema.writeToMany(of: row, isNew: false, path: url.path, on: connection)
+                    }
+                    for row in changes.updated {
+                        try schema.writeToMany(of: row, isNew: false, path: url.path, on: connection)
+                    }
+                    for (reference, version) in changes.deleted.sorted(by: { $0.key < $1.key }) {
+                        try deleteRow(reference, version: version)
+                    }
+                    if recordsHistory { try recordHistory(of: changes, previous: previous) }
+                    if tracksGlobalIdentifiers { try recordGlobalIdentifiers(of: changes, given: identifiers) }
+                    try extra?()
+                    return result
+                })
             // Updated rows got new files; the old ones are only removed once the commit is durable
             // (inside a sync transaction: once it commits).
             if filesOfSyncTransaction != nil {
@@ -112,7 +120,8 @@ extension SQLiteStore {
         }
         for (name, key) in largest {
             let root = try schema.entity(named: name)
-            try connection.execute("UPDATE Z_PRIMARYKEY SET Z_MAX = \(key) WHERE Z_ENT = \(root.number) AND Z_MAX < \(key)")
+            try connection.execute(
+                "UPDATE Z_PRIMARYKEY SET Z_MAX = \(key) WHERE Z_ENT = \(root.number) AND Z_MAX < \(key)")
         }
     }
 
@@ -120,7 +129,9 @@ extension SQLiteStore {
     /// otherwise what `resolver` makes of the conflicting rows, read in the current transaction.
     /// Throws a merge conflict naming every conflicting row when there is no resolver or the
     /// resolved change set still conflicts.
-    func checkVersions(_ changes: StoreChangeSet, resolvingWith resolver: StoreConflictResolver? = nil) throws -> StoreChangeSet {
+    func checkVersions(_ changes: StoreChangeSet, resolvingWith resolver: StoreConflictResolver? = nil) throws
+        -> StoreChangeSet
+    {
         try VersionCheck.changesToWrite(
             changes, resolver: resolver, conflicts: { try conflictingRows($0) }, rows: { try rows(for: $0) })
     }
@@ -128,16 +139,22 @@ extension SQLiteStore {
     /// Every updated or deleted row whose version moved on, with what happened to it.
     private func conflictingRows(_ changes: StoreChangeSet) throws -> [VersionCheck.Conflict] {
         var conflicts: [VersionCheck.Conflict] = []
-        let expected = changes.updated.map { ($0.reference, $0.version) } + changes.deleted.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        let expected =
+            changes.updated.map { ($0.reference, $0.version) }
+            + changes.deleted.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         for (reference, version) in expected {
             let layout = try schema.entity(named: reference.entityName)
-            let current = try connection.fetchValue("""
+            let current = try connection.fetchValue(
+                """
                 SELECT Z_OPT FROM \(.identifier(layout.table)) WHERE Z_PK = \(reference.primaryKey) \
                 AND \(layout.rowFilter())
                 """)
             guard current?.int64 != version else { continue }
-            let what = current == nil ? "was deleted" : "changed (version \(version) was read, the store has \(current?.int64 ?? 0))"
-            var failure = TernError(.mergeConflict, "\(reference) \(what) since it was read", entity: reference.entityName, path: url.path)
+            let what =
+                current == nil
+                ? "was deleted" : "changed (version \(version) was read, the store has \(current?.int64 ?? 0))"
+            var failure = TernError(
+                .mergeConflict, "\(reference) \(what) since it was read", entity: reference.entityName, path: url.path)
             failure.objectID = objectID(reference)
             conflicts.append((reference, failure))
         }
@@ -151,7 +168,8 @@ extension SQLiteStore {
             let layout = try schema.entity(named: reference.entityName)
             let columns = layout.attributes.filter(\.allowsExternalStorage).map { SQL.identifier($0.column) }
             guard !columns.isEmpty else { continue }
-            let sql: SQL = "SELECT \(SQL.joined(columns)) FROM \(.identifier(layout.table)) WHERE Z_PK = \(reference.primaryKey)"
+            let sql: SQL =
+                "SELECT \(SQL.joined(columns)) FROM \(.identifier(layout.table)) WHERE Z_PK = \(reference.primaryKey)"
             for value in try connection.fetchOne(sql) ?? [] {
                 if let bytes = value.data, let name = ExternalDataStore.fileName(in: bytes) { names.append(name) }
             }
@@ -163,9 +181,12 @@ extension SQLiteStore {
         let layout = try schema.entity(named: row.reference.entityName)
         var values: [DatabaseValue] = []
         try appendColumnValues(of: row, layout: layout, to: &values)
-        var assignments = zip(Self.columnNames(of: layout), values).map { SQL.identifier($0) + SQL(unsafeSQL: " = ?", arguments: [$1]) }
+        var assignments = zip(Self.columnNames(of: layout), values).map {
+            SQL.identifier($0) + SQL(unsafeSQL: " = ?", arguments: [$1])
+        }
         assignments.append("Z_OPT = Z_OPT + 1")
-        try execute("""
+        try execute(
+            """
             UPDATE \(.identifier(layout.table)) SET \(SQL.joined(assignments)) \
             WHERE Z_PK = \(row.reference.primaryKey) AND Z_OPT = \(row.version)
             """, constraintsOf: row.reference)
@@ -213,7 +234,8 @@ extension SQLiteStore {
             guard var value = attributeValue.databaseValue(for: attribute.type) else {
                 throw SQLiteError(
                     .invalidValue,
-                    "\(layout.name).\(attribute.name) is a \(attribute.type.xcodeName) attribute; the value has another type.")
+                    "\(layout.name).\(attribute.name) is a \(attribute.type.xcodeName) attribute; the value has another type."
+                )
             }
             if attribute.allowsExternalStorage, case .blob(let bytes) = value {
                 let column = try externalData.store(bytes)
@@ -226,11 +248,15 @@ extension SQLiteStore {
         for relationship in layout.toOneRelationships {
             let reference = row.toOne[relationship.name]
             if let reference {
-                try schema.checkReference(reference, destination: try schema.entity(named: relationship.destination), relationship: relationship.name)
+                try schema.checkReference(
+                    reference, destination: try schema.entity(named: relationship.destination),
+                    relationship: relationship.name)
             }
             values.append(reference.map { .integer($0.primaryKey) } ?? .null)
             if relationship.entityColumn != nil {
-                let number = try reference.map { reference throws in try schema.entity(named: reference.entityName).number }
+                let number = try reference.map { reference throws in
+                    try schema.entity(named: reference.entityName).number
+                }
                 values.append(number.map { .integer(Int64($0)) } ?? .null)
             }
         }
@@ -242,12 +268,14 @@ extension SQLiteStore {
     func checkKeys(of row: StoreRow, layout: EntityLayout, matchedAttributes: Int) throws {
         // Every key of the row matched an attribute, unless some did not: name the first.
         if matchedAttributes != row.attributes.count,
-           let name = row.attributes.keys.sorted().first(where: { layout.attribute(named: $0) == nil }) {
-            throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no stored attribute \(SQL.quoted(name)).")
+            let name = row.attributes.keys.sorted().first(where: { layout.attribute(named: $0) == nil })
+        {
+            throw SQLiteError(
+                .invalidValue, "Entity \(SQL.quoted(layout.name)) has no stored attribute \(SQL.quoted(name)).")
         }
         for name in row.toOne.keys where layout.toOne(named: name) == nil {
-            throw SQLiteError(.invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-one relationship \(SQL.quoted(name)).")
+            throw SQLiteError(
+                .invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-one relationship \(SQL.quoted(name)).")
         }
     }
 }
-

@@ -43,7 +43,8 @@ extension SQLiteStore {
             return try ModelCache.decode(content)
         } catch {
             throw TernError(
-                .schemaMismatch, "The store's model cache (Z_MODELCACHE) cannot be decoded (\(error)); "
+                .schemaMismatch,
+                "The store's model cache (Z_MODELCACHE) cannot be decoded (\(error)); "
                     + "open the store with its model.", path: path, underlyingError: error)
         }
     }

@@ -31,7 +31,8 @@ extension StoreSchema {
 
     /// The `CREATE TABLE` statement of an entity table, in Core Data's text.
     static func tableStatement(_ table: TableLayout) -> SQL {
-        let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+        let columns =
+            ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
             + table.columns.map { "\(schemaName($0.name)) \($0.type)" }
         return SQL(unsafeSQL: "CREATE TABLE \(schemaName(table.name)) ( \(columns.joined(separator: ", ")) )")
     }
@@ -41,7 +42,8 @@ extension StoreSchema {
         table.indexes.map { index in
             let list = index.columns.map { schemaName($0.name) + $0.suffix }.joined(separator: ", ")
             let unique = index.isUnique ? "UNIQUE " : ""
-            return SQL(unsafeSQL: "CREATE \(unique)INDEX \(schemaName(index.name)) ON \(schemaName(table.name)) (\(list))")
+            return SQL(
+                unsafeSQL: "CREATE \(unique)INDEX \(schemaName(index.name)) ON \(schemaName(table.name)) (\(list))")
         }
     }
 
@@ -49,8 +51,10 @@ extension StoreSchema {
     static func tableStatement(_ join: JoinTableLayout) -> SQL {
         let (first, second) = (schemaName(join.columns[0]), schemaName(join.columns[1]))
         let columns = (join.columns + join.orderColumns).map { "\(schemaName($0)) INTEGER" }
-        return SQL(unsafeSQL:
-            "CREATE TABLE \(schemaName(join.name)) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(first), \(second)) )")
+        return SQL(
+            unsafeSQL:
+                "CREATE TABLE \(schemaName(join.name)) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(first), \(second)) )"
+        )
     }
 
     /// The index of a join table on its second column, in Core Data's text.
@@ -88,18 +92,22 @@ extension StoreSchema {
                     ("DELETE", "DELETE", "OLD", "\(value) - 1"),
                 ]
                 for (suffix, event, side, change) in parameter {
-                    triggers.append(SQL(unsafeSQL: """
-                        CREATE TRIGGER \(Self.schemaName(prefix + suffix)) AFTER \(event) ON \(target) FOR EACH ROW \
-                        WHEN (\(side).\(fk) NOT NULL) BEGIN UPDATE \(source) SET \(value) = \(change) \
-                        WHERE Z_PK = \(side).\(fk); \(notify(updated, "\(side).\(fk)"))
-                        """))
+                    triggers.append(
+                        SQL(
+                            unsafeSQL: """
+                                CREATE TRIGGER \(Self.schemaName(prefix + suffix)) AFTER \(event) ON \(target) FOR EACH ROW \
+                                WHEN (\(side).\(fk) NOT NULL) BEGIN UPDATE \(source) SET \(value) = \(change) \
+                                WHERE Z_PK = \(side).\(fk); \(notify(updated, "\(side).\(fk)"))
+                                """))
                 }
                 let name = Self.schemaName("Z_DA_\(layout.table)_\(layout.name)_\(attribute.name)_SOURCE_INSERT")
-                triggers.append(SQL(unsafeSQL: """
-                    CREATE TRIGGER \(name) AFTER INSERT ON \(source) FOR EACH ROW BEGIN UPDATE \(source) \
-                    SET \(value) = (SELECT IFNULL(COUNT(\(fk)), 0) FROM \(target) WHERE \(fk) = NEW.Z_PK) \
-                    WHERE Z_PK = NEW.Z_PK; \(notify("NSCoreDataDATriggerInsertUpdatedAffectedObjectValue", "NEW.Z_PK"))
-                    """))
+                triggers.append(
+                    SQL(
+                        unsafeSQL: """
+                            CREATE TRIGGER \(name) AFTER INSERT ON \(source) FOR EACH ROW BEGIN UPDATE \(source) \
+                            SET \(value) = (SELECT IFNULL(COUNT(\(fk)), 0) FROM \(target) WHERE \(fk) = NEW.Z_PK) \
+                            WHERE Z_PK = NEW.Z_PK; \(notify("NSCoreDataDATriggerInsertUpdatedAffectedObjectValue", "NEW.Z_PK"))
+                            """))
             }
         }
         return triggers
@@ -115,9 +123,12 @@ extension StoreSchema {
     /// A name as it appears in schema text: bare when it is a plain upper-case `Z…` identifier
     /// (no SQLite keyword starts with Z), quoted otherwise.
     static func schemaName(_ name: String) -> String {
-        let plain = name.first == "Z" && name.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x5F
-        }
+        let plain =
+            name.first == "Z"
+            && name.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x5F
+            }
         return plain ? name : SQL.quoted(name)
     }
 
@@ -127,8 +138,10 @@ extension StoreSchema {
     ///   - model: The model.
     ///   - autoVacuum: The store's auto-vacuum level, recorded as `_NSAutoVacuumLevel`.
     /// - Returns: Metadata with a fresh UUID, the model's hashes, checksum and digest.
-    static func newMetadata(for model: ManagedObjectModel, autoVacuum: SQLiteConfiguration.AutoVacuum) -> StoreMetadata {
-        var metadata = StoreMetadata(storeType: "SQLite", uuid: UUID().uuidString, versionHashes: model.entityVersionHashes)
+    static func newMetadata(for model: ManagedObjectModel, autoVacuum: SQLiteConfiguration.AutoVacuum) -> StoreMetadata
+    {
+        var metadata = StoreMetadata(
+            storeType: "SQLite", uuid: UUID().uuidString, versionHashes: model.entityVersionHashes)
         metadata.versionIdentifiers = model.versionIdentifiers
         metadata.modelChecksum = model.versionChecksum
         metadata.hashesDigest = model.versionHashesDigest
@@ -149,13 +162,15 @@ extension Connection {
     func readSchema(model: ManagedObjectModel) throws -> StoreSchema {
         var rows: [StoreSchema.PrimaryKeyRow] = []
         try forEachRow("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT") { row in
-            rows.append(StoreSchema.PrimaryKeyRow(
-                number: Int(row[0].int64 ?? 0), name: row[1].string ?? "", superNumber: Int(row[2].int64 ?? 0)))
+            rows.append(
+                StoreSchema.PrimaryKeyRow(
+                    number: Int(row[0].int64 ?? 0), name: row[1].string ?? "", superNumber: Int(row[2].int64 ?? 0)))
         }
         var columns: [String: Set<String>] = [:]
         let tables = try fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0.first?.string }
         for table in tables {
-            columns[table] = Set(try fetchAll("SELECT name FROM pragma_table_info(\(table))").compactMap { $0.first?.string })
+            columns[table] = Set(
+                try fetchAll("SELECT name FROM pragma_table_info(\(table))").compactMap { $0.first?.string })
         }
         do {
             return try StoreSchema(model: model, primaryKeyRows: rows, actualColumns: columns)

@@ -31,7 +31,8 @@ extension SQLiteStore {
     public func globalIdentity(of reference: RowReference) throws -> GlobalIdentity? {
         try requireGlobalIdentifiers()
         let entity = try schema.entity(named: reference.entityName)
-        let row = try connection.fetchOne("""
+        let row = try connection.fetchOne(
+            """
             SELECT ZUUID, ZDELETED FROM TERNSYNC_OBJECT WHERE ZENTITY = \(entity.number) AND ZENTITYPK = \(reference.primaryKey)
             """)
         guard let row, let identifier = Self.uuid(from: row[0]) else { return nil }
@@ -45,7 +46,8 @@ extension SQLiteStore {
     /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be read.
     public func globalIdentity(withIdentifier identifier: UUID) throws -> GlobalIdentity? {
         try requireGlobalIdentifiers()
-        let row = try connection.fetchOne("""
+        let row = try connection.fetchOne(
+            """
             SELECT ZENTITY, ZENTITYPK, ZDELETED FROM TERNSYNC_OBJECT WHERE ZUUID = \(Self.bytes(of: identifier))
             """)
         guard let row, let number = row[0].int64, let key = row[1].int64 else { return nil }
@@ -74,10 +76,12 @@ extension SQLiteStore {
         try requireGlobalIdentifiers()
         let layout = try schema.entity(named: entity)
         let start = identifier.map { Self.bytes(of: $0) } ?? .blob(Data())
-        return try connection.fetchAll("""
+        return try connection.fetchAll(
+            """
             SELECT ZUUID, ZENTITYPK FROM TERNSYNC_OBJECT WHERE ZENTITY = \(layout.number) AND ZDELETED = \(deleted ? 1 : 0) \
             AND ZUUID > \(start) ORDER BY ZUUID LIMIT \(Int64(limit))
-            """).compactMap { row in
+            """
+        ).compactMap { row in
             guard let uuid = Self.uuid(from: row[0]), let key = row[1].int64 else { return nil }
             return GlobalIdentity(
                 identifier: uuid, reference: RowReference(entityName: entity, primaryKey: key), isDeleted: deleted)
@@ -105,14 +109,16 @@ extension SQLiteStore {
     func recordGlobalIdentifiers(of changes: StoreChangeSet, given identifiers: [RowReference: UUID]) throws {
         for row in changes.inserted {
             let entity = try schema.entity(named: row.reference.entityName)
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO TERNSYNC_OBJECT (ZENTITY, ZENTITYPK, ZUUID) \
                 VALUES (\(entity.number), \(row.reference.primaryKey), \(Self.bytes(of: identifiers[row.reference] ?? UUID())))
                 """)
         }
         for reference in changes.deleted.keys {
             let entity = try schema.entity(named: reference.entityName)
-            try connection.execute("""
+            try connection.execute(
+                """
                 UPDATE TERNSYNC_OBJECT SET ZDELETED = 1 WHERE ZENTITY = \(entity.number) AND ZENTITYPK = \(reference.primaryKey)
                 """)
         }
@@ -125,8 +131,9 @@ extension SQLiteStore {
     static func prepareGlobalIdentifiers(
         _ connection: Connection, schema: StoreSchema, configuration: SQLiteConfiguration
     ) throws -> Bool {
-        let exists = try connection.fetchValue(
-            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'TERNSYNC_OBJECT'")?.int64 == 1
+        let exists =
+            try connection.fetchValue(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'TERNSYNC_OBJECT'")?.int64 == 1
         guard !configuration.isReadOnly, configuration.tracksGlobalIdentifiers || exists else { return exists }
         let tables = schema.tables.values.sorted { $0.name < $1.name }
         // Opening a store whose objects all have identities writes nothing (and takes no write lock).
@@ -150,10 +157,12 @@ extension SQLiteStore {
     ) throws -> Bool {
         let entity = entityNumber(ofRowsOf: table, schema: schema)
         let rows = try connection.fetchValue("SELECT COUNT(*) FROM \(.identifier(table.name))")?.int64 ?? 0
-        let identities = try connection.fetchValue("""
-            SELECT COUNT(*) FROM TERNSYNC_OBJECT o JOIN \(.identifier(table.name)) t \
-            ON t.Z_PK = o.ZENTITYPK AND \(entity) = o.ZENTITY WHERE o.ZDELETED = 0
-            """)?.int64 ?? 0
+        let identities =
+            try connection.fetchValue(
+                """
+                SELECT COUNT(*) FROM TERNSYNC_OBJECT o JOIN \(.identifier(table.name)) t \
+                ON t.Z_PK = o.ZENTITYPK AND \(entity) = o.ZENTITY WHERE o.ZDELETED = 0
+                """)?.int64 ?? 0
         return identities < rows
     }
 
@@ -170,12 +179,14 @@ extension SQLiteStore {
         let entity = entityNumber(ofRowsOf: table, schema: schema)
         var last: Int64 = 0
         while true {
-            let batch = try connection.fetchAll("""
+            let batch = try connection.fetchAll(
+                """
                 SELECT \(entity), t.Z_PK FROM \(.identifier(table.name)) t WHERE t.Z_PK > \(last) AND NOT EXISTS \
                 (SELECT 1 FROM TERNSYNC_OBJECT o WHERE o.ZENTITY = \(entity) AND o.ZENTITYPK = t.Z_PK) ORDER BY t.Z_PK LIMIT 500
                 """)
             for row in batch {
-                try connection.execute("""
+                try connection.execute(
+                    """
                     INSERT INTO TERNSYNC_OBJECT (ZENTITY, ZENTITYPK, ZUUID) VALUES (\(row[0]), \(row[1]), \(bytes(of: UUID())))
                     """)
             }

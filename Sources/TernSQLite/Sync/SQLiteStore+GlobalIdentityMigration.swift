@@ -14,7 +14,8 @@ extension Connection {
         """
 
     /// The table of sync state values.
-    static let syncStateTable: SQL = "CREATE TABLE IF NOT EXISTS TERNSYNC_STATE (ZKEY VARCHAR PRIMARY KEY, ZVALUE VARCHAR NOT NULL)"
+    static let syncStateTable: SQL =
+        "CREATE TABLE IF NOT EXISTS TERNSYNC_STATE (ZKEY VARCHAR PRIMARY KEY, ZVALUE VARCHAR NOT NULL)"
 
     /// Whether the database has a table.
     func hasTable(_ name: String) throws(SQLiteError) -> Bool {
@@ -30,12 +31,14 @@ extension Connection {
     ) throws(SQLiteError) {
         guard try hasTable("TERNSYNC_OBJECT") else { return }
         // Through negative numbers, so that swapped numbers never collide.
-        for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
+        for entityMapping in mapping.entityMappings
+        where entityMapping.kind == .copy || entityMapping.kind == .transform {
             guard let from = entityMapping.sourceEntityName.flatMap({ source.entities[$0]?.number }),
                 let to = entityMapping.destinationEntityName.flatMap({ destination.entities[$0]?.number })
             else { continue }
             // Objects whose entity moved under another root have new keys (`keyOffsets`).
-            try execute("""
+            try execute(
+                """
                 UPDATE OR IGNORE TERNSYNC_OBJECT SET ZENTITY = \(Int64(-to)), ZENTITYPK = ZENTITYPK + \(keyOffsets[from] ?? 0) \
                 WHERE ZENTITY = \(Int64(from))
                 """)
@@ -48,9 +51,12 @@ extension Connection {
     /// Tells sync to push the whole state again, as a new snapshot (`SyncEngine` reads it).
     func requestSyncSnapshot() throws(SQLiteError) {
         guard try hasTable("TERNSYNC_STATE") else { return }
-        let count = try fetchValue("SELECT ZVALUE FROM TERNSYNC_STATE WHERE ZKEY = 'snapshots'")?.string.flatMap(Int64.init) ?? 0
+        let count =
+            try fetchValue("SELECT ZVALUE FROM TERNSYNC_STATE WHERE ZKEY = 'snapshots'")?.string.flatMap(Int64.init)
+            ?? 0
         for (key, value) in [("snapshots", count + 1), (SQLiteStore.resnapshotStateKey, count + 1)] {
-            try execute("""
+            try execute(
+                """
                 INSERT INTO TERNSYNC_STATE (ZKEY, ZVALUE) VALUES (\(key), \(String(value))) \
                 ON CONFLICT (ZKEY) DO UPDATE SET ZVALUE = excluded.ZVALUE
                 """)
@@ -68,7 +74,8 @@ extension SQLiteStore {
     ///
     /// - Complexity: O(*n*) in the number of identities, a page at a time.
     static func carryGlobalIdentities(
-        from connection: Connection, schema sourceSchema: StoreSchema, into destination: Connection, schema: StoreSchema,
+        from connection: Connection, schema sourceSchema: StoreSchema, into destination: Connection,
+        schema: StoreSchema,
         passes: [MappingModel], manager: SQLiteMigrationEngine
     ) throws(SQLiteError) {
         guard try connection.hasTable("TERNSYNC_OBJECT") else { return }
@@ -84,7 +91,8 @@ extension SQLiteStore {
         }
         var last: Int64 = 0
         while true {
-            let rows = try connection.fetchAll("""
+            let rows = try connection.fetchAll(
+                """
                 SELECT rowid, ZENTITY, ZENTITYPK, ZUUID, ZDELETED FROM TERNSYNC_OBJECT WHERE rowid > \(last) \
                 ORDER BY rowid LIMIT 500
                 """)
@@ -94,16 +102,22 @@ extension SQLiteStore {
                 else { continue }
                 if row[4].int64 == 1 {
                     // No row any more: a key no row can have.
-                    guard let target = targets[entity.name], let layout = try? schema.entity(named: target) else { continue }
-                    try destination.execute("""
+                    guard let target = targets[entity.name], let layout = try? schema.entity(named: target) else {
+                        continue
+                    }
+                    try destination.execute(
+                        """
                         INSERT OR IGNORE INTO TERNSYNC_OBJECT (ZENTITY, ZENTITYPK, ZUUID, ZDELETED) \
                         VALUES (\(Int64(layout.number)), \(-rowid), \(row[3]), 1)
                         """)
                 } else {
                     let made = manager.destinationInstances(
                         forMapping: nil, sourceInstances: [RowReference(entityName: entity.name, primaryKey: key)])
-                    guard let first = made.first, let layout = try? schema.entity(named: first.entityName) else { continue }
-                    try destination.execute("""
+                    guard let first = made.first, let layout = try? schema.entity(named: first.entityName) else {
+                        continue
+                    }
+                    try destination.execute(
+                        """
                         INSERT OR IGNORE INTO TERNSYNC_OBJECT (ZENTITY, ZENTITYPK, ZUUID) \
                         VALUES (\(Int64(layout.number)), \(first.primaryKey), \(row[3]))
                         """)
@@ -115,7 +129,8 @@ extension SQLiteStore {
         guard try connection.hasTable("TERNSYNC_STATE") else { return }
         try destination.execute(Connection.syncStateTable)
         for row in try connection.fetchAll("SELECT ZKEY, ZVALUE FROM TERNSYNC_STATE") {
-            try destination.execute("INSERT OR REPLACE INTO TERNSYNC_STATE (ZKEY, ZVALUE) VALUES (\(row[0]), \(row[1]))")
+            try destination.execute(
+                "INSERT OR REPLACE INTO TERNSYNC_STATE (ZKEY, ZVALUE) VALUES (\(row[0]), \(row[1]))")
         }
         try destination.requestSyncSnapshot()
     }

@@ -42,9 +42,11 @@ extension SQLiteStore {
         try requireGlobalIdentifiers()
         try createSyncStateTable()
         var values: [String: String] = [:]
-        try connection.forEachRow("""
+        try connection.forEachRow(
+            """
             SELECT ZKEY, ZVALUE FROM TERNSYNC_STATE WHERE substr(ZKEY, 1, \(Int64(prefix.utf8.count))) = \(prefix)
-            """) { row in
+            """
+        ) { row in
             if let key = row[0].string, let value = row[1].string { values[key] = value }
         }
         return values
@@ -159,8 +161,9 @@ extension SQLiteStore {
     public func stagedSyncPage(after number: Int64) throws -> (number: Int64, page: Data)? {
         try requireGlobalIdentifiers()
         guard try connection.hasTable("TERNSYNC_INCOMING") else { return nil }
-        guard let row = try connection.fetchOne(
-            "SELECT ZNUMBER, ZPAGE FROM TERNSYNC_INCOMING WHERE ZNUMBER > \(number) ORDER BY ZNUMBER LIMIT 1"),
+        guard
+            let row = try connection.fetchOne(
+                "SELECT ZNUMBER, ZPAGE FROM TERNSYNC_INCOMING WHERE ZNUMBER > \(number) ORDER BY ZNUMBER LIMIT 1"),
             let found = row[0].int64, let page = row[1].data
         else { return nil }
         return (found, page)
@@ -180,7 +183,8 @@ extension SQLiteStore {
 
     /// Creates the table of staged pull pages if needed.
     private func createStagingTable() throws(SQLiteError) {
-        try connection.execute("""
+        try connection.execute(
+            """
             CREATE TABLE IF NOT EXISTS TERNSYNC_INCOMING (ZNUMBER INTEGER PRIMARY KEY AUTOINCREMENT, \
             ZPAGE BLOB NOT NULL, ZCURSOR VARCHAR NOT NULL)
             """)
@@ -194,7 +198,8 @@ extension SQLiteStore {
     /// Upserts state values (inside the caller's transaction).
     private func writeSyncState(_ values: [String: String]) throws(SQLiteError) {
         for (key, value) in values.sorted(by: { $0.key < $1.key }) {
-            try connection.execute("""
+            try connection.execute(
+                """
                 INSERT INTO TERNSYNC_STATE (ZKEY, ZVALUE) VALUES (\(key), \(value)) \
                 ON CONFLICT (ZKEY) DO UPDATE SET ZVALUE = excluded.ZVALUE
                 """)

@@ -35,15 +35,22 @@ extension SQLiteStore {
         let attributes = entity.attributes
         guard !attributes.isEmpty else { return }
         let columns = SQL.joined(attributes.map { SQL.identifier($0.column) })
-        let sql: SQL = "SELECT \"Z_PK\", \(columns) FROM \(.identifier(entity.table)) WHERE \"Z_ENT\" = \(entity.number)"
+        let sql: SQL =
+            "SELECT \"Z_PK\", \(columns) FROM \(.identifier(entity.table)) WHERE \"Z_ENT\" = \(entity.number)"
         try checker.forEach(sql) { row in
             for (index, attribute) in attributes.enumerated() {
                 let value = row[index + 1]
                 if attribute.allowsExternalStorage, case .blob = value { continue }
-                guard (try? AttributeValue(databaseValue: value, type: attribute.type)) == nil, !value.isNull else { continue }
-                checker.add(StoreProblem(
-                    .unreadableValue, entityName: entity.name, primaryKey: row[0].int64, propertyName: attribute.name,
-                    message: "\(entity.name).\(attribute.name) holds a value a \(attribute.type.xcodeName) attribute cannot read"))
+                guard (try? AttributeValue(databaseValue: value, type: attribute.type)) == nil, !value.isNull else {
+                    continue
+                }
+                checker.add(
+                    StoreProblem(
+                        .unreadableValue, entityName: entity.name, primaryKey: row[0].int64,
+                        propertyName: attribute.name,
+                        message:
+                            "\(entity.name).\(attribute.name) holds a value a \(attribute.type.xcodeName) attribute cannot read"
+                    ))
             }
         }
     }
@@ -67,9 +74,11 @@ extension SQLiteStore {
             } else {
                 message = "\(entity.name).\(attribute.name) references external data by a name that is not a UUID"
             }
-            checker.add(StoreProblem(
-                .missingExternalData, entityName: entity.name, primaryKey: row[0].int64, propertyName: attribute.name,
-                message: message))
+            checker.add(
+                StoreProblem(
+                    .missingExternalData, entityName: entity.name, primaryKey: row[0].int64,
+                    propertyName: attribute.name,
+                    message: message))
         }
     }
 }

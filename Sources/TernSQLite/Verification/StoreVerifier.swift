@@ -43,7 +43,8 @@ public enum StoreVerifier {
         if !integrity.isEmpty {
             progress?.totalUnitCount = 1
             progress?.completedUnitCount = 1
-            return StoreVerificationReport(problems: integrity, objectCount: 0, isTruncated: integrity.count >= problemLimit)
+            return StoreVerificationReport(
+                problems: integrity, objectCount: 0, isTruncated: integrity.count >= problemLimit)
         }
         let store = try SQLiteStore(at: url, model: model, configuration: .readOnly)
         return try await store.verificationReport(problemLimit: problemLimit, progress: progress)

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 public import TernCore
+import Testing
 
 /// What every store that records persistent history must do, checked through the public API
 /// only: a store made by ``factory`` for ``model`` (history on) is written through contexts and
@@ -37,7 +37,10 @@ public struct HistoryConformance: Sendable {
                     attribute("title", .string), attribute("minutes", .integer32),
                     attribute("code", .string, preserved: true), attribute("uid", .uuid, preserved: true),
                 ],
-                relationships: [RelationshipDescription(name: "ingredients", destination: "Ingredient", inverse: "recipe", toMany: true)]),
+                relationships: [
+                    RelationshipDescription(
+                        name: "ingredients", destination: "Ingredient", inverse: "recipe", toMany: true)
+                ]),
             EntityDescription(
                 name: "Dessert", parent: "Recipe", attributes: [attribute("sweetness", .double, preserved: true)]),
             EntityDescription(
@@ -75,7 +78,10 @@ public struct HistoryConformance: Sendable {
         // A fresh context per save, so that none works from rows another one changed since.
         func context(author: String, name: String? = nil) async -> ObjectContext {
             let context = ObjectContext(coordinator: coordinator)
-            await context.perform { $0.transactionAuthor = author; $0.name = name }
+            await context.perform {
+                $0.transactionAuthor = author
+                $0.name = name
+            }
             return context
         }
         let uid = UUID(uuidString: "00000000-0000-0000-0000-0000000000AB") ?? UUID()
@@ -153,10 +159,12 @@ public struct HistoryConformance: Sendable {
         let deletion = try #require(fourth.first { $0.objectID == dessert })
         #expect(deletion.changeType == .delete)
         #expect(deletion.updatedProperties == nil)
-        #expect(deletion.tombstone == [
-            "code": .string("T-1"), "uid": .uuid(UUID(uuidString: "00000000-0000-0000-0000-0000000000AB") ?? UUID()),
-            "sweetness": .double(0.5),
-        ])
+        #expect(
+            deletion.tombstone == [
+                "code": .string("T-1"),
+                "uid": .uuid(UUID(uuidString: "00000000-0000-0000-0000-0000000000AB") ?? UUID()),
+                "sweetness": .double(0.5),
+            ])
         let nullified = fourth.filter { $0.changeType == .update }
         #expect(nullified.count == 2 && nullified.allSatisfy { $0.updatedProperties == ["recipe"] })
     }
@@ -192,7 +200,8 @@ public struct HistoryConformance: Sendable {
         #expect(try await store.deleteHistory(before: tokens[1]) == 2)
         #expect(try await store.fetchHistory(HistoryFetchRequest()).map(\.token) == [tokens[2], tokens[3]])
         // A token from before the purge still reads what came after it.
-        #expect(try await store.fetchHistory(HistoryFetchRequest(after: tokens[0])).map(\.token) == [tokens[2], tokens[3]])
+        #expect(
+            try await store.fetchHistory(HistoryFetchRequest(after: tokens[0])).map(\.token) == [tokens[2], tokens[3]])
         #expect(try await store.deleteHistory(before: tokens[3]) == 2)
         #expect(try await store.fetchHistory(HistoryFetchRequest()).isEmpty)
         // Numbers are not reused after a purge.

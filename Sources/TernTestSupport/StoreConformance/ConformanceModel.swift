@@ -20,7 +20,8 @@ public enum ConformanceModel {
             rule: DeleteRule = .nullify
         ) -> RelationshipDescription {
             RelationshipDescription(
-                name: name, destination: destination, inverse: inverse, toMany: many, ordered: ordered, deleteRule: rule)
+                name: name, destination: destination, inverse: inverse, toMany: many, ordered: ordered, deleteRule: rule
+            )
         }
         var name = attribute("name", .string, optional: false)
         name.minimum = .integer(1)
@@ -51,7 +52,8 @@ public enum ConformanceModel {
                     relation("team", "Team", "members"),
                 ]),
             EntityDescription(
-                name: "Pet", attributes: [attribute("name", .string)], relationships: [relation("owner", "Person", "pets")]),
+                name: "Pet", attributes: [attribute("name", .string)],
+                relationships: [relation("owner", "Person", "pets")]),
             EntityDescription(
                 name: "Team", attributes: [attribute("name", .string)],
                 relationships: [relation("members", "Person", "team", many: true, rule: .deny)]),

@@ -1,5 +1,5 @@
-import Testing
 import TernCore
+import Testing
 
 /// Behaviours about batch operations and the model's rules.
 extension StoreConformance {
@@ -28,7 +28,8 @@ extension StoreConformance {
         #expect(try await context.count(for: people) == 0)
         // Without it (the default), the same rows go in, as with Core Data's batch requests.
         #expect(try await context.batchInsert(entityName: "Person", objects: rows).count == 2)
-        let ids = try await context.batchInsert(entityName: "Person", objects: [["name": .string("Ada")]], options: checked)
+        let ids = try await context.batchInsert(
+            entityName: "Person", objects: [["name": .string("Ada")]], options: checked)
         #expect(ids.count == 1)
         // Batch updates: a required attribute cannot be cleared, nor a value break its range.
         let ada = FetchRequest(entityName: "Person", predicate: try FetchPredicate("name == 'Ada'"))
@@ -42,7 +43,8 @@ extension StoreConformance {
         #expect(try await context.batchUpdate(ada, values: ["age": .integer(151)]) == ids)
         // Uniqueness constraints hold whatever the options.
         let duplicate = await #expect(throws: TernError.self) {
-            try await context.batchInsert(entityName: "Account", objects: [["email": .string("a@b.c")], ["email": .string("a@b.c")]])
+            try await context.batchInsert(
+                entityName: "Account", objects: [["email": .string("a@b.c")], ["email": .string("a@b.c")]])
         }
         #expect(duplicate?.code == .constraintConflict)
         #expect(try await context.count(for: FetchRequest(entityName: "Account")) == 0)
@@ -59,7 +61,8 @@ extension StoreConformance {
 
         let (coordinator, store) = try await makeCoordinator()
         let personID = try await insertPersonWithPets(coordinator)
-        let (carID, teamID, bookID, publisherID, authorID) = try await ObjectContext(coordinator: coordinator).perform { context in
+        let (carID, teamID, bookID, publisherID, authorID) = try await ObjectContext(coordinator: coordinator).perform {
+            context in
             let person = try await context.object(with: personID)
             let car = context.insert("Car")
             car[toOne: "owner"] = person

@@ -1,5 +1,5 @@
-import Testing
 import TernCore
+import Testing
 
 /// Behaviours about faults firing on access, inaccessible objects, child contexts and IDs.
 extension StoreConformance {
@@ -52,7 +52,9 @@ extension StoreConformance {
             let pets = owner.objects(for: "pets")
             owner["nickname"] = "ignored"
             let error = #expect(throws: TernError.self) { try owner.fireFault() }
-            let setError = #expect(throws: TernError.self) { try owner.setValue(.string("x"), forAttribute: "nickname") }
+            let setError = #expect(throws: TernError.self) {
+                try owner.setValue(.string("x"), forAttribute: "nickname")
+            }
             let state = [wasFault, owner.isInaccessible, owner.isDeleted, owner.isFault, context.hasChanges]
             try await context.save()
             return (name, pets.count, error?.code, setError?.code, state)
@@ -63,7 +65,9 @@ extension StoreConformance {
         #expect(outcome.3 == .objectNotFound)
         #expect(outcome.4 == [true, true, true, false, false])
         await #expect(throws: TernError.self) {
-            try await ObjectContext(coordinator: coordinator).perform { context in _ = try await context.object(with: personID) }
+            try await ObjectContext(coordinator: coordinator).perform { context in
+                _ = try await context.object(with: personID)
+            }
         }
         // An object related to one whose row is gone cannot be saved.
         let error = await ObjectContext(coordinator: coordinator).perform { context in
@@ -82,7 +86,9 @@ extension StoreConformance {
         let (petIDs, newID) = try await parent.perform { context in
             let person = try await context.object(with: personID)
             person["name"] = "Bea"
-            let pets = person.objects(for: "pets").sorted { ($0["name"] as String? ?? "") < ($1["name"] as String? ?? "") }
+            let pets = person.objects(for: "pets").sorted {
+                ($0["name"] as String? ?? "") < ($1["name"] as String? ?? "")
+            }
             context.delete(pets[0])
             let pet = context.insert("Pet")
             pet["name"] = "Kit"

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TernCore
+import Testing
 
 /// Behaviours of paged fetches (``PersistentStore/fetchPage(_:after:size:)``) and of batched
 /// iteration through a context.
@@ -17,12 +17,15 @@ extension StoreConformance {
                 entityName: "Person", predicate: FetchPredicate("age >= 30"),
                 sortDescriptors: [FetchSort(key: "nickname"), FetchSort(key: "name", ascending: false)]),
             StoreFetchRequest(
-                entityName: "Person", sortDescriptors: [FetchSort(key: "nickname", ascending: false, caseInsensitive: true)]),
+                entityName: "Person",
+                sortDescriptors: [FetchSort(key: "nickname", ascending: false, caseInsensitive: true)]),
             StoreFetchRequest(entityName: "Person", predicate: FetchPredicate("name BEGINSWITH[c] 'b'")),
             StoreFetchRequest(entityName: "Sample", predicate: FetchPredicate("decimal >= 1")),
             StoreFetchRequest(entityName: "Sample", sortDescriptors: [FetchSort(key: "decimal", ascending: false)]),
             StoreFetchRequest(entityName: "Vehicle", sortDescriptors: [FetchSort(key: "wheels")]),
-            StoreFetchRequest(entityName: "Pet", predicate: FetchPredicate("owner.age < 40"), sortDescriptors: [FetchSort(key: "owner.name")]),
+            StoreFetchRequest(
+                entityName: "Pet", predicate: FetchPredicate("owner.age < 40"),
+                sortDescriptors: [FetchSort(key: "owner.name")]),
         ]
         var windowed = requests[2]
         windowed.offset = 3
@@ -35,7 +38,8 @@ extension StoreConformance {
             let expected = try await store.fetch(request).map(\.reference)
             for size in [1, 4, 1000] {
                 let pages = try await Self.pages(of: request, in: store, size: size)
-                #expect(pages.flatMap { $0 } == expected, "\(request.entityName) \(request.sortDescriptors) size \(size)")
+                #expect(
+                    pages.flatMap { $0 } == expected, "\(request.entityName) \(request.sortDescriptors) size \(size)")
                 #expect(pages.allSatisfy { !$0.isEmpty && $0.count <= size })
             }
         }
@@ -149,7 +153,8 @@ extension StoreConformance {
                 keptSame: kept.allSatisfy { byID[$0.objectID] === $0 },
                 lookedUp: lookedUp.count, countInBatch: counts,
                 afterWalk: afterWalk, changedValue: changedObject[attribute: "nickname"],
-                changedIsUpdated: context.updatedObjectIDs == [changedObject.objectID], total: again.count)
+                changedIsUpdated: context.updatedObjectIDs == [changedObject.objectID], total: again.count
+            )
         }
         // An object kept by a `body` that throws stays the context's instance of its row.
         let thrownSame = try await ObjectContext(coordinator: coordinator).perform { context in

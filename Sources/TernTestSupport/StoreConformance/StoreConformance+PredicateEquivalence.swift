@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 public import TernCore
+import Testing
 
 /// The same predicates and sorts on the same data give the same rows in the same order in the store
 /// under test as in an ``InMemoryStore``, whose evaluation in Swift is the reference: SQL stores
@@ -43,14 +43,16 @@ extension StoreConformance {
             ("string LIKE '50% off_*'", []), ("string LIKE 'apple\\\\*\\\\?'", []), ("string MATCHES '[A-Z].*'", []),
             ("string MATCHES[c] 'é.*'", []), ("string MATCHES[cd] 'e.*'", []), ("string IN {'Élan', 'Zoë', nil}", []),
             ("string IN[c] {'elan'}", []), ("string IN 'xÉlanx'", []), ("string BETWEEN {'a', 'm'}", []),
-            ("NOT string BEGINSWITH 'É'", []), ("string ==[c] 'STRASSE'", []), ("string == %@", [.value(.string(hostile))]),
+            ("NOT string BEGINSWITH 'É'", []), ("string ==[c] 'STRASSE'", []),
+            ("string == %@", [.value(.string(hostile))]),
             ("string == %@", [.value(.string("x' OR 1=1 --"))]), ("string LIKE %@", [.value(.string("*%*"))]),
             ("string == 3", []), ("string ==[c] 'ǆemal'", []),
             ("integer16 == 3", []), ("integer16 != 3", []), ("integer16 > 0", []), ("integer16 <= 3.5", []),
             ("integer16 == nil", []), ("integer16 != nil", []), ("integer16 < nil", []),
             ("integer16 IN {0, 3, nil}", []), ("integer16 IN {}", []), ("integer16 BETWEEN {0, 42}", []),
             ("NOT (integer16 > 3)", []), ("integer16 == 'three'", []), ("integer16 != 'three'", []),
-            ("integer16 BEGINSWITH '3'", []), ("integer64 > 1099511627776", []), ("integer32 >= -1 AND integer32 < 5", []),
+            ("integer16 BEGINSWITH '3'", []), ("integer64 > 1099511627776", []),
+            ("integer32 >= -1 AND integer32 < 5", []),
             ("double >= 1.5 AND double < 1e11", []), ("double < 0", []), ("float == 1.5", []), ("boolean == TRUE", []),
             ("boolean == NO", []), ("boolean != YES", []), ("date > CAST(1000, 'NSDate')", []),
             ("date BETWEEN {CAST(0, 'NSDate'), CAST(5000, 'NSDate')}", []), ("date == nil", []),
@@ -84,11 +86,16 @@ extension StoreConformance {
     /// Sort combinations of the table, by entity.
     static let sortCases: [String: [[FetchSort]]] = [
         "Sample": [
-            [FetchSort(key: "string")], [FetchSort(key: "string", ascending: false, caseInsensitive: true), FetchSort(key: "integer16")],
+            [FetchSort(key: "string")],
+            [FetchSort(key: "string", ascending: false, caseInsensitive: true), FetchSort(key: "integer16")],
             [FetchSort(key: "integer16", ascending: false), FetchSort(key: "double")], [FetchSort(key: "date")],
-            [FetchSort(key: "uuid", ascending: false)], [FetchSort(key: "decimal")], [FetchSort(key: "boolean"), FetchSort(key: "uri")],
+            [FetchSort(key: "uuid", ascending: false)], [FetchSort(key: "decimal")],
+            [FetchSort(key: "boolean"), FetchSort(key: "uri")],
         ],
-        "Person": [[FetchSort(key: "car.model"), FetchSort(key: "name", ascending: false)], [FetchSort(key: "name", caseInsensitive: true)]],
+        "Person": [
+            [FetchSort(key: "car.model"), FetchSort(key: "name", ascending: false)],
+            [FetchSort(key: "name", caseInsensitive: true)],
+        ],
         "Pet": [[FetchSort(key: "owner.name", caseInsensitive: true), FetchSort(key: "name")]],
         "Vehicle": [[FetchSort(key: "wheels", ascending: false)]],
     ]
@@ -104,7 +111,8 @@ extension StoreConformance {
             var orders: [[FetchSort]] = [[]] + (Self.sortCases[testCase.entity] ?? [])
             if testCase.entity == "Sample" { orders = Array(orders.prefix(3)) }
             for sorts in orders {
-                var request = StoreFetchRequest(entityName: testCase.entity, predicate: predicate, sortDescriptors: sorts)
+                var request = StoreFetchRequest(
+                    entityName: testCase.entity, predicate: predicate, sortDescriptors: sorts)
                 try await Self.expectSameResults(store, reference, request, testCase)
                 request.offset = 1
                 request.limit = 3
@@ -114,10 +122,12 @@ extension StoreConformance {
         for (entity, orders) in Self.sortCases {
             for sorts in orders {
                 var request = StoreFetchRequest(entityName: entity, sortDescriptors: sorts)
-                try await Self.expectSameResults(store, reference, request, PredicateCase(entity: entity, format: "", arguments: []))
+                try await Self.expectSameResults(
+                    store, reference, request, PredicateCase(entity: entity, format: "", arguments: []))
                 request.limit = 2
                 request.offset = 2
-                try await Self.expectSameResults(store, reference, request, PredicateCase(entity: entity, format: "", arguments: []))
+                try await Self.expectSameResults(
+                    store, reference, request, PredicateCase(entity: entity, format: "", arguments: []))
             }
         }
     }
@@ -125,7 +135,8 @@ extension StoreConformance {
     /// Expects the same references, in the same order, from `fetch`, `fetchReferences` and `count`
     /// (or an error from both).
     private static func expectSameResults(
-        _ store: any PersistentStore, _ reference: InMemoryStore, _ request: StoreFetchRequest, _ testCase: PredicateCase
+        _ store: any PersistentStore, _ reference: InMemoryStore, _ request: StoreFetchRequest,
+        _ testCase: PredicateCase
     ) async throws {
         func outcome(_ body: () async throws -> [RowReference]) async -> [RowReference]? { try? await body() }
         let expected = await outcome { try await reference.fetch(request).map(\.reference) }
@@ -133,7 +144,8 @@ extension StoreConformance {
         let references = await outcome { try await store.fetchReferences(request) }
         let count = try? await store.count(request)
         let sorts = request.sortDescriptors.map(\.description).joined(separator: ", ")
-        let comment = Comment(rawValue: "\(testCase) sorted by [\(sorts)] offset \(request.offset) limit \(request.limit ?? -1)")
+        let comment = Comment(
+            rawValue: "\(testCase) sorted by [\(sorts)] offset \(request.offset) limit \(request.limit ?? -1)")
         #expect(fetched == expected, comment)
         #expect(references == expected, comment)
         #expect(count == expected?.count, comment)
@@ -147,7 +159,9 @@ extension StoreConformance {
     /// - Throws: The store's errors.
     public static func equivalenceData(keys store: any PersistentStore) async throws -> StoreChangeSet {
         func references(_ entity: String, _ count: Int) async throws -> [RowReference] {
-            try await store.newPrimaryKeys(forEntity: entity, count: count).map { RowReference(entityName: entity, primaryKey: $0) }
+            try await store.newPrimaryKeys(forEntity: entity, count: count).map {
+                RowReference(entityName: entity, primaryKey: $0)
+            }
         }
         var rows: [RowReference: StoreRow] = [:]
         func set(_ row: RowReference, _ name: String, _ value: AttributeValue?) {
@@ -168,15 +182,20 @@ extension StoreConformance {
             set(sample, "double", index % 4 == 1 ? nil : .double([3.25, -0.5, 1e10, 1.5, 2.0][index % 5]))
             set(sample, "float", .double(index % 2 == 0 ? 1.5 : -2.25))
             set(sample, "boolean", index % 3 == 2 ? nil : .bool(index % 2 == 0))
-            set(sample, "date", index % 6 == 5 ? nil : .date(Date(timeIntervalSinceReferenceDate: Double(index) * 700.5 - 1000)))
+            set(
+                sample, "date",
+                index % 6 == 5 ? nil : .date(Date(timeIntervalSinceReferenceDate: Double(index) * 700.5 - 1000)))
             set(sample, "uuid", .uuid(UUID(uuid: (UInt8(index % 3), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))))
-            set(sample, "uri", index == 9 ? nil : .uri(URL(string: "https://example.com/\(index % 4)") ?? URL(fileURLWithPath: "/")))
+            set(
+                sample, "uri",
+                index == 9 ? nil : .uri(URL(string: "https://example.com/\(index % 4)") ?? URL(fileURLWithPath: "/")))
             set(sample, "binary", .data(Data([UInt8(index % 4), 3])))
             set(sample, "decimal", .decimal(Decimal(index) / 4))
         }
         let people = try await references("Person", 6)
         let personValues: [(String, Int64?, String?)] = [
-            ("Ada", 30, nil), ("ádam", nil, "ace"), ("ÁDAM", 17, "ACE"), ("Zoë", 65, "Ünïcode"), ("zoe", 30, nil), ("Bob", 120, "x"),
+            ("Ada", 30, nil), ("ádam", nil, "ace"), ("ÁDAM", 17, "ACE"), ("Zoë", 65, "Ünïcode"), ("zoe", 30, nil),
+            ("Bob", 120, "x"),
         ]
         for (person, values) in zip(people, personValues) {
             set(person, "name", .string(values.0))

@@ -1,5 +1,5 @@
-import Testing
 public import TernCore
+import Testing
 
 /// Behaviours about relationships and delete rules.
 extension StoreConformance {
@@ -185,7 +185,8 @@ extension StoreConformance {
         let saved = try #require(await events.next())
         #expect(saved.deleted == [bookID])
         #expect(!saved.updated.contains(publisherID))
-        #expect(try await ObjectContext(coordinator: coordinator).count(for: FetchRequest(entityName: "Publisher")) == 1)
+        #expect(
+            try await ObjectContext(coordinator: coordinator).count(for: FetchRequest(entityName: "Publisher")) == 1)
     }
 
     /// Saves a person named Ada with two pets, Rex and Tom.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 public import TernCore
+import Testing
 
 /// Behaviours about values, inheritance, metadata and reading rows.
 extension StoreConformance {
@@ -80,7 +80,9 @@ extension StoreConformance {
         let (_, store) = try await makeCoordinator()
         let keys = try await store.newPrimaryKeys(forEntity: "Pet", count: 3)
         let rows = keys.map { key in
-            StoreRow(reference: RowReference(entityName: "Pet", primaryKey: key), attributes: ["name": .string("pet \(key)")])
+            StoreRow(
+                reference: RowReference(entityName: "Pet", primaryKey: key), attributes: ["name": .string("pet \(key)")]
+            )
         }
         let result = try await store.save(StoreChangeSet(inserted: rows))
         #expect(result.newVersions.count == 3)
@@ -90,7 +92,8 @@ extension StoreConformance {
         #expect(read.map(\.reference) == [rows[2].reference, rows[0].reference])
         #expect(read.first?.attributes == rows[2].attributes)
         #expect(try await store.count(StoreFetchRequest(entityName: "Pet")) == 3)
-        #expect(Set(try await store.fetchReferences(StoreFetchRequest(entityName: "Pet"))) == Set(rows.map(\.reference)))
+        #expect(
+            Set(try await store.fetchReferences(StoreFetchRequest(entityName: "Pet"))) == Set(rows.map(\.reference)))
     }
 
     func sortOffsetLimit() async throws {
@@ -130,11 +133,13 @@ extension StoreConformance {
         #expect(try await names("Person", "pets.@count == 3") == [])
         // Pending changes count: a renamed pet matches by its new name, a new one too.
         let pending = try await context.perform { context in
-            let pets = try await context.fetch(FetchRequest(entityName: "Pet", predicate: try FetchPredicate("name == 'Rex'")))
+            let pets = try await context.fetch(
+                FetchRequest(entityName: "Pet", predicate: try FetchPredicate("name == 'Rex'")))
             pets.first?["name"] = "Max"
             context.insert("Pet")["name"] = "Mia"
             let request = FetchRequest(
-                entityName: "Pet", predicate: try FetchPredicate("name BEGINSWITH 'M'"), sortDescriptors: [FetchSort(key: "name")])
+                entityName: "Pet", predicate: try FetchPredicate("name BEGINSWITH 'M'"),
+                sortDescriptors: [FetchSort(key: "name")])
             let found = try await context.fetch(request).compactMap { $0["name"] as String? }
             var saved = request
             saved.includesPendingChanges = false

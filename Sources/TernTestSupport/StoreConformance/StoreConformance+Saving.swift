@@ -1,5 +1,5 @@
-import Testing
 import TernCore
+import Testing
 
 /// Behaviours about validation, constraints, versions and merge policies.
 extension StoreConformance {
@@ -18,10 +18,11 @@ extension StoreConformance {
             return (error, [nameless.objectID, robot.objectID, playlist.objectID])
         }
         #expect(error?.code == .validationFailed)
-        let found = Set((error?.failures ?? []).map { failure in
-            let index = failure.objectID.flatMap { ids.firstIndex(of: $0) } ?? -1
-            return "\(failure.entityName ?? "?").\(failure.propertyName ?? "?")@\(index)"
-        })
+        let found = Set(
+            (error?.failures ?? []).map { failure in
+                let index = failure.objectID.flatMap { ids.firstIndex(of: $0) } ?? -1
+                return "\(failure.entityName ?? "?").\(failure.propertyName ?? "?")@\(index)"
+            })
         #expect(found == ["Person.name@0", "Person.name@1", "Person.age@1", "Playlist.songs@2"])
         #expect(error?.failures.allSatisfy { $0.code == .validationFailed } == true)
         #expect(try await ObjectContext(coordinator: coordinator).count(for: FetchRequest(entityName: "Person")) == 0)
@@ -53,7 +54,8 @@ extension StoreConformance {
         let (_, store) = try await makeCoordinator()
         let key = try await store.newPrimaryKeys(forEntity: "Pet", count: 1)[0]
         let reference = RowReference(entityName: "Pet", primaryKey: key)
-        let inserted = try await store.save(StoreChangeSet(inserted: [StoreRow(reference: reference, attributes: ["name": .string("a")])]))
+        let inserted = try await store.save(
+            StoreChangeSet(inserted: [StoreRow(reference: reference, attributes: ["name": .string("a")])]))
         let version = try #require(inserted.newVersions[reference])
         let first = StoreRow(reference: reference, version: version, attributes: ["name": .string("b")])
         let updated = try await store.save(StoreChangeSet(updated: [first]))

@@ -1,5 +1,5 @@
-import Testing
 public import TernCore
+import Testing
 
 /// Makes fresh, empty stores of one type for the conformance suite.
 ///

@@ -79,7 +79,9 @@ struct CheckMigrationsCommand: Command {
         mappingsPath = arguments.value(of: Self.mappings)
         objectsPerEntity = 5
         if let text = arguments.value(of: Self.objects) {
-            guard let count = Int(text), count >= 0 else { throw ValidationError("--objects takes a count, not '\(text)'") }
+            guard let count = Int(text), count >= 0 else {
+                throw ValidationError("--objects takes a count, not '\(text)'")
+            }
             objectsPerEntity = count
         }
         json = arguments.isSet(.json)

@@ -82,7 +82,8 @@ struct ConvertCommand: Command {
             let source = try file.open(model: model, isReadOnly: true)
             let bar = context.progressBar("converting", for: progress)
             defer { bar.finish() }
-            let copy = try await target.isPostgreSQL
+            let copy =
+                try await target.isPostgreSQL
                 ? StoreFiles.copy(source, toPostgreSQL: destinationPath, progress: progress)
                 : StoreFiles.copy(source, to: destination, kind: kind.storeKind ?? .sqlite, progress: progress)
             var total = 0

@@ -1,7 +1,7 @@
 import Foundation
 import TernCore
-import TernSQLite
 import TernPostgreSQL
+import TernSQLite
 import TernStores
 
 /// `tern create STORE --model MODEL [--version V] [--type sqlite|binary|xml|postgres] [--history]`: a
@@ -74,7 +74,8 @@ struct CreateCommand: Command {
             throw CommandFailure("\(kind.rawValue) stores are not supported yet; use --type sqlite, binary or xml")
         }
         if recordsHistory && kind != .sqlite {
-            throw CommandFailure("\(kind.rawValue) stores do not record persistent history; use --type sqlite with --history")
+            throw CommandFailure(
+                "\(kind.rawValue) stores do not record persistent history; use --type sqlite with --history")
         }
         let store = StoreFile(storePath, environment: context.environment)
         if kind == .postgres || store.isPostgreSQL {
@@ -98,7 +99,9 @@ struct CreateCommand: Command {
             throw CommandFailure("cannot create the store at \(storePath): \(StoreFile.message(of: error))")
         }
         let history = recordsHistory ? ", recording history" : ""
-        context.print("created \(storePath): \(kind.rawValue) store for \(model.name) version \(version.name), uuid \(uuid)\(history)")
+        context.print(
+            "created \(storePath): \(kind.rawValue) store for \(model.name) version \(version.name), uuid \(uuid)\(history)"
+        )
     }
 
     /// Creates a PostgreSQL store, named by its `postgres://` URL.
@@ -108,7 +111,8 @@ struct CreateCommand: Command {
     private func createPostgreSQL(_ store: StoreFile, in context: CommandContext) async throws {
         guard store.isPostgreSQL else {
             throw CommandFailure(
-                "a postgres store is named by a postgres:// URL, not a file path; use --type sqlite, binary or xml for a file")
+                "a postgres store is named by a postgres:// URL, not a file path; use --type sqlite, binary or xml for a file"
+            )
         }
         guard kind == .postgres else {
             throw CommandFailure("\(store.displayName) is a PostgreSQL URL; use --type postgres")

@@ -49,14 +49,17 @@ struct DemoCommand: Command {
         context.print("Chef's Book demo in \(root.path)")
         context.print("")
         context.print("1. Version 1 of the app saved its recipes in Documents.")
-        try FileManager.default.createDirectory(at: places.documents.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: places.documents.deletingLastPathComponent(), withIntermediateDirectories: true)
         try await ChefsBook.createLegacyStore(at: places.documents, model: model)
         for recipe in ChefsBook.legacyRecipes {
-            context.print("   \(recipe.name): \(recipe.preparationTime) + \(recipe.cookingTime), ingredients and method as text")
+            context.print(
+                "   \(recipe.name): \(recipe.preparationTime) + \(recipe.cookingTime), ingredients and method as text")
         }
         // Version 4's app bundle ships its starter recipes as a JSON record file.
         let starter = root.appendingPathComponent("ChefsBook.app/StarterRecipes.json")
-        try FileManager.default.createDirectory(at: starter.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: starter.deletingLastPathComponent(), withIntermediateDirectories: true)
         try ChefsBook.starterRecordsJSON().write(to: starter)
         let description = try ChefsBook.storeDescription(
             in: root, model: model, seed: .records(starter, RecordImportOptions(format: .json)))
@@ -77,7 +80,8 @@ struct DemoCommand: Command {
 
         context.print("")
         context.print("3. The forecast, before anything is touched:")
-        let plan = try StoreMigrator().plan(forStoreAt: .file(found), model: model, mappings: description.migration.mappings)
+        let plan = try StoreMigrator().plan(
+            forStoreAt: .file(found), model: model, mappings: description.migration.mappings)
         for line in plan.description.split(separator: "\n") { context.print("   \(line)") }
 
         context.print("")
@@ -101,7 +105,9 @@ struct DemoCommand: Command {
         context.print("7. The recipes:")
         let summaries = try await ChefsBook.summaries(in: again.mainContext)
         let width = max(5, summaries.map(\.title.count).max() ?? 0)
-        context.print("   " + "title".padding(toLength: width, withPad: " ", startingAt: 0) + "  ingredients  steps  minutes  uid")
+        context.print(
+            "   " + "title".padding(toLength: width, withPad: " ", startingAt: 0) + "  ingredients  steps  minutes  uid"
+        )
         for summary in summaries {
             let title = summary.title.padding(toLength: width, withPad: " ", startingAt: 0)
             let ingredients = String(summary.ingredientCount).leftPadded(to: 11)
@@ -121,8 +127,10 @@ struct DemoCommand: Command {
             return root
         }
         let root = context.environment.url(forPath: directoryPath)
-        for place in ["Documents", "Library"] where FileManager.default.fileExists(atPath: root.appendingPathComponent(place).path) {
-            throw CommandFailure("\(directoryPath) already holds a \(place) folder from an earlier run; give an empty or new folder")
+        for place in ["Documents", "Library"]
+        where FileManager.default.fileExists(atPath: root.appendingPathComponent(place).path) {
+            throw CommandFailure(
+                "\(directoryPath) already holds a \(place) folder from an earlier run; give an empty or new folder")
         }
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         return root
@@ -181,7 +189,9 @@ struct DemoCommand: Command {
         case .seeded(_, let summary, false):
             let inserted = summary.inserted["Recipe"] ?? 0
             let merged = summary.updated["Recipe"] ?? 0
-            context.print("   starter recipes (keyed by uid): \(inserted) inserted, \(merged) already there (merged, not duplicated)")
+            context.print(
+                "   starter recipes (keyed by uid): \(inserted) inserted, \(merged) already there (merged, not duplicated)"
+            )
         case .ready:
             context.print("   ready")
         default:
@@ -201,7 +211,9 @@ struct DemoCommand: Command {
             throw CommandFailure(
                 "the migrated store has \(report.problems.count) problem(s)", details: report.problems.map(\.message))
         }
-        context.print("   written by \(model.version(matching: metadata)?.name ?? "?"); \(report.objectCount) objects checked, no problems")
+        context.print(
+            "   written by \(model.version(matching: metadata)?.name ?? "?"); \(report.objectCount) objects checked, no problems"
+        )
     }
 
     /// The path of a place relative to the demo folder, for narration.
@@ -217,4 +229,3 @@ extension String {
         String(repeating: " ", count: max(0, width - count)) + self
     }
 }
-

@@ -25,7 +25,9 @@ struct ExportCommand: Command {
     /// Fails at a value that cannot be read instead of writing null for it.
     static let strict = ArgumentDefinition.flag(
         "strict",
-        help: "Fails at the first value that cannot be read (a missing external data file) instead of writing null for it.")
+        help:
+            "Fails at the first value that cannot be read (a missing external data file) instead of writing null for it."
+    )
     /// The output file.
     static let output = ArgumentDefinition.option(
         "output", short: "o", value: "FILE", help: "Writes to FILE, replaced only on success (default: stdout).")
@@ -61,7 +63,8 @@ struct ExportCommand: Command {
             first such value instead, and nothing is written.
             """,
         arguments: [
-            store, model, ModelSelection.version, ModelSelection.order, entity, format, globalIDs, strict, output, .progress,
+            store, model, ModelSelection.version, ModelSelection.order, entity, format, globalIDs, strict, output,
+            .progress,
             .quiet,
         ],
         examples: [
@@ -181,14 +184,17 @@ struct ExportCommand: Command {
         let what: String
         switch first.kind {
         case .missingExternalData:
-            what = first.path.map { "its external data file \($0) is missing or unreadable" }
+            what =
+                first.path.map { "its external data file \($0) is missing or unreadable" }
                 ?? "it references external data by a name that is not a UUID"
         case .invalidValue:
             what = "its column holds a value the attribute's type cannot read"
         }
-        let values = log.count == 1 ? "1 value could not be read and was" : "\(log.count) values could not be read and were"
+        let values =
+            log.count == 1 ? "1 value could not be read and was" : "\(log.count) values could not be read and were"
         let advice = first.path != nil ? "Copy the store with its _SUPPORT folder to export them; " : ""
-        return "\(values) exported as null; the first is \(first.location): \(what). \(advice)tern verify lists them all"
+        return
+            "\(values) exported as null; the first is \(first.location): \(what). \(advice)tern verify lists them all"
     }
 
     /// The entities to export, sorted by name: every concrete one, or the chosen one and its subentities.
@@ -257,7 +263,9 @@ struct ExportCommand: Command {
             let members = RecordFormat.JSONMembers(attributes: attributes, relationships: relationships)
             switch recordFormat {
             case .json: pending += (index == 0 ? "\n" : ",\n") + JSONValue.string(entity.name).encoded() + ": ["
-            case .tsv: pending += (["_id"] + attributes.map(\.name)).map(RecordFormat.tsvEscaped).joined(separator: "\t") + "\n"
+            case .tsv:
+                pending +=
+                    (["_id"] + attributes.map(\.name)).map(RecordFormat.tsvEscaped).joined(separator: "\t") + "\n"
             }
             var first = true
             try await forEachBatch(of: store, entity: entity.name) { batch, identifier in

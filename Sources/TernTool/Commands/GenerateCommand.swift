@@ -12,18 +12,23 @@ struct GenerateCommand: Command {
     static let model = ArgumentDefinition.positional("MODEL", help: ModelSelection.modelHelp)
     /// Where the files go.
     static let output = ArgumentDefinition.option(
-        "output", short: "o", value: "DIR", help: "Writes the files into DIR, created if missing (default: the current folder).")
+        "output", short: "o", value: "DIR",
+        help: "Writes the files into DIR, created if missing (default: the current folder).")
     /// How the code is split into files.
     static let style = ArgumentDefinition.option(
         "style", value: "xcode|machine-human",
-        help: "xcode (the default): CLASS+CoreDataClass.swift and CLASS+CoreDataProperties.swift; machine-human: _CLASS.swift, and CLASS.swift only when missing.")
+        help:
+            "xcode (the default): CLASS+CoreDataClass.swift and CLASS+CoreDataProperties.swift; machine-human: _CLASS.swift, and CLASS.swift only when missing."
+    )
     /// The access level of the declarations.
     static let access = ArgumentDefinition.option(
         "access", value: "public|internal", help: "The access level of the generated declarations (default: public).")
     /// A Swift type for Transformable attributes.
     static let valueType = ArgumentDefinition.option(
         "value-type", value: "NAME=TYPE", isRepeatable: true,
-        help: "Types Transformable attributes whose custom class or value transformer is NAME as TYPE? (an AttributeValueConvertible type) instead of Data?.")
+        help:
+            "Types Transformable attributes whose custom class or value transformer is NAME as TYPE? (an AttributeValueConvertible type) instead of Data?."
+    )
 
     /// The command's name, arguments and help.
     static let configuration = CommandConfiguration(
@@ -140,7 +145,9 @@ struct GenerateCommand: Command {
 
     /// The model file's name without its extension (the folder's for a `contents` file).
     static func bundleName(of url: URL) -> String {
-        let file = [XcodeModel.contentsFileName, "elements"].contains(url.lastPathComponent) ? url.deletingLastPathComponent() : url
+        let file =
+            [XcodeModel.contentsFileName, "elements"].contains(url.lastPathComponent)
+            ? url.deletingLastPathComponent() : url
         return file.deletingPathExtension().lastPathComponent
     }
 }

@@ -79,7 +79,9 @@ struct HistoryCommand: Command {
             throw CommandFailure("cannot read the history of \(storePath): \(StoreFile.message(of: error))")
         }
         if json {
-            context.printJSON(["transactions": .array(transactions.map(Self.document)), "lastToken": .string(last?.description)])
+            context.printJSON([
+                "transactions": .array(transactions.map(Self.document)), "lastToken": .string(last?.description),
+            ])
             return
         }
         for transaction in transactions {
@@ -120,16 +122,18 @@ struct HistoryCommand: Command {
             "contextName": .string(transaction.contextName),
             "bundleIdentifier": .string(transaction.bundleIdentifier),
             "processName": .string(transaction.processName),
-            "changes": .array(transaction.changes.map { change in
-                .object([
-                    "type": .string(["insert", "update", "delete"][change.changeType.rawValue]),
-                    "object": .string("\(change.objectID.entityName)/p\(change.objectID.primaryKey ?? 0)"),
-                    "entity": .string(change.objectID.entityName),
-                    "primaryKey": .integer(change.objectID.primaryKey ?? 0),
-                    "updatedProperties": change.updatedProperties.map { .array($0.sorted().map(JSONValue.string)) } ?? .null,
-                    "tombstone": .object(change.tombstone.mapValues(RecordFormat.jsonValue)),
-                ])
-            }),
+            "changes": .array(
+                transaction.changes.map { change in
+                    .object([
+                        "type": .string(["insert", "update", "delete"][change.changeType.rawValue]),
+                        "object": .string("\(change.objectID.entityName)/p\(change.objectID.primaryKey ?? 0)"),
+                        "entity": .string(change.objectID.entityName),
+                        "primaryKey": .integer(change.objectID.primaryKey ?? 0),
+                        "updatedProperties": change.updatedProperties.map { .array($0.sorted().map(JSONValue.string)) }
+                            ?? .null,
+                        "tombstone": .object(change.tombstone.mapValues(RecordFormat.jsonValue)),
+                    ])
+                }),
         ])
     }
 

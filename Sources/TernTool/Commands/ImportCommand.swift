@@ -45,7 +45,8 @@ struct ImportCommand: Command {
             "updated": N, "deleted": N}}}.
             """,
         arguments: [
-            store, file, model, ModelSelection.version, ModelSelection.order, entity, format, uniqueBy, .json, .progress,
+            store, file, model, ModelSelection.version, ModelSelection.order, entity, format, uniqueBy, .json,
+            .progress,
             .quiet,
         ],
         examples: [
@@ -86,16 +87,21 @@ struct ImportCommand: Command {
             recordFormat = format
         } else {
             guard let format = RecordImportOptions.Format(pathExtensionOf: URL(fileURLWithPath: filePath)) else {
-                throw ValidationError("cannot tell the format from the name \(filePath); give --format tsv, csv or json")
+                throw ValidationError(
+                    "cannot tell the format from the name \(filePath); give --format tsv, csv or json")
             }
             recordFormat = format
         }
         if let list = arguments.value(of: Self.uniqueBy) {
-            let names = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let names = list.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             guard !names.contains(where: \.isEmpty) else {
                 throw ValidationError("--unique-by has an empty name; list attributes separated by commas")
             }
-            guard entityName != nil else { throw ValidationError("--unique-by needs --entity; name the entity it applies to") }
+            guard entityName != nil else {
+                throw ValidationError("--unique-by needs --entity; name the entity it applies to")
+            }
             uniqueAttributes = names
         }
         if recordFormat != .json, entityName == nil {
@@ -122,10 +128,12 @@ struct ImportCommand: Command {
             model = version.model
         }
         try check(model)
-        let options = RecordImportOptions(format: recordFormat ?? .json, entityName: entityName, uniqueBy: uniqueAttributes)
+        let options = RecordImportOptions(
+            format: recordFormat ?? .json, entityName: entityName, uniqueBy: uniqueAttributes)
         let objects: ObjectContext
         do {
-            let store = try kind == .postgres
+            let store =
+                try kind == .postgres
                 ? storeFile.open(model: model, isReadOnly: false)
                 : StoreFiles.open(at: storeFile.url, kind: kind.storeKind, model: model)
             let coordinator = PersistentStoreCoordinator(model: model)
@@ -160,19 +168,25 @@ struct ImportCommand: Command {
                 document.merge(totals) { first, _ in first }
             }
             document["entities"] = .object(
-                Dictionary(uniqueKeysWithValues: entities.map { name in
-                    (name, counts(
-                        inserted: summary.inserted[name] ?? 0, updated: summary.updated[name] ?? 0,
-                        deleted: summary.deleted[name] ?? 0))
-                }))
+                Dictionary(
+                    uniqueKeysWithValues: entities.map { name in
+                        (
+                            name,
+                            counts(
+                                inserted: summary.inserted[name] ?? 0, updated: summary.updated[name] ?? 0,
+                                deleted: summary.deleted[name] ?? 0)
+                        )
+                    }))
             context.printJSON(.object(document))
             return
         }
-        context.print("imported \(filePath): \(summary.insertedCount) inserted, \(summary.updatedCount) updated"
-            + (summary.deletedCount > 0 ? ", \(summary.deletedCount) deleted" : ""))
+        context.print(
+            "imported \(filePath): \(summary.insertedCount) inserted, \(summary.updatedCount) updated"
+                + (summary.deletedCount > 0 ? ", \(summary.deletedCount) deleted" : ""))
         for name in entities {
-            context.print("  \(name): \(summary.inserted[name] ?? 0) inserted, \(summary.updated[name] ?? 0) updated"
-                + ((summary.deleted[name] ?? 0) > 0 ? ", \(summary.deleted[name] ?? 0) deleted" : ""))
+            context.print(
+                "  \(name): \(summary.inserted[name] ?? 0) inserted, \(summary.updated[name] ?? 0) updated"
+                    + ((summary.deleted[name] ?? 0) > 0 ? ", \(summary.deleted[name] ?? 0) deleted" : ""))
         }
     }
 

@@ -12,7 +12,9 @@ struct LintCommand: Command {
     /// The released revision to compare with.
     static let against = ArgumentDefinition.option(
         "against", value: "GIT-REF",
-        help: "A git revision (a release tag) whose versions must be unchanged now; the model must be in a git work tree.")
+        help:
+            "A git revision (a release tag) whose versions must be unchanged now; the model must be in a git work tree."
+    )
     /// CloudKit's rules.
     static let cloudKit = ArgumentDefinition.flag(
         "cloudkit", help: "Also checks the rules NSPersistentCloudKitContainer enforces on the current version.")
@@ -131,15 +133,21 @@ enum GitRevision {
     ///   model at the revision cannot be read.
     static func model(at url: URL, revision: String, order: [String]?) throws -> VersionedModel? {
         let folder = url.deletingLastPathComponent().path
-        let top = text(of: try run(["-C", folder, "rev-parse", "--show-toplevel"], doing: "find the git work tree of \(url.path)"))
-        _ = try run(["-C", top, "rev-parse", "--verify", "--quiet", revision + "^{commit}"], doing: "find the revision \(revision)")
+        let top = text(
+            of: try run(["-C", folder, "rev-parse", "--show-toplevel"], doing: "find the git work tree of \(url.path)"))
+        _ = try run(
+            ["-C", top, "rev-parse", "--verify", "--quiet", revision + "^{commit}"],
+            doing: "find the revision \(revision)")
         let root = URL(fileURLWithPath: top).resolvingSymlinksInPath().path
         let modelPath = url.resolvingSymlinksInPath().path
         guard modelPath.hasPrefix(root + "/") else {
             throw CommandFailure("the model \(url.path) is not inside the git work tree \(top)")
         }
         let relative = String(modelPath.dropFirst(root.count + 1))
-        let listing = text(of: try run(["-C", top, "ls-tree", "-r", "--name-only", revision, "--", relative], doing: "list the model at \(revision)"))
+        let listing = text(
+            of: try run(
+                ["-C", top, "ls-tree", "-r", "--name-only", revision, "--", relative],
+                doing: "list the model at \(revision)"))
         let files = listing.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
         guard !files.isEmpty else { return nil }
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tern-lint-\(UUID().uuidString)")
@@ -147,19 +155,26 @@ enum GitRevision {
         let base = scratch.appendingPathComponent(url.lastPathComponent)
         for file in files {
             let data = try run(["-C", top, "show", "\(revision):\(file)"], doing: "read \(file) at \(revision)")
-            let destination = file == relative ? base : base.appendingPathComponent(String(file.dropFirst(relative.count + 1)))
+            let destination =
+                file == relative ? base : base.appendingPathComponent(String(file.dropFirst(relative.count + 1)))
             do {
-                try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try data.write(to: destination)
             } catch {
-                throw CommandFailure("cannot write a copy of \(file) at \(revision) to \(destination.path): \(error.localizedDescription)")
+                throw CommandFailure(
+                    "cannot write a copy of \(file) at \(revision) to \(destination.path): \(error.localizedDescription)"
+                )
             }
         }
         // The order as given now may name versions added since: keep those the revision holds.
-        let held = Set(files.flatMap { $0.split(separator: "/") }.filter { $0.hasSuffix(".xcdatamodel") }.map { $0.dropLast(12) }.map(String.init))
+        let held = Set(
+            files.flatMap { $0.split(separator: "/") }.filter { $0.hasSuffix(".xcdatamodel") }.map { $0.dropLast(12) }
+                .map(String.init))
         let releasedOrder = order?.filter(held.contains)
         do {
-            return try XcodeModel.readVersionedModel(at: base, order: releasedOrder?.isEmpty == false ? releasedOrder : nil)
+            return try XcodeModel.readVersionedModel(
+                at: base, order: releasedOrder?.isEmpty == false ? releasedOrder : nil)
         } catch {
             throw CommandFailure("cannot read the model as \(revision) holds it: \(error)")
         }
@@ -177,13 +192,15 @@ enum GitRevision {
         do {
             try process.run()
         } catch {
-            throw CommandFailure("cannot run git to \(task): \(error.localizedDescription); install git or leave out --against")
+            throw CommandFailure(
+                "cannot run git to \(task): \(error.localizedDescription); install git or leave out --against")
         }
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            let reason = message.split(separator: "\n").first.map(String.init) ?? "exit status \(process.terminationStatus)"
+            let reason =
+                message.split(separator: "\n").first.map(String.init) ?? "exit status \(process.terminationStatus)"
             throw CommandFailure("git could not \(task): \(reason)")
         }
         return data

@@ -2,9 +2,9 @@ import Foundation
 import TernCore
 import TernMigration
 import TernPostgreSQL
+import TernRelational
 import TernSQLite
 import TernStores
-import TernRelational
 
 /// `tern migrate STORE --model MODEL [--to V] [--mapping FILE]… [--destination PATH] [--type T]`:
 /// migrates a store in place (atomically) or to a destination.
@@ -23,7 +23,9 @@ struct MigrateCommand: Command {
     /// How long to wait for another process's migration of a PostgreSQL store.
     static let lockTimeout = ArgumentDefinition.option(
         "lock-timeout", value: "S",
-        help: "PostgreSQL stores: seconds to wait while another process migrates the store (default: as long as it takes).")
+        help:
+            "PostgreSQL stores: seconds to wait while another process migrates the store (default: as long as it takes)."
+    )
 
     /// The command's name, arguments and help.
     static let configuration = CommandConfiguration(
@@ -132,7 +134,8 @@ struct MigrateCommand: Command {
         do {
             defer { bar.finish() }
             report = try await StoreMigrator().migrateStore(
-                at: store.location, model: model, to: migration.target, mappings: mappings, kind: kind, options: options,
+                at: store.location, model: model, to: migration.target, mappings: mappings, kind: kind,
+                options: options,
                 progress: progress,
                 onEvent: { event in
                     if case .waitingForMigrationLock(let holder) = event, !isQuiet {
@@ -171,7 +174,8 @@ struct MigrateCommand: Command {
                 throw CommandFailure("a migration into a PostgreSQL store needs --destination postgres://…")
             }
             guard kind == nil || kind == .postgreSQL else {
-                throw CommandFailure("a PostgreSQL store migrates in its own schema; give --destination for another type")
+                throw CommandFailure(
+                    "a PostgreSQL store migrates in its own schema; give --destination for another type")
             }
             return
         }

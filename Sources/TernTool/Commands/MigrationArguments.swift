@@ -17,7 +17,8 @@ struct MigrationArguments: Sendable {
     static let mapping = ArgumentDefinition.option(
         "mapping", value: "FILE", isRepeatable: true,
         help: "A mapping for one step: a JSON mapping file, an Xcode .xcmappingmodel or a compiled .cdm "
-            + "(repeatable; several Xcode mapping models of one step are its passes, in order; see docs/MappingFormat.md).")
+            + "(repeatable; several Xcode mapping models of one step are its passes, in order; see docs/MappingFormat.md)."
+    )
     /// Where to look for the Xcode mapping model of the step, instead of beside the model.
     static let mappings = ArgumentDefinition.option(
         "mappings", value: "DIR",
@@ -153,7 +154,9 @@ struct MigrationArguments: Sendable {
             (try? StepMapping.xcodeMappingVersions(at: url, in: model)).map { $0 == (source, target) } ?? false
         }
         let base = mappingsFolder ?? (selection.path as NSString).deletingLastPathComponent
-        let paths = matching.map { base.isEmpty ? $0.lastPathComponent : (base as NSString).appendingPathComponent($0.lastPathComponent) }
+        let paths = matching.map {
+            base.isEmpty ? $0.lastPathComponent : (base as NSString).appendingPathComponent($0.lastPathComponent)
+        }
         guard matching.count <= 1 else {
             throw CommandFailure(
                 "\(matching.count) mapping models in \(folder.path) map \(source) to \(target) (\(paths.joined(separator: ", "))); "
@@ -161,15 +164,19 @@ struct MigrationArguments: Sendable {
         }
         guard let path = paths.first else { return }
         loaded.add(
-            try Self.xcodeStep([path], model: model, in: context), origin: mappingsFolder == nil ? .model : .folder, paths: [path])
+            try Self.xcodeStep([path], model: model, in: context), origin: mappingsFolder == nil ? .model : .folder,
+            paths: [path])
         context.note("using the mapping model \(path) for \(source) → \(target)")
     }
 
     /// The step of Xcode mapping models, checked against the policies the command line has: none.
-    private static func xcodeStep(_ paths: [String], model: VersionedModel, in context: CommandContext) throws -> StepMapping {
+    private static func xcodeStep(_ paths: [String], model: VersionedModel, in context: CommandContext) throws
+        -> StepMapping
+    {
         do {
             return try StepMapping(
-                xcodeMappingModelsAt: paths.map(context.environment.url(forPath:)), in: model, policies: MigrationPolicyRegistry())
+                xcodeMappingModelsAt: paths.map(context.environment.url(forPath:)), in: model,
+                policies: MigrationPolicyRegistry())
         } catch {
             throw unusable(paths.joined(separator: ", "), error)
         }
@@ -203,7 +210,9 @@ struct LoadedMigration {
     mutating func add(_ mapping: StepMapping, origin: MappingOrigin.Source, paths: [String]) {
         mappings.append(mapping)
         // A JSON file may name its versions by the passes' hashes only.
-        let named = mapping.sourceVersion == nil || mapping.destinationVersion == nil ? (try? mapping.resolved(in: model)) : mapping
+        let named =
+            mapping.sourceVersion == nil || mapping.destinationVersion == nil
+            ? (try? mapping.resolved(in: model)) : mapping
         if let from = named?.sourceVersion, let to = named?.destinationVersion {
             origins[MappingOrigin.Step(from: from, to: to)] = MappingOrigin(source: origin, paths: paths)
         }

@@ -90,7 +90,9 @@ struct ModelCommand: Command {
                 "line": warning.line.map { .integer(Int64($0)) } ?? .null, "message": .string(warning.message),
             ]
         }
-        return ["current": .string(model.currentVersionName), "versions": .array(versions), "warnings": .array(warnings)]
+        return [
+            "current": .string(model.currentVersionName), "versions": .array(versions), "warnings": .array(warnings),
+        ]
     }
 
     // MARK: - Non public

@@ -63,8 +63,11 @@ struct ModelSelection: Sendable {
     /// - Parameter context: Where relative paths start and warnings go.
     /// - Returns: The model, with the chosen version current, and what was read leniently.
     /// - Throws: ``CommandFailure`` when the model cannot be read or has no such version.
-    func readCollectingWarnings(in context: CommandContext) throws(CommandFailure) -> (VersionedModel, [ModelReadingWarning]) {
-        let (model, warnings) = try Self.read(path, order: order, version: versionName, environment: context.environment)
+    func readCollectingWarnings(in context: CommandContext) throws(CommandFailure) -> (
+        VersionedModel, [ModelReadingWarning]
+    ) {
+        let (model, warnings) = try Self.read(
+            path, order: order, version: versionName, environment: context.environment)
         for warning in warnings { context.warn(warning.description) }
         return (model, warnings)
     }
@@ -78,7 +81,9 @@ struct ModelSelection: Sendable {
     ///   - fallback: How to go on without the model, for the error message (`export without --model`).
     /// - Returns: The model of the chosen or matching version.
     /// - Throws: ``CommandFailure`` when the model cannot be read or none of its versions wrote the store.
-    func model(for file: StoreFile, in context: CommandContext, fallback: String) throws(CommandFailure) -> ManagedObjectModel {
+    func model(for file: StoreFile, in context: CommandContext, fallback: String) throws(CommandFailure)
+        -> ManagedObjectModel
+    {
         let versions = try read(in: context)
         if versionName != nil { return versions.currentVersion.model }
         guard let version = versions.version(matching: try file.metadata()) else {

@@ -79,7 +79,8 @@ struct PlanCommand: Command {
         let (store, model, mappings) = (loaded.store, loaded.model, loaded.mappings)
         let plan: MigrationPlan
         do {
-            plan = try StoreMigrator().plan(forStoreAt: store.location, model: model, to: migration.target, mappings: mappings)
+            plan = try StoreMigrator().plan(
+                forStoreAt: store.location, model: model, to: migration.target, mappings: mappings)
         } catch let error as MigrationError {
             throw MigrationArguments.failure(error, model: model)
         } catch let error as PostgreSQLError {
@@ -127,7 +128,10 @@ struct PlanCommand: Command {
                         "warnings": .array(step.warnings.map { .string($0.message) }),
                         "mapping": step.kind == .mapping
                             ? origins[MappingOrigin.Step(from: step.from, to: step.to)].map { origin in
-                                .object(["from": .string(origin.source.rawValue), "paths": .array(origin.paths.map { .string($0) })])
+                                .object([
+                                    "from": .string(origin.source.rawValue),
+                                    "paths": .array(origin.paths.map { .string($0) }),
+                                ])
                             } ?? .null : .null,
                     ])
                 }),

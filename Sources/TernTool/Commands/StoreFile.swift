@@ -1,10 +1,10 @@
 import Foundation
 import TernCore
 import TernFormats
-import TernSQLite
 import TernPostgreSQL
-import TernStores
 import TernRelational
+import TernSQLite
+import TernStores
 
 /// A `STORE` argument: its location, its type found from its contents, and reading it.
 struct StoreFile {
@@ -112,10 +112,14 @@ struct StoreFile {
             // A damaged Z_PRIMARYKEY may name an entity twice: count it once.
             var counts = Dictionary(names.values.map { ($0, 0) }, uniquingKeysWith: { first, _ in first })
             let tables = Set(
-                try connection.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0[0].string })
+                try connection.fetchAll("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap {
+                    $0[0].string
+                })
             let withSubentities = Set(parents.values)
             for (number, name) in names where (parents[number] ?? 0) == 0 {
-                let candidates = Set(["Z" + name.uppercased()] + (model?.entity(named: name)?.renamingIdentifier.map { ["Z" + $0.uppercased()] } ?? []))
+                let candidates = Set(
+                    ["Z" + name.uppercased()]
+                        + (model?.entity(named: name)?.renamingIdentifier.map { ["Z" + $0.uppercased()] } ?? []))
                 guard let found = candidates.sorted().first(where: tables.contains) else { continue }
                 let table = SQL.identifier(found)
                 if !withSubentities.contains(number) {

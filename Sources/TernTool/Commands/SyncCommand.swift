@@ -126,7 +126,8 @@ struct SyncCommand: Command {
             context.printJSON([
                 "pushed": .object([
                     "transactions": .integer(Int64(summary.pushedTransactions)),
-                    "changes": .integer(Int64(summary.pushedChanges)), "merged": .integer(Int64(summary.mergedOnServer)),
+                    "changes": .integer(Int64(summary.pushedChanges)),
+                    "merged": .integer(Int64(summary.mergedOnServer)),
                 ]),
                 "pulled": .object([
                     "objects": .integer(Int64(summary.pulledObjects)), "inserted": .integer(Int64(summary.inserted)),

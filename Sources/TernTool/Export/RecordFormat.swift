@@ -96,7 +96,11 @@ enum RecordFormat: String, CaseIterable, Sendable {
             switch member {
             case .id: JSONValue.appendQuoted(name(row.reference), to: &output)
             case .attribute(let attribute):
-                if let value = row.attributes[attribute] { jsonValue(value).append(to: &output) } else { output += "null" }
+                if let value = row.attributes[attribute] {
+                    jsonValue(value).append(to: &output)
+                } else {
+                    output += "null"
+                }
             case .relationship(let relationship, isToMany: true, let isOrdered):
                 var names = (row.toMany[relationship] ?? []).map(name)
                 if identifier != nil, !isOrdered { names.sort() }

@@ -104,7 +104,8 @@ enum HelpFormatter {
         }
         lines.append(line)
         let padded = "  " + label
-        let first = padded.count < labelWidth
+        let first =
+            padded.count < labelWidth
             ? padded + String(repeating: " ", count: labelWidth - padded.count) + lines[0]
             : padded + "\n" + indent + lines[0]
         return ([first] + lines.dropFirst().map { indent + $0 }).joined(separator: "\n")

@@ -45,7 +45,8 @@ enum JSONValue: Sendable, Hashable {
     /// - Complexity: O(*n*) in the size of the value.
     func encoded(pretty: Bool = true) -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty
+        encoder.outputFormatting =
+            pretty
             ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         // Every case encodes: strings, numbers (non-finite become null), arrays and objects of them.
         guard let data = try? encoder.encode(self) else { return "null" }

@@ -1,9 +1,10 @@
 import Foundation
 import TernCore
 import TernFormats
-@testable import TernMigration
 import TernTestSupport
 import Testing
+
+@testable import TernMigration
 
 /// Every Xcode mapping model of the corpus is read, and every archived expression in it
 /// translates; those whose folder has their model are bound and run in TernSQLiteTests'
@@ -26,7 +27,9 @@ import Testing
         for mapping in description.entityMappings {
             #expect(mapping.sourceEntityName != nil || mapping.destinationEntityName != nil)
             for property in mapping.attributeMappings + mapping.relationshipMappings {
-                guard let node = property.expression ?? property.inspectorExpression(defaultMapping: nil) else { continue }
+                guard let node = property.expression ?? property.inspectorExpression(defaultMapping: nil) else {
+                    continue
+                }
                 do throws(XcodeExpressionTranslation.Refusal) {
                     _ = try XcodeExpressionTranslation.valueExpression(node)
                 } catch {

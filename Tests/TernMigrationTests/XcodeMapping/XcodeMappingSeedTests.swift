@@ -17,10 +17,12 @@ import Testing
     /// The policy the app registers for StepOne: its method labelForDate: formats a date.
     struct EventLabelPolicy: EntityMigrationPolicy {
         var expressionFunctions: [String: PolicyFunction] {
-            ["labelForDate:": { arguments, _ throws(MigrationError) in
-                guard case .value(.date(let date)?)? = arguments.first else { return .value(nil) }
-                return .value(.string(EventLabelPolicy.label(date)))
-            }]
+            [
+                "labelForDate:": { arguments, _ throws(MigrationError) in
+                    guard case .value(.date(let date)?)? = arguments.first else { return .value(nil) }
+                    return .value(.string(EventLabelPolicy.label(date)))
+                }
+            ]
         }
 
         static func label(_ date: Date) -> String {
@@ -46,7 +48,9 @@ import Testing
     static func designedStep() throws -> StepMapping {
         let label = EntityMapping(
             name: "EventToEventLabel", kind: .transform, source: "Event", destination: "EventLabel",
-            attributes: [PropertyMapping("printedDate", try ValueExpression(#"policy("labelForDate:", $source.timeStamp)"#))],
+            attributes: [
+                PropertyMapping("printedDate", try ValueExpression(#"policy("labelForDate:", $source.timeStamp)"#))
+            ],
             policy: policyName)
         let stamp = EntityMapping(
             name: "EventToEventStamp", kind: .transform, source: "Event", destination: "EventStamp",
@@ -54,7 +58,10 @@ import Testing
             attributes: [PropertyMapping("timeStamp", try ValueExpression("timeInterval($source.timeStamp)"))])
         return StepMapping(
             from: "Event 1", to: "Event 2",
-            passes: [MappingModel(name: "StepOne", entityMappings: [label]), MappingModel(name: "StepTwo", entityMappings: [stamp])])
+            passes: [
+                MappingModel(name: "StepOne", entityMappings: [label]),
+                MappingModel(name: "StepTwo", entityMappings: [stamp]),
+            ])
     }
 
     @Test func theMappingModelsAreWhatTernWritesForTheDesignedStep() throws {
@@ -63,9 +70,11 @@ import Testing
         let directory = try TemporaryDirectory()
         var written: [URL] = []
         for (index, url) in Self.passes.enumerated() {
-            let target = ProcessInfo.processInfo.environment["TERN_UPDATE_FIXTURES"] == "1"
+            let target =
+                ProcessInfo.processInfo.environment["TERN_UPDATE_FIXTURES"] == "1"
                 ? url : directory.url.appendingPathComponent(url.lastPathComponent)
-            try designed.writeXcodeMappingModel(to: target, pass: index, modelPath: "EventSplit/EventSplit.xcdatamodeld")
+            try designed.writeXcodeMappingModel(
+                to: target, pass: index, modelPath: "EventSplit/EventSplit.xcdatamodeld")
             written.append(target)
         }
         let fromFixtures = try StepMapping(xcodeMappingModelsAt: Self.passes, in: model, policies: Self.policies)
@@ -73,10 +82,17 @@ import Testing
         #expect(fromFixtures == designed)
         #expect(fromWritten == designed)
         let xml = try String(contentsOf: Self.passes[0].appendingPathComponent("xcmapping.xml"), encoding: .utf8)
-        #expect(xml.contains(#"<attribute name="migrationpolicyclassname" type="string">EventSplit.EventLabelPolicy</attribute>"#))
-        #expect(xml.contains(#"<attribute name="sourcemodelpath" type="string">EventSplit/EventSplit.xcdatamodeld/Event 1.xcdatamodel</attribute>"#))
+        #expect(
+            xml.contains(
+                #"<attribute name="migrationpolicyclassname" type="string">EventSplit.EventLabelPolicy</attribute>"#))
+        #expect(
+            xml.contains(
+                #"<attribute name="sourcemodelpath" type="string">EventSplit/EventSplit.xcdatamodeld/Event 1.xcdatamodel</attribute>"#
+            ))
         let stepTwo = try String(contentsOf: Self.passes[1].appendingPathComponent("xcmapping.xml"), encoding: .utf8)
-        #expect(stepTwo.contains(#"<attribute name="sourcefilterpredicatestring" type="string">timeStamp != nil</attribute>"#))
+        #expect(
+            stepTwo.contains(
+                #"<attribute name="sourcefilterpredicatestring" type="string">timeStamp != nil</attribute>"#))
     }
 
     @Test func runsBothPassesAndChecksEveryValue() throws {
@@ -90,17 +106,24 @@ import Testing
                 reference: RowReference(entityName: "Event", primaryKey: Int64(index + 1)), version: 1,
                 attributes: stamp.map { ["timeStamp": .date(Date(timeIntervalSinceReferenceDate: $0))] } ?? [:])
         }
-        let manager = InMemoryMigrationManager(source: model.versions[0].model, rows: rows, destination: model.versions[1].model)
+        let manager = InMemoryMigrationManager(
+            source: model.versions[0].model, rows: rows, destination: model.versions[1].model)
         try MappingRunner(policies: Self.policies).run(step.passes, manager: manager)
         let labels = manager.destinationRows.filter { $0.reference.entityName == "EventLabel" }
-        let expectedLabels = stamps.map { $0.map { AttributeValue.string(EventLabelPolicy.label(Date(timeIntervalSinceReferenceDate: $0))) } }
+        let expectedLabels = stamps.map {
+            $0.map { AttributeValue.string(EventLabelPolicy.label(Date(timeIntervalSinceReferenceDate: $0))) }
+        }
         #expect(labels.map { $0.attributes["printedDate"] } == expectedLabels)
         #expect(labels.compactMap { $0.attributes["printedDate"] }.first == .string("2001-01-01 00:00:00"))
         let timed = manager.destinationRows.filter { $0.reference.entityName == "EventStamp" }
         // The filter keeps the events that have a date: four of five.
         #expect(timed.map { $0.attributes["timeStamp"] } == stamps.compactMap { $0 }.map { .double($0) })
-        #expect(manager.destinationInstances(forMapping: "EventToEventStamp", sourceInstances: [rows[3].reference]).isEmpty)
-        #expect(manager.destinationInstances(forMapping: "EventToEventLabel", sourceInstances: [rows[1].reference]) == [labels[1].reference])
+        #expect(
+            manager.destinationInstances(forMapping: "EventToEventStamp", sourceInstances: [rows[3].reference]).isEmpty)
+        #expect(
+            manager.destinationInstances(forMapping: "EventToEventLabel", sourceInstances: [rows[1].reference]) == [
+                labels[1].reference
+            ])
     }
 
     @Test func writeToAnXcmappingmodelPathWritesAStepOfOnePassAndRefusesSeveral() throws {
@@ -110,7 +133,8 @@ import Testing
         let target = directory.path("Both.xcmappingmodel")
         #expect(throws: MigrationError.self) { try designed.write(to: target) }
         #expect(!FileManager.default.fileExists(atPath: target.path))
-        let second = StepMapping(from: designed.sourceVersion, to: designed.destinationVersion, passes: [designed.passes[1]])
+        let second = StepMapping(
+            from: designed.sourceVersion, to: designed.destinationVersion, passes: [designed.passes[1]])
         let one = directory.path("StepTwo.xcmappingmodel")
         try second.write(to: one)
         #expect(try StepMapping(xcodeMappingModelsAt: [one], in: model) == second)
@@ -124,7 +148,9 @@ import Testing
             try refused.write(to: directory.path("Formatted.xcmappingmodel"))
             Issue.record("must fail")
         } catch {
-            #expect(error.code == .invalidMapping && error.mappingName == "EventToEventLabel" && error.propertyName == "printedDate")
+            #expect(
+                error.code == .invalidMapping && error.mappingName == "EventToEventLabel"
+                    && error.propertyName == "printedDate")
             #expect(error.message.contains("formatDate() has no NSExpression that Core Data evaluates"))
         }
     }

@@ -47,7 +47,9 @@ extension ChefsBook {
     ///   - seed: The starter data, if any.
     /// - Returns: The description.
     /// - Throws: `MigrationError` if a mapping does not parse (a bug).
-    public static func storeDescription(in root: URL, model: VersionedModel, seed: StoreDescription.Seed? = nil) throws -> StoreDescription {
+    public static func storeDescription(in root: URL, model: VersionedModel, seed: StoreDescription.Seed? = nil) throws
+        -> StoreDescription
+    {
         let locations = Locations(root: root)
         var description = StoreDescription(url: locations.current)
         description.legacyLocations = locations.legacy
@@ -64,7 +66,10 @@ extension ChefsBook {
     /// - Returns: The file's contents.
     /// - Throws: `EncodingError` (never, for these values).
     public static func starterRecordsJSON() throws -> Data {
-        struct File: Encodable { var Recipe: [Record] }
+        struct File: Encodable {
+            var recipes: [Record]
+            enum CodingKeys: String, CodingKey { case recipes = "Recipe" }
+        }
         struct Record: Encodable {
             var uid: String
             var title: String
@@ -74,10 +79,13 @@ extension ChefsBook {
             var ingredients: [Ingredient]
             var steps: [Step]
         }
-        struct Ingredient: Encodable { var name: String; var quantity: String }
+        struct Ingredient: Encodable {
+            var name: String
+            var quantity: String
+        }
         struct Step: Encodable { var text: String }
         let file = File(
-            Recipe: starterRecipes.map { recipe in
+            recipes: starterRecipes.map { recipe in
                 Record(
                     uid: recipe.uid, title: recipe.title, servings: recipe.servings,
                     preparationTime: recipe.preparationTime, cookingTime: recipe.cookingTime,

@@ -46,7 +46,9 @@ extension ChefsBook {
         LegacyRecipe(
             name: "Tomato Soup", servings: 4, preparationTime: "15 mins", cookingTime: "30 mins",
             ingredients: "tomatoes: 1 kg\nonion: 1\nvegetable stock: 500 ml\nbutter: 20 g",
-            method: "Chop the onion and the tomatoes.\nSoften the onion in the butter.\nAdd the tomatoes and the stock.\nSimmer for 25 minutes, then blend."),
+            method:
+                "Chop the onion and the tomatoes.\nSoften the onion in the butter.\nAdd the tomatoes and the stock.\nSimmer for 25 minutes, then blend."
+        ),
         LegacyRecipe(
             name: "Pancakes", servings: 2, preparationTime: "10 mins", cookingTime: "15 mins",
             ingredients: "flour: 125 g\nmilk: 250 ml\negg: 1\nsalt: a pinch",
@@ -54,7 +56,9 @@ extension ChefsBook {
         LegacyRecipe(
             name: "Slow Roast Lamb", servings: 6, preparationTime: "20 mins", cookingTime: "4 hrs 30 mins",
             ingredients: "lamb shoulder: 2 kg\ngarlic: 1 head\nrosemary: 3 sprigs",
-            method: "Stud the lamb with garlic and rosemary.\nRoast covered at 150 °C.\nRest for 20 minutes before carving."),
+            method:
+                "Stud the lamb with garlic and rosemary.\nRoast covered at 150 °C.\nRest for 20 minutes before carving."
+        ),
     ]
 
     /// The starter recipes version 4 seeds on first launch; "Tomato Soup" is also a legacy recipe,

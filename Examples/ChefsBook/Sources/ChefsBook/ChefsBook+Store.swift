@@ -28,7 +28,9 @@ extension ChefsBook {
     ///   - copies: How many times each legacy recipe is written (copies after the first get a
     ///     number in their name), to make stores of any size.
     /// - Throws: Store and validation errors.
-    public static func createLegacyStore(at url: URL, model: VersionedModel, version: Int = 1, copies: Int = 1) async throws {
+    public static func createLegacyStore(at url: URL, model: VersionedModel, version: Int = 1, copies: Int = 1)
+        async throws
+    {
         precondition(version == 1 || version == 2, "legacy stores are of version 1 or 2")
         let versionModel = model.versions[version - 1].model
         let store = try SQLiteStore(at: url, model: versionModel)
@@ -51,7 +53,9 @@ extension ChefsBook {
                     recipe[attribute: "preparationTime"] = .integer(minutes(fromText: legacy.preparationTime) ?? 0)
                     recipe[attribute: "cookingTime"] = .integer(minutes(fromText: legacy.cookingTime) ?? 0)
                     for line in lines(of: legacy.ingredients) {
-                        let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                        let parts = line.split(separator: ":", maxSplits: 1).map {
+                            $0.trimmingCharacters(in: .whitespaces)
+                        }
                         let ingredient = context.insert("Ingredient")
                         ingredient[attribute: "name"] = .string(parts[0])
                         ingredient[attribute: "quantity"] = parts.count > 1 ? .string(parts[1]) : nil
@@ -76,7 +80,9 @@ extension ChefsBook {
     ///   - model: The Chef's Book model.
     /// - Returns: How many recipes were inserted and how many matched existing ones.
     /// - Throws: Store and validation errors; nothing is saved then.
-    public static func seedStarterRecipes(into url: URL, model: VersionedModel) async throws -> (inserted: Int, matched: Int) {
+    public static func seedStarterRecipes(into url: URL, model: VersionedModel) async throws -> (
+        inserted: Int, matched: Int
+    ) {
         let version = model.currentVersion.model
         let coordinator = PersistentStoreCoordinator(model: version)
         try await coordinator.addStore(try SQLiteStore(at: url, model: version))
@@ -147,11 +153,13 @@ extension ChefsBook {
         try await context.perform { context in
             // A lexical comparison, as the store sorts: Apple's Foundation would otherwise pick a
             // localized one for a String key path, which no store can run.
-            let recipes = try await context.fetch(Recipe.fetchRequest(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
+            let recipes = try await context.fetch(
+                Recipe.fetchRequest(sortBy: [SortDescriptor(\.title, comparator: .lexical)]))
             return recipes.map { recipe in
                 RecipeSummary(
                     title: recipe.title ?? "", uid: recipe.uid, ingredientCount: recipe.ingredients.count,
-                    stepCount: recipe.steps.count, totalMinutes: Int64(recipe.preparationTime) + Int64(recipe.cookingTime))
+                    stepCount: recipe.steps.count,
+                    totalMinutes: Int64(recipe.preparationTime) + Int64(recipe.cookingTime))
             }
         }
     }

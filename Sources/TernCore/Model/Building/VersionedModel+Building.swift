@@ -61,7 +61,8 @@ extension VersionedModel {
         guard seen.contains(currentName) else {
             throw TernError(
                 .invalidModel,
-                "The current version '\(currentName)' of '\(name)' is not one of its versions; name an existing version")
+                "The current version '\(currentName)' of '\(name)' is not one of its versions; name an existing version"
+            )
         }
         for version in versions {
             do {

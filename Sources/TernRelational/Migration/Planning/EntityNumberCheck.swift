@@ -55,7 +55,8 @@ package struct EntityNumberCheck: Sendable {
     /// - Returns: The error to throw, or `nil` when there are none.
     package static func refusal(_ failures: [(check: EntityNumberCheck, failure: MigrationError)]) -> MigrationError? {
         guard !failures.isEmpty else { return nil }
-        let advice = "the store is damaged and was not migrated: run tern verify to list the rows, then repair "
+        let advice =
+            "the store is damaged and was not migrated: run tern verify to list the rows, then repair "
             + "Z_PRIMARYKEY or restore a backup"
         if failures.count == 1 { return MigrationError(.storeFailure, failures[0].failure.message + "; " + advice) }
         return MigrationError(

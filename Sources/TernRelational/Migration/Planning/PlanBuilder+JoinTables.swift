@@ -7,7 +7,8 @@ extension PlanBuilder {
     /// Where the rows of a destination join table come from, the values of its order columns, how
     /// the keys of each source shift, and the rows each source leaves out.
     package func joinSources(of join: JoinTableLayout) throws(InPlaceUnsupported) -> (
-        [TableMigrationPlan.JoinSource], [TableMigrationPlan.JoinOrder], [TableMigrationPlan.JoinSource: TableMigrationPlan.JoinShift],
+        [TableMigrationPlan.JoinSource], [TableMigrationPlan.JoinOrder],
+        [TableMigrationPlan.JoinSource: TableMigrationPlan.JoinShift],
         [TableMigrationPlan.JoinSource: [TableMigrationPlan.JoinExclusion]]
     ) {
         var sources: [TableMigrationPlan.JoinSource] = []
@@ -26,13 +27,20 @@ extension PlanBuilder {
                 let old = try sourceRelationship(expression, of: sourceLayout, for: toMany.name)
                 if let myOrder {
                     // Positions among the owner's objects, in the source relationship's order.
-                    guard case .joinTable(_, let own, let other, let oldOrder)? = sourceLayout.toMany(named: old.name)?.storage else {
-                        throw InPlaceUnsupported("the ordered many-to-many \(layout.name).\(toMany.name) was not many-to-many")
+                    guard
+                        case .joinTable(_, let own, let other, let oldOrder)? = sourceLayout.toMany(named: old.name)?
+                            .storage
+                    else {
+                        throw InPlaceUnsupported(
+                            "the ordered many-to-many \(layout.name).\(toMany.name) was not many-to-many")
                     }
-                    orders.append(TableMigrationPlan.JoinOrder(column: myOrder, partition: own, order: oldOrder, item: other))
+                    orders.append(
+                        TableMigrationPlan.JoinOrder(column: myOrder, partition: own, order: oldOrder, item: other))
                 }
                 let isFirst = mine == join.columns[0]
-                func oriented<Value>(_ own: Value, _ other: Value) -> (Value, Value) { isFirst ? (own, other) : (other, own) }
+                func oriented<Value>(_ own: Value, _ other: Value) -> (Value, Value) {
+                    isFirst ? (own, other) : (other, own)
+                }
                 let next: TableMigrationPlan.JoinSource
                 let shift: (first: TableMigrationPlan.KeyShift, second: TableMigrationPlan.KeyShift)
                 // The owners' and the objects' entities in the destination, for the links dropped.
@@ -40,10 +48,13 @@ extension PlanBuilder {
                 var excluded: [TableMigrationPlan.JoinExclusion?] = []
                 if let toOne = sourceLayout.toOne(named: old.name) {
                     let (first, second) = oriented("Z_PK", toOne.column)
-                    next = .foreignKey(table: sourceLayout.table, numbers: sourceLayout.hierarchyNumbers, first: first, second: second)
+                    next = .foreignKey(
+                        table: sourceLayout.table, numbers: sourceLayout.hierarchyNumbers, first: first, second: second)
                     shift = oriented(
                         try self.shift(toObjectsOf: sourceLayout.name, entityColumn: "Z_ENT", heldAs: owner),
-                        try self.shift(toObjectsOf: toOne.destination, entityColumn: toOne.entityColumn, heldAs: toMany.destination))
+                        try self.shift(
+                            toObjectsOf: toOne.destination, entityColumn: toOne.entityColumn, heldAs: toMany.destination
+                        ))
                     excluded = [
                         try exclusion("Z_PK", of: sourceLayout.name, heldAs: owner),
                         try exclusion(toOne.column, of: toOne.destination, heldAs: toMany.destination),
@@ -56,7 +67,8 @@ extension PlanBuilder {
                         let oldOwner = declaringEntity(of: old.name, from: sourceLayout.name, in: source.model)
                         shift = oriented(
                             try self.shift(toObjectsOf: oldOwner, entityColumn: nil, heldAs: owner),
-                            try self.shift(toObjectsOf: oldMany.destination, entityColumn: nil, heldAs: toMany.destination))
+                            try self.shift(
+                                toObjectsOf: oldMany.destination, entityColumn: nil, heldAs: toMany.destination))
                         excluded = [
                             try exclusion(own, of: oldOwner, heldAs: owner),
                             try exclusion(other, of: oldMany.destination, heldAs: toMany.destination),
@@ -68,9 +80,11 @@ extension PlanBuilder {
                         let inverse = old.inverseName.flatMap { source.entities[oldMany.destination]?.toOne(named: $0) }
                         shift = oriented(
                             try self.shift(
-                                toObjectsOf: inverse?.destination ?? sourceLayout.name, entityColumn: inverse?.entityColumn,
+                                toObjectsOf: inverse?.destination ?? sourceLayout.name,
+                                entityColumn: inverse?.entityColumn,
                                 heldAs: owner),
-                            try self.shift(toObjectsOf: oldMany.destination, entityColumn: "Z_ENT", heldAs: toMany.destination))
+                            try self.shift(
+                                toObjectsOf: oldMany.destination, entityColumn: "Z_ENT", heldAs: toMany.destination))
                         excluded = [
                             try exclusion(column, of: inverse?.destination ?? sourceLayout.name, heldAs: owner),
                             try exclusion("Z_PK", of: oldMany.destination, heldAs: toMany.destination),
@@ -89,7 +103,8 @@ extension PlanBuilder {
             }
         }
         if !join.orderColumns.isEmpty {
-            guard sources.count == 1, case .joinTable = sources[0], Set(orders.map(\.column)) == Set(join.orderColumns) else {
+            guard sources.count == 1, case .joinTable = sources[0], Set(orders.map(\.column)) == Set(join.orderColumns)
+            else {
                 throw InPlaceUnsupported("the ordered many-to-many \(join.name) has its objects from several sources")
             }
         }

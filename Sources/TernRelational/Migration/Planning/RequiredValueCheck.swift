@@ -36,9 +36,11 @@ package struct RequiredValueCheck: Sendable, Hashable {
     ///   - source: The store's layout before the step.
     ///   - destination: The destination model.
     /// - Complexity: O(*e* · *p*) in the number of entities and attributes.
-    package static func checks(of mapping: MappingModel, source: StoreSchema, destination: ManagedObjectModel) -> [Self] {
+    package static func checks(of mapping: MappingModel, source: StoreSchema, destination: ManagedObjectModel) -> [Self]
+    {
         var checks: [Self] = []
-        for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
+        for entityMapping in mapping.entityMappings
+        where entityMapping.kind == .copy || entityMapping.kind == .transform {
             guard let from = entityMapping.sourceEntityName, let to = entityMapping.destinationEntityName,
                 let layout = source.entities[from], !layout.isAbstract
             else { continue }
@@ -51,7 +53,8 @@ package struct RequiredValueCheck: Sendable, Hashable {
             where !attribute.isOptional && !attribute.isTransient && !attribute.isDerived {
                 var check = Self(
                     table: layout.table, entityNumber: layout.number,
-                    rowFilter: layout.rowFilter(includingSubentities: false), column: nil, sourceEntity: from, entity: to,
+                    rowFilter: layout.rowFilter(includingSubentities: false), column: nil, sourceEntity: from,
+                    entity: to,
                     property: attribute.name, expression: "…")
                 switch expressions[attribute.name] {
                 case .source(let path)? where path.count == 1:

@@ -11,9 +11,11 @@ extension StepDataCheck {
     /// - Returns: The checks, in entity mapping order; each link counted once, from the side
     ///   whose entity and property names sort first.
     /// - Complexity: O(*e* · *p*) in the number of entities and properties.
-    package static func checks(of mapping: MappingModel, source: StoreSchema, destination: ManagedObjectModel) -> [Self] {
+    package static func checks(of mapping: MappingModel, source: StoreSchema, destination: ManagedObjectModel) -> [Self]
+    {
         var builder = CheckBuilder(source: source, destination: destination, mapping: mapping)
-        for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
+        for entityMapping in mapping.entityMappings
+        where entityMapping.kind == .copy || entityMapping.kind == .transform {
             guard let from = entityMapping.sourceEntityName, let to = entityMapping.destinationEntityName,
                 let layout = source.entities[from], !layout.isAbstract
             else { continue }
@@ -38,7 +40,8 @@ private struct CheckBuilder {
         self.source = source
         self.destination = destination
         var destinationOf: [String: String] = [:]
-        for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
+        for entityMapping in mapping.entityMappings
+        where entityMapping.kind == .copy || entityMapping.kind == .transform {
             if let from = entityMapping.sourceEntityName, let to = entityMapping.destinationEntityName {
                 destinationOf[from] = destinationOf[from] ?? to
             }
@@ -75,7 +78,8 @@ private struct CheckBuilder {
     // MARK: - Relationships
 
     /// The relationship checks of one entity mapping.
-    package mutating func addRelationshipChecks(of mapping: EntityMapping, from layout: EntityLayout, to entity: String) {
+    package mutating func addRelationshipChecks(of mapping: EntityMapping, from layout: EntityLayout, to entity: String)
+    {
         let sourceNames = Dictionary(
             mapping.effectiveRelationshipMappings(in: destination).compactMap { item -> (String, String)? in
                 guard case .call(.destinationInstances, let arguments)? = item.valueExpression,
@@ -112,7 +116,8 @@ private struct CheckBuilder {
 
     /// The links of `old` to objects that `relationship` can no longer hold.
     private mutating func addDroppedLinks(
-        of relationship: RelationshipDescription, entity: String, from old: RelationshipDescription, in layout: EntityLayout
+        of relationship: RelationshipDescription, entity: String, from old: RelationshipDescription,
+        in layout: EntityLayout
     ) {
         let target = old.destinationEntityName
         let leaving = ([source.model.entity(named: target)].compactMap { $0 } + source.model.allSubentities(of: target))
@@ -122,7 +127,10 @@ private struct CheckBuilder {
             }
             .compactMap { source.entities[$0.name]?.number }
         guard !leaving.isEmpty, let targetLayout = source.entities[target] else { return }
-        let sides = [entity + "." + relationship.name, relationship.destinationEntityName + "." + (relationship.inverseName ?? "")]
+        let sides = [
+            entity + "." + relationship.name,
+            relationship.destinationEntityName + "." + (relationship.inverseName ?? ""),
+        ]
         guard countedLinks.insert(sides.sorted()).inserted else { return }
         let numbers = SQL(unsafeSQL: leaving.sorted().map(String.init).joined(separator: ", "))
         let query: SQL
@@ -150,7 +158,9 @@ private struct CheckBuilder {
     /// The condition on a source object (alias `s`) that its count in a to-many relationship is one
     /// the new relationship does not allow.
     private func countCondition(old: String, in layout: EntityLayout, allowedBy new: RelationshipDescription) -> SQL? {
-        guard let toMany = layout.toMany(named: old), let target = source.entities[toMany.destination] else { return nil }
+        guard let toMany = layout.toMany(named: old), let target = source.entities[toMany.destination] else {
+            return nil
+        }
         let count: SQL =
             switch toMany.storage {
             case .inverseForeignKey(let table, let column, _):
@@ -162,14 +172,18 @@ private struct CheckBuilder {
                 "(SELECT COUNT(*) FROM \(.identifier(table)) AS j WHERE j.\(.identifier(sourceColumn)) = s.\"Z_PK\")"
             }
         let minimum = max(new.minCount, 1)
-        var terms: [SQL] = [new.isRequired ? count + " < \(minimum)" : "(" + count + " > 0 AND " + count + " < \(minimum))"]
+        var terms: [SQL] = [
+            new.isRequired ? count + " < \(minimum)" : "(" + count + " > 0 AND " + count + " < \(minimum))"
+        ]
         if new.maxCount > 0 { terms.append(count + " > \(new.maxCount)") }
         return "(" + SQL.joined(terms, separator: " OR ") + ")"
     }
 
     /// The count of the links of a to-many relationship from the objects of `layout` (alias `s`)
     /// to objects (alias `d`) that meet a condition.
-    package static func linkQuery(_ toMany: ToManyMapping, from layout: EntityLayout, to target: EntityLayout, where condition: SQL)
+    package static func linkQuery(
+        _ toMany: ToManyMapping, from layout: EntityLayout, to target: EntityLayout, where condition: SQL
+    )
         -> SQL
     {
         let owner = layout.rowFilter(includingSubentities: false, alias: "s")
@@ -190,12 +204,14 @@ private struct CheckBuilder {
 
     /// Adds a check counting the source entity's objects, or those meeting a condition (alias `s`).
     private mutating func append(
-        _ finding: StepDataCheck.Finding, _ layout: EntityLayout, _ entity: String, _ property: String, rowsWhere condition: SQL?
+        _ finding: StepDataCheck.Finding, _ layout: EntityLayout, _ entity: String, _ property: String,
+        rowsWhere condition: SQL?
     ) {
         var query: SQL =
             "SELECT COUNT(*) FROM \(.identifier(layout.table)) AS s WHERE \(layout.rowFilter(includingSubentities: false, alias: "s"))"
         if let condition { query = query + " AND " + condition }
         checks.append(
-            StepDataCheck(finding: finding, sourceEntity: layout.name, entity: entity, property: property, countQuery: query))
+            StepDataCheck(
+                finding: finding, sourceEntity: layout.name, entity: entity, property: property, countQuery: query))
     }
 }

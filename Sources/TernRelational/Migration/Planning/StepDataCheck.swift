@@ -153,8 +153,12 @@ package struct StepDataCheck: Sendable, Hashable {
     ///   - source: The source model.
     ///   - destination: The destination model.
     /// - Complexity: O(*e* · *p*) in the number of entities and properties.
-    package static func hasChecks(_ mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel) -> Bool {
-        guard let layout = try? StoreSchema(model: source, numbers: StoreSchema.assignedNumbers(for: source)) else { return true }
+    package static func hasChecks(_ mapping: MappingModel, source: ManagedObjectModel, destination: ManagedObjectModel)
+        -> Bool
+    {
+        guard let layout = try? StoreSchema(model: source, numbers: StoreSchema.assignedNumbers(for: source)) else {
+            return true
+        }
         return !RequiredValueCheck.checks(of: mapping, source: layout, destination: destination).isEmpty
             || !checks(of: mapping, source: layout, destination: destination).isEmpty
     }
@@ -190,7 +194,8 @@ extension MigrationPlan {
         _ findings: (_ step: Step, _ mapping: MappingModel, _ from: ManagedObjectModel, _ to: ManagedObjectModel) throws
             -> StepDataCheck.Findings
     ) rethrows -> MigrationPlan {
-        guard var first = steps.first, first.kind == .inferred, first.problems.isEmpty, let mapping = first.mappings.first,
+        guard var first = steps.first, first.kind == .inferred, first.problems.isEmpty,
+            let mapping = first.mappings.first,
             let from = model.version(named: first.from)?.model, let to = model.version(named: first.to)?.model,
             StepDataCheck.hasChecks(mapping, source: from, destination: to)
         else { return self }

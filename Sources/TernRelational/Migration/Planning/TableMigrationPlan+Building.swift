@@ -36,13 +36,15 @@ extension TableMigrationPlan {
         self.destination = destination
         let builder = try PlanBuilder(
             source: source, destination: destination, mapping: mapping, largestKeys: largestKeys,
-            rekeysMovedEntities: rekeysMovedEntities, changesExternalStorage: changesExternalStorage, dropsLinks: dropsLinks)
+            rekeysMovedEntities: rekeysMovedEntities, changesExternalStorage: changesExternalStorage,
+            dropsLinks: dropsLinks)
         var joins: [String: [JoinSource]] = [:]
         var orders: [String: [JoinOrder]] = [:]
         var joinShifts: [String: [JoinSource: JoinShift]] = [:]
         var exclusions: [String: [JoinSource: [JoinExclusion]]] = [:]
         for join in destination.joinTables.values {
-            (joins[join.name], orders[join.name], joinShifts[join.name], exclusions[join.name]) = try builder.joinSources(of: join)
+            (joins[join.name], orders[join.name], joinShifts[join.name], exclusions[join.name]) =
+                try builder.joinSources(of: join)
         }
         var copies: [String: [TableCopy]] = [:]
         for table in destination.tables.values { copies[table.name] = try builder.copies(into: table) }
@@ -58,7 +60,8 @@ extension TableMigrationPlan {
             {
                 alterations.append(alteration)
             } else {
-                rebuilds.append(TableRebuild(table: table, copy: tableCopies.first, movedCopies: Array(tableCopies.dropFirst())))
+                rebuilds.append(
+                    TableRebuild(table: table, copy: tableCopies.first, movedCopies: Array(tableCopies.dropFirst())))
             }
             if !tableCopies.isEmpty { carriedKeys[table.name] = builder.largestKey(afterCopies: tableCopies) }
         }
@@ -69,20 +72,23 @@ extension TableMigrationPlan {
             let sources = joins[join.name] ?? []
             if let kept = source.joinTables[join.name], kept.columns == join.columns, kept.orderColumns.isEmpty,
                 joinShifts[join.name]?.isEmpty ?? true, exclusions[join.name]?.isEmpty ?? true,
-                join.orderColumns.isEmpty, sources == [.joinTable(table: join.name, first: join.columns[0], second: join.columns[1])]
+                join.orderColumns.isEmpty,
+                sources == [.joinTable(table: join.name, first: join.columns[0], second: join.columns[1])]
             {
                 keptJoinTables.insert(join.name)
             } else {
                 joinRebuilds.append(
                     JoinRebuild(
-                        table: join, sources: sources, orders: orders[join.name] ?? [], keyShifts: joinShifts[join.name] ?? [:],
+                        table: join, sources: sources, orders: orders[join.name] ?? [],
+                        keyShifts: joinShifts[join.name] ?? [:],
                         exclusions: exclusions[join.name] ?? [:]))
             }
         }
         replacedTables.formUnion(Set(source.joinTables.keys).subtracting(keptJoinTables))
         // Exclusions read the objects' tables as they were: renamed aside, not altered.
         for exclusion in exclusions.values.flatMap(\.values).joined() where !replacedTables.contains(exclusion.table) {
-            throw InPlaceUnsupported("links to objects of table \(exclusion.table) are dropped while the table is altered")
+            throw InPlaceUnsupported(
+                "links to objects of table \(exclusion.table) are dropped while the table is altered")
         }
         derivedCounts = builder.derivedCounts()
     }
@@ -143,7 +149,9 @@ package struct PlanBuilder {
         // are offset one after the other.
         var feeding: [String: Set<String>] = [:]
         for (from, to) in destinationOf {
-            guard let table = source.entities[from]?.table, let target = destination.entities[to]?.table else { continue }
+            guard let table = source.entities[from]?.table, let target = destination.entities[to]?.table else {
+                continue
+            }
             feeding[target, default: []].insert(table)
         }
         var tableOffsets: [String: Int64] = [:]
@@ -190,9 +198,12 @@ package struct PlanBuilder {
         throws(InPlaceUnsupported) -> TableMigrationPlan.KeyShift
     {
         let dropped = Set(try droppedNumbers(from: entity, to: destinationEntity))
-        let numbers = concreteEntities(of: entity).compactMap { source.entities[$0.name]?.number }.filter { !dropped.contains($0) }
+        let numbers = concreteEntities(of: entity).compactMap { source.entities[$0.name]?.number }.filter {
+            !dropped.contains($0)
+        }
         let shift = TableMigrationPlan.KeyShift(
-            entityColumn: entityColumn, offsets: Dictionary(uniqueKeysWithValues: numbers.map { ($0, offsets[$0] ?? 0) }))
+            entityColumn: entityColumn,
+            offsets: Dictionary(uniqueKeysWithValues: numbers.map { ($0, offsets[$0] ?? 0) }))
         guard shift.uniformOffset != nil || entityColumn != nil else {
             throw InPlaceUnsupported("references to \(entity) objects would need new keys that differ by entity")
         }
@@ -201,7 +212,9 @@ package struct PlanBuilder {
 
     /// A source entity and its subentities that have objects.
     private func concreteEntities(of entity: String) -> [EntityDescription] {
-        ([source.model.entity(named: entity)].compactMap { $0 } + source.model.allSubentities(of: entity)).filter { !$0.isAbstract }
+        ([source.model.entity(named: entity)].compactMap { $0 } + source.model.allSubentities(of: entity)).filter {
+            !$0.isAbstract
+        }
     }
 
     /// The source entity numbers of the objects a source relationship to `sourceTarget` may refer
@@ -209,13 +222,18 @@ package struct PlanBuilder {
     /// left its inheritance tree. Links to them are dropped (the objects stay), as in Core Data.
     ///
     /// - Throws: ``InPlaceUnsupported`` when links would be dropped and the emitter cannot.
-    package func droppedNumbers(from sourceTarget: String, to destinationTarget: String) throws(InPlaceUnsupported) -> [Int] {
+    package func droppedNumbers(from sourceTarget: String, to destinationTarget: String) throws(InPlaceUnsupported)
+        -> [Int]
+    {
         let numbers = concreteEntities(of: sourceTarget).compactMap { entity -> Int? in
-            guard let moved = destinationOf[entity.name], !destination.model.isKind(moved, of: destinationTarget) else { return nil }
+            guard let moved = destinationOf[entity.name], !destination.model.isKind(moved, of: destinationTarget) else {
+                return nil
+            }
             return source.entities[entity.name]?.number
         }
         guard numbers.isEmpty || dropsLinks else {
-            throw InPlaceUnsupported("links to objects that leave the inheritance tree of \(destinationTarget) would be dropped")
+            throw InPlaceUnsupported(
+                "links to objects that leave the inheritance tree of \(destinationTarget) would be dropped")
         }
         return numbers.sorted()
     }
@@ -242,9 +260,11 @@ package struct PlanBuilder {
             guard let mapping = mappings[layout.name], let from = mapping.sourceEntityName,
                 let sourceLayout = source.entities[from]
             else { continue }
-            var copy = copies[sourceLayout.table]
+            var copy =
+                copies[sourceLayout.table]
                 ?? TableMigrationPlan.TableCopy(
-                    sourceTable: sourceLayout.table, keyOffset: offsets[sourceLayout.number] ?? 0, sourceNumbers: [], values: [:])
+                    sourceTable: sourceLayout.table, keyOffset: offsets[sourceLayout.number] ?? 0, sourceNumbers: [],
+                    values: [:])
             copy.sourceNumbers.append(sourceLayout.number)
             for (column, value) in try columnValues(of: layout, from: sourceLayout, mapping: mapping) {
                 copy.values[column, default: [:]][sourceLayout.number] = value
@@ -268,7 +288,9 @@ package struct PlanBuilder {
         let model = destination.model
         var values: [String: TableMigrationPlan.ColumnValue] = [:]
         let attributeMappings = Dictionary(
-            mapping.effectiveAttributeMappings(in: model).compactMap { item in item.valueExpression.map { (item.name, $0) } },
+            mapping.effectiveAttributeMappings(in: model).compactMap { item in
+                item.valueExpression.map { (item.name, $0) }
+            },
             uniquingKeysWith: { first, _ in first })
         for column in layout.attributes {
             guard let attribute = model.attribute(named: column.name, inEntity: layout.name) else { continue }
@@ -292,7 +314,9 @@ package struct PlanBuilder {
                 default: values[column.column] = .column(old.column)
                 }
             case .call(.coalesce, let arguments)? where arguments.count == 2:
-                guard case .source(let path) = arguments[0], case .literal(let value) = arguments[1] else { fallthrough }
+                guard case .source(let path) = arguments[0], case .literal(let value) = arguments[1] else {
+                    fallthrough
+                }
                 let old = try sourceAttribute(path, of: sourceLayout, for: column)
                 guard old.allowsExternalStorage == column.allowsExternalStorage else {
                     throw InPlaceUnsupported("\(column.name) changes how large values are stored and gets a default")
@@ -303,7 +327,9 @@ package struct PlanBuilder {
             }
         }
         let relationshipMappings = Dictionary(
-            mapping.effectiveRelationshipMappings(in: model).compactMap { item in item.valueExpression.map { (item.name, $0) } },
+            mapping.effectiveRelationshipMappings(in: model).compactMap { item in
+                item.valueExpression.map { (item.name, $0) }
+            },
             uniquingKeysWith: { first, _ in first })
         for toOne in layout.toOneRelationships {
             guard let expression = relationshipMappings[toOne.name] else {
@@ -329,18 +355,24 @@ package struct PlanBuilder {
             if let entityColumn = toOne.entityColumn {
                 if let oldEntityColumn = oldColumn.entityColumn {
                     values[entityColumn] = kept(.renumbered(oldEntityColumn, numbers))
-                } else if let target = destinationOf[oldColumn.destination], let number = destination.entities[target]?.number {
+                } else if let target = destinationOf[oldColumn.destination],
+                    let number = destination.entities[target]?.number
+                {
                     values[entityColumn] = kept(.constantWhereNotNull(oldColumn.column, .integer(Int64(number))))
                 } else {
                     throw InPlaceUnsupported("the objects \(layout.name).\(toOne.name) refers to are not migrated")
                 }
             }
-            if let order = try orderValue(of: toOne, in: layout, oldColumn: oldColumn), let orderColumn = toOne.orderColumn {
+            if let order = try orderValue(of: toOne, in: layout, oldColumn: oldColumn),
+                let orderColumn = toOne.orderColumn
+            {
                 values[orderColumn] = kept(order)
             }
         }
         for toMany in layout.toManyRelationships {
-            guard case .inverseForeignKey = toMany.storage, let expression = relationshipMappings[toMany.name] else { continue }
+            guard case .inverseForeignKey = toMany.storage, let expression = relationshipMappings[toMany.name] else {
+                continue
+            }
             guard model.relationship(named: toMany.name, inEntity: layout.name)?.inverseName != nil else {
                 // Its foreign key is a column of the destination's table that no property names.
                 throw InPlaceUnsupported("\(layout.name).\(toMany.name) is a to-many relationship without an inverse")
@@ -357,15 +389,19 @@ package struct PlanBuilder {
     package func derivedCounts() -> [TableMigrationPlan.DerivedCount] {
         var counts: [TableMigrationPlan.DerivedCount] = []
         for layout in destination.entities.values.sorted(by: { $0.number < $1.number }) {
-            guard let from = mappings[layout.name]?.sourceEntityName, let sourceLayout = source.entities[from] else { continue }
+            guard let from = mappings[layout.name]?.sourceEntityName, let sourceLayout = source.entities[from] else {
+                continue
+            }
             for column in layout.attributes where column.derivation != nil {
                 guard let counted = StoreSchema.countedRelationship(column.derivation),
-                    let toMany = layout.toMany(named: counted), case .inverseForeignKey(let table, let key, _) = toMany.storage
+                    let toMany = layout.toMany(named: counted),
+                    case .inverseForeignKey(let table, let key, _) = toMany.storage
                 else { continue }
                 if let old = sourceLayout.attribute(named: column.name), old.derivation == column.derivation {
                     // The same count stays, unless links to objects that left the tree are dropped.
                     guard let relationship = source.model.relationship(named: counted, inEntity: from),
-                        (try? droppedNumbers(from: relationship.destinationEntityName, to: toMany.destination))?.isEmpty == false
+                        (try? droppedNumbers(from: relationship.destinationEntityName, to: toMany.destination))?.isEmpty
+                            == false
                     else { continue }
                 }
                 counts.append(
@@ -382,7 +418,9 @@ package struct PlanBuilder {
     /// The alteration that turns the source table into the destination table in place, or nil
     /// when the table must be rebuilt: rows would leave it, a column would be dropped, change
     /// its declared type or be read twice, or a value needs more than an `UPDATE`.
-    package func alteration(of table: TableLayout, from copy: TableMigrationPlan.TableCopy) -> TableMigrationPlan.TableAlteration? {
+    package func alteration(of table: TableLayout, from copy: TableMigrationPlan.TableCopy) -> TableMigrationPlan
+        .TableAlteration?
+    {
         guard copy.sourceTable == table.name, let sourceTable = source.tables[table.name] else { return nil }
         let rowNumbers = Set(source.entities.values.filter { $0.table == table.name && !$0.isAbstract }.map(\.number))
         guard rowNumbers.isSubset(of: Set(copy.sourceNumbers)) else { return nil }
@@ -437,7 +475,8 @@ package struct PlanBuilder {
         // Each dropped column and each UPDATE rewrites every row once; a rebuild copies the rows
         // once and builds the table's indexes again. Alter only when that costs no more.
         if !alteration.droppedColumns.isEmpty {
-            let updates = alteration.rewrittenColumns.count
+            let updates =
+                alteration.rewrittenColumns.count
                 + alteration.addedColumns.filter { !$0.values.isEmpty && !alteration.fillsByDefault($0.values) }.count
             guard alteration.droppedColumns.count + updates <= 1 + table.indexes.count else { return nil }
         }
@@ -461,7 +500,8 @@ package struct PlanBuilder {
     private func sourceAttribute(_ path: [String], of sourceLayout: EntityLayout, for column: AttributeColumn)
         throws(InPlaceUnsupported) -> AttributeColumn
     {
-        guard path.count == 1, let old = sourceLayout.attribute(named: path[0]), old.derivation == column.derivation else {
+        guard path.count == 1, let old = sourceLayout.attribute(named: path[0]), old.derivation == column.derivation
+        else {
             throw InPlaceUnsupported("\(sourceLayout.name).\(path.joined(separator: ".")) is not a stored attribute")
         }
         guard old.allowsExternalStorage == column.allowsExternalStorage || changesExternalStorage else {
@@ -471,9 +511,13 @@ package struct PlanBuilder {
     }
 
     /// A constant as the column stores it.
-    private func constant(_ value: AttributeValue?, for column: AttributeColumn) throws(InPlaceUnsupported) -> DatabaseValue {
+    private func constant(_ value: AttributeValue?, for column: AttributeColumn) throws(InPlaceUnsupported)
+        -> DatabaseValue
+    {
         guard let value else { return .null }
-        guard let converted = try? value.converted(to: column.type), let stored = converted.databaseValue(for: column.type) else {
+        guard let converted = try? value.converted(to: column.type),
+            let stored = converted.databaseValue(for: column.type)
+        else {
             throw InPlaceUnsupported("the default value of \(column.name) does not fit its type")
         }
         if column.allowsExternalStorage, case .blob(let bytes) = stored {
@@ -515,12 +559,16 @@ package struct PlanBuilder {
         let targets = [toOne.destination] + destination.model.allSubentities(of: toOne.destination).map(\.name)
         for target in targets {
             guard let mapping = mappings[target], let targetSource = mapping.sourceEntityName,
-                let expression = mapping.effectiveRelationshipMappings(in: destination.model).first(where: { $0.name == inverse })?
-                    .valueExpression
+                let expression = mapping.effectiveRelationshipMappings(in: destination.model).first(where: {
+                    $0.name == inverse
+                })?
+                .valueExpression
             else { continue }
-            guard let from, let old = try? sourceRelationship(expression, of: try sourceEntityLayout(targetSource), for: inverse)
+            guard let from,
+                let old = try? sourceRelationship(expression, of: try sourceEntityLayout(targetSource), for: inverse)
             else { return true }
-            let reachable = [old.destinationEntityName] + source.model.allSubentities(of: old.destinationEntityName).map(\.name)
+            let reachable =
+                [old.destinationEntityName] + source.model.allSubentities(of: old.destinationEntityName).map(\.name)
             if reachable.contains(from) { return true }
         }
         return false
@@ -541,19 +589,26 @@ package struct PlanBuilder {
         for owner in owners {
             guard let mapping = mappings[owner], let from = mapping.sourceEntityName else { continue }
             guard
-                let expression = mapping.effectiveRelationshipMappings(in: model).first(where: { $0.name == inverseName })?
-                    .valueExpression
+                let expression = mapping.effectiveRelationshipMappings(in: model).first(where: {
+                    $0.name == inverseName
+                })?
+                .valueExpression
             else { continue }
             let old = try sourceRelationship(expression, of: try sourceEntityLayout(from), for: inverseName)
             sourceNames.insert(old.name)
         }
         guard !sourceNames.isEmpty else { return .constant(.null) }
         guard sourceNames.count == 1, let oldName = sourceNames.first,
-            let oldInverse = source.model.relationship(named: oldColumn.name, inEntity: layoutName(oldColumn, layout))?.inverseName,
+            let oldInverse = source.model.relationship(named: oldColumn.name, inEntity: layoutName(oldColumn, layout))?
+                .inverseName,
             oldInverse == oldName
-        else { throw InPlaceUnsupported("the order of \(toOne.destination).\(inverseName) comes from another relationship") }
+        else {
+            throw InPlaceUnsupported("the order of \(toOne.destination).\(inverseName) comes from another relationship")
+        }
         var order: String?
-        if case .inverseForeignKey(_, _, let orderColumn)? = source.entities[oldColumn.destination]?.toMany(named: oldName)?.storage {
+        if case .inverseForeignKey(_, _, let orderColumn)? = source.entities[oldColumn.destination]?.toMany(
+            named: oldName)?.storage
+        {
             order = orderColumn
         }
         return .position(partition: oldColumn.column, order: order)
@@ -574,7 +629,8 @@ package struct PlanBuilder {
         _ toMany: ToManyMapping, of layout: EntityLayout, expression: ValueExpression, sourceLayout: EntityLayout
     ) throws(InPlaceUnsupported) {
         let old = try sourceRelationship(expression, of: sourceLayout, for: toMany.name)
-        guard let inverseName = destination.model.relationship(named: toMany.name, inEntity: layout.name)?.inverseName else {
+        guard let inverseName = destination.model.relationship(named: toMany.name, inEntity: layout.name)?.inverseName
+        else {
             return
         }
         let targets = [toMany.destination] + destination.model.allSubentities(of: toMany.destination).map(\.name)
@@ -587,7 +643,8 @@ package struct PlanBuilder {
             }
             let oldInverse = try sourceRelationship(inverseMapping, of: try sourceEntityLayout(from), for: inverseName)
             guard old.inverseName == oldInverse.name else {
-                throw InPlaceUnsupported("\(layout.name).\(toMany.name) and its inverse come from unrelated relationships")
+                throw InPlaceUnsupported(
+                    "\(layout.name).\(toMany.name) and its inverse come from unrelated relationships")
             }
         }
     }

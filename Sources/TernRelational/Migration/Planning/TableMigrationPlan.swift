@@ -286,7 +286,9 @@ extension TableMigrationPlan.ColumnValue {
         case .coalesce(let column, let value):
             return "COALESCE(\(.identifier(column)), \(constant(value)))"
         case .renumbered(let column, let numbers):
-            let cases = numbers.sorted { $0.key < $1.key }.map { "WHEN \(Int64($0.key)) THEN \(Int64($0.value))" as SQL }
+            let cases = numbers.sorted { $0.key < $1.key }.map {
+                "WHEN \(Int64($0.key)) THEN \(Int64($0.value))" as SQL
+            }
             return "CASE \(.identifier(column)) \(SQL.joined(cases, separator: " ")) ELSE NULL END"
         case .constantWhereNotNull(let column, let value):
             return "CASE WHEN \(.identifier(column)) IS NULL THEN NULL ELSE \(constant(value)) END"
@@ -294,7 +296,8 @@ extension TableMigrationPlan.ColumnValue {
             return shift.sql(of: .identifier(column))
         case .droppedFor(let value, let entityColumn, let numbers):
             let list = SQL.joined(numbers.sorted().map { "\(Int64($0))" as SQL })
-            return "CASE WHEN \(.identifier(entityColumn)) IN (\(list)) THEN NULL ELSE \(value.sql(constant: constant)) END"
+            return
+                "CASE WHEN \(.identifier(entityColumn)) IN (\(list)) THEN NULL ELSE \(value.sql(constant: constant)) END"
         case .markedInline(let column):
             // `||` makes text; the cast keeps the bytes as a blob (NULL stays NULL).
             return "CAST(X'01' || \(.identifier(column)) AS BLOB)"

@@ -33,7 +33,8 @@ package struct UniquenessCheck: Sendable, Hashable {
                 let name = "Z_\(entity.name)_UNIQUE_" + properties.joined(separator: "_")
                 guard let index = layout.indexes.first(where: { $0.name == name && $0.isUnique }) else { continue }
                 checks[name] = Self(
-                    table: table, index: name, columns: index.columns.map(\.name), entity: entity.name, properties: properties)
+                    table: table, index: name, columns: index.columns.map(\.name), entity: entity.name,
+                    properties: properties)
             }
         }
         return checks

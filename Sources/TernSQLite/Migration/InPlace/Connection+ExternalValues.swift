@@ -25,16 +25,19 @@ extension Connection {
         let code = sqlite3_create_function_v2(
             handle, Self.externalValueFunction, 1, SQLITE_UTF8, reader,
             { context, _, arguments in
-                guard let context, let arguments, let value = arguments[0], let reader = sqlite3_user_data(context) else { return }
+                guard let context, let arguments, let value = arguments[0], let reader = sqlite3_user_data(context)
+                else { return }
                 guard sqlite3_value_type(value) != SQLITE_NULL else { return sqlite3_result_null(context) }
                 let bytes = sqlite3_value_blob(value)
                 let count = Int(sqlite3_value_bytes(value))
                 let column = bytes.map { Data(bytes: $0, count: count) } ?? Data()
                 do {
-                    let resolved = try Unmanaged<ExternalValueReader>.fromOpaque(reader).takeUnretainedValue().store.resolve(column)
+                    let resolved = try Unmanaged<ExternalValueReader>.fromOpaque(reader).takeUnretainedValue().store
+                        .resolve(column)
                     guard !resolved.isEmpty else { return sqlite3_result_zeroblob(context, 0) }
                     resolved.withUnsafeBytes { buffer in
-                        sqlite3_result_blob64(context, buffer.baseAddress, sqlite3_uint64(buffer.count), sqliteTransient)
+                        sqlite3_result_blob64(
+                            context, buffer.baseAddress, sqlite3_uint64(buffer.count), sqliteTransient)
                     }
                 } catch let error as SQLiteError {
                     sqlite3_result_error(context, error.message + (error.path.map { " (\($0))" } ?? ""), -1)

@@ -84,7 +84,8 @@ extension Connection {
                 }
                 // Every row of a table that is one entity's alone is that entity's, whatever its Z_ENT.
                 let root = plan.source.tables[copy.sourceTable].flatMap { plan.source.entities[$0.rootEntity] }
-                let owned: SQL = root?.isOnlyEntityOfTable == true ? "TRUE" : "Z_ENT IN (\(Self.list(copy.sourceNumbers)))"
+                let owned: SQL =
+                    root?.isOnlyEntityOfTable == true ? "TRUE" : "Z_ENT IN (\(Self.list(copy.sourceNumbers)))"
                 return "SELECT \(SQL.joined(values)) FROM \(.identifier(copy.sourceTable)) WHERE \(owned)"
             }
             let rows: SQL = "(\(SQL.joined(selections, separator: " UNION ALL "))) AS migrated"

@@ -32,9 +32,13 @@ extension Connection {
         }
         let wanted = Self.indexStatements(of: plan.destination)
         let kept = Set(plan.alterations.map(\.table.name)).union(plan.keptJoinTables)
-        for row in try fetchAll("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+        for row in try fetchAll(
+            "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+        {
             guard let name = row[0].string, let table = row[1].string else { continue }
-            if !kept.contains(table) || wanted[name] != row[2].string { try executeOnce("DROP INDEX \(.identifier(name))") }
+            if !kept.contains(table) || wanted[name] != row[2].string {
+                try executeOnce("DROP INDEX \(.identifier(name))")
+            }
         }
         for table in plan.replacedTables.sorted() {
             try executeOnce("ALTER TABLE \(.identifier(table)) RENAME TO \(.identifier(Self.replacedName(table)))")
@@ -62,7 +66,8 @@ extension Connection {
         }
         for derived in plan.derivedCounts {
             let table = SQL.identifier(derived.table)
-            try execute("""
+            try execute(
+                """
                 UPDATE \(table) SET \(.identifier(derived.column)) = (SELECT COUNT(*) FROM \(.identifier(derived.countedTable)) \
                 AS counted WHERE counted.\(.identifier(derived.foreignKey)) = \(table).Z_PK) WHERE Z_ENT IN (\(Self.list(derived.numbers)))
                 """)
@@ -134,7 +139,8 @@ extension Connection {
         }
         for (column, values) in alteration.addedColumns {
             var definition = StoreSchema.schemaName(column.name) + " " + column.type
-            if alteration.fillsByDefault(values), let literal = values.first.flatMap({ Self.defaultLiteral($0.value) }) {
+            if alteration.fillsByDefault(values), let literal = values.first.flatMap({ Self.defaultLiteral($0.value) })
+            {
                 // A constant default costs nothing per row (SQLite keeps it in the schema).
                 definition += " DEFAULT " + literal
                 try executeOnce("ALTER TABLE \(table) ADD COLUMN \(SQL(unsafeSQL: definition))")
@@ -144,13 +150,15 @@ extension Connection {
             var numbersByValue: [DatabaseValue: [Int]] = [:]
             for (number, value) in values { numbersByValue[value, default: []].append(number) }
             for (value, numbers) in numbersByValue.sorted(by: { $0.value.min() ?? 0 < $1.value.min() ?? 0 }) {
-                try execute("""
+                try execute(
+                    """
                     UPDATE \(table) SET \(.identifier(column.name)) = \(value) WHERE Z_ENT IN (\(Self.list(numbers)))
                     """)
             }
         }
         for (column, value, numbers) in alteration.rewrittenColumns {
-            try execute("""
+            try execute(
+                """
                 UPDATE \(table) SET \(.identifier(column)) = \(value.sql(constant: Self.constant)) WHERE Z_ENT IN (\(Self.list(numbers)))
                 """)
         }
@@ -195,7 +203,8 @@ extension Connection {
         case .joinTable(let table, let first, let second):
             let positions = orders.map { order -> SQL in
                 let ordering = (order.order.map { [SQL.identifier($0)] } ?? []) + [SQL.identifier(order.item)]
-                return "ROW_NUMBER() OVER (PARTITION BY \(.identifier(order.partition)) ORDER BY \(SQL.joined(ordering))) * 1024"
+                return
+                    "ROW_NUMBER() OVER (PARTITION BY \(.identifier(order.partition)) ORDER BY \(SQL.joined(ordering))) * 1024"
             }
             let values = keys(first, second) + positions
             let filter: SQL = kept.isEmpty ? "" : " WHERE 1" + SQL.joined(kept, separator: "")

@@ -28,7 +28,8 @@ extension SQLiteStoreMigrator {
             guard step.kind == .inferred, step.mappings.count == 1, let mapping = step.mappings.first else {
                 throw InPlaceUnsupported("step \(step.from) → \(step.to) has a mapping model")
             }
-            guard let from = model.version(named: step.from)?.model, let to = model.version(named: step.to)?.model else {
+            guard let from = model.version(named: step.from)?.model, let to = model.version(named: step.to)?.model
+            else {
                 throw MigrationError(.unknownVersion, "The model has no version \(step.from) or \(step.to)")
             }
             models.append((from, to, mapping))
@@ -61,7 +62,8 @@ extension SQLiteStoreMigrator {
                 progress?.addChild(stepProgress, withPendingUnitCount: 1)
                 journal.entries.append(
                     MigrationJournal.Entry(
-                        from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum, date: Date()))
+                        from: step.from, to: step.to, kind: step.kind.rawValue, checksum: step.mappingChecksum,
+                        date: Date()))
                 let outcome = try runStepInPlace(
                     models[index].mapping, index: index, step: step, from: models[index].from, to: models[index].to,
                     uuid: uuid, journal: journal, on: connection, emit: emit)
@@ -100,13 +102,17 @@ extension SQLiteStoreMigrator {
             largestKeys[layout.number] = max(largestKeys[layout.number] ?? 0, largest)
         }
         let plan = try TableMigrationPlan(
-            source: source, destination: destination, mapping: mapping, largestKeys: largestKeys, rekeysMovedEntities: true,
+            source: source, destination: destination, mapping: mapping, largestKeys: largestKeys,
+            rekeysMovedEntities: true,
             changesExternalStorage: true, dropsLinks: true)
         var total = 0
-        for entityMapping in mapping.entityMappings where entityMapping.kind == .copy || entityMapping.kind == .transform {
+        for entityMapping in mapping.entityMappings
+        where entityMapping.kind == .copy || entityMapping.kind == .transform {
             guard let name = entityMapping.sourceEntityName, let layout = source.entities[name] else { continue }
             // A table holding one entity's rows is counted from its smallest index, without reading rows.
-            let isAlone = !layout.isAbstract && !source.entities.values.contains { $0.table == layout.table && $0.name != name && !$0.isAbstract }
+            let isAlone =
+                !layout.isAbstract
+                && !source.entities.values.contains { $0.table == layout.table && $0.name != name && !$0.isAbstract }
             let sql: SQL =
                 isAlone
                 ? "SELECT COUNT(*) FROM \(.identifier(layout.table))"
@@ -122,18 +128,21 @@ extension SQLiteStoreMigrator {
         // go, and transaction numbers continue after the last one.
         var lastTransaction: Int64?
         if try connection.hasHistoryTables() {
-            let counter = try connection.fetchValue(
-                "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(HistoryTables.transactionEntity)")?.int64 ?? 0
+            let counter =
+                try connection.fetchValue(
+                    "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = \(HistoryTables.transactionEntity)")?.int64 ?? 0
             let largest = try connection.fetchValue("SELECT MAX(Z_PK) FROM ATRANSACTION")?.int64 ?? 0
             lastTransaction = max(counter, largest)
         }
         try connection.apply(plan, versionName: step.to) { try Task.checkCancellationAsMigration() }
-        try connection.renumberGlobalIdentities(from: source, to: destination, mapping: mapping, keyOffsets: plan.keyOffsets)
+        try connection.renumberGlobalIdentities(
+            from: source, to: destination, mapping: mapping, keyOffsets: plan.keyOffsets)
         if let lastTransaction {
             for table in ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"] {
                 try connection.executeOnce("DROP TABLE \(.identifier(table))")
             }
-            let token = lastTransaction > 0 ? HistoryToken(storeIdentifier: uuid, transactionNumber: lastTransaction) : nil
+            let token =
+                lastTransaction > 0 ? HistoryToken(storeIdentifier: uuid, transactionNumber: lastTransaction) : nil
             try connection.continueHistory(after: token, for: toModel)
         }
         try connection.writeMetadata(metadata)
@@ -175,7 +184,9 @@ extension SQLiteStoreMigrator {
     /// ``removeUnreferencedExternalData(of:version:in:)``.
     private static func removeUnreferencedExternalData(of url: URL, model: ManagedObjectModel) throws -> Int {
         let folder = ExternalDataStore(storeURL: url, threshold: 0, isDurable: false).folder
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path), !names.isEmpty else { return 0 }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path), !names.isEmpty else {
+            return 0
+        }
         let connection = try SQLiteStore.openExisting(url, configuration: .readOnly)
         let schema = try connection.readSchema(model: model)
         var referenced: Set<String> = []
@@ -188,7 +199,9 @@ extension SQLiteStoreMigrator {
                     WHERE substr(\(.identifier(column.column)), 1, 1) = \(Data([ExternalDataStore.externalMarker]))
                     """
                 try connection.forEachRow(sql) { row in
-                    if let bytes = row[0].data, let name = ExternalDataStore.fileName(in: bytes) { referenced.insert(name) }
+                    if let bytes = row[0].data, let name = ExternalDataStore.fileName(in: bytes) {
+                        referenced.insert(name)
+                    }
                 }
             }
         }
