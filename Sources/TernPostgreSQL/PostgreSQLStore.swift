@@ -60,8 +60,8 @@ public actor PostgreSQLStore {
     ///     hashes must match the store's metadata.
     ///   - readOnly: Whether saves are refused (the connection's transactions are read-only too).
     /// - Throws: ``PostgreSQLError`` with code `connectionFailed` when the server cannot be
-    ///   reached, `notACoreDataStore` when no store exists and no model is given,
-    ///   `schemaMismatch` when the model does not match the store.
+    ///   reached; ``TernCore/TernError`` with code `notACoreDataStore` when no store exists and no
+    ///   model is given, `schemaMismatch` when the model does not match the store.
     public init(url: String, model: ManagedObjectModel? = nil, readOnly: Bool = false) throws {
         try self.init(location: try PostgreSQLLocation(url), model: model, readOnly: readOnly)
     }
@@ -79,7 +79,7 @@ public actor PostgreSQLStore {
         let connection = try Connection(location)
         if !(try connection.hasCoreDataLayout()) {
             guard let model, !readOnly else {
-                throw PostgreSQLError(
+                throw TernError(
                     .notACoreDataStore,
                     "\(location.description) holds no Core Data store (no Z_METADATA table); pass a model to create one."
                 )
@@ -107,7 +107,9 @@ public actor PostgreSQLStore {
     ///
     /// - Parameter url: The store's connection string.
     /// - Returns: The metadata.
-    /// - Throws: ``PostgreSQLError`` with code `notACoreDataStore` when the schema holds no store.
+    /// - Throws: ``TernCore/TernError`` with code `notACoreDataStore` when the schema holds no
+    ///   store, `invalidMetadata` when its metadata is malformed; ``PostgreSQLError`` when the
+    ///   server cannot be reached.
     public static func metadata(at url: String) throws -> StoreMetadata {
         let connection = try Connection(try PostgreSQLLocation(url))
         return try connection.readMetadata()
@@ -118,7 +120,7 @@ public actor PostgreSQLStore {
     /// - Parameters:
     ///   - metadata: The metadata to write.
     ///   - url: The store's connection string.
-    /// - Throws: ``PostgreSQLError`` when the store cannot be reached or written.
+    /// - Throws: As ``metadata(at:)``, or ``PostgreSQLError`` when the server refuses the write.
     public static func setMetadata(_ metadata: StoreMetadata, at url: String) throws {
         let connection = try Connection(try PostgreSQLLocation(url))
         _ = try connection.readMetadata()
@@ -152,7 +154,8 @@ public actor PostgreSQLStore {
     /// Replaces this store's metadata, keeping the keys Tern does not interpret.
     ///
     /// - Parameter metadata: The new metadata.
-    /// - Throws: ``PostgreSQLError`` when the write fails or the store is read-only.
+    /// - Throws: ``TernCore/TernError`` `unwritableStore` when the store is read-only,
+    ///   ``PostgreSQLError`` when the write fails.
     public func setMetadata(_ metadata: StoreMetadata) throws {
         try requireWritable()
         try connection.writeMetadata(metadata)
@@ -167,9 +170,9 @@ public actor PostgreSQLStore {
     // MARK: - Non public
 
     /// Throws when the store was opened read-only.
-    func requireWritable() throws(PostgreSQLError) {
+    func requireWritable() throws(TernError) {
         if isReadOnly {
-            throw PostgreSQLError(.readOnly, "The store was opened read-only; open it read-write to change it.")
+            throw TernError(.unwritableStore, "The store was opened read-only; open it read-write to change it.")
         }
     }
 

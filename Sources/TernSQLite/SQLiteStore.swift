@@ -70,8 +70,10 @@ public actor SQLiteStore {
     ///   - model: The model; required to create a store. For an existing store its version
     ///     hashes must match the store's metadata.
     ///   - configuration: How to open it; read-write with write-ahead logging by default.
-    /// - Throws: ``SQLiteError`` when the file is not a SQLite database or not a Core Data store,
-    ///   or with code `schemaMismatch` when the model does not match the store.
+    /// - Throws: ``SQLiteError`` `notADatabase` when the file is not a SQLite database;
+    ///   ``TernCore/TernError`` `notACoreDataStore` when it is not a Core Data store,
+    ///   `objectNotFound` when there is no file and no model to create one, `schemaMismatch` when
+    ///   the model does not match the store.
     public init(
         at url: URL, model: ManagedObjectModel? = nil, configuration: SQLiteConfiguration = SQLiteConfiguration()
     ) throws {
@@ -85,8 +87,8 @@ public actor SQLiteStore {
                 as? NSNumber)?.intValue ?? 0 == 0
         if isNew {
             guard let model else {
-                throw SQLiteError(
-                    .ioFailure, "No store exists at this path; pass a model to create one.", path: url.path)
+                throw TernError(
+                    .objectNotFound, "No store exists at this path; pass a model to create one.", path: url.path)
             }
             let schema = try StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model))
             let metadata = StoreSchema.newMetadata(for: model, autoVacuum: configuration.autoVacuum)
@@ -127,9 +129,10 @@ public actor SQLiteStore {
     ///
     /// - Parameter url: The store file.
     /// - Returns: The metadata: UUID, version hashes, identifiers and the application's keys.
-    /// - Throws: ``SQLiteError`` with code `notADatabase` for a file that is not SQLite,
+    /// - Throws: ``SQLiteError`` with code `notADatabase` for a file that is not SQLite;
+    ///   ``TernCore/TernError`` with code `objectNotFound` when there is no file,
     ///   `notACoreDataStore` for a database without `Z_METADATA`, `invalidMetadata` for a
-    ///   malformed dictionary; the error carries the path.
+    ///   malformed dictionary. The error carries the path.
     public static func metadata(at url: URL) throws -> StoreMetadata {
         let connection = try openExisting(url, configuration: .readOnly)
         return try connection.readMetadata()
@@ -153,7 +156,7 @@ public actor SQLiteStore {
     @discardableResult
     public static func recoverInterruptedWrite(at url: URL) throws -> Bool {
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw SQLiteError(.ioFailure, "No store exists at this path; check the path.", path: url.path)
+            throw TernError(.objectNotFound, "No store exists at this path; check the path.", path: url.path)
         }
         return try Connection.recoverInterruptedWrite(atPath: url.path)
     }
@@ -163,7 +166,8 @@ public actor SQLiteStore {
     /// - Parameters:
     ///   - metadata: The metadata to write; its `applicationKeys` are written as they are.
     ///   - url: The store file.
-    /// - Throws: ``SQLiteError`` when the store cannot be opened or written.
+    /// - Throws: ``TernCore/TernError`` as ``metadata(at:)`` does, or ``SQLiteError`` when
+    ///   SQLite cannot write the store.
     public static func setMetadata(_ metadata: StoreMetadata, at url: URL) throws {
         try recoverInterruptedWrite(at: url)
         var configuration = SQLiteConfiguration()
@@ -178,7 +182,8 @@ public actor SQLiteStore {
     /// Replaces this store's metadata, keeping the keys Tern does not interpret.
     ///
     /// - Parameter metadata: The new metadata.
-    /// - Throws: ``SQLiteError`` when the write fails or the store is read-only.
+    /// - Throws: ``TernCore/TernError`` `unwritableStore` when the store is read-only,
+    ///   ``SQLiteError`` when the write fails.
     public func setMetadata(_ metadata: StoreMetadata) throws {
         try requireWritable()
         try connection.writeMetadata(metadata)
@@ -193,10 +198,10 @@ public actor SQLiteStore {
     // MARK: - Non public
 
     /// Throws when the store was opened read-only.
-    func requireWritable() throws(SQLiteError) {
+    func requireWritable() throws(TernError) {
         if configuration.isReadOnly {
-            throw SQLiteError(
-                .readOnly, "The store was opened read-only; open it read-write to change it.", path: url.path)
+            throw TernError(
+                .unwritableStore, "The store was opened read-only; open it read-write to change it.", path: url.path)
         }
     }
 
@@ -229,9 +234,9 @@ public actor SQLiteStore {
     }
 
     /// Opens a connection to a file that must already exist.
-    static func openExisting(_ url: URL, configuration: SQLiteConfiguration) throws(SQLiteError) -> Connection {
+    static func openExisting(_ url: URL, configuration: SQLiteConfiguration) throws -> Connection {
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw SQLiteError(.ioFailure, "No store exists at this path; check the path.", path: url.path)
+            throw TernError(.objectNotFound, "No store exists at this path; check the path.", path: url.path)
         }
         let connection = try Connection(path: url.path, configuration: configuration)
         try connection.checkCoreDataLayout()
@@ -239,7 +244,7 @@ public actor SQLiteStore {
     }
 
     /// The journal mode a store file already uses, so that a short write does not convert it.
-    static func journalMode(ofStoreAt url: URL) throws(SQLiteError) -> SQLiteConfiguration.JournalMode {
+    static func journalMode(ofStoreAt url: URL) throws -> SQLiteConfiguration.JournalMode {
         let connection = try openExisting(url, configuration: .readOnly)
         // A closed write-ahead-log store is opened immutable (see Connection), and then SQLite
         // reports "delete"; the file header says what the store is.

@@ -49,7 +49,7 @@ struct PostgreSQLStoreTests {
     @Test func textWithNULIsRefusedWithoutShowingIt() async throws {
         let store = try PostgreSQLStore(url: try PostgreSQLTestServer.freshStoreURL(), model: ConformanceModel.model)
         let key = try await store.newPrimaryKeys(forEntity: "Sample", count: 1)[0]
-        let error = await #expect(throws: PostgreSQLError.self) {
+        let error = await #expect(throws: TernError.self) {
             _ = try await store.save(StoreChangeSet(inserted: [Self.sampleRow(key, "secret\u{0}value")]))
         }
         #expect(error?.code == .invalidValue)
@@ -91,7 +91,7 @@ struct PostgreSQLStoreTests {
     }
 
     @Test func anEmptySchemaIsNotAStore() throws {
-        let error = #expect(throws: PostgreSQLError.self) {
+        let error = #expect(throws: TernError.self) {
             try PostgreSQLStore(url: try PostgreSQLTestServer.freshStoreURL())
         }
         #expect(error?.code == .notACoreDataStore)
@@ -101,10 +101,10 @@ struct PostgreSQLStoreTests {
         let url = try PostgreSQLTestServer.freshStoreURL()
         _ = try PostgreSQLStore(url: url, model: ConformanceModel.model)
         let store = try PostgreSQLStore(url: url, model: ConformanceModel.model, readOnly: true)
-        await #expect(throws: PostgreSQLError.self) {
+        await #expect(throws: TernError.self) {
             _ = try await store.newPrimaryKeys(forEntity: "Sample", count: 1)
         }
-        await #expect(throws: PostgreSQLError.self) { _ = try await store.save(StoreChangeSet()) }
+        await #expect(throws: TernError.self) { _ = try await store.save(StoreChangeSet()) }
     }
 
     /// Connections allocating keys at once from the same root never receive the same key.

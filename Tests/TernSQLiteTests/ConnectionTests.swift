@@ -1,4 +1,5 @@
 import Foundation
+import TernCore
 import TernRelational
 import TernTestSupport
 import Testing
@@ -83,7 +84,7 @@ import Testing
                 try connection.inTransaction { () throws(SQLiteError) in
                     try connection.execute("INSERT INTO t VALUES (\(3))")
                 }
-                throw SQLiteError(.invalidValue, "stop")
+                throw SQLiteError(.sqliteFailure, "stop")
             }
         }
         #expect(try connection.fetchAll("SELECT x FROM t") == [[.integer(1)]])
@@ -134,6 +135,6 @@ import Testing
     @Test func directoriesCanBeSynced() throws {
         let folder = try TemporaryDirectory()
         try FileSystem.synchronizeDirectory(atPath: folder.url.path)
-        #expect(throws: SQLiteError.self) { try FileSystem.synchronizeDirectory(atPath: folder.path("none").path) }
+        #expect(throws: TernError.self) { try FileSystem.synchronizeDirectory(atPath: folder.path("none").path) }
     }
 }

@@ -49,7 +49,7 @@ import Testing
         let folder = try TemporaryDirectory()
         let store = try await Self.store(in: folder)
         // The whole rows cannot be read, so the default (which reads them) would throw.
-        await #expect(throws: SQLiteError.self) { try await store.fetch(Self.namesOnly) }
+        await #expect(throws: TernError.self) { try await store.fetch(Self.namesOnly) }
         func generic<Store: PersistentStore>(_ store: Store) async throws -> [[String: AttributeValue]] {
             try await store.fetchValues(Self.namesOnly)
         }

@@ -134,12 +134,12 @@ import Testing
         let bytes = try Data(contentsOf: url)
         let store = try SQLiteStore(at: url, configuration: .readOnly)
         _ = try await store.rows(of: "Car", limit: 200)
-        let error = await #expect(throws: SQLiteError.self) {
+        let error = await #expect(throws: TernError.self) {
             let row = StoreRow(
                 reference: RowReference(entityName: "Person", primaryKey: 999), attributes: ["firstName": .string("x")])
             return try await store.save(StoreChangeSet(inserted: [row]))
         }
-        #expect(error?.code == .readOnly)
+        #expect(error?.code == .unwritableStore)
         #expect(folder.fileNames == before)
         #expect(try Data(contentsOf: url) == bytes)
     }

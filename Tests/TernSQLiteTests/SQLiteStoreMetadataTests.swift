@@ -67,7 +67,7 @@ import Testing
             let connection = try Connection(path: url.path, configuration: SQLiteConfiguration())
             try connection.execute("CREATE TABLE t (x)")
         }
-        let error = try #require(throws: SQLiteError.self) { try SQLiteStore.metadata(at: url) }
+        let error = try #require(throws: TernError.self) { try SQLiteStore.metadata(at: url) }
         #expect(error.code == .notACoreDataStore)
         #expect(error.path == url.path)
         #expect(error.message.contains("Z_METADATA"))
@@ -76,7 +76,7 @@ import Testing
     @Test func aMissingFileFailsWithItsPath() throws {
         let folder = try TemporaryDirectory()
         let url = folder.path("missing.sqlite")
-        let error = try #require(throws: SQLiteError.self) { try SQLiteStore.metadata(at: url) }
+        let error = try #require(throws: TernError.self) { try SQLiteStore.metadata(at: url) }
         #expect(error.path == url.path)
         #expect(!FileManager.default.fileExists(atPath: url.path))
     }

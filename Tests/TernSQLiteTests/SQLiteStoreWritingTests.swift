@@ -263,7 +263,7 @@ import Testing
         // A reference that tries to leave the folder is refused.
         let hostile = Data([2]) + Data("../../../../etc/passwd".utf8) + Data([0])
         try raw.execute("UPDATE ZPLAYLIST SET ZCOVER = \(hostile) WHERE Z_PK = \(largeRow.reference.primaryKey)")
-        let error = await #expect(throws: SQLiteError.self) {
+        let error = await #expect(throws: TernError.self) {
             try await store.rows(for: [largeRow.reference])
         }
         #expect(error?.code == .invalidExternalData)

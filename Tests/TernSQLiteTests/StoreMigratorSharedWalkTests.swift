@@ -99,7 +99,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let connection = try Connection(
             path: directory.path("A.sqlite").path, configuration: SQLiteConfiguration(journalMode: .delete))
-        let table = try MigrationAssociationTable(connection: connection)
+        let table = try AssociationTable(connection: connection, flushLimit: 1_000)
         func ref(_ entity: String, _ key: Int64) -> RowReference { RowReference(entityName: entity, primaryKey: key) }
         for key in Int64(1)...200 {
             try table.associate(source: ref("Event", key), withDestination: ref("Printed", key), mapping: "A")

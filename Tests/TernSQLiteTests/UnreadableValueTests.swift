@@ -33,13 +33,13 @@ import Testing
         let (library, _) = try Self.damagedLibrary()
         #expect(SQLiteConfiguration().unreadableValues == .fail)
         let store = try SQLiteStore(at: library.url, configuration: .readOnly)
-        let novel = await #expect(throws: SQLiteError.self) {
+        let novel = await #expect(throws: TernError.self) {
             try await store.rows(for: [RowReference(entityName: "Novel", primaryKey: 2)])
         }
         #expect(novel?.code == .invalidValue)
         #expect(
             novel?.message.hasPrefix("Row 2 of Novel holds a value its Integer 32 attribute pages cannot read") == true)
-        let author = await #expect(throws: SQLiteError.self) {
+        let author = await #expect(throws: TernError.self) {
             try await store.rows(for: [RowReference(entityName: "Author", primaryKey: 1)])
         }
         #expect(author?.code == .invalidExternalData)

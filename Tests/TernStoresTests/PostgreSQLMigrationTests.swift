@@ -390,8 +390,8 @@ struct PostgreSQLMigrationTests {
                     events.append($0)
                 }
                 Issue.record("the migration ran while another process held the lock")
-            } catch let error as PostgreSQLError {
-                #expect(error.code == .locked)
+            } catch let error as TernError {
+                #expect(error.code == .storeBusy)
                 #expect(error.message.contains("Another process is migrating the store"))
                 #expect(error.message.contains("tern migrate (pid \(getpid())"))
             }

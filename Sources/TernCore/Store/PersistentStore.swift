@@ -16,6 +16,28 @@ public import Foundation
 ///
 /// `StoreConformance` in TernTestSupport checks all of this for any store.
 ///
+/// ## Errors
+///
+/// What any store can meet is a ``TernError`` with the same code in every store type:
+/// - ``TernError/Code/unwritableStore``: a save, key request or metadata change on a store
+///   opened read-only, or a value the store's format cannot hold;
+/// - ``TernError/Code/mergeConflict`` and ``TernError/Code/constraintConflict``, as above;
+/// - ``TernError/Code/invalidValue``: a row its entity cannot hold (an abstract entity, an
+///   attribute or relationship the entity does not have, a value that does not fit its column),
+///   or a stored value its attribute cannot read;
+/// - ``TernError/Code/invalidExternalData``: a large value whose file is missing or whose
+///   reference is malformed;
+/// - ``TernError/Code/objectNotFound``: no store where one is to be opened, an unknown entity,
+///   or a to-many relationship that names a row that does not exist;
+/// - ``TernError/Code/notACoreDataStore``, ``TernError/Code/invalidMetadata`` and
+///   ``TernError/Code/schemaMismatch``: a file or schema that is not a Core Data store, whose
+///   metadata is malformed, or whose tables do not match the model;
+/// - ``TernError/Code/ioFailure``: a file that cannot be written, synced or renamed.
+///
+/// What the database itself reports is the store's own error: `SQLiteError` (a full disk, a
+/// damaged file, `SQLITE_BUSY`…) and `PostgreSQLError` (a lost connection, a server failure),
+/// with the database's result code or SQLSTATE and the SQL.
+///
 /// ```swift
 /// let store = InMemoryStore(model: model)
 /// let keys = try await store.newPrimaryKeys(forEntity: "Recipe", count: 1)

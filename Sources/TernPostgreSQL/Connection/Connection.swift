@@ -318,4 +318,17 @@ private struct Parameter {
     }
 }
 
-extension Connection: RelationalConnection {}
+extension Connection: RelationalConnection {
+    /// Inserts rows with one `COPY` (``copy(into:columns:rows:)``).
+    ///
+    /// - Parameters:
+    ///   - table: The table.
+    ///   - columns: The columns the values fill, in order.
+    ///   - rows: The rows' values, one per column.
+    /// - Throws: ``PostgreSQLError`` carrying the `COPY` statement; a unique violation has
+    ///   SQLSTATE `23505`.
+    /// - Complexity: O(*n*) in the size of the data; memory holds one chunk.
+    func insertRows(into table: String, columns: [String], rows: [[DatabaseValue]]) throws(PostgreSQLError) {
+        try copy(into: table, columns: columns, rows: rows)
+    }
+}

@@ -1,8 +1,12 @@
 public import TernCore
 import TernRelational
 
-/// An error of the PostgreSQL store: a failure reported by the server or by libpq, or a database
-/// that does not hold a Core Data layout.
+/// A failure that the PostgreSQL server or libpq reported, or a connection string that is wrong.
+///
+/// What any store can find wrong (a database that holds no Core Data store, malformed metadata, a
+/// value that does not fit, a store opened read-only, another process migrating it) is a
+/// ``TernCore/TernError`` in every store, with the same code; this type is for what only
+/// PostgreSQL says.
 ///
 /// Errors carry a ``Code`` to match on, the server's SQLSTATE when it reported the failure, a
 /// message that says what went wrong and what to do, and the SQL involved. They never carry bound
@@ -33,16 +37,6 @@ public struct PostgreSQLError: CodedError, Sendable, Hashable {
         public static let connectionFailed = Code("connectionFailed")
         /// The connection string cannot be read.
         public static let invalidConnectionString = Code("invalidConnectionString")
-        /// The database (or schema) holds no Core Data store: a required table is missing.
-        public static let notACoreDataStore = Code("notACoreDataStore")
-        /// The store's metadata could not be decoded or encoded.
-        public static let invalidMetadata = Code("invalidMetadata")
-        /// A value does not fit its column or attribute.
-        public static let invalidValue = Code("invalidValue")
-        /// The store was opened read-only and a write was attempted.
-        public static let readOnly = Code("readOnly")
-        /// Another process holds the store's migration lock.
-        public static let locked = Code("locked")
     }
 
     /// The kind of failure.
@@ -82,7 +76,7 @@ public struct PostgreSQLError: CodedError, Sendable, Hashable {
 }
 
 extension PostgreSQLError.Code {
-    /// Matches an error against a code, so that `catch PostgreSQLError.Code.locked` works.
+    /// Matches an error against a code, so that `catch PostgreSQLError.Code.connectionFailed` works.
     public static func ~= (code: Self, error: any Error) -> Bool {
         (error as? PostgreSQLError)?.code == code
     }

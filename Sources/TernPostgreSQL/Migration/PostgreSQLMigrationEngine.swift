@@ -13,9 +13,9 @@ import TernRelational
 /// attribute values set in place, and are loaded with one `COPY` per table once a batch is full
 /// or before anything reads or updates the destination; relationships are written with bound
 /// `UPDATE`s and join-table `INSERT`s as on SQLite. Associations live in a table of the
-/// destination schema (``PostgreSQLAssociationTable``, unlogged: it never outlives the step). Memory is
+/// destination schema (`AssociationTable`, unlogged: it never outlives the step). Memory is
 /// bounded by the batch size.
-final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
+final class PostgreSQLMigrationEngine: RelationalMigrationEngine {
     let sourceModel: ManagedObjectModel
     let destinationModel: ManagedObjectModel
     let environment: ExpressionEnvironment
@@ -24,17 +24,17 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
     /// The connection reading the source schema.
     private let reader: Connection
     /// The connection writing the destination schema.
-    private let destination: Connection
+    let destination: Connection
     /// The destination layout.
-    private let schema: StoreSchema
+    let schema: StoreSchema
     private let batchSize: Int
     private let onBatch: (Int) throws(MigrationError) -> Void
     /// Whether a source object's first destination object keeps its primary key and `Z_OPT`
     /// when the key is free (inferred steps keep object IDs, as in place).
     private let keepsKeys: Bool
     /// The smallest `Z_MAX` of each destination root table.
-    private let carriedKeys: [String: Int64]
-    let associations: PostgreSQLAssociationTable
+    let carriedKeys: [String: Int64]
+    let associations: AssociationTable<Connection>
     /// The source object whose destination objects are being created, until it has one.
     private var unclaimedSource: RowReference?
     /// The largest primary key given per destination table.
@@ -50,9 +50,9 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
     /// Source rows read outside the page (a few, so that an object's property mappings read each once).
     private var cachedRows: [RowReference: StoreRow] = [:]
     /// A failure inside a non-throwing protocol method, thrown at the next throwing one.
-    private var pendingFailure: MigrationError?
+    var pendingFailure: MigrationError?
     /// The links dropped because their object's entity left the relationship's inheritance tree.
-    private(set) var droppedLinks = 0
+    var droppedLinks = 0
 
     /// How rows of one destination entity are written: the `COPY` columns, each attribute's slot
     /// among them and the default values, worked out once per entity.
@@ -113,8 +113,8 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
         (self.batchSize, self.keepsKeys, self.carriedKeys, self.onBatch) = (
             max(1, batchSize), keepsKeys, carriedKeys, onBatch
         )
-        associations = try Self.server {
-            try PostgreSQLAssociationTable(connection: destination, flushLimit: batchSize)
+        associations = try Self.storeWork {
+            try AssociationTable(connection: destination, flushLimit: batchSize, tableKind: "CREATE UNLOGGED TABLE")
         }
     }
 
@@ -144,7 +144,7 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
             }
             return
         }
-        let (layout, select) = try Self.server {
+        let (layout, select) = try Self.storeWork {
             let layout = try source.schema.entity(named: entity)
             return (layout, try source.selection(for: layout))
         }
@@ -154,7 +154,7 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
             if Task.isCancelled {
                 throw MigrationError(.cancelled, "The migration was cancelled; the store is unchanged")
             }
-            let rows = try Self.server {
+            let rows = try Self.storeWork {
                 try source.packedRows(
                     """
                     \(select) WHERE \(layout.rowFilter(includingSubentities: false, alias: "t0")) AND t0."Z_PK" > \(last) \
@@ -192,7 +192,7 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
 
     /// The number of source objects of exactly an entity.
     func sourceCount(of entity: String) throws(MigrationError) -> Int {
-        try Self.server {
+        try Self.storeWork {
             let layout = try source.schema.entity(named: entity)
             return Int(
                 try reader.fetchValue(
@@ -246,7 +246,7 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
         guard let column = layout.attribute(named: attribute) else { return }  // transient
         let stored = try storedValue(value, column, of: destination)
         try flush()
-        try Self.server {
+        try Self.storeWork {
             try self.destination.execute(
                 """
                 UPDATE \(.identifier(layout.table)) SET \(.identifier(column.column)) = \(stored) \
@@ -255,25 +255,11 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
         }
     }
 
-    func setDestinationRelationship(_ relationship: String, of destination: RowReference, to objects: [RowReference])
-        throws(MigrationError)
-    {
-        let description = try destinationRelationship(relationship, of: destination, count: objects.count)
-        let held = self.objects(heldBy: description, among: objects)
-        droppedLinks += objects.count - held.count
-        try flush()
-        try Self.server {
-            let statements = try RelationshipWrites.statements(
-                setting: relationship, inverse: description.inverseName, of: destination, to: held, in: schema)
-            for statement in statements { try self.destination.execute(statement) }
-        }
-    }
-
     func forEachDestinationInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
         throws(MigrationError)
     {
         try flush()
-        try Self.server {
+        try Self.storeWork {
             try associations.forEachDestination(mapping: mapping.name, pageSize: batchSize) { references in
                 for reference in references {
                     try body(reference)
@@ -285,72 +271,13 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
         try throwPending()
     }
 
-    func validateDestinationInstances(of mapping: EntityMapping) throws(MigrationError) {
-        try flush()
-        try Self.server {
-            try associations.flush()
-            try DestinationValidation.validate(mapping, schema: schema) { layout, column in
-                try destination.fetchAll(
-                    """
-                    SELECT DISTINCT d."Z_PK" FROM "TERN_ASSOCIATION" AS a JOIN \(.identifier(layout.table)) AS d \
-                    ON \(PostgreSQLAssociationTable.joinCondition(mapping: mapping.name, entity: layout.name)) \
-                    WHERE d."Z_ENT" = \(layout.number) AND d.\(.identifier(column)) IS NULL ORDER BY 1 LIMIT 100
-                    """
-                ).map { $0.first?.int64 ?? 0 }
-            }
-        }
-    }
-
-    // MARK: - Associations
-
-    func deferFailure(_ error: any Error) {
-        guard pendingFailure == nil else { return }
-        do { try Self.server { () throws -> Void in throw error } } catch { pendingFailure = error }
-    }
-
-    // MARK: - Finishing
-
-    /// Writes what is pending, drops the association table and records each root's largest key
-    /// in `Z_PRIMARYKEY`.
-    func finish() throws(MigrationError) {
-        try flush()
-        try throwPending()
-        try Self.server {
-            try associations.drop()
-            for layout in schema.entities.values where layout.superNumber == 0 {
-                let largest =
-                    try destination.fetchValue("SELECT MAX(\"Z_PK\") FROM \(.identifier(layout.table))")?.int64 ?? 0
-                let carried = carriedKeys[layout.table] ?? 0
-                try destination.execute(
-                    """
-                    UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = \(max(largest, carried)) WHERE "Z_ENT" = \(layout.number)
-                    """)
-            }
-        }
-    }
-
     // MARK: - Non public
 
-    /// Runs server work, turning its errors into migration errors (migration errors pass as they are).
-    static func server<Result>(_ body: () throws -> Result) throws(MigrationError) -> Result {
-        do {
-            return try body()
-        } catch let error as MigrationError {
-            throw error
-        } catch let error as PostgreSQLError {
-            throw failure(error)
-        } catch {
-            throw MigrationError(.storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
-        }
-    }
-
-    /// A migration error for a server failure.
-    static func failure(_ error: PostgreSQLError) -> MigrationError {
-        MigrationError(.storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
-    }
+    /// PostgreSQL's errors name no file.
+    static func path(of error: any Error) -> String? { nil }
 
     /// Writes the pending destination rows: one `COPY` per table, each in creation order.
-    private func flush() throws(MigrationError) {
+    func flush() throws(MigrationError) {
         guard !pending.isEmpty else { return }
         let rows = pending
         pending.removeAll(keepingCapacity: true)
@@ -366,7 +293,7 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
             }
         }
         for table in tables {
-            try Self.server {
+            try Self.storeWork {
                 try destination.copy(into: table.plan.layout.table, columns: table.plan.columnNames, rows: table.rows)
             }
         }
@@ -411,20 +338,16 @@ final class PostgreSQLMigrationEngine: AssociatingMigrationEngine {
     private func isTaken(_ key: Int64, in table: String) throws(MigrationError) -> Bool {
         guard key <= lastKeys[table] ?? 0 else { return false }
         try flush()
-        return try Self.server {
+        return try Self.storeWork {
             try destination.fetchValue("SELECT 1 FROM \(.identifier(table)) WHERE \"Z_PK\" = \(key)") != nil
         }
-    }
-
-    private func throwPending() throws(MigrationError) {
-        if let pendingFailure { throw pendingFailure }
     }
 
     /// A source row: from the page when it is there, read alone otherwise (kept until the next page).
     private func sourceRow(_ reference: RowReference) throws(MigrationError) -> StoreRow? {
         if reference.entityName == pageEntity, let row = page[reference.primaryKey] { return row }
         if let row = cachedRows[reference] { return row }
-        let row = try Self.server { try source.rows(for: [reference], using: reader).first }
+        let row = try Self.storeWork { try source.rows(for: [reference], using: reader).first }
         if cachedRows.count >= batchSize { cachedRows.removeAll(keepingCapacity: true) }
         cachedRows[reference] = row
         return row

@@ -58,8 +58,8 @@ package final class PostgreSQLMigrationSession {
                 warned = true
             }
             if let timeout, ContinuousClock.now - start >= timeout {
-                throw PostgreSQLError(
-                    .locked,
+                throw TernError(
+                    .storeBusy,
                     "Another process is migrating the store at \(location.description) (\(holder)); "
                         + "wait for it to finish, or give a longer lock timeout.")
             }

@@ -32,9 +32,9 @@ extension AttributeValue {
     ///   - value: The column value; NULL gives nil.
     ///   - type: The attribute's type.
     /// - Returns: The attribute value, or nil for NULL.
-    /// - Throws: ``PostgreSQLError`` with code `invalidValue` when the column holds something the
+    /// - Throws: ``TernCore/TernError`` with code `invalidValue` when the column holds something the
     ///   type cannot read (the message never shows the value).
-    init?(postgreSQLValue value: DatabaseValue, type: AttributeType) throws(PostgreSQLError) {
+    init?(postgreSQLValue value: DatabaseValue, type: AttributeType) throws(TernError) {
         if value.isNull { return nil }
         let converted: AttributeValue?
         switch type {
@@ -53,7 +53,7 @@ extension AttributeValue {
         default: converted = nil
         }
         guard let converted else {
-            throw PostgreSQLError(
+            throw TernError(
                 .invalidValue, "A column holds a value that a \(type.xcodeName) attribute cannot read.")
         }
         self = converted

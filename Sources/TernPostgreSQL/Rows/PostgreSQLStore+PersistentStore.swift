@@ -1,6 +1,6 @@
 import Foundation
 public import TernCore
-import TernRelational
+package import TernRelational
 
 extension PostgreSQLStore: PersistentStore {
     // MARK: - Fetching
@@ -141,4 +141,7 @@ extension PostgreSQLStore: PersistentStore {
     }
 }
 
-extension PostgreSQLStore: RelationalRowStore {}
+extension PostgreSQLStore: RelationalRowStore {
+    /// PostgreSQL's spelling of translated predicates and sorts.
+    package nonisolated var dialect: any SQLDialect { PostgreSQLDialect() }
+}

@@ -135,7 +135,7 @@ extension PostgreSQLStore {
     ///   - plan: Where each attribute's column is among them.
     nonisolated func decodeAttributes(
         _ values: [DatabaseValue], plan: RowPlan
-    ) throws(PostgreSQLError) -> [String: AttributeValue] {
+    ) throws(TernError) -> [String: AttributeValue] {
         var attributes = [String: AttributeValue](minimumCapacity: plan.attributes.count)
         for attribute in plan.attributes {
             if let value = try Self.decodeValue(
@@ -150,11 +150,11 @@ extension PostgreSQLStore {
     /// The value of one attribute, with an error naming the attribute and row (never the value).
     private static func decodeValue(
         _ value: DatabaseValue, _ attribute: RowPlan.Attribute, entity: String, primaryKey: Int64?
-    ) throws(PostgreSQLError) -> AttributeValue? {
+    ) throws(TernError) -> AttributeValue? {
         do {
             return try AttributeValue(postgreSQLValue: value, type: attribute.type)
         } catch {
-            throw PostgreSQLError(
+            throw TernError(
                 .invalidValue,
                 "\(entity).\(attribute.name) of row \(primaryKey.map(String.init) ?? "?") holds a value a "
                     + "\(attribute.type.xcodeName) attribute cannot read.", underlyingError: error)
@@ -166,19 +166,8 @@ extension PostgreSQLStore {
     nonisolated func loadToMany(
         of rows: inout [PackedRow], plans: [RowPlan], using connection: Connection
     ) throws {
-        var groups: [ToManyMapping: [Int]] = [:]
-        for (index, plan) in plans.enumerated() {
-            for relationship in plan.toMany { groups[relationship, default: []].append(index) }
-        }
-        for (relationship, indices) in groups {
-            let found = try references(
-                of: relationship, from: indices.map { rows[$0].reference.primaryKey }, using: connection)
-            for index in indices {
-                // An absent key is an empty relationship.
-                if let references = found[rows[index].reference.primaryKey] {
-                    rows[index].toMany[relationship.name] = references
-                }
-            }
+        try RowPlan.loadToMany(of: &rows, plans: plans, chunkSize: Int.max) { relationship, keys in
+            try references(of: relationship, from: keys, using: connection)
         }
     }
 

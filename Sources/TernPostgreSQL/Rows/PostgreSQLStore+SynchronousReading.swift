@@ -18,17 +18,19 @@ extension PostgreSQLStore {
     /// - Throws: ``PostgreSQLError`` when the connection cannot be opened or a read fails.
     /// - Complexity: O(*k* log *n*) for *k* references.
     public nonisolated func rowsSynchronously(for references: [RowReference]) throws -> [StoreRow] {
-        try synchronousReader.withLock { reader in
-            let connection: Connection
-            if let open = reader {
-                connection = open
-            } else {
-                connection = try Connection(postgreSQLLocation)
-                try connection.execute("SET default_transaction_read_only TO on")
-                try connection.execute("SET default_transaction_isolation TO 'repeatable read'")
-                reader = connection
-            }
-            return try connection.inTransaction { try rows(for: references, using: connection) }
+        try synchronousReader.withConnection(opening: openSynchronousReader) { connection in
+            try connection.inTransaction { try rows(for: references, using: connection) }
         }
+    }
+
+    // MARK: - Non public
+
+    /// Opens the connection of synchronous reads: its transactions are read-only and see one
+    /// snapshot each.
+    private nonisolated func openSynchronousReader() throws(PostgreSQLError) -> Connection {
+        let connection = try Connection(postgreSQLLocation)
+        try connection.execute("SET default_transaction_read_only TO on")
+        try connection.execute("SET default_transaction_isolation TO 'repeatable read'")
+        return connection
     }
 }

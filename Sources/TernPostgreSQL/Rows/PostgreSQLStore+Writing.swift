@@ -215,21 +215,14 @@ extension PostgreSQLStore {
             try connection.execute(sql)
         } catch {
             guard error.sqlState == "23505" else { throw error }
-            var failure = TernError(
-                .constraintConflict, "another \(reference.entityName) has the same unique values (\(error.message))",
-                entity: reference.entityName)
-            failure.objectID = objectID(reference)
-            throw TernError(
-                .constraintConflict,
-                "the save would break a uniqueness constraint; change the values or merge the objects",
-                objectID: nil, failures: [failure], underlyingError: error)
+            throw constraintConflict(of: reference, reported: error, message: error.message, path: nil)
         }
     }
 
     /// Throws for an abstract entity, which has no rows of its own.
     func requireConcrete(_ layout: EntityLayout) throws {
         if layout.isAbstract {
-            throw PostgreSQLError(
+            throw TernError(
                 .invalidValue, "Entity \(SQL.quoted(layout.name)) is abstract; insert one of its subentities.")
         }
     }

@@ -205,17 +205,18 @@ extension Connection {
 
     /// Reads the store's metadata from `Z_METADATA`.
     ///
-    /// - Throws: ``PostgreSQLError`` when the table is missing, empty or holds a malformed plist.
-    func readMetadata() throws(PostgreSQLError) -> StoreMetadata {
+    /// - Throws: ``TernCore/TernError`` `notACoreDataStore` or `invalidMetadata` when the table is
+    ///   missing, empty or holds a malformed plist; ``PostgreSQLError`` when the server fails.
+    func readMetadata() throws -> StoreMetadata {
         guard try hasCoreDataLayout() else {
-            throw PostgreSQLError(
+            throw TernError(
                 .notACoreDataStore,
                 "\(location) holds no Core Data store (no Z_METADATA or Z_PRIMARYKEY table); check the schema parameter."
             )
         }
         let sql: SQL = #"SELECT "Z_UUID", "Z_PLIST" FROM "Z_METADATA" ORDER BY "Z_VERSION" LIMIT 1"#
         guard let row = try fetchOne(sql) else {
-            throw PostgreSQLError(
+            throw TernError(
                 .notACoreDataStore, "Z_METADATA has no row; the store was never finished.", sql: sql.text)
         }
         var dictionary: [String: PropertyListValue] = [:]
@@ -223,13 +224,13 @@ extension Connection {
             guard let decoded = try? BinaryPropertyList.decode(plist),
                 case .dictionary(let top)? = PropertyListValue(decoded)
             else {
-                throw PostgreSQLError(
+                throw TernError(
                     .invalidMetadata, "Z_METADATA.Z_PLIST is not a binary property list dictionary.", sql: sql.text)
             }
             dictionary = top
         }
         guard let metadata = StoreMetadata(propertyList: dictionary, uuid: row[0].string ?? "") else {
-            throw PostgreSQLError(
+            throw TernError(
                 .invalidMetadata, "A key of Z_METADATA.Z_PLIST holds a value of the wrong type.", sql: sql.text)
         }
         return metadata

@@ -1,4 +1,5 @@
 public import Foundation
+import TernCore
 import TernRelational
 
 /// The server side of sync: a PostgreSQL schema holding the change log (transactions in server
@@ -127,7 +128,7 @@ public actor SyncServer {
                     AND part <= \(Int64(number))
                     """)?.int64 ?? 0
             guard staged == Int64(number) + 1 else {
-                throw PostgreSQLError(
+                throw TernError(
                     .invalidValue,
                     "Part of local transaction \(transaction.localNumber) of device \(device) never reached the server; "
                         + "push the transaction again from its first part.")

@@ -1,5 +1,5 @@
-/// What the writes both SQL stores share need of a connection: run a statement, read rows, and
-/// count the rows the last statement changed.
+/// What the code both SQL stores share needs of a connection: run a statement, read rows, load
+/// many rows into a table, and count the rows the last statement changed.
 package protocol RelationalConnection: AnyObject {
     /// Runs a statement that returns no rows.
     ///
@@ -12,6 +12,26 @@ package protocol RelationalConnection: AnyObject {
     /// - Complexity: O(*n*) in the number of rows, all kept in memory.
     func fetchAll(_ sql: SQL) throws -> [[DatabaseValue]]
 
+    /// Inserts rows into a table, in their order: PostgreSQL's `COPY`, one prepared `INSERT`
+    /// stepped per row on SQLite.
+    ///
+    /// - Parameters:
+    ///   - table: The table.
+    ///   - columns: The columns the values fill, in order.
+    ///   - rows: The rows' values, one per column.
+    /// - Throws: The database's error; a unique violation is reported as the database reports it.
+    /// - Complexity: O(*n*) in the size of the rows.
+    func insertRows(into table: String, columns: [String], rows: [[DatabaseValue]]) throws
+
     /// The number of rows the last statement inserted, updated or deleted.
     var changedRowCount: Int { get }
+}
+
+extension RelationalConnection {
+    /// The first column of a query's first row, or nil when it returns none.
+    ///
+    /// - Throws: The database's error.
+    package func fetchFirstValue(_ sql: SQL) throws -> DatabaseValue? {
+        try fetchAll(sql).first?.first
+    }
 }

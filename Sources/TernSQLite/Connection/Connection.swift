@@ -39,7 +39,8 @@ package final class Connection {
             flags |= SQLITE_OPEN_READONLY
             guard FileManager.default.fileExists(atPath: path) else {
                 throw SQLiteError(
-                    .ioFailure, "No store exists at this path; check the path.", path: path)
+                    .sqliteFailure, "No store exists at this path; check the path.", resultCode: Int(SQLITE_CANTOPEN),
+                    path: path)
             }
             if Self.isWriteAheadLogFile(atPath: path), !FileManager.default.fileExists(atPath: path + "-wal") {
                 filename += "?immutable=1"
@@ -329,4 +330,19 @@ package final class Connection {
     }
 }
 
-extension Connection: RelationalConnection {}
+extension Connection: RelationalConnection {
+    /// Inserts rows with one prepared `INSERT`, stepped once per row with its values bound.
+    ///
+    /// - Parameters:
+    ///   - table: The table.
+    ///   - columns: The columns the values fill, in order.
+    ///   - rows: The rows' values, one per column.
+    /// - Throws: ``SQLiteError`` with the SQL; a broken unique index has extended code 2067.
+    /// - Complexity: O(*n*) in the number of rows.
+    package func insertRows(into table: String, columns: [String], rows: [[DatabaseValue]]) throws(SQLiteError) {
+        let names = columns.map(SQL.quoted).joined(separator: ", ")
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let text = "INSERT INTO \(SQL.quoted(table)) (\(names)) VALUES (\(placeholders))"
+        for row in rows { try execute(SQL(unsafeSQL: text, arguments: row)) }
+    }
+}

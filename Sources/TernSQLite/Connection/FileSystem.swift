@@ -1,4 +1,4 @@
-import TernCore
+package import TernCore
 import TernRelational
 
 #if canImport(Glibc)
@@ -16,30 +16,30 @@ package enum FileSystem {
     /// power loss (on Linux a file's `fsync` does not cover its name in the folder).
     ///
     /// - Parameter path: The folder.
-    /// - Throws: ``SQLiteError`` with code `ioFailure` when the folder cannot be opened or synced.
-    package static func synchronizeDirectory(atPath path: String) throws(SQLiteError) {
+    /// - Throws: ``TernCore/TernError`` with code `ioFailure` when the folder cannot be opened or synced.
+    package static func synchronizeDirectory(atPath path: String) throws(TernError) {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY)
         guard descriptor >= 0 else {
-            throw SQLiteError(.ioFailure, "Cannot open the folder to sync it (errno \(errno)).", path: path)
+            throw TernError(.ioFailure, "Cannot open the folder to sync it (errno \(errno)).", path: path)
         }
         defer { close(descriptor) }
         guard FileOperationsScope.current.synchronize(descriptor) == 0 else {
-            throw SQLiteError(.ioFailure, "Cannot sync the folder (errno \(errno)); check the disk.", path: path)
+            throw TernError(.ioFailure, "Cannot sync the folder (errno \(errno)); check the disk.", path: path)
         }
     }
 
     /// Flushes a file's contents to disk.
     ///
     /// - Parameter path: The file.
-    /// - Throws: ``SQLiteError`` with code `ioFailure` when the file cannot be opened or synced.
-    package static func synchronizeFile(atPath path: String) throws(SQLiteError) {
+    /// - Throws: ``TernCore/TernError`` with code `ioFailure` when the file cannot be opened or synced.
+    package static func synchronizeFile(atPath path: String) throws(TernError) {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
-            throw SQLiteError(.ioFailure, "Cannot open the file to sync it (errno \(errno)).", path: path)
+            throw TernError(.ioFailure, "Cannot open the file to sync it (errno \(errno)).", path: path)
         }
         defer { close(descriptor) }
         guard FileOperationsScope.current.synchronize(descriptor) == 0 else {
-            throw SQLiteError(.ioFailure, "Cannot sync the file (errno \(errno)); check the disk.", path: path)
+            throw TernError(.ioFailure, "Cannot sync the file (errno \(errno)); check the disk.", path: path)
         }
     }
 
@@ -56,10 +56,10 @@ package enum FileSystem {
     ///   - source: The file to move.
     ///   - destination: Its new path, in the same file system.
     ///   - message: What failed, for the error; the system's reason is added.
-    /// - Throws: ``SQLiteError`` with code `ioFailure` and the destination's path.
-    static func rename(_ source: String, to destination: String, message: String) throws(SQLiteError) {
+    /// - Throws: ``TernCore/TernError`` with code `ioFailure` and the destination's path.
+    static func rename(_ source: String, to destination: String, message: String) throws(TernError) {
         guard FileOperationsScope.current.rename(source, destination) == 0 else {
-            throw SQLiteError(.ioFailure, "\(message) (\(String(cString: strerror(errno))))", path: destination)
+            throw TernError(.ioFailure, "\(message) (\(String(cString: strerror(errno))))", path: destination)
         }
     }
 }

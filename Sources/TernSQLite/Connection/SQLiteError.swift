@@ -1,8 +1,11 @@
 public import TernCore
 import TernRelational
 
-/// An error of the SQLite store: a failure reported by SQLite, or a store that does not have
-/// Core Data's layout.
+/// A failure that SQLite reported, or that only a SQLite file can have.
+///
+/// What any store can find wrong (a file that is not a Core Data store, malformed metadata, a
+/// value that does not fit, a missing file, a store opened read-only) is a ``TernCore/TernError``
+/// in every store, with the same code; this type is for what only SQLite says.
 ///
 /// Errors carry a ``Code`` to match on, SQLite's result codes when SQLite reported the failure,
 /// a message that says what went wrong and what to do, and the SQL and file involved. They never
@@ -31,20 +34,10 @@ public struct SQLiteError: CodedError, Sendable, Hashable {
         public static let sqliteFailure = Code("sqliteFailure")
         /// The file is not a SQLite database.
         public static let notADatabase = Code("notADatabase")
-        /// The database is not a Core Data store: a required table is missing or malformed.
-        public static let notACoreDataStore = Code("notACoreDataStore")
-        /// The store's metadata could not be decoded or encoded.
-        public static let invalidMetadata = Code("invalidMetadata")
-        /// A row changed since it was read (optimistic locking): `Z_OPT` no longer matches.
-        public static let optimisticLockingConflict = Code("optimisticLockingConflict")
-        /// A value does not fit its column or attribute.
-        public static let invalidValue = Code("invalidValue")
-        /// A reference to external binary data is malformed or its file is missing.
-        public static let invalidExternalData = Code("invalidExternalData")
-        /// The store was opened read-only and a write was attempted.
+        /// SQLite refused a write (`SQLITE_READONLY`): the connection or its file is read-only.
+        /// A store opened read-only refuses a save before SQLite sees it, with
+        /// `TernError.Code.unwritableStore`.
         public static let readOnly = Code("readOnly")
-        /// A file operation outside SQLite failed.
-        public static let ioFailure = Code("ioFailure")
         /// A read-only open found what a crashed writer left: a hot rollback journal to roll
         /// back, or a write-ahead log whose index must be rebuilt or cannot be created (a
         /// read-only folder). The store must be opened read-write once, in a writable folder.

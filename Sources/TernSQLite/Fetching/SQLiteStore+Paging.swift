@@ -31,25 +31,7 @@ extension SQLiteStore {
     ) async throws -> StoreFetchPage {
         // `async` although it never suspends: a synchronous method loses to the protocol's
         // default when called on the concrete type with `await` (ProtocolDefaultShadowingTests).
-        if let page = try fetchPackedPage(request, after: position, size: size) {
-            return StoreFetchPage(rows: page.rows.map(StoreRow.init), next: page.next)
-        }
-        if PredicateSQL(request, schema: schema) == nil, request.sortDescriptors.isEmpty {
-            return try request.pageByKey(
-                after: position, wanted: request.pageLimit(after: position, size: size), batchSize: Self.fetchBatchSize,
-                batch: { last in
-                    try rows(
-                        of: request.entityName, includingSubentities: request.includesSubentities, after: last,
-                        limit: Self.fetchBatchSize)
-                },
-                matches: { row in try request.predicate?.evaluate(with: StoreRowValues(row: row, store: self)) ?? true }
-            )
-        }
-        var all = request
-        all.offset = 0
-        all.limit = nil
-        let sorted = try fetch(all).map { StoreRowValues(row: $0, store: self) }
-        return try request.page(of: sorted, after: position, size: size, row: \.row)
+        try page(of: request, after: position, size: size)
     }
 
     /// ``fetchPage(_:after:size:)`` with the rows packed, when the predicate and the sorts

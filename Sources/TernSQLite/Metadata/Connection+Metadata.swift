@@ -8,10 +8,11 @@ extension Connection {
 
     /// Checks that the file is a SQLite database with Core Data's `Z_METADATA` table.
     ///
-    /// - Throws: ``SQLiteError`` with code `notADatabase` or `notACoreDataStore` and the path.
-    func checkCoreDataLayout() throws(SQLiteError) {
+    /// - Throws: ``SQLiteError`` with code `notADatabase`, or ``TernCore/TernError`` with code
+    ///   `notACoreDataStore`, and the path.
+    func checkCoreDataLayout() throws {
         let tables: [DatabaseValue]
-        do {
+        do throws(SQLiteError) {
             tables = try fetchAll(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('Z_METADATA', 'Z_PRIMARYKEY')"
             ).compactMap(\.first)
@@ -27,7 +28,7 @@ extension Connection {
             throw located
         }
         for required in ["Z_METADATA", "Z_PRIMARYKEY"] where !tables.contains(.text(required)) {
-            throw SQLiteError(
+            throw TernError(
                 .notACoreDataStore,
                 "The database has no \(required) table, so it is not a Core Data store; "
                     + "open it with a plain SQLite tool instead.",
@@ -38,30 +39,31 @@ extension Connection {
     /// Reads the store's metadata from `Z_METADATA`.
     ///
     /// - Returns: The metadata, with every key Tern does not interpret in `applicationKeys`.
-    /// - Throws: ``SQLiteError`` when the table is missing, empty or holds a malformed plist.
-    func readMetadata() throws(SQLiteError) -> StoreMetadata {
+    /// - Throws: ``TernCore/TernError`` `notACoreDataStore` or `invalidMetadata` when the table is
+    ///   missing, empty or holds a malformed plist; ``SQLiteError`` when SQLite fails.
+    func readMetadata() throws -> StoreMetadata {
         try checkCoreDataLayout()
         let sql: SQL = "SELECT Z_UUID, Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION LIMIT 1"
         guard let row = try fetchOne(sql) else {
-            throw SQLiteError(
+            throw TernError(
                 .notACoreDataStore, "Z_METADATA has no row; the store was never finished being created.",
-                sql: sql.text, path: path)
+                path: path, sql: sql.text)
         }
         let uuid = row[0].string ?? ""
         var dictionary: [String: PropertyListValue] = [:]
         if let plist = row[1].data, !plist.isEmpty {
             let decoded = try? BinaryPropertyList.decode(plist)
             guard let decoded, case .dictionary(let top)? = PropertyListValue(decoded) else {
-                throw SQLiteError(
+                throw TernError(
                     .invalidMetadata, "Z_METADATA.Z_PLIST is not a valid binary property list dictionary.",
-                    sql: sql.text, path: path)
+                    path: path, sql: sql.text)
             }
             dictionary = top
         }
         guard let metadata = StoreMetadata(propertyList: dictionary, uuid: uuid) else {
-            throw SQLiteError(
+            throw TernError(
                 .invalidMetadata, "A metadata key of Z_METADATA.Z_PLIST holds a value of the wrong type.",
-                sql: sql.text, path: path)
+                path: path, sql: sql.text)
         }
         return metadata
     }

@@ -181,7 +181,7 @@ final class MigrationSourcePage: @unchecked Sendable {
             return try AttributeValue(databaseValue: value, type: types[found])
         } catch {
             let attribute = plan.attributes[found]
-            throw SQLiteError(
+            throw TernError(
                 .invalidValue,
                 "\(plan.layout.name).\(attribute.name) of row \(keys[index]) holds a value a "
                     + "\(attribute.type.xcodeName) attribute cannot read.", path: store.url.path, underlyingError: error

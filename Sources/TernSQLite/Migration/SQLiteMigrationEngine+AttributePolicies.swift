@@ -51,7 +51,7 @@ extension SQLiteMigrationEngine {
         let store = self.source
         for position in sources.indices {
             if let attribute = route.pageAttributes[position] {
-                sources[position] = try Self.store {
+                sources[position] = try Self.storeWork {
                     try page.value(atAttribute: attribute, row: row, in: store)
                 }
             } else {
@@ -111,7 +111,7 @@ extension SQLiteMigrationEngine {
                 throw error.located(mapping: route.mapping.name, property: column.name)
             }
         }
-        try Self.sqlite { () throws(SQLiteError) in
+        try Self.storeWork {
             try plan.insertBoundRow()
             try associations.associate(
                 sourceEntity: sourceEntity, sourceKey: sourceKey, destinationEntity: plan.layout.name,

@@ -11,7 +11,7 @@ import TernRelational
 /// into a ``MigrationSourcePage``, decoding only the values mappings read; writes destination
 /// rows through one prepared INSERT per entity (a row's values gather until the next row starts);
 /// and keeps its associations as runs in a table of the destination file
-/// (``MigrationAssociationTable``, dropped at the end), so memory does not grow with the store.
+/// (`AssociationTable`, dropped at the end), so memory does not grow with the store.
 final class SQLiteMigrationEngine: MigrationManager {
     let sourceModel: ManagedObjectModel
     let destinationModel: ManagedObjectModel
@@ -30,9 +30,9 @@ final class SQLiteMigrationEngine: MigrationManager {
     /// when the key is free (inferred steps keep object IDs, as in place).
     let keepsKeys: Bool
     /// The smallest `Z_MAX` of each destination root table.
-    private let carriedKeys: [String: Int64]
+    let carriedKeys: [String: Int64]
     /// The associations, as runs in the destination file.
-    let associations: MigrationAssociationTable
+    let associations: AssociationTable<Connection>
     // The stored properties read or written for every row are `@exclusivity(unchecked)`: the
     // engine is used from one migration task at a time (never shared across threads), and none of
     // its methods reaches a property while a change to that same property is in progress, so the
@@ -69,7 +69,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     /// The routes of the attribute policies run so far, one per entity mapping.
     var attributeRoutes: [AttributeRoute] = []
     /// The links dropped because their object's entity left the relationship's inheritance tree.
-    private(set) var droppedLinks = 0
+    var droppedLinks = 0
 
     /// Creates an engine; the destination file holds the destination model's empty tables.
     ///
@@ -102,8 +102,8 @@ final class SQLiteMigrationEngine: MigrationManager {
         self.externalData = ExternalDataStore(
             storeURL: finalURL, threshold: externalStorage ? source.configuration.externalStorageThreshold : Int.max,
             isDurable: true)
-        self.associations = try Self.store { try MigrationAssociationTable(connection: destination) }
-        try Self.store {
+        self.associations = try Self.storeWork { try AssociationTable(connection: destination, flushLimit: batchSize) }
+        try Self.storeWork {
             for (name, table) in schema.tables {
                 let largest = try destination.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(table.name))")?.int64
                 lastKeys[name] = MigrationKeyCounter(largest ?? 0)
@@ -156,7 +156,7 @@ final class SQLiteMigrationEngine: MigrationManager {
         }
         let store = source
         let limit = batchSize
-        let (plan, columns) = try Self.store {
+        let (plan, columns) = try Self.storeWork {
             try store.assumeIsolated { store in
                 try MigrationSourcePage.selection(entity: entity, attributes: attributes, in: store)
             }
@@ -169,7 +169,7 @@ final class SQLiteMigrationEngine: MigrationManager {
         var last: Int64 = 0
         while true {
             try Task.checkCancellationAsMigration()
-            try Self.store {
+            try Self.storeWork {
                 try store.assumeIsolated { store in try current.read(from: store, after: last, limit: limit) }
             }
             for index in current.indices {
@@ -210,7 +210,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     func sourceValue(forKeyPath keyPath: [String], of source: RowReference) throws(MigrationError) -> ExpressionValue {
         if keyPath.count == 1, let page, let index = pageIndex(of: source, in: page) {
             let store = self.source
-            if let value = try Self.store({ try page.value(ofAttribute: keyPath[0], at: index, in: store) }) {
+            if let value = try Self.storeWork({ try page.value(ofAttribute: keyPath[0], at: index, in: store) }) {
                 return .value(value)
             }
         }
@@ -223,7 +223,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     /// The number of source objects of exactly an entity.
     func sourceCount(of entity: String) throws(MigrationError) -> Int {
         let store = source
-        return try Self.store {
+        return try Self.storeWork {
             try store.assumeIsolated { store in
                 let layout = try store.schema.entity(named: entity)
                 // A table of one entity is counted without reading its rows.
@@ -275,7 +275,7 @@ final class SQLiteMigrationEngine: MigrationManager {
         if pendingRow?.reference == destination {
             try flush()
         }
-        try Self.store {
+        try Self.storeWork {
             try self.destination.execute(
                 """
                 UPDATE \(.identifier(table)) SET \(.identifier(column.column)) = \(stored) \
@@ -284,26 +284,12 @@ final class SQLiteMigrationEngine: MigrationManager {
         }
     }
 
-    func setDestinationRelationship(_ relationship: String, of destination: RowReference, to objects: [RowReference])
-        throws(MigrationError)
-    {
-        let description = try destinationRelationship(relationship, of: destination, count: objects.count)
-        let held = self.objects(heldBy: description, among: objects)
-        droppedLinks += objects.count - held.count
-        try flush()
-        try Self.store {
-            let statements = try RelationshipWrites.statements(
-                setting: relationship, inverse: description.inverseName, of: destination, to: held, in: schema)
-            for statement in statements { try self.destination.execute(statement) }
-        }
-    }
-
     func forEachDestinationInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
         throws(MigrationError)
     {
         try flush()
         // Each destination object once, at its first association, in creation order.
-        try Self.store {
+        try Self.storeWork {
             try associations.forEachDestination(mapping: mapping.name, pageSize: batchSize) { reference in
                 try body(reference)
                 try throwPending()
@@ -312,75 +298,15 @@ final class SQLiteMigrationEngine: MigrationManager {
         try throwPending()
     }
 
-    func validateDestinationInstances(of mapping: EntityMapping) throws(MigrationError) {
-        try flush()
-        try Self.store {
-            try associations.flush()
-            try DestinationValidation.validate(mapping, schema: schema) { layout, column in
-                try destination.fetchAll(
-                    """
-                    SELECT DISTINCT d.Z_PK FROM TERN_ASSOCIATION AS a JOIN \(.identifier(layout.table)) AS d \
-                    ON \(MigrationAssociationTable.joinCondition(mapping: mapping.name, entity: layout.name)) \
-                    WHERE d.Z_ENT = \(layout.number) AND d.\(.identifier(column)) IS NULL ORDER BY d.Z_PK LIMIT 100
-                    """
-                ).map { $0.first?.int64 ?? 0 }
-            }
-        }
-    }
-
-    // MARK: - Finishing
-
-    /// Drops the association table and records each root's largest key in `Z_PRIMARYKEY`.
-    func finish() throws(MigrationError) {
-        try flush()
-        try throwPending()
-        try Self.store {
-            try associations.drop()
-            for layout in schema.entities.values where layout.superNumber == 0 {
-                let largest =
-                    try destination.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(layout.table))")?.int64 ?? 0
-                let carried = carriedKeys[layout.table] ?? 0
-                try destination.execute(
-                    "UPDATE Z_PRIMARYKEY SET Z_MAX = \(max(largest, carried)) WHERE Z_ENT = \(layout.number)")
-            }
-        }
-    }
-
     // MARK: - Non public
-
-    /// Runs SQLite work, turning its errors into migration errors.
-    static func store<Result>(_ body: () throws -> Result) throws(MigrationError) -> Result {
-        do {
-            return try body()
-        } catch let error as MigrationError {
-            throw error
-        } catch let error as SQLiteError {
-            throw failure(error)
-        } catch let error as TernError {
-            var failure = MigrationError(
-                .storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
-            failure.path = error.path
-            throw failure
-        } catch {
-            throw MigrationError(.storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
-        }
-    }
 
     /// Runs SQLite work that throws only ``SQLiteError``, turning its error into a migration error.
     static func sqlite<Result>(_ body: () throws(SQLiteError) -> Result) throws(MigrationError) -> Result {
         do {
             return try body()
         } catch {
-            throw failure(error)
+            throw storeFailure(error)
         }
-    }
-
-    /// A migration error for a SQLite failure.
-    static func failure(_ error: SQLiteError) -> MigrationError {
-        var failure = MigrationError(
-            .storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
-        failure.path = error.path
-        return failure
     }
 
     /// The primary key and `Z_OPT` of a new row of a plan's entity: the unclaimed source object's
@@ -401,7 +327,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     func flush() throws(MigrationError) {
         guard let (_, plan) = pendingRow else { return }
         pendingRow = nil
-        try Self.store { try plan.insert(pendingValues) }
+        try Self.storeWork { try plan.insert(pendingValues) }
     }
 
     /// The plan that inserts rows of a destination entity, made on first use.
@@ -420,7 +346,7 @@ final class SQLiteMigrationEngine: MigrationManager {
         }
         let counter = lastKeys[layout.table] ?? MigrationKeyCounter(0)
         lastKeys[layout.table] = counter
-        let plan = try Self.store {
+        let plan = try Self.storeWork {
             try MigrationInsertPlan(layout: layout, model: destinationModel, connection: destination, lastKey: counter)
         }
         insertPlans[entity] = plan
@@ -442,13 +368,9 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     /// Whether a destination table already has a row with that key.
     func isTaken(_ key: Int64, in table: String) throws(MigrationError) -> Bool {
-        try Self.store {
+        try Self.storeWork {
             try destination.fetchValue("SELECT 1 FROM \(.identifier(table)) WHERE Z_PK = \(key)") != nil
         }
-    }
-
-    func throwPending() throws(MigrationError) {
-        if let pendingFailure { throw pendingFailure }
     }
 
     /// The position of a source object in the page: the current row, or another one of the page.
@@ -472,12 +394,12 @@ final class SQLiteMigrationEngine: MigrationManager {
         let store = source
         if let page, let index = pageIndex(of: reference, in: page) {
             if let decodedRow, decodedRow.reference == reference { return decodedRow }
-            let row = try Self.store { try store.assumeIsolated { store in try page.row(at: index, in: store) } }
+            let row = try Self.storeWork { try store.assumeIsolated { store in try page.row(at: index, in: store) } }
             decodedRow = row
             return row
         }
         if let cachedRow, cachedRow.reference == reference { return cachedRow }
-        let row = try Self.store {
+        let row = try Self.storeWork {
             try store.assumeIsolated { store in
                 try store.row(of: reference.entityName, primaryKey: reference.primaryKey)
             }
@@ -509,7 +431,7 @@ final class SQLiteMigrationEngine: MigrationManager {
                 .evaluationFailed, "The value does not fit a \(column.type.xcodeName) attribute", property: column.name)
         }
         guard column.allowsExternalStorage, case .blob(let bytes) = stored else { return stored }
-        return .blob(try Self.store { try externalData.store(bytes) })
+        return .blob(try Self.storeWork { try externalData.store(bytes) })
     }
 }
 
@@ -522,9 +444,8 @@ extension MigrationError {
     }
 }
 
-extension SQLiteMigrationEngine: AssociatingMigrationEngine {
-    func deferFailure(_ error: any Error) {
-        guard pendingFailure == nil else { return }
-        do { try Self.store { () throws -> Void in throw error } } catch { pendingFailure = error }
+extension SQLiteMigrationEngine: RelationalMigrationEngine {
+    static func path(of error: any Error) -> String? {
+        (error as? SQLiteError)?.path
     }
 }

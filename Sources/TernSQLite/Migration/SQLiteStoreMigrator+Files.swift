@@ -44,7 +44,7 @@ extension SQLiteStoreMigrator {
     static func replace(_ store: URL, with migrated: URL, destination: URL?) throws {
         if let destination {
             guard !FileManager.default.fileExists(atPath: destination.path) else {
-                throw SQLiteError(
+                throw TernError(
                     .ioFailure, "A file already exists at the destination; choose a new path or remove it.",
                     path: destination.path)
             }
@@ -70,7 +70,7 @@ extension SQLiteStoreMigrator {
         do {
             try FileSystem.synchronizeDirectory(atPath: store.deletingLastPathComponent().path)
         } catch {
-            throw SQLiteError(
+            throw TernError(
                 .ioFailure,
                 "The migrated store replaced the old one, but the folder could not be flushed to disk (\(error.message)); "
                     + "a power cut before the disk catches up could bring the old store back", path: store.path,
@@ -83,7 +83,7 @@ extension SQLiteStoreMigrator {
     /// Copies a store that needs no migration to a destination, as one consistent file.
     static func copyStore(_ store: URL, to destination: URL) throws {
         guard !FileManager.default.fileExists(atPath: destination.path) else {
-            throw SQLiteError(
+            throw TernError(
                 .ioFailure, "A file already exists at the destination; choose a new path or remove it.",
                 path: destination.path)
         }

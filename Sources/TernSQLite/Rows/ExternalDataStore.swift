@@ -1,4 +1,5 @@
 import Foundation
+import TernCore
 import TernRelational
 
 /// The files of binary values stored outside the store, as Core Data keeps them:
@@ -35,16 +36,16 @@ struct ExternalDataStore {
     ///
     /// - Parameter column: The column's bytes.
     /// - Returns: The value's bytes, read from its file when the column references one.
-    /// - Throws: ``SQLiteError`` with code `invalidExternalData` when the reference is not a UUID
+    /// - Throws: ``TernCore/TernError`` with code `invalidExternalData` when the reference is not a UUID
     ///   (so no path can be smuggled in) or its file is missing.
-    func resolve(_ column: Data) throws(SQLiteError) -> Data {
+    func resolve(_ column: Data) throws(TernError) -> Data {
         guard let marker = column.first else { return column }
         switch marker {
         case Self.inlineMarker:
             return column.dropFirst()
         case Self.externalMarker:
             guard let text = Self.fileName(in: column) else {
-                throw SQLiteError(
+                throw TernError(
                     .invalidExternalData,
                     "A column references external data by a name that is not a UUID; the store is damaged.")
             }
@@ -52,7 +53,7 @@ struct ExternalDataStore {
             do {
                 return try Data(contentsOf: file)
             } catch {
-                throw SQLiteError(
+                throw TernError(
                     .invalidExternalData,
                     "The external data file is missing or unreadable; copy the store with its _SUPPORT folder.",
                     path: file.path, underlyingError: error)
@@ -85,8 +86,8 @@ struct ExternalDataStore {
     ///
     /// - Parameter bytes: The value.
     /// - Returns: The column's bytes.
-    /// - Throws: ``SQLiteError`` with code `ioFailure` when the file cannot be written.
-    func store(_ bytes: Data) throws(SQLiteError) -> Data {
+    /// - Throws: ``TernCore/TernError`` with code `ioFailure` when the file cannot be written.
+    func store(_ bytes: Data) throws(TernError) -> Data {
         guard bytes.count >= threshold else { return Data([Self.inlineMarker]) + bytes }
         let name = UUID().uuidString
         let file = folder.appendingPathComponent(name)
@@ -97,11 +98,11 @@ struct ExternalDataStore {
             if isDurable { try FileSystem.synchronizeFile(atPath: temporary.path) }
             try FileManager.default.moveItem(at: temporary, to: file)
             if isDurable { try FileSystem.synchronizeDirectory(atPath: folder.path) }
-        } catch let error as SQLiteError {
+        } catch let error as TernError {
             throw error
         } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw SQLiteError(
+            throw TernError(
                 .ioFailure, "Cannot write external data (\(error.localizedDescription)); check the disk.",
                 path: file.path,
                 underlyingError: error)

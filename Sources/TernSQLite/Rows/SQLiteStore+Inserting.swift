@@ -98,7 +98,7 @@ extension SQLiteStore {
         if let plan = insertPlans[name] { return plan }
         let layout = try schema.entity(named: name)
         if layout.isAbstract {
-            throw SQLiteError(
+            throw TernError(
                 .invalidValue, "Entity \(SQL.quoted(layout.name)) is abstract; insert one of its subentities.")
         }
         let plan = InsertPlan(layout: layout)
@@ -160,14 +160,14 @@ extension SQLiteStore {
                 if let name = ExternalDataStore.fileName(in: column) { filesOfPendingSave.append(name) }
                 try statement.bind(blob: column, at: index)
             } else if !(try statement.bind(value, for: attribute.type, at: index)) {
-                throw SQLiteError(
+                throw TernError(
                     .invalidValue,
                     "\(layout.name).\(attribute.name) is a \(attribute.type.xcodeName) attribute; the value has another type."
                 )
             }
             index += 1
         }
-        try checkKeys(of: row, layout: layout, matchedAttributes: found)
+        try layout.checkKeys(of: row, matchedAttributes: found)
         for relationship in layout.toOneRelationships {
             let reference = row.toOne[relationship.name]
             if let reference {
@@ -200,13 +200,7 @@ extension SQLiteStore {
     func constraintConflict(_ error: SQLiteError, of reference: RowReference) -> any Error {
         // SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY.
         guard error.extendedResultCode == 2067 || error.extendedResultCode == 1555 else { return error }
-        var failure = TernError(
-            .constraintConflict, "another \(reference.entityName) has the same unique values (\(error.message))",
-            entity: reference.entityName, path: url.path)
-        failure.objectID = objectID(reference)
-        return TernError(
-            .constraintConflict, "the save would break a uniqueness constraint; change the values or merge the objects",
-            objectID: nil, failures: [failure])
+        return constraintConflict(of: reference, reported: error, message: error.message, path: url.path)
     }
 }
 

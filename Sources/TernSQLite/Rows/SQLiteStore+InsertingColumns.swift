@@ -14,11 +14,11 @@ struct ColumnBinding {
 
     /// Matches a batch's columns with an entity's stored attributes.
     ///
-    /// - Throws: ``SQLiteError`` with code `invalidValue` when a column names no attribute.
-    init(columns: [String], plan: InsertPlan) throws(SQLiteError) {
+    /// - Throws: ``TernCore/TernError`` with code `invalidValue` when a column names no attribute.
+    init(columns: [String], plan: InsertPlan) throws(TernError) {
         let stored = plan.attributes.filter { $0.derivation == nil }
         for name in columns where plan.layout.attribute(named: name) == nil {
-            throw SQLiteError(
+            throw TernError(
                 .invalidValue, "Entity \(SQL.quoted(plan.layout.name)) has no stored attribute \(SQL.quoted(name)).")
         }
         types = stored.map(\.type)
@@ -122,7 +122,7 @@ extension SQLiteStore {
             try statement.bind(blob: column, at: index)
         } else if !(try statement.bind(value, for: type, at: index)) {
             let name = plan.attributes.filter { $0.derivation == nil }[Int(index) - 4].name
-            throw SQLiteError(
+            throw TernError(
                 .invalidValue,
                 "\(plan.layout.name).\(name) is a \(type.xcodeName) attribute; the value has another type.")
         }

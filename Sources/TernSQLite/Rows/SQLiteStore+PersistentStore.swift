@@ -1,6 +1,6 @@
 public import Foundation
 public import TernCore
-import TernRelational
+package import TernRelational
 
 extension SQLiteStore: PersistentStore {
     // MARK: - Describing the store
@@ -181,4 +181,7 @@ extension SQLiteStore: PersistentStore {
     }
 }
 
-extension SQLiteStore: RelationalRowStore {}
+extension SQLiteStore: RelationalRowStore {
+    /// SQLite's spelling of translated predicates and sorts.
+    package nonisolated var dialect: any SQLDialect { SQLiteDialect() }
+}

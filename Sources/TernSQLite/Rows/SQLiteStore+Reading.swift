@@ -281,10 +281,10 @@ extension SQLiteStore {
         }
         var value = values.value(at: column.position)
         if column.allowsExternalStorage, case .blob(let bytes) = value {
-            do throws(SQLiteError) {
+            do throws(TernError) {
                 value = .blob(try externalData.resolve(bytes))
             } catch {
-                let failure = SQLiteError(
+                let failure = TernError(
                     .invalidExternalData,
                     "The \(plan.attributes[column.attribute].name) of row \(primaryKey.map(String.init) ?? "?") of \(plan.layout.name) "
                         + "cannot be read: \(error.message.prefix(1).lowercased() + error.message.dropFirst())",
@@ -297,7 +297,7 @@ extension SQLiteStore {
         do throws {
             return try AttributeValue(databaseValue: value, type: column.type)
         } catch {
-            let failure = SQLiteError(
+            let failure = TernError(
                 .invalidValue,
                 "Row \(primaryKey.map(String.init) ?? "?") of \(plan.layout.name) holds a value its \(column.type.xcodeName) attribute "
                     + "\(plan.attributes[column.attribute].name) cannot read; correct the column, or open the store with "
@@ -310,7 +310,7 @@ extension SQLiteStore {
     /// Logs a value that cannot be read when the store reads such values as nil; else throws
     /// `failure`.
     private nonisolated func skipUnreadable(
-        _ kind: UnreadableValue.Kind, column: RowPlan.Column, plan: RowPlan, primaryKey: Int64?, failure: SQLiteError
+        _ kind: UnreadableValue.Kind, column: RowPlan.Column, plan: RowPlan, primaryKey: Int64?, failure: TernError
     ) throws {
         guard configuration.unreadableValues == .readAsNil else { throw failure }
         let value = UnreadableValue(
@@ -330,22 +330,8 @@ extension SQLiteStore {
     nonisolated func loadToMany(
         of rows: inout [PackedRow], plans: [RowPlan], using connection: Connection
     ) throws {
-        var groups: [ToManyMapping: [Int]] = [:]
-        for (index, plan) in plans.enumerated() {
-            for relationship in plan.toMany { groups[relationship, default: []].append(index) }
-        }
-        for (relationship, indices) in groups {
-            for start in stride(from: 0, to: indices.count, by: Self.fetchBatchSize) {
-                let chunk = indices[start..<min(start + Self.fetchBatchSize, indices.count)]
-                let found = try references(
-                    of: relationship, from: chunk.map { rows[$0].reference.primaryKey }, using: connection)
-                for index in chunk {
-                    // An absent key is an empty relationship.
-                    if let references = found[rows[index].reference.primaryKey] {
-                        rows[index].toMany[relationship.name] = references
-                    }
-                }
-            }
+        try RowPlan.loadToMany(of: &rows, plans: plans, chunkSize: Self.fetchBatchSize) { relationship, keys in
+            try references(of: relationship, from: keys, using: connection)
         }
     }
 

@@ -20,15 +20,8 @@ extension SQLiteStore {
     /// - Throws: ``SQLiteError`` when the connection cannot be opened or a read fails.
     /// - Complexity: O(*k* log *n*) for *k* references.
     public nonisolated func rowsSynchronously(for references: [RowReference]) throws -> [StoreRow] {
-        try synchronousReader.withLock { reader in
-            let connection: Connection
-            if let open = reader {
-                connection = open
-            } else {
-                connection = try openSynchronousReader()
-                reader = connection
-            }
-            return try connection.inTransaction(.deferred, throwing: { try rows(for: references, using: connection) })
+        try synchronousReader.withConnection(opening: openSynchronousReader) { connection in
+            try connection.inTransaction(.deferred, throwing: { try rows(for: references, using: connection) })
         }
     }
 

@@ -232,7 +232,7 @@ extension SQLiteStore {
             found += 1
             guard attribute.derivation == nil else { continue }
             guard var value = attributeValue.databaseValue(for: attribute.type) else {
-                throw SQLiteError(
+                throw TernError(
                     .invalidValue,
                     "\(layout.name).\(attribute.name) is a \(attribute.type.xcodeName) attribute; the value has another type."
                 )
@@ -244,38 +244,7 @@ extension SQLiteStore {
             }
             values.append(value)
         }
-        try checkKeys(of: row, layout: layout, matchedAttributes: found)
-        for relationship in layout.toOneRelationships {
-            let reference = row.toOne[relationship.name]
-            if let reference {
-                try schema.checkReference(
-                    reference, destination: try schema.entity(named: relationship.destination),
-                    relationship: relationship.name)
-            }
-            values.append(reference.map { .integer($0.primaryKey) } ?? .null)
-            if relationship.entityColumn != nil {
-                let number = try reference.map { reference throws in
-                    try schema.entity(named: reference.entityName).number
-                }
-                values.append(number.map { .integer(Int64($0)) } ?? .null)
-            }
-        }
-    }
-
-    /// Throws for a key of a row that names no stored attribute or to-one relationship.
-    ///
-    /// - Parameter matchedAttributes: How many of the row's attribute keys matched an attribute.
-    func checkKeys(of row: StoreRow, layout: EntityLayout, matchedAttributes: Int) throws {
-        // Every key of the row matched an attribute, unless some did not: name the first.
-        if matchedAttributes != row.attributes.count,
-            let name = row.attributes.keys.sorted().first(where: { layout.attribute(named: $0) == nil })
-        {
-            throw SQLiteError(
-                .invalidValue, "Entity \(SQL.quoted(layout.name)) has no stored attribute \(SQL.quoted(name)).")
-        }
-        for name in row.toOne.keys where layout.toOne(named: name) == nil {
-            throw SQLiteError(
-                .invalidValue, "Entity \(SQL.quoted(layout.name)) has no to-one relationship \(SQL.quoted(name)).")
-        }
+        try layout.checkKeys(of: row, matchedAttributes: found)
+        try schema.forEachToOneValue(of: row, layout: layout) { _, value in values.append(value) }
     }
 }

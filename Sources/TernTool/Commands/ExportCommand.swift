@@ -141,7 +141,7 @@ struct ExportCommand: Command {
             }
             do {
                 try await write(entities, of: model, from: store, to: writer, progress: progress)
-            } catch let error as SQLiteError where error.code == .invalidValue || error.code == .invalidExternalData {
+            } catch let error as TernError where error.code == .invalidValue || error.code == .invalidExternalData {
                 throw CommandFailure(
                     "cannot export \(file.displayName): \(StoreFile.message(of: error))\(error.path.map { " (\($0))" } ?? ""); "
                         + "export without --strict to write null for the values that cannot be read")

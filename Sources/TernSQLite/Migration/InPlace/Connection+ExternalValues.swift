@@ -1,5 +1,6 @@
 internal import CSQLite
 import Foundation
+import TernCore
 import TernRelational
 
 extension Connection {
@@ -39,7 +40,7 @@ extension Connection {
                         sqlite3_result_blob64(
                             context, buffer.baseAddress, sqlite3_uint64(buffer.count), sqliteTransient)
                     }
-                } catch let error as SQLiteError {
+                } catch let error as TernError {
                     sqlite3_result_error(context, error.message + (error.path.map { " (\($0))" } ?? ""), -1)
                 } catch {
                     sqlite3_result_error(context, "Cannot read an external value: \(error)", -1)

@@ -1,0 +1,131 @@
+package import TernCore
+package import TernMigration
+
+/// A migration engine that writes a destination in Core Data's layout through a
+/// ``RelationalConnection`` and keeps its associations in an ``AssociationTable`` there: the
+/// parts of a step both SQL stores' engines run the same way, written once. Each engine keeps
+/// what its database does its own way: reading source pages, and gathering and inserting
+/// destination rows (one prepared `INSERT` per row on SQLite, `COPY` per batch on PostgreSQL).
+///
+/// The engine is used by one migration task at a time.
+package protocol RelationalMigrationEngine: AssociatingMigrationEngine
+where Associations == AssociationTable<Destination> {
+    /// The destination's connection type.
+    associatedtype Destination: RelationalConnection
+    /// The connection writing the destination.
+    var destination: Destination { get }
+    /// The destination layout.
+    var schema: StoreSchema { get }
+    /// The smallest `Z_MAX` of each destination root table (keys given out before a step, which
+    /// new keys must stay above).
+    var carriedKeys: [String: Int64] { get }
+    /// The links dropped because their object's entity left the relationship's inheritance tree.
+    var droppedLinks: Int { get set }
+    /// A failure inside a non-throwing method, thrown at the next throwing one.
+    var pendingFailure: MigrationError? { get set }
+
+    /// Writes the destination rows still gathered in memory.
+    ///
+    /// - Throws: ``TernMigration/MigrationError`` when the database refuses them.
+    func flush() throws(MigrationError)
+
+    /// The file a database error of the store's own type names, if any.
+    static func path(of error: any Error) -> String?
+}
+
+extension RelationalMigrationEngine {
+    /// Runs database work, turning its errors into ``TernMigration/MigrationError`` `storeFailure`
+    /// (``storeFailure(_:)``); migration errors pass as they are.
+    ///
+    /// - Throws: ``TernMigration/MigrationError``.
+    package static func storeWork<Result>(_ body: () throws -> Result) throws(MigrationError) -> Result {
+        do {
+            return try body()
+        } catch let error as MigrationError {
+            throw error
+        } catch {
+            throw storeFailure(error)
+        }
+    }
+
+    /// A store's failure during a migration: ``TernMigration/MigrationError`` `storeFailure`, with
+    /// the original as the underlying error and the file it names.
+    package static func storeFailure(_ error: any Error) -> MigrationError {
+        var failure = MigrationError(
+            .storeFailure, "The store failed while migrating: \(error)", underlyingError: error)
+        failure.path = (error as? TernError)?.path ?? path(of: error)
+        return failure
+    }
+
+    /// Keeps the first failure of a call that cannot throw, to throw it at the next one that can.
+    package func deferFailure(_ error: any Error) {
+        guard pendingFailure == nil else { return }
+        do { try Self.storeWork { () throws -> Void in throw error } } catch { pendingFailure = error }
+    }
+
+    /// Throws the failure a non-throwing call kept, if any.
+    ///
+    /// - Throws: That failure.
+    package func throwPending() throws(MigrationError) {
+        if let pendingFailure { throw pendingFailure }
+    }
+
+    /// Sets a destination object's relationship with bound `UPDATE`s and join-table writes,
+    /// dropping the objects whose entity left the relationship's inheritance tree.
+    ///
+    /// - Throws: ``TernMigration/MigrationError`` for an unknown relationship, a to-one given
+    ///   several objects, or a database failure.
+    package func setDestinationRelationship(
+        _ relationship: String, of destination: RowReference, to objects: [RowReference]
+    ) throws(MigrationError) {
+        let description = try destinationRelationship(relationship, of: destination, count: objects.count)
+        let held = self.objects(heldBy: description, among: objects)
+        droppedLinks += objects.count - held.count
+        try flush()
+        try Self.storeWork {
+            let statements = try RelationshipWrites.statements(
+                setting: relationship, inverse: description.inverseName, of: destination, to: held, in: schema)
+            for statement in statements { try self.destination.execute(statement) }
+        }
+    }
+
+    /// Checks the destination objects of a mapping against the destination model's rules
+    /// (required values), reading at most 100 offending keys per entity and attribute.
+    ///
+    /// - Throws: ``TernMigration/MigrationError`` `validationFailed` naming them.
+    package func validateDestinationInstances(of mapping: EntityMapping) throws(MigrationError) {
+        try flush()
+        try Self.storeWork {
+            try associations.flush()
+            try DestinationValidation.validate(mapping, schema: schema) { layout, column in
+                try destination.fetchAll(
+                    """
+                    SELECT DISTINCT d."Z_PK" FROM "TERN_ASSOCIATION" AS a JOIN \(.identifier(layout.table)) AS d \
+                    ON \(Associations.joinCondition(mapping: mapping.name, entity: layout.name)) \
+                    WHERE d."Z_ENT" = \(layout.number) AND d.\(.identifier(column)) IS NULL ORDER BY 1 LIMIT 100
+                    """
+                ).map { $0.first?.int64 ?? 0 }
+            }
+        }
+    }
+
+    /// Ends the step: writes what is gathered, drops the association table and records each
+    /// root's largest key in `Z_PRIMARYKEY` (never below its carried key).
+    ///
+    /// - Throws: ``TernMigration/MigrationError`` when a write fails or a failure was kept.
+    package func finish() throws(MigrationError) {
+        try flush()
+        try throwPending()
+        try Self.storeWork {
+            try associations.drop()
+            for layout in schema.entities.values where layout.superNumber == 0 {
+                let largest =
+                    try destination.fetchFirstValue(#"SELECT MAX("Z_PK") FROM \#(.identifier(layout.table))"#)?.int64
+                    ?? 0
+                let carried = carriedKeys[layout.table] ?? 0
+                try destination.execute(
+                    #"UPDATE "Z_PRIMARYKEY" SET "Z_MAX" = \#(max(largest, carried)) WHERE "Z_ENT" = \#(layout.number)"#)
+            }
+        }
+    }
+}
