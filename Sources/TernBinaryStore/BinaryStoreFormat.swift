@@ -6,7 +6,7 @@ import TernFormats
 /// Tern's own (described in `docs/BinaryStore.md`).
 ///
 /// The whole store is read when opened and rewritten, durably, on each save (see
-/// ``AtomicStore``). The metadata sits in a header of its own, so ``AtomicStore/metadata(at:)``
+/// ``/TernCore/AtomicStore``). The metadata sits in a header of its own, so ``/TernCore/AtomicStore/metadata(at:)``
 /// reads it without reading the rows; checksums catch damaged files.
 ///
 /// ```swift
@@ -26,7 +26,7 @@ public typealias BinaryStore = AtomicStore<BinaryStoreFormat>
 /// let contents = try BinaryStoreFormat.decode(Data(contentsOf: url), path: url.path)
 /// ```
 public enum BinaryStoreFormat: AtomicStoreFormat {
-    /// ``StoreKind/binary``.
+    /// ``/TernCore/StoreKind/binary``.
     public static var kind: StoreKind { .binary }
 
     /// The first eight bytes of every binary store file.
@@ -40,7 +40,7 @@ public enum BinaryStoreFormat: AtomicStoreFormat {
     ///
     /// - Parameter contents: The metadata, rows and key counters.
     /// - Returns: The file's bytes.
-    /// - Throws: ``TernError/Code/unwritableStore`` when a list or value is larger than 4 GiB.
+    /// - Throws: ``/TernCore/TernError/Code/unwritableStore`` when a list or value is larger than 4 GiB.
     /// - Complexity: O(*n*) in the size of the store.
     public static func encode(_ contents: AtomicStoreContents) throws -> Data {
         var dictionary = contents.metadata.propertyList
@@ -68,7 +68,7 @@ public enum BinaryStoreFormat: AtomicStoreFormat {
     ///   - data: The file's bytes.
     ///   - path: The file's path, for error messages.
     /// - Returns: The metadata, rows and key counters.
-    /// - Throws: ``TernError/Code/unreadableStore`` when the file is not a binary store, is of a
+    /// - Throws: ``/TernCore/TernError/Code/unreadableStore`` when the file is not a binary store, is of a
     ///   newer format version, is truncated or damaged.
     /// - Complexity: O(*n*) in the size of the file.
     public static func decode(_ data: Data, path: String) throws -> AtomicStoreContents {
@@ -93,7 +93,7 @@ public enum BinaryStoreFormat: AtomicStoreFormat {
     ///
     /// - Parameter url: The store file.
     /// - Returns: The metadata.
-    /// - Throws: ``TernError/Code/unreadableStore`` when the file is missing, not a binary store
+    /// - Throws: ``/TernCore/TernError/Code/unreadableStore`` when the file is missing, not a binary store
     ///   or its header is damaged.
     /// - Complexity: O(*m*) in the size of the metadata.
     public static func metadata(at url: URL) throws -> StoreMetadata {

@@ -27,9 +27,19 @@ public import TernCore
 /// ```
 ///
 /// ## Topics
-/// - Loading: ``loadStores()``, ``events()``, ``didLoadStoresNotification``
-/// - Contexts: ``mainContext``, ``newBackgroundContext()``, ``performBackgroundTask(_:)``
-/// - Repairs: ``removeDuplicates(of:uniqueBy:keeping:batchSize:)``
+///
+/// ### Loading
+/// - ``loadStores()``
+/// - ``events()``
+/// - ``didLoadStoresNotification``
+///
+/// ### Contexts
+/// - ``mainContext``
+/// - ``newBackgroundContext()``
+/// - ``performBackgroundTask(_:)``
+///
+/// ### Repairs
+/// - ``removeDuplicates(of:uniqueBy:keeping:batchSize:)``
 public final class PersistentContainer: Sendable {
     /// The container's name, used in messages and notifications.
     public let name: String

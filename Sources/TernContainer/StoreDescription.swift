@@ -17,7 +17,7 @@ public struct StoreDescription: Sendable {
     /// The store's current location.
     public var url: URL
     /// The type of a store created at ``url``; an existing file is opened as the type its contents
-    /// show. With ``TernCore/StoreKind/inMemory`` the container starts from an empty store in memory
+    /// show. With ``/TernCore/StoreKind/inMemory`` the container starts from an empty store in memory
     /// each time (previews, tests): ``url`` only names it, and only a ``Seed/records(_:_:)`` seed applies.
     public var kind: StoreKind
     /// The model configuration whose entities the store holds; nil for every entity.
@@ -58,7 +58,7 @@ public struct StoreDescription: Sendable {
         /// The custom policies the mappings name.
         public var policies: MigrationPolicyRegistry
 
-        /// Migrates to the current version as ``TernMigration/MigrationPlanner`` plans it: one
+        /// Migrates to the current version as ``/TernMigration/MigrationPlanner`` plans it: one
         /// inferred step, or a chain where these mappings (or an explicit version order) call for one.
         ///
         /// - Parameters:
@@ -71,7 +71,7 @@ public struct StoreDescription: Sendable {
             Migration(isAutomatic: true, mappings: mappings, policies: policies)
         }
 
-        /// Never migrates: a store of another version fails to load with ``TernCore/TernError/Code/incompatibleStore``.
+        /// Never migrates: a store of another version fails to load with ``/TernCore/TernError/Code/incompatibleStore``.
         public static let none = Migration(isAutomatic: false, mappings: [], policies: MigrationPolicyRegistry())
     }
 

@@ -33,7 +33,7 @@ import TernStores
 /// ### Migrating and checking
 /// - ``migrateAndValidate(store:model:to:mappings:policies:)``
 /// - ``migrateAndValidate(copyOf:model:to:mappings:policies:)``
-/// - ``everyVersionMigrates(model:mappings:policies:objectsPerEntity:)``
+/// - ``everyVersionMigrates(model:mappings:policies:objectsPerEntity:kind:)``
 public enum MigrationTesting {
     // MARK: - Making stores
 
@@ -71,7 +71,7 @@ public enum MigrationTesting {
     /// copies or transforms without a filter), the values of attributes an inferred step carries
     /// unchanged are the same object by object, the store is at the version asked for, and a
     /// SQLite store verifies clean against it (but for what the migration relaxed and reported
-    /// in ``TernSQLite/MigrationReport/warnings``, as Core Data relaxes it).
+    /// in ``/TernMigration/MigrationReport/warnings``, as Core Data relaxes it).
     ///
     /// - Parameters:
     ///   - url: The store, migrated in place.
@@ -81,7 +81,7 @@ public enum MigrationTesting {
     ///   - policies: The custom policies the mappings name.
     /// - Returns: The migration's report.
     /// - Throws: ``MigrationTestError``: `migrationFailed` with the migration's error kept as
-    ///   ``MigrationTestError/underlying``, `objectsLost`, `valueChanged`, `wrongVersion` or
+    ///   ``MigrationTestError/underlyingError``, `objectsLost`, `valueChanged`, `wrongVersion` or
     ///   `invalidResult`, naming the source version and, where known, the entity and property.
     /// - Complexity: O(*n*) in the store's objects (read twice: before and after).
     @discardableResult

@@ -10,7 +10,7 @@ package import TernRelational
 ///
 /// Several processes, on several machines, can use one store at once: primary keys come from
 /// `Z_MAX` in blocks under row locks, and saves check each row's `Z_OPT` under a row lock, so
-/// the merge policies of ``ObjectContext`` work between processes. A store owns one connection
+/// the merge policies of ``/TernCore/ObjectContext`` work between processes. A store owns one connection
 /// and serializes every use of it: it is an actor.
 ///
 /// ```swift
@@ -176,7 +176,7 @@ public actor PostgreSQLStore {
         }
     }
 
-    /// ``StoreKind/postgreSQL``.
+    /// ``TernCore/StoreKind/postgreSQL``.
     public nonisolated var kind: StoreKind { .postgreSQL }
     /// The store has no file.
     public nonisolated var location: URL? { nil }

@@ -25,13 +25,13 @@ extension PersistentStoreCoordinator {
     ///
     /// - Parameters:
     ///   - store: A store added to this coordinator.
-    ///   - url: Where the new store goes (no file may exist there); nil for ``StoreKind/inMemory``.
+    ///   - url: Where the new store goes (no file may exist there); nil for ``/TernCore/StoreKind/inMemory``.
     ///   - kind: The new store's type.
     ///   - isReadOnly: Whether the new store refuses saves.
     ///   - batchSize: How many rows are read and written at a time.
     /// - Returns: The new store, added to the coordinator.
-    /// - Throws: ``TernError/Code/objectNotFound`` when the store was not added here,
-    ///   ``TernError/Code/unsupported`` when a file exists at `url`; any error of reading the
+    /// - Throws: ``/TernCore/TernError/Code/objectNotFound`` when the store was not added here,
+    ///   ``/TernCore/TernError/Code/unsupported`` when a file exists at `url`; any error of reading the
     ///   source or writing the new store, which is then removed.
     /// - Complexity: O(*n*) in the number of rows.
     @discardableResult
@@ -84,7 +84,7 @@ extension PersistentStoreCoordinator {
     /// files: Core Data's `destroyPersistentStore`. See ``StoreFiles/destroy(at:)``.
     ///
     /// - Parameter url: The store file.
-    /// - Throws: ``TernError/Code/ioFailure`` when a file cannot be removed.
+    /// - Throws: ``/TernCore/TernError/Code/ioFailure`` when a file cannot be removed.
     public func destroyStore(at url: URL) throws {
         if let existing = store(at: url) { removeStore(existing) }
         try StoreFiles.destroy(at: url)

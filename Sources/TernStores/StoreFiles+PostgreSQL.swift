@@ -12,7 +12,7 @@ extension StoreFiles {
     ///   - model: The model; nil to use the one the store records in `Z_MODELCACHE`.
     ///   - isReadOnly: Whether saves are refused.
     /// - Returns: The open store.
-    /// - Throws: ``TernPostgreSQL/PostgreSQLError`` when the server cannot be reached or holds no store.
+    /// - Throws: ``/TernPostgreSQL/PostgreSQLError`` when the server cannot be reached or holds no store.
     public static func openPostgreSQL(
         _ url: String, model: ManagedObjectModel?, isReadOnly: Bool = false
     ) throws -> PostgreSQLStore {
@@ -32,7 +32,7 @@ extension StoreFiles {
     ///   - progress: Counts the rows copied, if given; its total is set here (twice the rows:
     ///     the source is read twice).
     /// - Returns: The new store, open and writable.
-    /// - Throws: ``TernError/Code/unsupported`` when a store exists there already; any error of
+    /// - Throws: ``/TernCore/TernError/Code/unsupported`` when a store exists there already; any error of
     ///   reading or writing, after which the new store's tables are dropped.
     /// - Complexity: O(*n*) in the number of rows; memory bounded by `batchSize` for SQLite and
     ///   PostgreSQL sources.

@@ -21,7 +21,7 @@ extension StoreFiles {
     /// - Parameters:
     ///   - destination: The store file to replace; it need not exist. Close it first.
     ///   - source: The store to copy; it may be open.
-    /// - Throws: ``TernError/Code/unsupported`` when both are the same file, any error of
+    /// - Throws: ``/TernCore/TernError/Code/unsupported`` when both are the same file, any error of
     ///   reading the source or writing the destination.
     /// - Complexity: O(*n*) in the size of the source; SQLite copies stream page by page.
     public static func replace(at destination: URL, withStoreAt source: URL) throws {

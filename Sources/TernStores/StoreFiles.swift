@@ -37,9 +37,9 @@ public enum StoreFiles {
     /// The type of the store file at a location, from its contents.
     ///
     /// - Parameter url: The store file.
-    /// - Returns: ``StoreKind/sqlite``, ``StoreKind/binary`` or ``StoreKind/xml``.
-    /// - Throws: ``TernError/Code/objectNotFound`` when there is no file,
-    ///   ``TernError/Code/unreadableStore`` when it cannot be read or is of no known type.
+    /// - Returns: ``/TernCore/StoreKind/sqlite``, ``/TernCore/StoreKind/binary`` or ``/TernCore/StoreKind/xml``.
+    /// - Throws: ``/TernCore/TernError/Code/objectNotFound`` when there is no file,
+    ///   ``/TernCore/TernError/Code/unreadableStore`` when it cannot be read or is of no known type.
     /// - Complexity: Reads at most 64 bytes.
     public static func kind(ofStoreAt url: URL) throws -> StoreKind {
         StoreAccessLog.record(.typeDetected, path: url.path)
@@ -72,7 +72,7 @@ public enum StoreFiles {
     ///
     /// - Parameter url: The store file.
     /// - Returns: The metadata.
-    /// - Throws: ``TernError`` when the type is unknown or the file damaged, ``SQLiteError`` for
+    /// - Throws: ``/TernCore/TernError`` when the type is unknown or the file damaged, ``/TernSQLite/SQLiteError`` for
     ///   a SQLite file that is not a Core Data store.
     /// - Complexity: Proportional to the metadata, not to the store.
     public static func metadata(at url: URL) throws -> StoreMetadata {
@@ -99,7 +99,7 @@ public enum StoreFiles {
     /// - Parameters:
     ///   - metadata: The new metadata; keys Tern does not interpret are written as they are.
     ///   - url: The store file.
-    /// - Throws: ``TernError`` or ``SQLiteError`` when the file cannot be read or written.
+    /// - Throws: ``/TernCore/TernError`` or ``/TernSQLite/SQLiteError`` when the file cannot be read or written.
     /// - Complexity: O(1) data pages for SQLite; O(*n*) for atomic stores, which rewrite the file.
     public static func setMetadata(_ metadata: StoreMetadata, at url: URL) throws {
         switch try kind(ofStoreAt: url) {
@@ -120,9 +120,9 @@ public enum StoreFiles {
     ///     without one uses the model cached in the file.
     ///   - isReadOnly: Whether saves are refused; the file is then never written.
     ///   - unreadableValues: What reads of a SQLite store do with a value they cannot give (see
-    ///     ``SQLiteStore/unreadableValueLog``); binary and XML stores hold only values they read.
+    ///     ``/TernSQLite/SQLiteStore/unreadableValueLog``); binary and XML stores hold only values they read.
     /// - Returns: The open store.
-    /// - Throws: ``TernError/Code/unsupported`` for an in-memory or unknown kind, any error of
+    /// - Throws: ``/TernCore/TernError/Code/unsupported`` for an in-memory or unknown kind, any error of
     ///   opening the store.
     public static func open(
         at url: URL, kind: StoreKind? = nil, model: ManagedObjectModel?, isReadOnly: Bool = false,
@@ -149,10 +149,10 @@ public enum StoreFiles {
     ///
     /// - Parameters:
     ///   - url: Where the store goes; no file may exist there.
-    ///   - kind: ``StoreKind/sqlite``, ``StoreKind/binary`` or ``StoreKind/xml``.
+    ///   - kind: ``/TernCore/StoreKind/sqlite``, ``/TernCore/StoreKind/binary`` or ``/TernCore/StoreKind/xml``.
     ///   - model: The model of the rows.
     /// - Returns: The open store.
-    /// - Throws: ``TernError/Code/unsupported`` when a file exists or the kind has no file;
+    /// - Throws: ``/TernCore/TernError/Code/unsupported`` when a file exists or the kind has no file;
     ///   any error of writing the store.
     public static func create(at url: URL, kind: StoreKind, model: ManagedObjectModel) async throws
         -> any PersistentStore
@@ -183,7 +183,7 @@ public enum StoreFiles {
     ///   - progress: Counts the rows copied, if given; its total is set here (rows × passes:
     ///     a SQLite copy reads the source twice).
     /// - Returns: The new store, open and writable.
-    /// - Throws: ``TernError/Code/unsupported`` when a file exists at `url`; any error of
+    /// - Throws: ``/TernCore/TernError/Code/unsupported`` when a file exists at `url`; any error of
     ///   reading or writing, after which the new store is removed.
     /// - Complexity: O(*n*) in the number of rows.
     public static func copy(
@@ -236,7 +236,7 @@ public enum StoreFiles {
     /// would keep writing into deleted files.
     ///
     /// - Parameter url: The store file.
-    /// - Throws: ``TernError/Code/ioFailure`` when a file exists and cannot be removed.
+    /// - Throws: ``/TernCore/TernError/Code/ioFailure`` when a file exists and cannot be removed.
     public static func destroy(at url: URL) throws {
         for file in companionFiles(of: url) where FileManager.default.fileExists(atPath: file.path) {
             do {

@@ -8,7 +8,7 @@ import TernSQLite
 /// entry point of Tern's migrations.
 ///
 /// The store's type is read once, here, and the work goes to the migrator of that type, which
-/// follows the plan ``TernMigration/MigrationPlanner`` makes (inferred steps, mapping models,
+/// follows the plan ``/TernMigration/MigrationPlanner`` makes (inferred steps, mapping models,
 /// progressive chains) and records the same journal in the store's metadata:
 ///
 /// - **SQLite stores** stream through their tables in batches: inferred steps in place (SQL in
@@ -17,7 +17,7 @@ import TernSQLite
 ///   written beside the store before they replace it.
 /// - **PostgreSQL stores** migrate in their own schema, under a lock that keeps other migrators
 ///   out, in place or built in a scratch schema and swapped in.
-/// - **Into another place or type** (``MigrationOptions/destination``, or `kind`): a file goes
+/// - **Into another place or type** (``/TernMigration/MigrationOptions/destination``, or `kind`): a file goes
 ///   to its new file through its type's migrator; a store moving to or from PostgreSQL is copied
 ///   first, at its own version, and the copy is migrated (and removed if that fails).
 ///
@@ -45,9 +45,9 @@ public struct StoreMigrator: Sendable {
     ///   - target: The version to migrate to; the model's current version when nil.
     ///   - mappings: Explicit mappings for some steps; the others are inferred.
     /// - Returns: The plan; its steps carry problems when they cannot run.
-    /// - Throws: ``TernCore/TernError``, ``TernSQLite/SQLiteError`` or
-    ///   ``TernPostgreSQL/PostgreSQLError`` when the store's metadata cannot be read;
-    ///   ``TernMigration/MigrationError`` when no version wrote the store or it would be a downgrade.
+    /// - Throws: ``/TernCore/TernError``, ``/TernSQLite/SQLiteError`` or
+    ///   ``/TernPostgreSQL/PostgreSQLError`` when the store's metadata cannot be read;
+    ///   ``/TernMigration/MigrationError`` when no version wrote the store or it would be a downgrade.
     /// - Complexity: One `COUNT(*)` per data check of the first step.
     public func plan(
         forStoreAt location: StoreLocation, model: VersionedModel, to target: String? = nil,
@@ -82,8 +82,8 @@ public struct StoreMigrator: Sendable {
     ///   - progress: Updated with one child per step, counting source objects.
     ///   - onEvent: Called with each event, in order.
     /// - Returns: What was done.
-    /// - Throws: ``TernMigration/MigrationError`` (code `cancelled` when the task is cancelled:
-    ///   the source is unchanged); ``TernCore/TernError`` code `unsupported` for a destination
+    /// - Throws: ``/TernMigration/MigrationError`` (code `cancelled` when the task is cancelled:
+    ///   the source is unchanged); ``/TernCore/TernError`` code `unsupported` for a destination
     ///   that already holds a store or a type the destination cannot have; the store layer's
     ///   error when a store cannot be read or written.
     /// - Complexity: O(*n*) in the number of objects per step; memory bounded by the batch size
@@ -135,7 +135,7 @@ public struct StoreMigrator: Sendable {
     ///   - mappings: Explicit mappings for some steps.
     ///   - kind: The migrated store's type; the source's when nil.
     ///   - options: Destination, strategy, batch size, policies, lock timeout.
-    /// - Returns: The events, ending with ``MigrationEvent/finished(_:)`` or the migration's
+    /// - Returns: The events, ending with ``/TernMigration/MigrationEvent/finished(_:)`` or the migration's
     ///   error; cancelling the iterating task cancels the migration.
     public func events(
         migratingStoreAt location: StoreLocation, model: VersionedModel, to target: String? = nil,

@@ -3,7 +3,7 @@ public import TernCore
 public import TernPostgreSQL
 public import TernSQLite
 
-/// Syncs a device's SQLite store with a PostgreSQL ``SyncServer``: push, then pull
+/// Syncs a device's SQLite store with a PostgreSQL ``/TernPostgreSQL/SyncServer``: push, then pull
 /// (docs/Sync.md).
 ///
 /// The store must record history and track global identifiers

@@ -5,7 +5,7 @@ import TernFormats
 /// A store kept in Core Data's XML store format (`NSXMLStoreType`), the one macOS apps write.
 ///
 /// The whole store is read when opened and rewritten, durably, on each save (see
-/// ``AtomicStore``). The metadata comes first in the file, so ``AtomicStore/metadata(at:)``
+/// ``/TernCore/AtomicStore``). The metadata comes first in the file, so ``/TernCore/AtomicStore/metadata(at:)``
 /// reads it without parsing the objects. Stores in Tern's own earlier XML format (version 1)
 /// open too, and are written in Core Data's format on the next save. `docs/XMLStore.md`
 /// describes both formats.
@@ -33,7 +33,7 @@ public typealias XMLStore = AtomicStore<XMLStoreFormat>
 /// let text = String(decoding: try XMLStoreFormat.encode(contents, model: model), as: UTF8.self)
 /// ```
 public enum XMLStoreFormat: AtomicStoreFormat {
-    /// ``StoreKind/xml``.
+    /// ``/TernCore/StoreKind/xml``.
     public static var kind: StoreKind { .xml }
 
     /// The version of Tern's own earlier layout (`<database format="Tern" version="1">`),
@@ -53,7 +53,7 @@ public enum XMLStoreFormat: AtomicStoreFormat {
     ///   - contents: The metadata, rows and key counters.
     ///   - model: The model of the rows.
     /// - Returns: The document, in UTF-8.
-    /// - Throws: ``TernError/Code/unwritableStore`` naming the object, entity and property when a
+    /// - Throws: ``/TernCore/TernError/Code/unwritableStore`` naming the object, entity and property when a
     ///   row holds an entity or property the model lacks, or a value that does not fit its
     ///   attribute's type.
     /// - Complexity: O(*n* log *n*) in the size of the store.
@@ -67,7 +67,7 @@ public enum XMLStoreFormat: AtomicStoreFormat {
     ///
     /// - Parameter contents: The metadata, rows and key counters.
     /// - Returns: The document, in UTF-8.
-    /// - Throws: ``TernError/Code/unwritableStore`` when a name holds characters XML cannot hold.
+    /// - Throws: ``/TernCore/TernError/Code/unwritableStore`` when a name holds characters XML cannot hold.
     /// - Complexity: O(*n* log *n*) in the size of the store.
     public static func encode(_ contents: AtomicStoreContents) throws -> Data {
         try CoreDataMapping(model: nil).document(of: contents).encoded()
@@ -80,7 +80,7 @@ public enum XMLStoreFormat: AtomicStoreFormat {
     ///   - path: The file's path, for error messages.
     ///   - model: The model of the rows: it maps the file's names to entities and properties.
     /// - Returns: The metadata, rows and key counters.
-    /// - Throws: ``TernError/Code/unreadableStore`` when the document is malformed, unsafe,
+    /// - Throws: ``/TernCore/TernError/Code/unreadableStore`` when the document is malformed, unsafe,
     ///   truncated, not an XML store, or names an entity or property the model lacks in a way
     ///   that cannot be read (the message names the object id, entity and property).
     /// - Complexity: O(*n*) in the size of the document.
@@ -97,7 +97,7 @@ public enum XMLStoreFormat: AtomicStoreFormat {
     ///   - data: The document's bytes.
     ///   - path: The file's path, for error messages.
     /// - Returns: The metadata, rows and key counters.
-    /// - Throws: ``TernError/Code/unreadableStore`` when the document is malformed or in Core
+    /// - Throws: ``/TernCore/TernError/Code/unreadableStore`` when the document is malformed or in Core
     ///   Data's format.
     /// - Complexity: O(*n*) in the size of the document.
     public static func decode(_ data: Data, path: String) throws -> AtomicStoreContents {
@@ -119,7 +119,7 @@ public enum XMLStoreFormat: AtomicStoreFormat {
     ///   - data: The file's bytes.
     ///   - path: The file's path, for error messages.
     /// - Returns: The new file, in Core Data's format (a version 1 file stays in version 1).
-    /// - Throws: ``TernError/Code/unreadableStore`` when the bytes are not an XML store.
+    /// - Throws: ``/TernCore/TernError/Code/unreadableStore`` when the bytes are not an XML store.
     /// - Complexity: O(*n*) in the size of the file.
     public static func replacingMetadata(_ metadata: StoreMetadata, in data: Data, path: String) throws -> Data {
         if isTernVersion1(data) {
@@ -136,7 +136,7 @@ public enum XMLStoreFormat: AtomicStoreFormat {
     ///
     /// - Parameter url: The store file.
     /// - Returns: The metadata.
-    /// - Throws: ``TernError/Code/unreadableStore`` when the file is missing, not an XML store or
+    /// - Throws: ``/TernCore/TernError/Code/unreadableStore`` when the file is missing, not an XML store or
     ///   its metadata is malformed.
     /// - Complexity: O(*m*) in the size of the metadata section.
     public static func metadata(at url: URL) throws -> StoreMetadata {

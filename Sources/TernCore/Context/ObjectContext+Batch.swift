@@ -9,7 +9,7 @@ extension ObjectContext {
 
     /// Inserts rows of an entity without making objects.
     ///
-    /// Attributes a dictionary leaves out take their default values, as with ``insert(_:)``.
+    /// Attributes a dictionary leaves out take their default values, as with ``insert(_:)->ManagedObject``.
     ///
     /// ```swift
     /// let ids = try await context.batchInsert(entityName: "Recipe", objects: [

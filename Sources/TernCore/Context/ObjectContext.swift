@@ -20,14 +20,44 @@ import Synchronization
 /// ```
 ///
 /// ## Topics
-/// - Objects: ``insert(_:)``, ``delete(_:)``, ``object(with:)``, ``register(_:forEntity:)``
-/// - Fetching: ``fetch(_:)``, ``fetchObjectIDs(_:)``, ``fetchDictionaries(_:)``, ``count(for:)``,
-///   ``forEachBatch(of:_:)``
-/// - Saving: ``save()``, ``rollback()``, ``hasChanges``, ``mergePolicy``, ``changes()``
-/// - Other contexts: ``init(parent:queue:)``, ``automaticallyMergesChanges``, ``mergeChanges(from:)``
-/// - Faults and IDs: ``fault(for:)``, ``fulfillFaults(for:)``, ``obtainPermanentIDs(for:)``
-/// - Batch operations: ``batchInsert(entityName:objects:options:)``, ``batchUpdate(_:values:options:)``,
-///   ``batchDelete(_:options:)``, ``BatchOptions``
+///
+/// ### Objects
+/// - ``insert(_:)->ManagedObject``
+/// - ``delete(_:)``
+/// - ``object(with:)``
+/// - ``register(_:forEntity:)``
+///
+/// ### Fetching
+/// - ``fetch(_:)->[ManagedObject]``
+/// - ``fetch(_:)->[T]``
+/// - ``fetchObjectIDs(_:)``
+/// - ``fetchDictionaries(_:)``
+/// - ``count(for:)-(FetchRequest)``
+/// - ``count(for:)-(FetchDescriptor<T>)``
+/// - ``forEachBatch(of:_:)``
+///
+/// ### Saving
+/// - ``save()``
+/// - ``rollback()``
+/// - ``hasChanges``
+/// - ``mergePolicy``
+/// - ``changes()``
+///
+/// ### Other contexts
+/// - ``init(parent:queue:)``
+/// - ``automaticallyMergesChanges``
+/// - ``mergeChanges(from:)``
+///
+/// ### Faults and IDs
+/// - ``fault(for:)``
+/// - ``fulfillFaults(for:)``
+/// - ``obtainPermanentIDs(for:)``
+///
+/// ### Batch operations
+/// - ``batchInsert(entityName:objects:options:)``
+/// - ``batchUpdate(_:values:options:)``
+/// - ``batchDelete(_:options:)``
+/// - ``BatchOptions``
 public actor ObjectContext {
     /// The coordinator the context (or its topmost parent) reads and writes through.
     public nonisolated let coordinator: PersistentStoreCoordinator

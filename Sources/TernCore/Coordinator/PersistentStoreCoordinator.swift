@@ -16,9 +16,19 @@ import Synchronization
 /// ```
 ///
 /// ## Topics
-/// - ``addStore(_:configuration:versions:)``, ``removeStore(_:)``
-/// - ``stores``, ``store(at:)``, ``store(withIdentifier:)``
-/// - ``store(forEntity:)``, ``affectedStores(forEntity:)``
+///
+/// ### Adding and removing stores
+/// - ``addStore(_:configuration:versions:)``
+/// - ``removeStore(_:)``
+///
+/// ### Finding stores
+/// - ``stores``
+/// - ``store(at:)``
+/// - ``store(withIdentifier:)``
+///
+/// ### Routing entities
+/// - ``store(forEntity:)``
+/// - ``affectedStores(forEntity:)``
 public final class PersistentStoreCoordinator: Sendable {
     /// The model of every object the coordinator hands out.
     public let model: ManagedObjectModel

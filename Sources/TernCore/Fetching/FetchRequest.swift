@@ -1,8 +1,8 @@
 /// What to fetch through a context: Core Data's `NSFetchRequest`.
 ///
 /// The kind of result comes from the context method that runs the request: objects
-/// (``ObjectContext/fetch(_:)``), IDs (``ObjectContext/fetchObjectIDs(_:)``), dictionaries
-/// (``ObjectContext/fetchDictionaries(_:)``) or a count (``ObjectContext/count(for:)``), so
+/// (``ObjectContext/fetch(_:)->[ManagedObject]``), IDs (``ObjectContext/fetchObjectIDs(_:)``), dictionaries
+/// (``ObjectContext/fetchDictionaries(_:)``) or a count (``ObjectContext/count(for:)-(FetchRequest)``), so
 /// each result is typed.
 ///
 /// ```swift

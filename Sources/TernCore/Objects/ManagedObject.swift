@@ -71,9 +71,25 @@ public struct ObjectSeed {
 /// ```
 ///
 /// ## Topics
-/// - ``subscript(attribute:)``, ``subscript(_:)``, ``setValue(_:forAttribute:)``
-/// - ``subscript(toOne:)``, ``objects(for:)``, ``add(_:to:)``, ``remove(_:from:)``
-/// - ``isInserted``, ``isUpdated``, ``isDeleted``, ``hasChanges``, ``isFault``, ``changedKeys``
+///
+/// ### Attributes
+/// - ``subscript(attribute:)``
+/// - ``subscript(_:)``
+/// - ``setValue(_:forAttribute:)``
+///
+/// ### Relationships
+/// - ``subscript(toOne:)``
+/// - ``objects(for:)``
+/// - ``add(_:to:)``
+/// - ``remove(_:from:)``
+///
+/// ### State
+/// - ``isInserted``
+/// - ``isUpdated``
+/// - ``isDeleted``
+/// - ``hasChanges``
+/// - ``isFault``
+/// - ``changedKeys``
 open class ManagedObject {
     /// The object's identity; temporary until the object is first saved.
     public internal(set) var objectID: ObjectID

@@ -21,7 +21,13 @@ public import Foundation
 /// ```
 ///
 /// ## Topics
-/// - ``entityName``, ``propertyName(for:)``, ``registerModelClasses(in:)``
+///
+/// ### Naming
+/// - ``entityName``
+/// - ``propertyName(for:)``
+/// - ``registerModelClasses(in:)``
+///
+/// ### Fetching
 /// - ``fetchRequest(predicate:sortBy:)``
 public protocol TypedManagedObject: ManagedObject {
     /// The name of the entity the class stands for (for a generated subclass, its own entity).

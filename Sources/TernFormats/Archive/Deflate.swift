@@ -23,7 +23,7 @@ public enum Deflate {
     ///   - maxOutputBytes: The most bytes the output may hold; inflating stops with an error
     ///     as soon as more would be produced.
     /// - Returns: The inflated bytes.
-    /// - Throws: ``TernError`` with code `corruptArchive` for truncated or corrupt input (or
+    /// - Throws: ``/TernCore/TernError`` with code `corruptArchive` for truncated or corrupt input (or
     ///   trailing bytes after the end of the stream), and `archiveTooLarge` when the output
     ///   would exceed `maxOutputBytes` (or the input is over 4 GiB).
     /// - Complexity: O(*n*) in the size of the output.
@@ -86,7 +86,7 @@ public enum Deflate {
     ///
     /// - Parameter data: The bytes to compress.
     /// - Returns: Raw DEFLATE bytes that ``inflateRaw(_:maxOutputBytes:)`` (and Core Data) can read.
-    /// - Throws: ``TernError`` with code `ioFailure` when zlib fails, `archiveTooLarge` for
+    /// - Throws: ``/TernCore/TernError`` with code `ioFailure` when zlib fails, `archiveTooLarge` for
     ///   data of 2 GiB or more.
     /// - Complexity: O(*n*) in the size of `data`.
     public static func deflateRaw(_ data: Data) throws -> Data {

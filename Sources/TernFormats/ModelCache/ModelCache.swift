@@ -36,7 +36,7 @@ public enum ModelCache {
     ///   - maxInflatedBytes: The most bytes the blob may inflate to (a guard against
     ///     decompression bombs).
     /// - Returns: The model, with entities and properties sorted by name.
-    /// - Throws: ``TernError`` with code `corruptArchive` when the bytes are truncated, corrupt or
+    /// - Throws: ``/TernCore/TernError`` with code `corruptArchive` when the bytes are truncated, corrupt or
     ///   not a model archive (bad UIDs, cycles, wrong classes), and `archiveTooLarge` when they
     ///   inflate past `maxInflatedBytes`.
     /// - Complexity: O(*n*) in the size of the inflated archive.
@@ -59,7 +59,7 @@ public enum ModelCache {
     ///
     /// - Parameter model: The model to encode.
     /// - Returns: Bytes for `Z_MODELCACHE.Z_CONTENT`.
-    /// - Throws: ``TernError`` with code `invalidModel` when an entity's parent is missing or the
+    /// - Throws: ``/TernCore/TernError`` with code `invalidModel` when an entity's parent is missing or the
     ///   inheritance has a cycle, `ioFailure` when compression fails.
     /// - Complexity: O(*n*) in the size of the model.
     public static func encode(_ model: ManagedObjectModel) throws -> Data {
@@ -70,7 +70,7 @@ public enum ModelCache {
     ///
     /// - Parameter model: The model to encode.
     /// - Returns: `bplist00` bytes in `NSKeyedArchiver`'s layout.
-    /// - Throws: ``TernError`` with code `invalidModel` for a broken inheritance chain.
+    /// - Throws: ``/TernCore/TernError`` with code `invalidModel` for a broken inheritance chain.
     /// - Complexity: O(*n*) in the size of the model.
     public static func encodeArchive(_ model: ManagedObjectModel) throws -> Data {
         var encoder = ModelCacheEncoder(model: model)
@@ -81,7 +81,7 @@ public enum ModelCache {
     ///
     /// - Parameter archive: `bplist00` bytes written by `NSKeyedArchiver`.
     /// - Returns: The model.
-    /// - Throws: ``TernError`` with code `corruptArchive` when it is not a model archive.
+    /// - Throws: ``/TernCore/TernError`` with code `corruptArchive` when it is not a model archive.
     /// - Complexity: O(*n*) in the size of the archive.
     public static func decodeArchive(_ archive: Data) throws -> ManagedObjectModel {
         let root = try KeyedArchive(data: archive).rootObject()

@@ -3,7 +3,7 @@ public import TernCore
 /// One record read from a TSV, CSV or JSON file, before its values are converted.
 ///
 /// Readers keep values in the file's own forms: text for TSV and CSV fields, JSON's kinds for JSON.
-/// ``ObjectContext/importRecords(from:options:progress:)`` converts them by attribute type.
+/// ``TernCore/ObjectContext/importRecords(from:options:progress:)`` converts them by attribute type.
 ///
 /// ```swift
 /// let reader = try DelimitedRecordReader(contentsOf: url, dialect: .csv)
@@ -35,7 +35,7 @@ public struct ImportRecord: Sendable, Hashable {
     }
 }
 
-/// A value as a record file holds it, before conversion to an ``AttributeValue``.
+/// A value as a record file holds it, before conversion to an ``/TernCore/AttributeValue``.
 public indirect enum RecordValue: Sendable, Hashable {
     /// No value: an empty TSV/CSV field or JSON `null`.
     case null
@@ -83,7 +83,7 @@ public struct RecordError: CodedError, Sendable, Hashable {
         public static let unresolvedReference = Code("unresolvedReference")
         /// The store refused the import as a whole (validation, constraints, I/O).
         public static let saveFailed = Code("saveFailed")
-        /// A record matches an existing object and the merge policy is ``TernCore/MergePolicy/error``.
+        /// A record matches an existing object and the merge policy is ``/TernCore/MergePolicy/error``.
         public static let conflict = Code("conflict")
     }
 

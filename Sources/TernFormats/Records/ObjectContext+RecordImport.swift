@@ -23,7 +23,7 @@ extension ObjectContext {
     /// A TSV or CSV file whose records can only insert (no uniqueness key, no relationship or
     /// derived column, no required relationship) streams instead: batches of records are
     /// converted, validated as the save would and written through
-    /// ``TernCore/ObjectContext/batchInsert(entityName:options:batches:)`` in one transaction,
+    /// ``/TernCore/ObjectContext/batchInsert(entityName:options:batches:)`` in one transaction,
     /// still all or nothing, in memory bounded by a batch.
     ///
     /// ```swift

@@ -49,11 +49,11 @@ public struct RecordImportOptions: Sendable, Hashable {
     /// record of the same batch or an earlier one.
     public var savesEachBatch = false
     /// Which values win when a record matches an object already in the store: with
-    /// ``TernCore/MergePolicy/objectTrumps`` (the default) and ``TernCore/MergePolicy/overwrite``
-    /// the record's values replace the object's; with ``TernCore/MergePolicy/storeTrumps`` the
+    /// ``/TernCore/MergePolicy/objectTrumps`` (the default) and ``/TernCore/MergePolicy/overwrite``
+    /// the record's values replace the object's; with ``/TernCore/MergePolicy/storeTrumps`` the
     /// record only fills the object's empty attributes and relationships; with
-    /// ``TernCore/MergePolicy/rollback`` the object is left as it is; with
-    /// ``TernCore/MergePolicy/error`` the import fails with ``RecordError/Code/conflict``.
+    /// ``/TernCore/MergePolicy/rollback`` the object is left as it is; with
+    /// ``/TernCore/MergePolicy/error`` the import fails with ``RecordError/Code/conflict``.
     /// Records that match each other within the file always merge, the later one winning.
     public var mergePolicy: MergePolicy = .objectTrumps
 

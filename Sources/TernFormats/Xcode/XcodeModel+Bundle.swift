@@ -9,7 +9,7 @@ extension XcodeModel {
     ///
     /// Xcode stores no version order. Without `order`, versions are sorted by name in natural
     /// order (`Model 9` before `Model 10`, `Model` before `Model 2`) and the current version is
-    /// moved last, and the model's ``TernCore/VersionedModel/hasExplicitOrder`` is false (with
+    /// moved last, and the model's ``/TernCore/VersionedModel/hasExplicitOrder`` is false (with
     /// `order`, it is true): migrations then infer one step straight from a store's version to
     /// the target, and never walk this guessed order. The current version is the one `.xccurrentversion` (in a `.momd`,
     /// `VersionInfo.plist`) names; when that file is missing or names none, it is the only
@@ -38,10 +38,10 @@ extension XcodeModel {
     ///   - order: The version names (folder or file names without their extension), oldest first.
     ///     It must name every version of the bundle exactly once.
     /// - Returns: The versioned model, named after the bundle.
-    /// - Throws: ``TernError/Code/unreadableModelFile`` when the path holds no model, no version
+    /// - Throws: ``/TernCore/TernError/Code/unreadableModelFile`` when the path holds no model, no version
     ///   can be read (see ``readModel(contentsOf:)``), or `.xccurrentversion` or
     ///   `VersionInfo.plist` names a version the bundle does not hold;
-    ///   ``TernError/Code/invalidModel`` when `order` names unknown versions, repeats or omits some.
+    ///   ``/TernCore/TernError/Code/invalidModel`` when `order` names unknown versions, repeats or omits some.
     /// - Complexity: O(*n*) in the total size of the version files.
     public static func readVersionedModel(at url: URL, order: [String]? = nil) throws(TernError) -> VersionedModel {
         var warnings: [ModelReadingWarning] = []

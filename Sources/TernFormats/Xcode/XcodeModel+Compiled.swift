@@ -29,7 +29,7 @@ extension XcodeModel {
     ///   - url: A `.mom` file.
     ///   - warnings: Receives the read's warnings (none today; kept for symmetry with the other readers).
     /// - Returns: The model.
-    /// - Throws: ``TernError/Code/unreadableModelFile`` when the file is missing, is an `.omo`,
+    /// - Throws: ``/TernCore/TernError/Code/unreadableModelFile`` when the file is missing, is an `.omo`,
     ///   or is not the keyed archive of a model (truncated, corrupt, other classes).
     /// - Complexity: O(*n*) in the size of the file.
     public static func readCompiledModel(
@@ -47,7 +47,7 @@ extension XcodeModel {
     ///   - data: The keyed archive of an `NSManagedObjectModel`.
     ///   - path: The file the bytes come from, for error messages.
     /// - Returns: The model.
-    /// - Throws: ``TernError/Code/unreadableModelFile`` when the bytes are not a model archive.
+    /// - Throws: ``/TernCore/TernError/Code/unreadableModelFile`` when the bytes are not a model archive.
     /// - Complexity: O(*n*) in the size of the archive.
     public static func compiledModel(fromArchive data: Data, path: String? = nil) throws(TernError)
         -> ManagedObjectModel

@@ -25,9 +25,9 @@ extension XcodeModel {
     ///   - path: The file the bytes come from, for error messages and warnings.
     ///   - warnings: Receives the read's warnings, in the order they were found.
     /// - Returns: The model.
-    /// - Throws: ``TernError/Code/unreadableModelFile`` when the bytes are not a keyed archive of
+    /// - Throws: ``/TernCore/TernError/Code/unreadableModelFile`` when the bytes are not a keyed archive of
     ///   an Xcode 3 model (truncated, corrupt, other classes) or lack names;
-    ///   ``TernError/Code/invalidModel`` when a value does not fit its attribute's type.
+    ///   ``/TernCore/TernError/Code/invalidModel`` when a value does not fit its attribute's type.
     /// - Complexity: O(*n*) in the size of the archive.
     public static func model(
         fromElements data: Data, path: String? = nil, warnings: inout [ModelReadingWarning]

@@ -20,11 +20,11 @@ extension XcodeModel {
     ///
     /// - Parameter url: An `.xcdatamodel` folder, a `contents` or `elements` file, or a `.mom` file.
     /// - Returns: The model.
-    /// - Throws: ``TernError/Code/unreadableModelFile`` when the file is missing, is not
+    /// - Throws: ``/TernCore/TernError/Code/unreadableModelFile`` when the file is missing, is not
     ///   well-formed XML (or, for `elements` and `.mom`, not a keyed archive of a model), is an
-    ///   optimised `.omo` model, or lacks required names; ``TernError/Code/invalidModel`` when an
+    ///   optimised `.omo` model, or lacks required names; ``/TernCore/TernError/Code/invalidModel`` when an
     ///   attribute type or delete rule is unknown, or the model is meaningless
-    ///   (``ManagedObjectModel/structuralIssues``: duplicate entity or property names, a missing
+    ///   (``/TernCore/ManagedObjectModel/structuralIssues``: duplicate entity or property names, a missing
     ///   parent, an inheritance cycle, a relationship whose destination or inverse does not
     ///   exist). Errors carry the file's path and the entity and
     ///   property involved.
@@ -65,8 +65,8 @@ extension XcodeModel {
     ///   - data: The XML.
     ///   - path: The file the XML comes from, for error messages.
     /// - Returns: The model.
-    /// - Throws: ``TernError/Code/unreadableModelFile`` for malformed or unsafe XML (entity
-    ///   declarations, excessive nesting) and missing names; ``TernError/Code/invalidModel`` for
+    /// - Throws: ``/TernCore/TernError/Code/unreadableModelFile`` for malformed or unsafe XML (entity
+    ///   declarations, excessive nesting) and missing names; ``/TernCore/TernError/Code/invalidModel`` for
     ///   unknown attribute types and delete rules, and for a meaningless model (see
     ///   ``readModel(contentsOf:)``).
     /// - Complexity: O(*n*) in the size of the XML.

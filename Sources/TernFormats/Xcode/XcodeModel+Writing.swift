@@ -61,7 +61,7 @@ extension XcodeModel {
     /// - Parameters:
     ///   - model: The model to write.
     ///   - url: The `.xcdatamodel` folder; created when missing, its `contents` replaced.
-    /// - Throws: ``TernError/Code/unwritableModelFile`` when the folder or file cannot be written.
+    /// - Throws: ``/TernCore/TernError/Code/unwritableModelFile`` when the folder or file cannot be written.
     /// - Complexity: O(*n*) in the size of the model.
     public static func writeModel(_ model: ManagedObjectModel, to url: URL) throws(TernError) {
         do {
@@ -89,7 +89,7 @@ extension XcodeModel {
     /// - Parameters:
     ///   - versionedModel: The versions to write.
     ///   - url: The bundle's location, ending in `.xcdatamodeld`.
-    /// - Throws: ``TernError/Code/unwritableModelFile`` when `url` does not end in
+    /// - Throws: ``/TernCore/TernError/Code/unwritableModelFile`` when `url` does not end in
     ///   `.xcdatamodeld`, a version name cannot be a folder name, or writing fails.
     /// - Complexity: O(*n*) in the size of the versions.
     public static func write(_ versionedModel: VersionedModel, to url: URL) throws(TernError) {

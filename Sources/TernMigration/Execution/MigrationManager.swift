@@ -3,7 +3,7 @@ public import TernCore
 /// The engine's side of a migration step, as policies see it: Core Data's `NSMigrationManager`.
 ///
 /// A migration engine (the SQLite store's, the in-memory ``InMemoryMigrationManager``) conforms
-/// to run mapping models with ``MappingRunner``. Objects are named by ``RowReference`` handles:
+/// to run mapping models with ``MappingRunner``. Objects are named by ``/TernCore/RowReference`` handles:
 /// source handles name rows of the source store, destination handles rows the engine created.
 /// The engine owns reading, writing, batching and transactions; the protocol only asks for
 /// object-level operations, so that policies never see SQL.
@@ -112,7 +112,7 @@ public protocol MigrationManager: AnyObject {
     ) throws(MigrationError) -> RowReference
 
     /// Stage 1 of the entity mappings of one walk over their source entity, in the order of the
-    /// walk of several mappings (``forEachSourceInstance(of:readingAttributes:_:)``): the mappings
+    /// walk of several mappings (`forEachSourceInstance(of:readingAttributes:_:)` with an array): the mappings
     /// that have an ``AttributeMigrationPolicy`` are run by the engine, the others through `body`.
     ///
     /// For each source object and each mapping whose filter it passes, an attribute policy's

@@ -11,7 +11,7 @@ extension ValueExpression {
     /// ```
     ///
     /// The parser checks the syntax, the function names and their number of arguments; key paths
-    /// and types are checked against the models by ``MappingModel/validate(source:destination:)``.
+    /// and types are checked against the models by ``MappingModel/validate(source:destination:otherPasses:)``.
     ///
     /// - Parameter text: The expression's text.
     /// - Throws: ``MigrationError`` with code ``MigrationError/Code/invalidExpression`` and the

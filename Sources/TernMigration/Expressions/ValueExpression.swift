@@ -5,7 +5,7 @@ public import TernCore
 ///
 /// An expression reads the source object through `$source.keyPath`, combines literals with
 /// arithmetic, and converts values with functions. Parse one from text, print it back with
-/// ``description``, check it against the models with ``MappingModel/validate(source:destination:)``,
+/// ``description``, check it against the models with ``MappingModel/validate(source:destination:otherPasses:)``,
 /// and evaluate it with ``evaluate(source:environment:)``.
 ///
 /// ```swift

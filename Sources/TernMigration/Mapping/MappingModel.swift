@@ -23,7 +23,7 @@ public import TernCore
 /// - ``PropertyMapping``
 ///
 /// ### Checking
-/// - ``validate(source:destination:)``
+/// - ``validate(source:destination:otherPasses:)``
 public struct MappingModel: Sendable, Hashable {
     /// The mapping model's name, such as `StepOne`; used in messages and to tell passes apart.
     public var name: String

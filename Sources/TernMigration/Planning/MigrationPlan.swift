@@ -2,7 +2,7 @@
 /// with its kind and its changes. Making a plan touches nothing.
 ///
 /// Plans come from ``MigrationPlanner``. A plan whose steps all have mappings is executable;
-/// otherwise ``requireExecutable()`` explains what is missing. Its JSON (``Encodable``, keys as
+/// otherwise ``requireExecutable()`` explains what is missing. Its JSON (`Encodable`, keys as
 /// `tern plan --json` prints them) is
 /// `{"source": NAME, "destination": NAME, "steps": [{"from", "to", "kind", "changes": [STRING], "problems": [STRING],
 /// "warnings": [STRING]}]}`.
@@ -52,7 +52,7 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
         /// the property, the reason and a mapping to write. Empty for a runnable step.
         public var problems: [MigrationError]
         /// What the step relaxes or drops in this store, with counts: empty until the plan is
-        /// checked against a store's data (``StoreMigrator``'s `plan(forStoreAt:…)` and the
+        /// checked against a store's data (`StoreMigrator`'s `plan(forStoreAt:…)` and the
         /// migrators do it for the step they are about to run).
         public var warnings: [MigrationWarning] = []
         /// The mapping models the step runs, in order: one inferred model, or the passes of an

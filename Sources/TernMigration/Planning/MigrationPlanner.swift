@@ -9,7 +9,7 @@ public import TernCore
 /// two versions alone otherwise). It walks the chain of versions only
 /// where a registered ``StepMapping`` covers a step (the mappings' versions name the chain), or,
 /// when the direct inference is impossible, through an order it knows: a model whose
-/// ``TernCore/VersionedModel/hasExplicitOrder`` is true (built in Swift, or read with an explicit
+/// ``/TernCore/VersionedModel/hasExplicitOrder`` is true (built in Swift, or read with an explicit
 /// order). Then each step uses its mapping or is inferred on its own. It never walks an order
 /// guessed from version names: with such a model, an impossible direct step stays one step whose
 /// ``MigrationPlan/Step/problems`` name each change that needs a mapping.

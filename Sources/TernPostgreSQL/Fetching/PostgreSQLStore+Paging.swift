@@ -7,7 +7,7 @@ extension PostgreSQLStore: PackedRowReading {
     /// One page of a request's rows after a position, read with keyset pagination so that memory
     /// stays that of one page however many rows match.
     ///
-    /// - When the predicate and the sorts translate to SQL (``PostgreSQLQuery``), one `SELECT …
+    /// - When the predicate and the sorts translate to SQL (`PostgreSQLQuery`), one `SELECT …
     ///   WHERE <predicate> AND <after the position> ORDER BY <sorts>, "Z_PK" LIMIT <size>`: the
     ///   position is a condition on the sort columns and `Z_PK` with bound values, so the server
     ///   seeks to it (through the primary key without sorts).
@@ -16,14 +16,14 @@ extension PostgreSQLStore: PackedRowReading {
     /// - When a sort cannot be expressed in SQL (strings): every match is read and sorted for
     ///   each page.
     ///
-    /// Rows saved between pages are seen as ``PersistentStore/fetchPage(_:after:size:)`` describes.
+    /// Rows saved between pages are seen as ``/TernCore/PersistentStore/fetchPage(_:after:size:)`` describes.
     ///
     /// - Parameters:
     ///   - request: What to fetch; its offset applies to the first page, its limit to all.
     ///   - position: Where the previous page ended, or nil for the first page.
     ///   - size: The most rows to return; at least 1.
     /// - Returns: The page.
-    /// - Throws: ``TernError`` with code `objectNotFound` for an unknown entity,
+    /// - Throws: ``/TernCore/TernError`` with code `objectNotFound` for an unknown entity,
     ///   `invalidPredicate` for an unknown key path; ``PostgreSQLError`` when reading fails.
     /// - Complexity: O(`size` · log *n*) when the server can seek to the position; otherwise
     ///   O(*n*) rows read per page.
@@ -90,7 +90,7 @@ extension PostgreSQLStore: PackedRowReading {
 
     /// The chosen attribute values of the rows ``fetch(_:)`` returns, one dictionary per row.
     ///
-    /// When the request names its ``StoreFetchRequest/propertiesToFetch`` and its predicate and
+    /// When the request names its ``/TernCore/StoreFetchRequest/propertiesToFetch`` and its predicate and
     /// sorts translate to SQL, only those columns are read, straight into dictionaries;
     /// otherwise the values come from ``fetch(_:)``.
     ///

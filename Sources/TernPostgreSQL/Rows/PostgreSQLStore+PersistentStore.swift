@@ -7,14 +7,14 @@ extension PostgreSQLStore: PersistentStore {
 
     /// The rows of an entity that match a request, sorted, with its offset and limit.
     ///
-    /// When the predicate translates (``PostgreSQLQuery``), the server filters with bound values
+    /// When the predicate translates (`PostgreSQLQuery`), the server filters with bound values
     /// and, when the sorts translate too, sorts, skips and limits. Otherwise rows are read in key
     /// order in batches and the predicate is evaluated in Swift as they come. Both ways give the
     /// same rows in the same order.
     ///
     /// - Parameter request: What to fetch.
     /// - Returns: The rows, in the requested order (primary-key order among equals).
-    /// - Throws: ``TernError`` with code `objectNotFound` for an unknown entity; ``PostgreSQLError``
+    /// - Throws: ``/TernCore/TernError`` with code `objectNotFound` for an unknown entity; ``PostgreSQLError``
     ///   when reading fails.
     /// - Complexity: O(*n*) reads of the entity's rows at most, O(*m* log *m*) to sort *m* matches.
     public func fetch(_ request: StoreFetchRequest) throws -> [StoreRow] {

@@ -15,7 +15,7 @@ extension PostgreSQLStore {
     ///
     /// - Parameter changes: The rows to write.
     /// - Returns: The new version of every inserted and updated row.
-    /// - Throws: ``TernError`` with code `mergeConflict` (one failure per row) when rows changed
+    /// - Throws: ``/TernCore/TernError`` with code `mergeConflict` (one failure per row) when rows changed
     ///   or vanished since they were read, `constraintConflict` when a uniqueness constraint
     ///   would break; ``PostgreSQLError`` with code `invalidValue` when a value does not fit its
     ///   attribute, `readOnly` for a read-only store. Nothing is written when it throws.

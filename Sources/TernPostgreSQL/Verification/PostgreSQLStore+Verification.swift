@@ -12,7 +12,7 @@ extension PostgreSQLStore {
     ///
     /// SQLite's `integrity_check` and external data files do not apply to a PostgreSQL store
     /// (the server keeps its own files sound, and binary data lives in its rows): the report
-    /// lists them in ``StoreVerificationReport/skippedChecks``. Every query runs in one
+    /// lists them in ``/TernCore/StoreVerificationReport/skippedChecks``. Every query runs in one
     /// read-only `REPEATABLE READ` transaction, so the checks see one snapshot while other
     /// processes write.
     ///

@@ -22,7 +22,7 @@ public struct MigrationJournal: Sendable, Hashable {
         public var to: String
         /// How the step ran: `inferred`, `mapping` or `none`.
         public var kind: String
-        /// The checksum of the step's mapping models (``TernMigration/MigrationPlan/Step/mappingChecksum``).
+        /// The checksum of the step's mapping models (``/TernMigration/MigrationPlan/Step/mappingChecksum``).
         public var checksum: String
         /// When the step was applied.
         public var date: Date

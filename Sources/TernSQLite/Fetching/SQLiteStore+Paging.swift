@@ -15,14 +15,14 @@ extension SQLiteStore {
     ///   the position's `Z_PK`, a batch at a time, until the page is full.
     /// - When a sort cannot be expressed in SQL: every match is read and sorted for each page.
     ///
-    /// Rows saved between pages are seen as ``PersistentStore/fetchPage(_:after:size:)`` describes.
+    /// Rows saved between pages are seen as ``/TernCore/PersistentStore/fetchPage(_:after:size:)`` describes.
     ///
     /// - Parameters:
     ///   - request: What to fetch; its offset applies to the first page, its limit to all.
     ///   - position: Where the previous page ended, or nil for the first page.
     ///   - size: The most rows to return; at least 1.
     /// - Returns: The page.
-    /// - Throws: ``TernError`` with code `objectNotFound` for an unknown entity,
+    /// - Throws: ``/TernCore/TernError`` with code `objectNotFound` for an unknown entity,
     ///   `invalidPredicate` for an unknown key path; ``SQLiteError`` when reading fails.
     /// - Complexity: O(`size` · log *n*) when SQLite can seek to the position; otherwise O(*n*)
     ///   rows read per page.

@@ -13,7 +13,7 @@ extension SQLiteStore {
     ///
     /// - Parameter request: Which transactions and changes.
     /// - Returns: The transactions, with the changes the request keeps.
-    /// - Throws: ``TernError`` with code `historyUnavailable` when the store has no history tables,
+    /// - Throws: ``/TernCore/TernError`` with code `historyUnavailable` when the store has no history tables,
     ///   `invalidHistoryToken` for another store's token; ``SQLiteError`` when reading fails.
     /// - Complexity: O(*t* + *c*) in the transactions and changes after the token.
     public nonisolated func fetchHistory(_ request: HistoryFetchRequest) async throws -> [HistoryTransaction] {
@@ -47,7 +47,7 @@ extension SQLiteStore {
 
     /// The token of the last recorded transaction, or nil when none was recorded yet.
     ///
-    /// - Throws: ``TernError`` with code `historyUnavailable` when the store has no history tables.
+    /// - Throws: ``/TernCore/TernError`` with code `historyUnavailable` when the store has no history tables.
     public nonisolated func currentHistoryToken() async throws -> HistoryToken? {
         try await lastHistoryToken()
     }
@@ -71,7 +71,7 @@ extension SQLiteStore {
     ///
     /// - Parameter token: The last transaction to remove.
     /// - Returns: How many transactions were removed.
-    /// - Throws: ``TernError`` with code `historyUnavailable` when the store has no history tables,
+    /// - Throws: ``/TernCore/TernError`` with code `historyUnavailable` when the store has no history tables,
     ///   `invalidHistoryToken` for another store's token; ``SQLiteError`` when the store is
     ///   read-only or the write fails.
     /// - Complexity: O(*t* + *c*) in the transactions and changes removed.

@@ -43,7 +43,7 @@ extension SQLiteStore {
     ///   - source: The next batch of attribute values, nil at the end.
     /// - Returns: The keys of the new rows as ranges of consecutive keys.
     /// - Throws: What `source` throws; ``SQLiteError`` with code `invalidValue` when a value does
-    ///   not fit its attribute, `readOnly` for a read-only store; ``TernError`` with code
+    ///   not fit its attribute, `readOnly` for a read-only store; ``/TernCore/TernError`` with code
     ///   `constraintConflict`. Nothing is written then.
     /// - Complexity: O(*n*) in the number of rows.
     public func insertRows(

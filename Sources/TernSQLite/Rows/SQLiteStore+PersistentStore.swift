@@ -7,7 +7,7 @@ extension SQLiteStore: PersistentStore {
 
     /// The store file.
     public nonisolated var location: URL? { url }
-    /// ``StoreKind/sqlite``.
+    /// ``/TernCore/StoreKind/sqlite``.
     public nonisolated var kind: StoreKind { .sqlite }
     /// Whether the store was opened read-only.
     public nonisolated var isReadOnly: Bool { configuration.isReadOnly }
@@ -23,7 +23,7 @@ extension SQLiteStore: PersistentStore {
     ///
     /// - Parameter request: What to fetch.
     /// - Returns: The rows, in the requested order (primary-key order among equals).
-    /// - Throws: ``TernError`` with code `objectNotFound` for an unknown entity,
+    /// - Throws: ``/TernCore/TernError`` with code `objectNotFound` for an unknown entity,
     ///   `invalidPredicate` for an unknown key path; ``SQLiteError`` when reading fails.
     /// - Complexity: O(*n*) reads of the entity's rows at most, O(*m* log *m*) to sort *m* matches.
     public func fetch(_ request: StoreFetchRequest) throws -> [StoreRow] {
@@ -36,7 +36,7 @@ extension SQLiteStore: PersistentStore {
 
     /// The chosen attribute values of the rows ``fetch(_:)`` returns, one dictionary per row.
     ///
-    /// When the request names its ``StoreFetchRequest/propertiesToFetch`` and its predicate and
+    /// When the request names its ``/TernCore/StoreFetchRequest/propertiesToFetch`` and its predicate and
     /// sorts translate to SQL, only those columns are read, straight into dictionaries;
     /// otherwise the values come from ``fetch(_:)``.
     ///
