@@ -60,7 +60,7 @@ public actor PostgreSQLStore {
     ///     hashes must match the store's metadata.
     ///   - readOnly: Whether saves are refused (the connection's transactions are read-only too).
     /// - Throws: ``PostgreSQLError`` with code `connectionFailed` when the server cannot be
-    ///   reached; ``TernCore/TernError`` with code `notACoreDataStore` when no store exists and no
+    ///   reached; ``/TernCore/TernError`` with code `notACoreDataStore` when no store exists and no
     ///   model is given, `schemaMismatch` when the model does not match the store.
     public init(url: String, model: ManagedObjectModel? = nil, readOnly: Bool = false) throws {
         try self.init(location: try PostgreSQLLocation(url), model: model, readOnly: readOnly)
@@ -107,7 +107,7 @@ public actor PostgreSQLStore {
     ///
     /// - Parameter url: The store's connection string.
     /// - Returns: The metadata.
-    /// - Throws: ``TernCore/TernError`` with code `notACoreDataStore` when the schema holds no
+    /// - Throws: ``/TernCore/TernError`` with code `notACoreDataStore` when the schema holds no
     ///   store, `invalidMetadata` when its metadata is malformed; ``PostgreSQLError`` when the
     ///   server cannot be reached.
     public static func metadata(at url: String) throws -> StoreMetadata {
@@ -154,7 +154,7 @@ public actor PostgreSQLStore {
     /// Replaces this store's metadata, keeping the keys Tern does not interpret.
     ///
     /// - Parameter metadata: The new metadata.
-    /// - Throws: ``TernCore/TernError`` `unwritableStore` when the store is read-only,
+    /// - Throws: ``/TernCore/TernError`` `unwritableStore` when the store is read-only,
     ///   ``PostgreSQLError`` when the write fails.
     public func setMetadata(_ metadata: StoreMetadata) throws {
         try requireWritable()

@@ -71,7 +71,7 @@ public actor SQLiteStore {
     ///     hashes must match the store's metadata.
     ///   - configuration: How to open it; read-write with write-ahead logging by default.
     /// - Throws: ``SQLiteError`` `notADatabase` when the file is not a SQLite database;
-    ///   ``TernCore/TernError`` `notACoreDataStore` when it is not a Core Data store,
+    ///   ``/TernCore/TernError`` `notACoreDataStore` when it is not a Core Data store,
     ///   `objectNotFound` when there is no file and no model to create one, `schemaMismatch` when
     ///   the model does not match the store.
     public init(
@@ -130,7 +130,7 @@ public actor SQLiteStore {
     /// - Parameter url: The store file.
     /// - Returns: The metadata: UUID, version hashes, identifiers and the application's keys.
     /// - Throws: ``SQLiteError`` with code `notADatabase` for a file that is not SQLite;
-    ///   ``TernCore/TernError`` with code `objectNotFound` when there is no file,
+    ///   ``/TernCore/TernError`` with code `objectNotFound` when there is no file,
     ///   `notACoreDataStore` for a database without `Z_METADATA`, `invalidMetadata` for a
     ///   malformed dictionary. The error carries the path.
     public static func metadata(at url: URL) throws -> StoreMetadata {
@@ -166,7 +166,7 @@ public actor SQLiteStore {
     /// - Parameters:
     ///   - metadata: The metadata to write; its `applicationKeys` are written as they are.
     ///   - url: The store file.
-    /// - Throws: ``TernCore/TernError`` as ``metadata(at:)`` does, or ``SQLiteError`` when
+    /// - Throws: ``/TernCore/TernError`` as ``metadata(at:)`` does, or ``SQLiteError`` when
     ///   SQLite cannot write the store.
     public static func setMetadata(_ metadata: StoreMetadata, at url: URL) throws {
         try recoverInterruptedWrite(at: url)
@@ -182,7 +182,7 @@ public actor SQLiteStore {
     /// Replaces this store's metadata, keeping the keys Tern does not interpret.
     ///
     /// - Parameter metadata: The new metadata.
-    /// - Throws: ``TernCore/TernError`` `unwritableStore` when the store is read-only,
+    /// - Throws: ``/TernCore/TernError`` `unwritableStore` when the store is read-only,
     ///   ``SQLiteError`` when the write fails.
     public func setMetadata(_ metadata: StoreMetadata) throws {
         try requireWritable()

@@ -5,7 +5,7 @@ import TernRelational
 ///
 /// What any store can find wrong (a database that holds no Core Data store, malformed metadata, a
 /// value that does not fit, a store opened read-only, another process migrating it) is a
-/// ``TernCore/TernError`` in every store, with the same code; this type is for what only
+/// ``/TernCore/TernError`` in every store, with the same code; this type is for what only
 /// PostgreSQL says.
 ///
 /// Errors carry a ``Code`` to match on, the server's SQLSTATE when it reported the failure, a

@@ -32,7 +32,7 @@ extension AttributeValue {
     ///   - value: The column value; NULL gives nil.
     ///   - type: The attribute's type.
     /// - Returns: The attribute value, or nil for NULL.
-    /// - Throws: ``TernCore/TernError`` with code `invalidValue` when the column holds something the
+    /// - Throws: ``/TernCore/TernError`` with code `invalidValue` when the column holds something the
     ///   type cannot read (the message never shows the value).
     init?(postgreSQLValue value: DatabaseValue, type: AttributeType) throws(TernError) {
         if value.isNull { return nil }

@@ -205,7 +205,7 @@ extension Connection {
 
     /// Reads the store's metadata from `Z_METADATA`.
     ///
-    /// - Throws: ``TernCore/TernError`` `notACoreDataStore` or `invalidMetadata` when the table is
+    /// - Throws: ``/TernCore/TernError`` `notACoreDataStore` or `invalidMetadata` when the table is
     ///   missing, empty or holds a malformed plist; ``PostgreSQLError`` when the server fails.
     func readMetadata() throws -> StoreMetadata {
         guard try hasCoreDataLayout() else {

@@ -3,7 +3,7 @@ package import TernCore
 extension RelationalRowStore {
     /// One page of a request's rows after a position, read with keyset pagination so that memory
     /// stays that of one page however many rows match: what both SQL stores answer to
-    /// ``TernCore/PersistentStore/fetchPage(_:after:size:)``.
+    /// ``/TernCore/PersistentStore/fetchPage(_:after:size:)``.
     ///
     /// - When the predicate and the sorts translate to SQL (``FetchQuery``), one statement
     ///   (``fetchPackedPage(_:after:size:)``): the position is a condition on the sort columns and

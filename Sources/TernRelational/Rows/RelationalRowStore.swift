@@ -24,7 +24,7 @@ package protocol RelationalRowStore: Actor {
     func rows(of entity: String, includingSubentities: Bool, after primaryKey: Int64, limit: Int) throws -> [StoreRow]
 
     /// The rows a request matches, sorted, with its offset and limit applied
-    /// (``TernCore/PersistentStore/fetch(_:)`` on the store's executor).
+    /// (``/TernCore/PersistentStore/fetch(_:)`` on the store's executor).
     ///
     /// - Complexity: Proportional to the number of rows of the entities involved.
     func fetch(_ request: StoreFetchRequest) throws -> [StoreRow]

@@ -16,7 +16,7 @@ package enum FileSystem {
     /// power loss (on Linux a file's `fsync` does not cover its name in the folder).
     ///
     /// - Parameter path: The folder.
-    /// - Throws: ``TernCore/TernError`` with code `ioFailure` when the folder cannot be opened or synced.
+    /// - Throws: ``/TernCore/TernError`` with code `ioFailure` when the folder cannot be opened or synced.
     package static func synchronizeDirectory(atPath path: String) throws(TernError) {
         let descriptor = open(path, O_RDONLY | O_DIRECTORY)
         guard descriptor >= 0 else {
@@ -31,7 +31,7 @@ package enum FileSystem {
     /// Flushes a file's contents to disk.
     ///
     /// - Parameter path: The file.
-    /// - Throws: ``TernCore/TernError`` with code `ioFailure` when the file cannot be opened or synced.
+    /// - Throws: ``/TernCore/TernError`` with code `ioFailure` when the file cannot be opened or synced.
     package static func synchronizeFile(atPath path: String) throws(TernError) {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else {
@@ -56,7 +56,7 @@ package enum FileSystem {
     ///   - source: The file to move.
     ///   - destination: Its new path, in the same file system.
     ///   - message: What failed, for the error; the system's reason is added.
-    /// - Throws: ``TernCore/TernError`` with code `ioFailure` and the destination's path.
+    /// - Throws: ``/TernCore/TernError`` with code `ioFailure` and the destination's path.
     static func rename(_ source: String, to destination: String, message: String) throws(TernError) {
         guard FileOperationsScope.current.rename(source, destination) == 0 else {
             throw TernError(.ioFailure, "\(message) (\(String(cString: strerror(errno))))", path: destination)

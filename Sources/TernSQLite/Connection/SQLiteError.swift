@@ -4,7 +4,7 @@ import TernRelational
 /// A failure that SQLite reported, or that only a SQLite file can have.
 ///
 /// What any store can find wrong (a file that is not a Core Data store, malformed metadata, a
-/// value that does not fit, a missing file, a store opened read-only) is a ``TernCore/TernError``
+/// value that does not fit, a missing file, a store opened read-only) is a ``/TernCore/TernError``
 /// in every store, with the same code; this type is for what only SQLite says.
 ///
 /// Errors carry a ``Code`` to match on, SQLite's result codes when SQLite reported the failure,

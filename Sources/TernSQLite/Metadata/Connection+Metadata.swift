@@ -8,7 +8,7 @@ extension Connection {
 
     /// Checks that the file is a SQLite database with Core Data's `Z_METADATA` table.
     ///
-    /// - Throws: ``SQLiteError`` with code `notADatabase`, or ``TernCore/TernError`` with code
+    /// - Throws: ``SQLiteError`` with code `notADatabase`, or ``/TernCore/TernError`` with code
     ///   `notACoreDataStore`, and the path.
     func checkCoreDataLayout() throws {
         let tables: [DatabaseValue]
@@ -39,7 +39,7 @@ extension Connection {
     /// Reads the store's metadata from `Z_METADATA`.
     ///
     /// - Returns: The metadata, with every key Tern does not interpret in `applicationKeys`.
-    /// - Throws: ``TernCore/TernError`` `notACoreDataStore` or `invalidMetadata` when the table is
+    /// - Throws: ``/TernCore/TernError`` `notACoreDataStore` or `invalidMetadata` when the table is
     ///   missing, empty or holds a malformed plist; ``SQLiteError`` when SQLite fails.
     func readMetadata() throws -> StoreMetadata {
         try checkCoreDataLayout()

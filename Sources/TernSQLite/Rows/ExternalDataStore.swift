@@ -36,7 +36,7 @@ struct ExternalDataStore {
     ///
     /// - Parameter column: The column's bytes.
     /// - Returns: The value's bytes, read from its file when the column references one.
-    /// - Throws: ``TernCore/TernError`` with code `invalidExternalData` when the reference is not a UUID
+    /// - Throws: ``/TernCore/TernError`` with code `invalidExternalData` when the reference is not a UUID
     ///   (so no path can be smuggled in) or its file is missing.
     func resolve(_ column: Data) throws(TernError) -> Data {
         guard let marker = column.first else { return column }
@@ -86,7 +86,7 @@ struct ExternalDataStore {
     ///
     /// - Parameter bytes: The value.
     /// - Returns: The column's bytes.
-    /// - Throws: ``TernCore/TernError`` with code `ioFailure` when the file cannot be written.
+    /// - Throws: ``/TernCore/TernError`` with code `ioFailure` when the file cannot be written.
     func store(_ bytes: Data) throws(TernError) -> Data {
         guard bytes.count >= threshold else { return Data([Self.inlineMarker]) + bytes }
         let name = UUID().uuidString

@@ -14,7 +14,7 @@ struct ColumnBinding {
 
     /// Matches a batch's columns with an entity's stored attributes.
     ///
-    /// - Throws: ``TernCore/TernError`` with code `invalidValue` when a column names no attribute.
+    /// - Throws: ``/TernCore/TernError`` with code `invalidValue` when a column names no attribute.
     init(columns: [String], plan: InsertPlan) throws(TernError) {
         let stored = plan.attributes.filter { $0.derivation == nil }
         for name in columns where plan.layout.attribute(named: name) == nil {
