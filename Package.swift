@@ -65,7 +65,8 @@ let package = Package(
             dependencies: ["TernCore", "TernFormats", "TernRelational", "TernMigration", "CPostgreSQL"],
             swiftSettings: swiftSettings),
         .target(
-            name: "TernSync", dependencies: ["TernCore", "TernSQLite", "TernPostgreSQL"], swiftSettings: swiftSettings),
+            name: "TernSync", dependencies: ["TernCore", "TernRelational", "TernSQLite", "TernPostgreSQL"],
+            swiftSettings: swiftSettings),
         .target(
             name: "TernStores",
             dependencies: [
@@ -158,7 +159,7 @@ let package = Package(
             dependencies: [
                 "TernTool", "TernRelational", "TernSQLite", "TernFormats", "TernMigration", "TernStores",
                 "TernContainer", "TernTestSupport",
-                "ChefsBook", "tern-crash-helper", "TernPostgreSQL", "TernCodegen",
+                "ChefsBook", "tern-crash-helper", "TernPostgreSQL", "TernSync", "TernCodegen",
             ],
             swiftSettings: swiftSettings),
         .testTarget(

@@ -90,7 +90,7 @@ extension SyncEngine {
 
     /// Applies every staged page in order (inside the pull's transaction), removes them, and,
     /// when collecting, deletes the local objects no page named.
-    private func applyStagedPages(in store: isolated SQLiteStore, collecting: Bool) throws -> SyncSummary {
+    private func applyStagedPages(in store: isolated any SyncableStore, collecting: Bool) throws -> SyncSummary {
         var summary = SyncSummary()
         var seen: Set<UUID> = []
         let decoder = JSONDecoder()
@@ -116,7 +116,7 @@ extension SyncEngine {
                 }
                 if !changes.deleted.isEmpty {
                     summary.deleted += changes.deleted.count
-                    try store.saveSynced(changes, identifiers: [:], state: [:])
+                    try store.saveSynced(changes, identifiers: [:], renamed: [:], state: [:], removing: [])
                 }
                 last = final
             }
@@ -127,7 +127,7 @@ extension SyncEngine {
 
     /// Applies one staged page inside the pull's transaction, with the new cursor.
     private func apply(
-        _ batch: SyncPullBatch, isLastPage: Bool, in store: isolated SQLiteStore, into summary: inout SyncSummary
+        _ batch: SyncPullBatch, isLastPage: Bool, in store: isolated any SyncableStore, into summary: inout SyncSummary
     ) throws {
         let model = store.model
         var local = LocalIdentities()
@@ -278,7 +278,7 @@ extension SyncEngine {
     }
 
     /// The global identifiers of local rows.
-    private func localIdentifiers(_ references: [RowReference], in store: isolated SQLiteStore) throws -> [UUID] {
+    private func localIdentifiers(_ references: [RowReference], in store: isolated any SyncableStore) throws -> [UUID] {
         var identifiers: [UUID] = []
         for reference in references {
             if let identity = try store.globalIdentity(of: reference) { identifiers.append(identity.identifier) }
@@ -289,7 +289,7 @@ extension SyncEngine {
     /// Sets the references earlier pages kept aside whose destinations are known now (all of
     /// them on the last page); returns the state keys to remove.
     private func resolvePending(
-        isLastPage: Bool, rows: inout PendingRows, local: inout LocalIdentities, in store: isolated SQLiteStore,
+        isLastPage: Bool, rows: inout PendingRows, local: inout LocalIdentities, in store: isolated any SyncableStore,
         deletedRows: [RowReference: Int64], skipping written: [String: String]
     ) throws -> [String] {
         var resolved: [String] = []
@@ -474,7 +474,7 @@ struct LocalIdentities {
     private var deleted: Set<UUID> = []
 
     /// The live row an identifier names here, if any.
-    mutating func reference(of identifier: UUID, in store: isolated SQLiteStore) throws -> RowReference? {
+    mutating func reference(of identifier: UUID, in store: isolated any SyncableStore) throws -> RowReference? {
         if let entry = known[identifier] { return entry }
         let identity = try store.globalIdentity(withIdentifier: identifier)
         if identity?.isDeleted == true { deleted.insert(identifier) }

@@ -1,13 +1,12 @@
 import Foundation
 public import TernCore
-public import TernPostgreSQL
+import TernPostgreSQL
 public import TernSQLite
 
-/// Syncs a device's SQLite store with a PostgreSQL ``/TernPostgreSQL/SyncServer``: push, then pull
-/// (docs/Sync.md).
+/// Syncs a device's store with a PostgreSQL ``SyncServer``: push, then pull (docs/Sync.md).
 ///
-/// The store must record history and track global identifiers
-/// (`SQLiteConfiguration.recordsHistory` and `tracksGlobalIdentifiers`). Push sends the local
+/// The store is any ``/TernCore/SyncableStore``; a ``/TernSQLite/SQLiteStore`` is one when it
+/// records history and tracks global identifiers (``storeConfiguration``). Push sends the local
 /// history transactions after the last pushed one, except those sync itself wrote (author
 /// ``author``), in one server transaction; the first push sends every object as the device's
 /// initial state. Pull applies the state of the objects changed on the server after the last
@@ -34,7 +33,7 @@ public struct SyncEngine: Sendable {
     }
 
     /// The device store.
-    public let store: SQLiteStore
+    public let store: any SyncableStore
     /// The server.
     public let server: SyncServer
     /// The model digests (`versionHashesDigest`) whose changes this device can apply: its
@@ -50,14 +49,15 @@ public struct SyncEngine: Sendable {
     /// Creates an engine.
     ///
     /// - Parameters:
-    ///   - store: The device store (history and global identifiers on).
+    ///   - store: The device store (history and global identifiers on), such as a SQLite store
+    ///     opened with ``storeConfiguration``.
     ///   - server: The server.
     ///   - olderModels: Older versions of the store's model whose changes the device can apply
     ///     too (properties it lacks are skipped).
     ///   - conflictResolver: Decides concurrent writes of a property; later write wins by default.
     ///   - pageSize: Objects or transactions per page (at least 1); 500 by default.
     public init(
-        store: SQLiteStore, server: SyncServer, olderModels: [ManagedObjectModel] = [],
+        store: some SyncableStore, server: SyncServer, olderModels: [ManagedObjectModel] = [],
         conflictResolver: SyncConflictResolver = .laterWriteWins, pageSize: Int = 500
     ) {
         self.store = store

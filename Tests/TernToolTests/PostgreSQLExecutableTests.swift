@@ -2,6 +2,7 @@ import Foundation
 import TernCore
 import TernPostgreSQL
 import TernSQLite
+import TernSync
 import TernTestSupport
 import Testing
 

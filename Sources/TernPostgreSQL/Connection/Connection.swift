@@ -1,6 +1,6 @@
 internal import CPostgreSQL
 import Foundation
-import TernRelational
+package import TernRelational
 
 /// One libpq connection (`PGconn`), owned by exactly one ``PostgreSQLStore`` (or tool) and used
 /// on its serial executor only. It closes the connection in `deinit`.
@@ -330,5 +330,17 @@ extension Connection: RelationalConnection {
     /// - Complexity: O(*n*) in the size of the data; memory holds one chunk.
     func insertRows(into table: String, columns: [String], rows: [[DatabaseValue]]) throws(PostgreSQLError) {
         try copy(into: table, columns: columns, rows: rows)
+    }
+}
+
+extension Connection: RelationalSession {}
+
+extension PostgreSQLLocation {
+    /// Opens a connection for code above the stores that keeps tables of its own in this
+    /// location's database (the sync server's).
+    ///
+    /// - Throws: ``PostgreSQLError`` with code `connectionFailed` when the server cannot be reached.
+    package func openSession() throws -> any RelationalSession {
+        try Connection(self)
     }
 }

@@ -120,7 +120,7 @@ extension RelationalMigrationEngine {
             try associations.drop()
             for layout in schema.entities.values where layout.superNumber == 0 {
                 let largest =
-                    try destination.fetchFirstValue(#"SELECT MAX("Z_PK") FROM \#(.identifier(layout.table))"#)?.int64
+                    try destination.fetchValue(#"SELECT MAX("Z_PK") FROM \#(.identifier(layout.table))"#)?.int64
                     ?? 0
                 let carried = carriedKeys[layout.table] ?? 0
                 try destination.execute(

@@ -28,10 +28,32 @@ package protocol RelationalConnection: AnyObject {
 }
 
 extension RelationalConnection {
+    /// The first row of a query, or nil when it returns none.
+    ///
+    /// - Throws: The database's error.
+    package func fetchOne(_ sql: SQL) throws -> [DatabaseValue]? {
+        try fetchAll(sql).first
+    }
+
     /// The first column of a query's first row, or nil when it returns none.
     ///
     /// - Throws: The database's error.
-    package func fetchFirstValue(_ sql: SQL) throws -> DatabaseValue? {
+    package func fetchValue(_ sql: SQL) throws -> DatabaseValue? {
         try fetchAll(sql).first?.first
     }
+}
+
+/// A connection that code above the stores holds for itself (the sync server's tables): a
+/// ``RelationalConnection`` that also runs scripts and transactions.
+package protocol RelationalSession: RelationalConnection {
+    /// Runs several statements given as one text: DDL the caller builds itself, with no values.
+    ///
+    /// - Throws: The database's error.
+    func executeScript(_ text: String) throws
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    /// Nested calls join the outer transaction.
+    ///
+    /// - Throws: What `body` throws, or the database's error.
+    func inTransaction<Result>(_ body: () throws -> Result) throws -> Result
 }

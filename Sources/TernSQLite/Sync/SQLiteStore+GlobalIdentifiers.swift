@@ -2,24 +2,6 @@ public import Foundation
 public import TernCore
 import TernRelational
 
-/// An object's identity across devices: a UUID that stays the same whatever primary key the
-/// object gets in each store (see docs/Sync.md).
-///
-/// ```swift
-/// if let identity = try await store.globalIdentity(of: reference) {
-///     print(identity.identifier, identity.isDeleted)
-/// }
-/// ```
-public struct GlobalIdentity: Hashable, Sendable {
-    /// The object's UUID, the same on every device.
-    public var identifier: UUID
-    /// The object's row in this store (its row for as long as it existed, for a deleted one).
-    public var reference: RowReference
-    /// Whether the object was deleted from this store; its identity is kept so that the delete
-    /// can be sent to other devices.
-    public var isDeleted: Bool
-}
-
 extension SQLiteStore {
     // MARK: - Global identities
 
@@ -71,7 +53,7 @@ extension SQLiteStore {
     ///   unknown, or the store cannot be read.
     /// - Complexity: O(*limit* log *n*) through the identifiers' index.
     public func globalIdentities(
-        ofEntity entity: String, after identifier: UUID?, limit: Int, deleted: Bool = false
+        ofEntity entity: String, after identifier: UUID?, limit: Int, deleted: Bool
     ) throws -> [GlobalIdentity] {
         try requireGlobalIdentifiers()
         let layout = try schema.entity(named: entity)

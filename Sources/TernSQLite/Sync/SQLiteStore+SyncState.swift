@@ -2,12 +2,8 @@ public import Foundation
 public import TernCore
 import TernRelational
 
-extension SQLiteStore {
+extension SQLiteStore: SyncableStore {
     // MARK: - Sync state
-
-    /// The sync state value a migration sets (to a new snapshot number) so that the device
-    /// pushes its whole state again: objects a migration made or changed are in no history.
-    public static let resnapshotStateKey = "resnapshot"
 
     /// A value the sync engine keeps in the store (`TERNSYNC_STATE`): its device identifier and
     /// its tokens.
@@ -19,17 +15,6 @@ extension SQLiteStore {
         try requireGlobalIdentifiers()
         try createSyncStateTable()
         return try connection.fetchValue("SELECT ZVALUE FROM TERNSYNC_STATE WHERE ZKEY = \(key)")?.string
-    }
-
-    /// Sets values of the sync state, in one transaction.
-    ///
-    /// - Parameter values: The values by name.
-    /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be written.
-    public func setSyncState(_ values: [String: String]) throws {
-        try requireWritable()
-        try requireGlobalIdentifiers()
-        try createSyncStateTable()
-        try connection.inTransaction(.immediate) { () throws(SQLiteError) in try writeSyncState(values) }
     }
 
     /// The values of the sync state whose names start with a prefix.
@@ -107,7 +92,7 @@ extension SQLiteStore {
     /// - Throws: ``SQLiteError`` when the store does not track global identities or cannot be
     ///   written, or what `body` throws; then nothing `body` wrote is kept.
     public func inSyncTransaction<Result: Sendable>(
-        _ body: @Sendable (isolated SQLiteStore) throws -> Result
+        _ body: @Sendable (isolated any SyncableStore) throws -> Result
     ) throws -> Result {
         try requireWritable()
         try requireGlobalIdentifiers()

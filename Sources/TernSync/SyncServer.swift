@@ -1,5 +1,6 @@
 public import Foundation
 import TernCore
+import TernPostgreSQL
 import TernRelational
 
 /// The server side of sync: a PostgreSQL schema holding the change log (transactions in server
@@ -16,15 +17,15 @@ import TernRelational
 /// ```
 public actor SyncServer {
     /// The connection, owned by this actor.
-    private let connection: Connection
+    private let connection: any RelationalSession
 
     /// Connects and creates the sync tables when they are missing.
     ///
     /// - Parameter location: A PostgreSQL connection URI or `key=value` string (a `schema`
     ///   parameter puts the tables in that schema).
-    /// - Throws: ``PostgreSQLError`` when the server cannot be reached or the tables cannot be made.
+    /// - Throws: ``/TernPostgreSQL/PostgreSQLError`` when the server cannot be reached or the tables cannot be made.
     public init(location: String) throws {
-        connection = try Connection(try PostgreSQLLocation(location))
+        connection = try PostgreSQLLocation(location).openSession()
         // One script is one transaction; the lock makes sessions creating the tables at once (two
         // devices, or a device and the backend of one killed while creating them) wait for each
         // other, where CREATE TABLE IF NOT EXISTS alone can fail on PostgreSQL's catalog.
@@ -68,7 +69,7 @@ public actor SyncServer {
     ///   - transactions: The transactions, oldest first.
     ///   - resolve: Decides conflicting writes; nil: the pushed value wins.
     /// - Returns: What was recorded.
-    /// - Throws: ``PostgreSQLError``; nothing is recorded when it throws.
+    /// - Throws: ``/TernPostgreSQL/PostgreSQLError``; nothing is recorded when it throws.
     /// - Complexity: O(*c*) statements for *c* changes.
     public func push(_ transactions: [SyncPushTransaction], resolve: ConflictHandler? = nil) throws -> SyncPushResult {
         try connection.inTransaction {
@@ -98,8 +99,9 @@ public actor SyncServer {
     ///   - isLast: Whether it is the last part.
     ///   - resolve: Decides conflicting writes; nil: the pushed value wins.
     /// - Returns: What was recorded (nothing before the last part).
-    /// - Throws: ``PostgreSQLError``, with code `invalidValue` when an earlier part is missing
-    ///   (push the transaction again from its first part); nothing is recorded when it throws.
+    /// - Throws: ``/TernPostgreSQL/PostgreSQLError`` when the server fails; ``/TernCore/TernError``
+    ///   with code `invalidValue` when an earlier part is missing (push the transaction again from
+    ///   its first part). Nothing is recorded when it throws.
     /// - Complexity: O(*c*) statements for *c* changes in all parts.
     public func push(
         part transaction: SyncPushTransaction, number: Int, isLast: Bool, resolve: ConflictHandler? = nil
@@ -172,7 +174,7 @@ public actor SyncServer {
     ///   - limit: The page size.
     ///   - device: The pulling device, whose own pushes are left out; nil: send everything.
     /// - Returns: The page; ``SyncPullBatch/isComplete`` tells whether more follow.
-    /// - Throws: ``PostgreSQLError``.
+    /// - Throws: ``/TernPostgreSQL/PostgreSQLError``.
     /// - Complexity: O(*limit*) objects and their values.
     public func pull(after cursor: SyncPullCursor, limit: Int = 1_000, excluding device: UUID? = nil) throws
         -> SyncPullBatch
@@ -194,7 +196,7 @@ public actor SyncServer {
     /// - Parameters:
     ///   - device: The device.
     ///   - sequence: The last sequence number it applied completely.
-    /// - Throws: ``PostgreSQLError``.
+    /// - Throws: ``/TernPostgreSQL/PostgreSQLError``.
     public func recordPulled(device: UUID, sequence: Int64) throws {
         try connection.execute(
             """
@@ -209,7 +211,7 @@ public actor SyncServer {
     /// leaves no known device behind.
     ///
     /// - Returns: The sequence number, or 0 when no device pulled yet.
-    /// - Throws: ``PostgreSQLError``.
+    /// - Throws: ``/TernPostgreSQL/PostgreSQLError``.
     public func lowestPulledSequence() throws -> Int64 {
         try connection.fetchValue("SELECT COALESCE(MIN(pulled), 0) FROM tern_sync_devices")?.int64 ?? 0
     }
@@ -218,7 +220,7 @@ public actor SyncServer {
     /// less than this must resync.
     ///
     /// - Returns: The horizon.
-    /// - Throws: ``PostgreSQLError``.
+    /// - Throws: ``/TernPostgreSQL/PostgreSQLError``.
     public func purgedSequence() throws -> Int64 {
         try connection.fetchValue("SELECT value FROM tern_sync_settings WHERE name = 'purged'")?.int64 ?? 0
     }
@@ -231,7 +233,7 @@ public actor SyncServer {
     /// - Parameter sequence: The last sequence number to purge; normally ``lowestPulledSequence()``.
     ///   A number past the last transaction purges through the last transaction.
     /// - Returns: How many transactions and deleted objects went.
-    /// - Throws: ``PostgreSQLError``; nothing is purged when it throws.
+    /// - Throws: ``/TernPostgreSQL/PostgreSQLError``; nothing is purged when it throws.
     /// - Complexity: O(*r*) for *r* rows removed.
     public func purge(through sequence: Int64) throws -> (transactions: Int, objects: Int) {
         try connection.inTransaction {
