@@ -27,14 +27,14 @@ final class PostgreSQLMigrationEngine: RelationalMigrationEngine {
     let destination: Connection
     /// The destination layout.
     let schema: StoreSchema
-    private let batchSize: Int
+    let batchSize: Int
     private let onBatch: (Int) throws(MigrationError) -> Void
     /// Whether a source object's first destination object keeps its primary key and `Z_OPT`
     /// when the key is free (inferred steps keep object IDs, as in place).
     private let keepsKeys: Bool
     /// The smallest `Z_MAX` of each destination root table.
     let carriedKeys: [String: Int64]
-    let associations: AssociationTable<Connection>
+    let associations: AssociationTable
     /// The source object whose destination objects are being created, until it has one.
     private var unclaimedSource: RowReference?
     /// The largest primary key given per destination table.
@@ -255,23 +255,12 @@ final class PostgreSQLMigrationEngine: RelationalMigrationEngine {
         }
     }
 
-    func forEachDestinationInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
-        throws(MigrationError)
-    {
-        try flush()
-        try Self.storeWork {
-            try associations.forEachDestination(mapping: mapping.name, pageSize: batchSize) { references in
-                for reference in references {
-                    try body(reference)
-                    try throwPending()
-                }
-                cachedRows.removeAll(keepingCapacity: true)
-            }
-        }
-        try throwPending()
-    }
-
     // MARK: - Non public
+
+    /// Forgets the source rows read outside the page: a page of destination objects is done.
+    func finishDestinationPage() {
+        cachedRows.removeAll(keepingCapacity: true)
+    }
 
     /// PostgreSQL's errors name no file.
     static func path(of error: any Error) -> String? { nil }

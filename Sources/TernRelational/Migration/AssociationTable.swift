@@ -22,14 +22,16 @@ package import TernCore
 /// try associations.associate(source: event, withDestination: stamp, mapping: "EventToStamp")
 /// try associations.destinations(of: event, mapping: "EventToStamp")   // [stamp]
 /// ```
-package final class AssociationTable<Connection: RelationalConnection>: MigrationAssociationStorage {
+package final class AssociationTable: MigrationAssociationStorage {
     /// The columns, in the order rows are written.
     private static var columns: [String] {
         ["ORD", "MAPPING", "SENT", "SSTART", "DENT", "DSTART", "COUNT", "FRESH", "SEQ"]
     }
 
-    /// The connection of the destination.
-    private let connection: Connection
+    /// The connection of the destination (an existential: the per-row calls of a migration,
+    /// ``associate(source:withDestination:mapping:)``, then need no generic specialization across
+    /// modules, and the database is reached once per written batch).
+    private let connection: any RelationalConnection
     /// How many finished runs gather before they are written.
     package let flushLimit: Int
     /// The runs being extended.
@@ -47,7 +49,7 @@ package final class AssociationTable<Connection: RelationalConnection>: Migratio
     ///   - tableKind: How the table is created: `CREATE TABLE`, or `CREATE UNLOGGED TABLE` where
     ///     the database need not log a table that never outlives the step.
     /// - Throws: The database's error when the table cannot be created.
-    package init(connection: Connection, flushLimit: Int, tableKind: SQL = "CREATE TABLE") throws {
+    package init(connection: any RelationalConnection, flushLimit: Int, tableKind: SQL = "CREATE TABLE") throws {
         self.connection = connection
         self.flushLimit = max(1, flushLimit)
         try connection.execute(#"DROP TABLE IF EXISTS "TERN_ASSOCIATION""#)

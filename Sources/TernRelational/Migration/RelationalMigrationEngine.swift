@@ -9,7 +9,7 @@ package import TernMigration
 ///
 /// The engine is used by one migration task at a time.
 package protocol RelationalMigrationEngine: AssociatingMigrationEngine
-where Associations == AssociationTable<Destination> {
+where Associations == AssociationTable {
     /// The destination's connection type.
     associatedtype Destination: RelationalConnection
     /// The connection writing the destination.
@@ -23,6 +23,8 @@ where Associations == AssociationTable<Destination> {
     var droppedLinks: Int { get set }
     /// A failure inside a non-throwing method, thrown at the next throwing one.
     var pendingFailure: MigrationError? { get set }
+    /// How many objects a page of the step's reads and writes holds.
+    var batchSize: Int { get }
 
     /// Writes the destination rows still gathered in memory.
     ///
@@ -31,6 +33,10 @@ where Associations == AssociationTable<Destination> {
 
     /// The file a database error of the store's own type names, if any.
     static func path(of error: any Error) -> String?
+
+    /// Called after each page of ``forEachDestinationInstance(of:_:)``, to let go of what the
+    /// engine kept for it.
+    func finishDestinationPage()
 }
 
 extension RelationalMigrationEngine {
@@ -69,6 +75,31 @@ extension RelationalMigrationEngine {
     package func throwPending() throws(MigrationError) {
         if let pendingFailure { throw pendingFailure }
     }
+
+    /// Calls `body` with each destination object a mapping made, once, in creation order, a page
+    /// of ``batchSize`` objects at a time (stage 2 of a pass).
+    ///
+    /// - Throws: What `body` throws, a failure a non-throwing call kept, or a database failure.
+    /// - Complexity: O(*n*) in the mapping's objects; memory bounded by the page.
+    package func forEachDestinationInstance(
+        of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError) {
+        try flush()
+        try Self.storeWork {
+            try associations.forEachDestination(mapping: mapping.name, pageSize: batchSize) {
+                (references: [RowReference]) in
+                for reference in references {
+                    try body(reference)
+                    try throwPending()
+                }
+                finishDestinationPage()
+            }
+        }
+        try throwPending()
+    }
+
+    /// Lets go of nothing: an engine that keeps nothing per page.
+    package func finishDestinationPage() {}
 
     /// Sets a destination object's relationship with bound `UPDATE`s and join-table writes,
     /// dropping the objects whose entity left the relationship's inheritance tree.

@@ -111,12 +111,14 @@ extension SQLiteMigrationEngine {
                 throw error.located(mapping: route.mapping.name, property: column.name)
             }
         }
-        try Self.storeWork {
-            try plan.insertBoundRow()
+        try Self.sqlite { () throws(SQLiteError) in try plan.insertBoundRow() }
+        // Called directly, not through a closure: this runs once per row.
+        do {
             try associations.associate(
                 sourceEntity: sourceEntity, sourceKey: sourceKey, destinationEntity: plan.layout.name,
-                destinationKey: key,
-                mapping: route.mapping.name)
+                destinationKey: key, mapping: route.mapping.name)
+        } catch {
+            throw Self.storeFailure(error)
         }
         return RowReference(entityName: plan.layout.name, primaryKey: key)
     }

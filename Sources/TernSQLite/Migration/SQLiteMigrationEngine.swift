@@ -24,7 +24,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     let schema: StoreSchema
     /// Where large destination binary values go (the final store's support folder).
     private let externalData: ExternalDataStore
-    private let batchSize: Int
+    let batchSize: Int
     private let onBatch: (Int) throws(MigrationError) -> Void
     /// Whether a source object's first destination object keeps its primary key and `Z_OPT`
     /// when the key is free (inferred steps keep object IDs, as in place).
@@ -32,7 +32,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     /// The smallest `Z_MAX` of each destination root table.
     let carriedKeys: [String: Int64]
     /// The associations, as runs in the destination file.
-    let associations: AssociationTable<Connection>
+    let associations: AssociationTable
     // The stored properties read or written for every row are `@exclusivity(unchecked)`: the
     // engine is used from one migration task at a time (never shared across threads), and none of
     // its methods reaches a property while a change to that same property is in progress, so the
@@ -282,20 +282,6 @@ final class SQLiteMigrationEngine: MigrationManager {
                 WHERE Z_PK = \(destination.primaryKey)
                 """)
         }
-    }
-
-    func forEachDestinationInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
-        throws(MigrationError)
-    {
-        try flush()
-        // Each destination object once, at its first association, in creation order.
-        try Self.storeWork {
-            try associations.forEachDestination(mapping: mapping.name, pageSize: batchSize) { reference in
-                try body(reference)
-                try throwPending()
-            }
-        }
-        try throwPending()
     }
 
     // MARK: - Non public
