@@ -66,7 +66,7 @@ extension RelationalMigrationEngine {
     /// Keeps the first failure of a call that cannot throw, to throw it at the next one that can.
     package func deferFailure(_ error: any Error) {
         guard pendingFailure == nil else { return }
-        do { try Self.storeWork { () throws -> Void in throw error } } catch { pendingFailure = error }
+        pendingFailure = (error as? MigrationError) ?? Self.storeFailure(error)
     }
 
     /// Throws the failure a non-throwing call kept, if any.
