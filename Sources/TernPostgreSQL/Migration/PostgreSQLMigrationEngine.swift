@@ -120,14 +120,6 @@ final class PostgreSQLMigrationEngine: RelationalMigrationEngine {
 
     // MARK: - Reading the source
 
-    func forEachSourceInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
-        throws(MigrationError)
-    {
-        try forEachSourceInstance(of: [mapping], readingAttributes: nil) { _, source throws(MigrationError) in
-            try body(source)
-        }
-    }
-
     /// One walk over the source entity for several independent mappings: each page of source
     /// rows is read once, and each row is handed to every mapping whose filter it passes.
     func forEachSourceInstance(

@@ -76,6 +76,29 @@ extension RelationalMigrationEngine {
         if let pendingFailure { throw pendingFailure }
     }
 
+    /// Calls `body` for each source object of one entity mapping: the engine's walk
+    /// (``forEachSourceInstance(of:readingAttributes:_:)`` with several mappings) for one.
+    ///
+    /// - Throws: ``TernMigration/MigrationError`` from the engine or from `body`.
+    package func forEachSourceInstance(
+        of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError) {
+        try forEachSourceInstance(of: mapping, readingAttributes: nil, body)
+    }
+
+    /// Calls `body` for each source object of one entity mapping, reading the attributes named
+    /// (the engine may read fewer columns).
+    ///
+    /// - Throws: ``TernMigration/MigrationError`` from the engine or from `body`.
+    package func forEachSourceInstance(
+        of mapping: EntityMapping, readingAttributes attributes: Set<String>?,
+        _ body: (RowReference) throws(MigrationError) -> Void
+    ) throws(MigrationError) {
+        try forEachSourceInstance(of: [mapping], readingAttributes: attributes) { _, source throws(MigrationError) in
+            try body(source)
+        }
+    }
+
     /// Calls `body` with each destination object a mapping made, once, in creation order, a page
     /// of ``batchSize`` objects at a time (stage 2 of a pass).
     ///

@@ -113,21 +113,6 @@ final class SQLiteMigrationEngine: MigrationManager {
 
     // MARK: - Reading the source
 
-    func forEachSourceInstance(of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void)
-        throws(MigrationError)
-    {
-        try forEachSourceInstance(of: mapping, readingAttributes: nil, body)
-    }
-
-    func forEachSourceInstance(
-        of mapping: EntityMapping, readingAttributes attributes: Set<String>?,
-        _ body: (RowReference) throws(MigrationError) -> Void
-    ) throws(MigrationError) {
-        try forEachSourceInstance(of: [mapping], readingAttributes: attributes) { _, source throws(MigrationError) in
-            try body(source)
-        }
-    }
-
     /// Reads each page of source rows once for every mapping: a row's destination objects are
     /// all made while it is in the page.
     func forEachSourceInstance(
