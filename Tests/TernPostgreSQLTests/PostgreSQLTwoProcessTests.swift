@@ -55,10 +55,19 @@ struct PostgreSQLTwoProcessTests {
             // Conflicts are refused and retried: nothing is lost, each save wrote one version.
             #expect(countA == n && countB == n && total == 2 * n)
             #expect(version == 1 + 2 * n)
-        case "storeTrumps", "objectTrumps":
-            // Property-level merges: each process's own counter survives every conflict.
+        case "storeTrumps":
+            // Property-level merges: each process's own counter survives every conflict; a
+            // conflicting save keeps the store's newer total, so the total never goes back.
             #expect(countA == n && countB == n)
             #expect(total <= 2 * n && total >= n)
+            #expect(version == 1 + 2 * n)
+        case "objectTrumps":
+            // Each process's own counter survives every conflict, but a conflicting save writes
+            // its own total (read + 1) over the store's: one read before the other process saved
+            // several times puts the total back, so only its upper bound is certain. (A run on a
+            // loaded machine ended with total < n.)
+            #expect(countA == n && countB == n)
+            #expect(total <= 2 * n && total >= 1)
             #expect(version == 1 + 2 * n)
         case "overwrite":
             // The saving object's whole state wins: counters can go back, but every save is written.
