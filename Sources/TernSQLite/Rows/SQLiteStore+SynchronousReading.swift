@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 public import TernCore
 import TernRelational
 
