@@ -17,7 +17,7 @@ struct BenchOptions {
     var memory = false
     /// The scenarios to run; every one when empty.
     var scenarios: [String] = []
-    /// In a child process: which side to measure (`tern` or `baseline`).
+    /// In a child process: which side to measure (`tern`, `baseline` or `shell`).
     var childSide: Side?
     /// In a child process: the store file to work on.
     var store: String?
@@ -86,6 +86,8 @@ enum Side: String, Codable {
     case tern
     /// Directly against the SQLite C API.
     case baseline
+    /// Through the `sqlite3` shell, as a script (``SQLiteShell``).
+    case shell
 }
 
 /// A reason the benchmark stops.

@@ -5,9 +5,16 @@ struct ScenarioResult: Codable {
     var scenario: String
     var rows: Int
     var tern: SideResult
+    /// The C baseline's figures.
     var baseline: SideResult
-    /// Tern time ÷ baseline time (wall clock).
+    /// The `sqlite3` shell's figures, where the scenario has a shell baseline.
+    var shell: SideResult?
+    /// Tern time ÷ C baseline time (wall clock).
     var ratio: Double
+    /// Tern time ÷ shell time (wall clock), where there is a shell baseline.
+    var shellRatio: Double?
+    /// Which baseline was faster: `C` or `shell`.
+    var fasterBaseline: String
     /// Tern CPU time ÷ baseline CPU time.
     var cpuRatio: Double
     /// Rows per second through Tern.
@@ -16,13 +23,23 @@ struct ScenarioResult: Codable {
     var targetRatio: Double?
     /// Whether the ratio is within the target; nil without a target.
     var targetMet: Bool?
+    /// The most ratio against the shell the issue allows (#24), if any.
+    var shellTargetRatio: Double?
+    /// Whether the shell ratio is within its target; nil without a target or a shell run.
+    var shellTargetMet: Bool?
 
-    init(_ scenario: Scenario, rows: Int, tern: SideResult, baseline: SideResult) {
+    init(_ scenario: Scenario, rows: Int, sides: Sides) {
+        let (tern, baseline) = (sides.tern, sides.baseline)
         self.scenario = scenario.rawValue
         self.rows = rows
         self.tern = tern
         self.baseline = baseline
+        shell = sides.shell
         ratio = tern.seconds / max(baseline.seconds, 1e-9)
+        shellRatio = sides.shell.map { tern.seconds / max($0.seconds, 1e-9) }
+        fasterBaseline = (sides.shell?.seconds ?? .infinity) < baseline.seconds ? "shell" : "C"
+        shellTargetRatio = scenario.shellTargetRatio
+        if let target = scenario.shellTargetRatio, let shellRatio { shellTargetMet = shellRatio <= target }
         cpuRatio = tern.cpuSeconds / max(baseline.cpuSeconds, 1e-9)
         ternRowsPerSecond = Double(rows) / max(tern.seconds, 1e-9)
         targetRatio = scenario.targetRatio
@@ -39,6 +56,9 @@ struct MemoryResult: Codable {
     var ternLargeMiB: Double
     var baselineSmallMiB: Double
     var baselineLargeMiB: Double
+    /// The `sqlite3` shell's peaks, where the scenario has a shell baseline.
+    var shellSmallMiB: Double?
+    var shellLargeMiB: Double?
     /// Growth of Tern's peak from the small to the large size.
     var ternGrowthMiB: Double
     /// Growth of the baseline's peak from the small to the large size.
@@ -50,11 +70,16 @@ struct MemoryResult: Codable {
 
     static let allowedGrowthMiB = 16.0
 
-    init(scenario: Scenario, small: (Int, SideResult, SideResult), large: (Int, SideResult, SideResult)) {
+    init(scenario: Scenario, small: (rows: Int, sides: Sides), large: (rows: Int, sides: Sides)) {
         self.scenario = scenario.rawValue
         streams = scenario.streams
-        (smallRows, ternSmallMiB, baselineSmallMiB) = (small.0, small.1.peakMiB, small.2.peakMiB)
-        (largeRows, ternLargeMiB, baselineLargeMiB) = (large.0, large.1.peakMiB, large.2.peakMiB)
+        (smallRows, ternSmallMiB, baselineSmallMiB) = (
+            small.rows, small.sides.tern.peakMiB, small.sides.baseline.peakMiB
+        )
+        (largeRows, ternLargeMiB, baselineLargeMiB) = (
+            large.rows, large.sides.tern.peakMiB, large.sides.baseline.peakMiB
+        )
+        (shellSmallMiB, shellLargeMiB) = (small.sides.shell?.peakMiB, large.sides.shell?.peakMiB)
         ternGrowthMiB = ternLargeMiB - ternSmallMiB
         baselineGrowthMiB = baselineLargeMiB - baselineSmallMiB
         targetMet = streams ? ternGrowthMiB <= Self.allowedGrowthMiB : nil
@@ -102,20 +127,25 @@ struct BenchReport: Codable {
         if !results.isEmpty {
             lines.append(
                 Self.row([
-                    "scenario", "rows", "Tern s", "SQLite s", "Tern rows/s", "ratio", "CPU ratio",
-                    "target", "Tern peak MiB", "SQLite peak MiB",
+                    "scenario", "rows", "Tern s", "C s", "shell s", "Tern rows/s", "ratio C", "ratio sh", "faster",
+                    "CPU ratio", "target", "Tern MiB", "C MiB", "shell MiB",
                 ]))
             for result in results {
-                let target =
-                    result.targetRatio.map { "≤ \(Self.format($0)) \(result.targetMet == true ? "met" : "MISSED")" }
-                    ?? "-"
+                let targets = [
+                    result.targetRatio.map { "C≤\(Self.format($0)) \(result.targetMet == true ? "met" : "MISSED")" },
+                    result.shellTargetRatio.map {
+                        "sh≤\(Self.format($0)) \(result.shellTargetMet.map { $0 ? "met" : "MISSED" } ?? "unmeasured")"
+                    },
+                ].compactMap { $0 }
                 lines.append(
                     Self.row([
                         result.scenario, String(result.rows), Self.format(result.tern.seconds, 3),
-                        Self.format(result.baseline.seconds, 3), String(Int(result.ternRowsPerSecond)),
-                        Self.format(result.ratio), Self.format(result.cpuRatio), target,
-                        Self.format(result.tern.peakMiB, 1),
-                        Self.format(result.baseline.peakMiB, 1),
+                        Self.format(result.baseline.seconds, 3), result.shell.map { Self.format($0.seconds, 3) } ?? "-",
+                        String(Int(result.ternRowsPerSecond)), Self.format(result.ratio),
+                        result.shellRatio.map { Self.format($0) } ?? "-", result.fasterBaseline,
+                        Self.format(result.cpuRatio), targets.isEmpty ? "-" : targets.joined(separator: ", "),
+                        Self.format(result.tern.peakMiB, 1), Self.format(result.baseline.peakMiB, 1),
+                        result.shell.map { Self.format($0.peakMiB, 1) } ?? "-",
                     ]))
             }
         }
@@ -127,7 +157,7 @@ struct BenchReport: Codable {
             lines.append(
                 Self.row([
                     "scenario", "small rows", "large rows", "Tern small", "Tern large", "growth",
-                    "streams", "target", "SQLite small", "SQLite large",
+                    "streams", "target", "C small", "C large", "shell small", "shell large",
                 ]))
             for result in memory {
                 lines.append(
@@ -137,6 +167,8 @@ struct BenchReport: Codable {
                         Self.format(result.ternGrowthMiB, 1), result.streams ? "yes" : "no",
                         result.targetMet.map { $0 ? "met" : "MISSED" } ?? "-",
                         Self.format(result.baselineSmallMiB, 1), Self.format(result.baselineLargeMiB, 1),
+                        result.shellSmallMiB.map { Self.format($0, 1) } ?? "-",
+                        result.shellLargeMiB.map { Self.format($0, 1) } ?? "-",
                     ]))
             }
         }
@@ -148,10 +180,10 @@ struct BenchReport: Codable {
         return lines.joined(separator: "\n")
     }
 
-    private static let widths = [24, 9, 9, 9, 12, 8, 10, 14, 14, 15]
+    private static let widths = [24, 10, 9, 9, 9, 12, 9, 9, 7, 10, 28, 9, 9, 9]
 
     private static func row(_ cells: [String]) -> String {
-        zip(cells, widths).map { cell, width in
+        zip(cells, widths + Array(repeating: 10, count: max(0, cells.count - widths.count))).map { cell, width in
             cell.count >= width ? cell + " " : cell + String(repeating: " ", count: width - cell.count)
         }.joined().trimmingCharacters(in: .whitespaces)
     }

@@ -17,6 +17,14 @@ struct SideResult: Codable {
     var checksum: Int64
 }
 
+/// The figures of every side of one scenario at one size.
+struct Sides {
+    var tern: SideResult
+    var baseline: SideResult
+    /// The `sqlite3` shell's figures, where the scenario has a shell baseline.
+    var shell: SideResult?
+}
+
 /// Runs scenarios, each side in a child process of its own so that peaks do not mix.
 final class Runner {
     /// The folder of the run's stores, removed at the end.
@@ -43,9 +51,15 @@ final class Runner {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// Measures both sides of a scenario at a size.
-    func measure(_ scenario: Scenario, rows: Int) throws -> (tern: SideResult, baseline: SideResult) {
-        (try measure(scenario, side: .tern, rows: rows), try measure(scenario, side: .baseline, rows: rows))
+    /// Measures every side of a scenario at a size: Tern, the C baseline, and the `sqlite3` shell
+    /// where the scenario has a shell script and the shell is installed.
+    func measure(_ scenario: Scenario, rows: Int) throws -> Sides {
+        let tern = try measure(scenario, side: .tern, rows: rows)
+        let baseline = try measure(scenario, side: .baseline, rows: rows)
+        let shell =
+            scenario.hasShellBaseline && SQLiteShell.program != nil
+            ? try measure(scenario, side: .shell, rows: rows) : nil
+        return Sides(tern: tern, baseline: baseline, shell: shell)
     }
 
     /// Measures one side of a scenario in a child process, on its own copy of its input.
@@ -142,8 +156,10 @@ final class Runner {
         switch side {
         case .tern: timing = try await implementation.runTern(input)
         case .baseline: timing = try await implementation.runBaseline(input)
+        case .shell: timing = try await implementation.runShell(input)
         }
-        let peak = peakResidentKiB()
+        // The shell's work is done by its own process, whose peak is the one that counts.
+        let peak = timing.childPeakKiB ?? peakResidentKiB()
         if let checksum = try implementation.checksum(input) { timing.checksum = checksum }
         let data = try JSONEncoder().encode(ChildReport(timing: timing, peakKiB: peak))
         FileHandle.standardOutput.write(data)

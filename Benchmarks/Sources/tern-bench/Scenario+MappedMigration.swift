@@ -121,6 +121,10 @@ struct MappedMigrationScenario: ScenarioImplementation {
         return watch.timing(checksum: 0)
     }
 
+    func runShell(_ input: ScenarioInput) async throws -> Timing {
+        try SQLiteShell.run(store: input.store, script: SQLiteShell.splitScript)
+    }
+
     func checksum(_ input: ScenarioInput) throws -> Int64? {
         let database = try RawDatabase(path: input.store.path)
         // Year, month, day, hour, minute and second of the text, so that the format is compared too.

@@ -122,6 +122,10 @@ struct InferredMigrationScenario: ScenarioImplementation {
         return watch.timing(checksum: 0)
     }
 
+    func runShell(_ input: ScenarioInput) async throws -> Timing {
+        try SQLiteShell.run(store: input.store, script: SQLiteShell.script(steps: steps))
+    }
+
     func checksum(_ input: ScenarioInput) throws -> Int64? {
         let note = scenario == .progressiveMigration ? "TOTAL(LENGTH(ZNOTE))" : "0"
         return try RawDatabase(path: input.store.path).checksum(

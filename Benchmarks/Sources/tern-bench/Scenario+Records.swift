@@ -57,6 +57,14 @@ struct RecordScenario: ScenarioImplementation {
         scenario == .importTSV ? try importTSV(input) : try exportJSON(input)
     }
 
+    func runShell(_ input: ScenarioInput) async throws -> Timing {
+        if scenario == .importTSV {
+            guard let file = input.file else { throw BenchFailure("import-tsv needs --input") }
+            return try SQLiteShell.run(store: input.store, script: SQLiteShell.importScript(file: file))
+        }
+        return try SQLiteShell.run(store: input.store, script: SQLiteShell.exportScript(output: output(input)))
+    }
+
     func checksum(_ input: ScenarioInput) throws -> Int64? {
         scenario == .importTSV
             ? try BaselineSide.checksumOfRows(at: input.store) : try Self.checksumOfJSON(at: output(input))

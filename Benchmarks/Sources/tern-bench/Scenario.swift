@@ -88,6 +88,22 @@ enum Scenario: String, CaseIterable, Codable {
         }
     }
 
+    /// Whether the scenario has a second baseline through the `sqlite3` shell (``SQLiteShell``):
+    /// the work a user would script instead of writing C.
+    var hasShellBaseline: Bool {
+        [.inferredMigration, .mappedMigrationJSON, .mappedMigrationSwift, .importTSV, .exportJSON].contains(self)
+    }
+
+    /// The most Tern time ÷ shell time the issue allows (#24), if it sets one.
+    var shellTargetRatio: Double? {
+        switch self {
+        case .importTSV: 1.3
+        case .exportJSON: 1.5
+        case .mappedMigrationJSON: 1.2
+        default: nil
+        }
+    }
+
     /// Whether the scenario writes into a new empty store (else it reads a filled one).
     var writes: Bool {
         if case .filledStore = input { return false }
@@ -149,8 +165,17 @@ protocol ScenarioImplementation {
     func runTern(_ input: ScenarioInput) async throws -> Timing
     /// Measures the same work written directly against the SQLite C API.
     func runBaseline(_ input: ScenarioInput) async throws -> Timing
+    /// Measures the same work scripted for the `sqlite3` shell, where
+    /// ``Scenario/hasShellBaseline`` says there is such a script.
+    func runShell(_ input: ScenarioInput) async throws -> Timing
     /// A checksum of the result, computed after the timed work on both sides (nil: the timing's own).
     func checksum(_ input: ScenarioInput) throws -> Int64?
+}
+
+extension ScenarioImplementation {
+    func runShell(_ input: ScenarioInput) async throws -> Timing {
+        throw BenchFailure("this scenario has no sqlite3 shell baseline")
+    }
 }
 
 /// The benchmark's entity and its rows, the same for Tern and the baseline.

@@ -12,6 +12,8 @@ struct Timing: Codable {
     var cpuSeconds: Double
     /// A sum over the rows written or read, so that both sides are seen to do the same work.
     var checksum: Int64
+    /// The peak memory of a child process that did the work (the `sqlite3` shell), in KiB.
+    var childPeakKiB: Int? = nil
 }
 
 /// The scenarios through Tern's public API: an ``ObjectContext`` over a ``SQLiteStore``.

@@ -29,13 +29,17 @@ func runBenchmark() async -> Int32 {
         }
         let report = try measureAll(options)
         print(options.json ? try report.json() : report.table())
-        let mismatches = report.results.filter { $0.tern.checksum != $0.baseline.checksum }
+        let mismatches = report.results.filter {
+            $0.tern.checksum != $0.baseline.checksum
+                || ($0.shell.map { $0.checksum } ?? $0.tern.checksum) != $0.tern.checksum
+        }
         for result in mismatches {
             FileHandle.standardError.write(
                 Data(
                     """
-                    \(result.scenario): Tern and the baseline disagree (checksums \(result.tern.checksum) and \
-                    \(result.baseline.checksum)): the two sides did not do the same work.\n
+                    \(result.scenario): Tern, the C baseline and the shell disagree (checksums \(result.tern.checksum), \
+                    \(result.baseline.checksum) and \(result.shell.map { String($0.checksum) } ?? "-")): the sides did \
+                    not do the same work.\n
                     """.utf8))
         }
         return mismatches.isEmpty ? 0 : 1
@@ -60,28 +64,38 @@ func measureAll(_ options: BenchOptions) throws -> BenchReport {
             }
             continue
         }
+        if scenario.hasShellBaseline, SQLiteShell.program == nil, !report.skipped.contains(SQLiteShell.skipNotice) {
+            report.skipped.append(SQLiteShell.skipNotice)
+            progress(SQLiteShell.skipNotice)
+        }
         progress("\(scenario.rawValue) at \(options.rows) rows")
-        let (tern, baseline) = try runner.measure(scenario, rows: options.rows)
-        let result = ScenarioResult(scenario, rows: options.rows, tern: tern, baseline: baseline)
+        let sides = try runner.measure(scenario, rows: options.rows)
+        let result = ScenarioResult(scenario, rows: options.rows, sides: sides)
         report.results.append(result)
+        let (tern, baseline) = (sides.tern, sides.baseline)
         progress(
             String(
-                format: "%@: Tern %.3f s, SQLite %.3f s, ratio %.2f, peaks %.1f / %.1f MiB", scenario.rawValue,
-                tern.seconds, baseline.seconds, result.ratio, tern.peakMiB, baseline.peakMiB))
+                format: "%@: Tern %.3f s, C %.3f s, ratio %.2f, peaks %.1f / %.1f MiB", scenario.rawValue,
+                tern.seconds, baseline.seconds, result.ratio, tern.peakMiB, baseline.peakMiB)
+                + (sides.shell.map {
+                    String(
+                        format: "; shell %.3f s, ratio %.2f, peak %.1f MiB", $0.seconds, result.shellRatio ?? 0,
+                        $0.peakMiB)
+                } ?? ""))
     }
     if options.memory {
         let small = min(100_000, options.rows)
         for scenario in options.selectedScenarios where scenario.tracksMemory {
             guard let large = report.results.first(where: { $0.scenario == scenario.rawValue }) else { continue }
-            var smaller = (large.tern, large.baseline)
+            var smaller = Sides(tern: large.tern, baseline: large.baseline, shell: large.shell)
             if small < options.rows {
                 progress("\(scenario.rawValue) memory at \(small) rows")
                 smaller = try runner.measure(scenario, rows: small)
             }
             report.memory.append(
                 MemoryResult(
-                    scenario: scenario, small: (small, smaller.0, smaller.1),
-                    large: (options.rows, large.tern, large.baseline)))
+                    scenario: scenario, small: (small, smaller),
+                    large: (options.rows, Sides(tern: large.tern, baseline: large.baseline, shell: large.shell))))
         }
     }
     return report
