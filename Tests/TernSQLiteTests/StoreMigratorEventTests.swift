@@ -34,6 +34,7 @@ import Testing
         case .editedMapping(let from, let to): "edited \(from)→\(to)"
         case .stepStarted(let index, let from, let to, let kind): "step \(index) \(from)→\(to) \(kind.rawValue)"
         case .entityMappingStarted(let step, let mapping, let objects): "mapping \(step) \(mapping) \(objects)"
+        case .entityMappingRanAsSQL(let step, let mapping): "as SQL \(step) \(mapping)"
         case .stepFinished(let index): "finished step \(index)"
         case .replaced: "replaced"
         case .finished: "finished"
@@ -54,14 +55,16 @@ import Testing
             events.append(Self.summary(event))
             if case .finished(let finished) = event { report = finished }
         }
-        // Two steps built beside (a chain with a mapping), each entity mapping with its object count.
+        // Two steps built beside (a chain with a mapping), each entity mapping with its object count,
+        // and the mapping that ran as SQL.
         #expect(
             events == [
                 "planned 2",
                 "step 0 v3→v4 inferred", "mapping 0 IngredientToIngredient 6", "mapping 0 RecipeToRecipe 3",
                 "finished step 0",
                 "step 1 v4→v5 mapping", "mapping 1 RecipeToRecipe 3", "mapping 1 IngredientToIngredient 6",
-                "finished step 1",
+                // RecipeToRecipe has a custom policy; IngredientToIngredient compiles to SQL.
+                "as SQL 1 IngredientToIngredient", "finished step 1",
                 "replaced", "finished",
             ])
         #expect(report?.objectsPerStep == [9, 9])

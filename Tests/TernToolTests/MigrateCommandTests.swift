@@ -162,4 +162,40 @@ import Testing
         #expect(contents.names == [1: "ITEM 1!", 2: "ITEM 2!", 3: "ITEM 3!"])
         #expect(contents.labels == [1: "#1", 2: "#2", 3: "#3"])
     }
+
+    /// `tern plan` says, under a mapped step of a SQLite store, which entity mappings run as one
+    /// `INSERT … SELECT` and why the others run in Swift (#24).
+    @Test func planSaysWhichEntityMappingsRunAsSQL() async throws {
+        let scenario = try CrashScenario(rowCount: 3)
+        let store = try await scenario.makeStore("Items.sqlite", version: "v1")
+        func write(_ attributes: String, to name: String) throws -> URL {
+            let url = scenario.path(name)
+            try Data(
+                """
+                {"source": "v1", "destination": "v2", "passes": [{"name": "Rename", "entityMappings": [
+                  {"name": "ItemToItem", "kind": "transform", "source": "Item", "destination": "Item",
+                   "attributes": {\(attributes)}}]}]}
+                """.utf8
+            ).write(to: url)
+            return url
+        }
+        let plain = try write(#""title": "$source.name", "value": "$source.value""#, to: "plain.json")
+        let concat = try write(#""title": "concat($source.name, \"!\")", "value": "$source.value""#, to: "concat.json")
+        let arguments = [
+            "plan", store.path, "--model", scenario.modelURL.path, "--order", CrashScenario.order, "--to", "v2",
+        ]
+        let sql = await ToolRunner.run(arguments + ["--mapping", plain.path])
+        #expect(sql.status == 0, "\(sql.standardError)")
+        #expect(sql.standardOutput.contains("     ItemToItem: runs as one INSERT … SELECT"), "\(sql.standardOutput)")
+        let swift = await ToolRunner.run(arguments + ["--mapping", concat.path])
+        #expect(swift.standardOutput.contains("     ItemToItem: runs in Swift: title: "), "\(swift.standardOutput)")
+        #expect(swift.standardOutput.contains("has no SQL form here"))
+        let json = await ToolRunner.run(arguments + ["--mapping", concat.path, "--json"])
+        let document = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+        let steps = document?["steps"] as? [[String: Any]]
+        let mappings = steps?.first?["entityMappings"] as? [[String: Any]]
+        #expect(mappings?.first?["name"] as? String == "ItemToItem")
+        #expect(mappings?.first?["sql"] as? Bool == false)
+        #expect((mappings?.first?["reason"] as? String)?.contains("has no SQL form") == true)
+    }
 }

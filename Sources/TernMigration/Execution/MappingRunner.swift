@@ -67,6 +67,8 @@ public struct MappingRunner: Sendable {
 
     /// Stage 1 of the mappings of one walk over their source entity.
     private static func createInstances(_ walk: [StagedMapping], manager: any MigrationManager) throws(MigrationError) {
+        let walk = Array(try createInstancesInBulk(walk, manager: manager))
+        guard !walk.isEmpty else { return }
         let reader = SourceCursor(manager: manager)
         func create(_ member: StagedMapping, _ source: RowReference) throws(MigrationError) {
             if let compiled = member.compiled {
@@ -105,6 +107,91 @@ public struct MappingRunner: Sendable {
             index, source throws(MigrationError) in
             try create(walk[index], source)
         }
+    }
+}
+
+extension MappingRunner {
+    /// Runs stage 1 of the first mappings of a walk in bulk where the engine can
+    /// (``BulkMappingEngine``), and returns the rest of the walk.
+    ///
+    /// Only a prefix of the walk may go: across mappings, a source object's destinations are
+    /// ordered by when their associations were made, and a mapping run in bulk makes all of its
+    /// own before the walk's later mappings make any. A mapping stays in Swift when it has a
+    /// custom or attribute policy, when another mapping of the walk writes the same destination
+    /// table (the Swift path interleaves their keys), or when it has no SQL form.
+    static func createInstancesInBulk(_ walk: [StagedMapping], manager: any MigrationManager)
+        throws(MigrationError) -> ArraySlice<StagedMapping>
+    {
+        var rest = walk[...]
+        guard let engine = manager as? any BulkMappingEngine else { return rest }
+        while let member = rest.first,
+            case .success(let bulk) = bulkForm(
+                of: member, before: rest.dropFirst(), sourceModel: manager.sourceModel,
+                destinationModel: manager.destinationModel),
+            try engine.createDestinationInstancesInBulk(bulk)
+        {
+            rest.removeFirst()
+        }
+        return rest
+    }
+
+    /// The SQL form of the first mapping of what is left of a walk, or why it has none.
+    private static func bulkForm(
+        of member: StagedMapping, before later: ArraySlice<StagedMapping>, sourceModel: ManagedObjectModel,
+        destinationModel: ManagedObjectModel
+    ) -> Result<BulkMapping, BulkMapping.Reason> {
+        guard member.compiled != nil, member.attributePolicy == nil else {
+            return .failure(BulkMapping.Reason(text: "it has a custom policy"))
+        }
+        if let other = later.first(where: { $0.destinationRoot == member.destinationRoot }) {
+            return .failure(
+                BulkMapping.Reason(
+                    text:
+                        "\(other.mapping.name) writes the same table in the same walk over \(member.mapping.sourceEntityName ?? "its source")"
+                ))
+        }
+        return BulkMapping.analyze(member.mapping, sourceModel: sourceModel, destinationModel: destinationModel)
+    }
+
+    /// Which entity mappings of a step would run as one `INSERT … SELECT` on an engine that runs
+    /// every SQL form it is given (SQLite), and why the others would not: what `tern plan` shows.
+    ///
+    /// The data can still send a mapping back to Swift (a value the statement cannot handle as
+    /// Swift does), and a mapping that follows one of its walk's Swift mappings stays in Swift.
+    ///
+    /// - Parameters:
+    ///   - passes: The step's mapping models.
+    ///   - policies: The custom policies.
+    ///   - sourceModel: The source model.
+    ///   - destinationModel: The destination model.
+    /// - Returns: Each entity mapping that reads a source, in the order stage 1 runs them, with
+    ///   nil for SQL or the reason it stays in Swift.
+    /// - Throws: ``MigrationError`` when a mapping names a policy that is not registered.
+    package static func sqlForecast(
+        _ passes: [MappingModel], policies: MigrationPolicyRegistry, sourceModel: ManagedObjectModel,
+        destinationModel: ManagedObjectModel
+    ) throws(MigrationError) -> [(mapping: String, reason: String?)] {
+        let plan = try MappingWalkPlan(passes, policies: policies, destination: destinationModel)
+        var result: [(mapping: String, reason: String?)] = []
+        for walk in plan.walks.joined() {
+            var inSQL = true
+            for (index, member) in walk.enumerated() {
+                guard inSQL else {
+                    result.append((member.mapping.name, "an earlier mapping of its walk over the source runs in Swift"))
+                    continue
+                }
+                switch bulkForm(
+                    of: member, before: walk[(index + 1)...], sourceModel: sourceModel,
+                    destinationModel: destinationModel)
+                {
+                case .success: result.append((member.mapping.name, nil))
+                case .failure(let reason):
+                    inSQL = false
+                    result.append((member.mapping.name, reason.text))
+                }
+            }
+        }
+        return result
     }
 }
 

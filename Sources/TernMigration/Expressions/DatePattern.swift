@@ -89,6 +89,22 @@ struct DatePattern: Sendable {
         }
     }
 
+    /// The format as SQLite's `strftime` writes it (`%Y`, `%m`, `%d`, `%H`, `%M`, `%S`, literal
+    /// text with `%` doubled): the same text for the whole seconds of dates from 1583 to 9999.
+    var strftimeFormat: String {
+        parts.map { part in
+            switch part {
+            case .literal(let bytes): String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "%", with: "%%")
+            case .year: "%Y"
+            case .month: "%m"
+            case .day: "%d"
+            case .hour: "%H"
+            case .minute: "%M"
+            case .second: "%S"
+            }
+        }.joined()
+    }
+
     // MARK: - Formatting
 
     /// The date's text, or nil outside the years 1583 to 9999.

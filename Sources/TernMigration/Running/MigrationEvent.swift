@@ -13,6 +13,9 @@ public enum MigrationEvent: Sendable, Hashable {
     case stepStarted(index: Int, from: String, to: String, kind: MigrationPlan.StepKind)
     /// An entity mapping of a step starts over `objects` source objects.
     case entityMappingStarted(step: Int, mapping: String, objects: Int)
+    /// Stage 1 of an entity mapping of a step ran as one `INSERT … SELECT` in the store, not
+    /// object by object (see ``MigrationOptions/compilesMappingsToSQL``).
+    case entityMappingRanAsSQL(step: Int, mapping: String)
     /// A step's destination is complete and durable.
     case stepFinished(index: Int)
     /// The migrated store replaced the source (or was moved to its destination).

@@ -17,6 +17,10 @@ public struct MigrationOptions: Sendable {
     /// How long a migration of a PostgreSQL store waits for another process's migration of it to
     /// finish before failing; nil (the default) waits as long as it takes.
     public var lockTimeout: Duration?
+    /// Whether entity mappings whose every value has an SQL form run as one `INSERT … SELECT` on
+    /// stores that can (SQLite), with the results of the Swift path; true by default. Turn it off to
+    /// run every mapping object by object (to compare the two, say).
+    public var compilesMappingsToSQL = true
 
     /// Creates options.
     ///

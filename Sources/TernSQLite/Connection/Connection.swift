@@ -240,7 +240,7 @@ package final class Connection {
     }
 
     /// A `file:` URI for a path, with the characters URIs reserve percent-encoded.
-    private static func uri(forPath path: String) -> String {
+    static func uri(forPath path: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%")
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path

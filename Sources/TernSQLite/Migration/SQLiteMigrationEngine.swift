@@ -25,7 +25,7 @@ final class SQLiteMigrationEngine: MigrationManager {
     /// Where large destination binary values go (the final store's support folder).
     private let externalData: ExternalDataStore
     let batchSize: Int
-    private let onBatch: (Int) throws(MigrationError) -> Void
+    let onBatch: (Int) throws(MigrationError) -> Void
     /// Whether a source object's first destination object keeps its primary key and `Z_OPT`
     /// when the key is free (inferred steps keep object IDs, as in place).
     let keepsKeys: Bool
@@ -33,6 +33,9 @@ final class SQLiteMigrationEngine: MigrationManager {
     let carriedKeys: [String: Int64]
     /// The associations, as runs in the destination file.
     let associations: AssociationTable
+    /// The schema name the source store is attached under on the destination connection, so
+    /// that mappings with an SQL form run as `INSERT … SELECT` (#24); nil when it is not attached.
+    let attachedSource: String?
     // The stored properties read or written for every row are `@exclusivity(unchecked)`: the
     // engine is used from one migration task at a time (never shared across threads), and none of
     // its methods reaches a property while a change to that same property is in progress, so the
@@ -68,6 +71,8 @@ final class SQLiteMigrationEngine: MigrationManager {
     @exclusivity(unchecked) private var plansInOrder: [MigrationInsertPlan] = []
     /// The routes of the attribute policies run so far, one per entity mapping.
     var attributeRoutes: [AttributeRoute] = []
+    /// The entity mappings whose stage 1 ran as one `INSERT … SELECT`, in order.
+    var mappingsRunAsSQL: [String] = []
     /// The links dropped because their object's entity left the relationship's inheritance tree.
     var droppedLinks = 0
 
@@ -83,13 +88,15 @@ final class SQLiteMigrationEngine: MigrationManager {
     ///   - batchSize: How many source objects are read per query.
     ///   - keepsKeys: Whether objects keep their source primary key and `Z_OPT` where free.
     ///   - carriedKeys: The smallest `Z_MAX` of each destination root table.
+    ///   - attachedSource: The schema name of the source on the destination connection, if attached.
     ///   - onBatch: Called after each batch with its object count; throws to stop.
     init(
         source: SQLiteStore, destination: Connection, schema: StoreSchema, finalURL: URL, externalStorage: Bool,
         environment: ExpressionEnvironment, batchSize: Int, keepsKeys: Bool = false, carriedKeys: [String: Int64] = [:],
-        onBatch: @escaping (Int) throws(MigrationError) -> Void
+        attachedSource: String? = nil, onBatch: @escaping (Int) throws(MigrationError) -> Void
     ) throws(MigrationError) {
         self.keepsKeys = keepsKeys
+        self.attachedSource = attachedSource
         self.carriedKeys = carriedKeys
         self.source = source
         self.sourceModel = source.model

@@ -49,11 +49,16 @@ extension SQLiteStore {
         if recordsHistory { try connection.continueHistory(after: try lastHistoryToken(), for: model) }
         let finalURL = job.externalDataStore ?? URL(fileURLWithPath: job.path)
         let step = job.step
+        // ATTACH cannot run inside the step's transaction; the source is read only, never written.
+        var attached = false
+        if job.options.compilesMappingsToSQL, !job.keepsKeys { attached = connection.attachForBulkMigration(url) }
+        defer { if attached { connection.detachBulkMigrationSource() } }
         let engine = try SQLiteMigrationEngine(
             source: self, destination: connection, schema: schema, finalURL: finalURL,
             externalStorage: job.externalDataStore != nil, environment: job.options.environment,
             batchSize: job.options.batchSize, keepsKeys: job.keepsKeys,
-            carriedKeys: job.keepsKeys ? try carriedKeys(of: job.passes, into: schema) : [:]
+            carriedKeys: job.keepsKeys ? try carriedKeys(of: job.passes, into: schema) : [:],
+            attachedSource: attached ? Connection.bulkSourceSchema : nil
         ) { count throws(MigrationError) in
             progress.progress.completedUnitCount += Int64(count)
             try Task.checkCancellationAsMigration()
@@ -91,6 +96,12 @@ extension SQLiteStore {
                 if let statement = indexStatements[name] { try connection.executeOnce(SQL(unsafeSQL: statement)) }
             }
         }
+        // Detached before the journal mode changes: the pragma would apply to the source too.
+        if attached {
+            connection.detachBulkMigrationSource()
+            attached = false
+        }
+        for mapping in engine.mappingsRunAsSQL { emit(.entityMappingRanAsSQL(step: step, mapping: mapping)) }
         if job.journalMode == .wal { try connection.executeOnce("PRAGMA journal_mode=WAL") }
         return (total, engine.droppedLinks)
     }

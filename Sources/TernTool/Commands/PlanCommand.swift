@@ -45,13 +45,19 @@ struct PlanCommand: Command {
             when objects lack it; to-many bounds that tighten, links to objects a relationship can
             no longer hold (dropped) and integers a narrower type cannot hold are listed as
             warnings with their counts ("warning:" lines under the step). Later steps are checked
-            when `tern migrate` runs them.
+            when `tern migrate` runs them. Under a mapped step of a SQLite store, each entity
+            mapping says whether it runs as one INSERT … SELECT or in Swift, and why: a custom
+            policy, a filter, an expression without an SQL form, a conversion SQL could do
+            otherwise, or an earlier mapping of its walk over the same source that runs in Swift
+            (see docs/MappingsAsSQL.md). A value the statement cannot handle as Swift does still
+            sends a mapping back to Swift when it runs.
 
             --json prints {"source": NAME, "destination": NAME, "executable": BOOL, "steps":
             [{"from": NAME, "to": NAME, "kind": "inferred"|"mapping"|"none", "changes": [STRING],
             "problems": [STRING], "warnings": [STRING], "mapping": null|{"from":
-            "--mapping"|"--mappings"|"model folder", "paths": [PATH]}}]}: "mapping" says where a
-            mapped step's mapping came from. The forecast is the result asked for, so it is printed
+            "--mapping"|"--mappings"|"model folder", "paths": [PATH]}, "entityMappings":
+            null|[{"name": NAME, "sql": BOOL, "reason": null|STRING}]}]}: "mapping" says where a
+            mapped step's mapping came from, "entityMappings" how a mapped step's entity mappings run. The forecast is the result asked for, so it is printed
             on stdout also when a step cannot run; then "executable" is false, the exit status is 1
             and stderr has the error lines.
             """,
@@ -87,12 +93,14 @@ struct PlanCommand: Command {
             throw CommandFailure("cannot read the store at \(store.displayName): \(StoreFile.message(of: error))")
         }
         let failure = Self.failure(of: plan, model: model)
+        let runsSQL = (try? store.kind()) == .sqlite
+        let forecasts = plan.steps.map { Self.sqlForecast(of: $0, model: model, storeRunsSQL: runsSQL) }
         guard json else {
             if let failure { throw failure }
-            context.print(plan.description)
+            context.print(Self.text(plan, forecasts: forecasts))
             return
         }
-        let document = Self.document(plan, origins: loaded.origins)
+        let document = Self.document(plan, origins: loaded.origins, forecasts: forecasts)
         if let failure { throw CommandFailure(failure.message, details: failure.details, report: document) }
         context.printJSON(document)
     }
@@ -113,15 +121,78 @@ struct PlanCommand: Command {
         }
     }
 
+    /// Which entity mappings of a mapped step run as one `INSERT … SELECT` (#24), and why the
+    /// others do not; nil for other steps.
+    ///
+    /// - Parameters:
+    ///   - step: The step.
+    ///   - model: The versions.
+    ///   - storeRunsSQL: Whether the store is a SQLite file (the stores that compile mappings to SQL).
+    static func sqlForecast(of step: MigrationPlan.Step, model: VersionedModel, storeRunsSQL: Bool)
+        -> [(mapping: String, reason: String?)]?
+    {
+        guard step.kind == .mapping, let source = model.version(named: step.from)?.model,
+            let destination = model.version(named: step.to)?.model
+        else { return nil }
+        guard
+            let forecast = try? MappingRunner.sqlForecast(
+                step.mappings, policies: MigrationPolicyRegistry(), sourceModel: source, destinationModel: destination)
+        else {
+            return nil
+        }
+        guard storeRunsSQL else {
+            return forecast.map { ($0.mapping, "only SQLite stores run mappings as SQL") }
+        }
+        return forecast
+    }
+
+    /// The plan in words, each mapped step followed by how its entity mappings run.
+    static func text(_ plan: MigrationPlan, forecasts: [[(mapping: String, reason: String?)]?]) -> String {
+        guard forecasts.contains(where: { $0 != nil }) else { return plan.description }
+        var lines = plan.description.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Each step's lines end before the next step's number; the forecast goes after them.
+        var output: [String] = [lines.removeFirst()]
+        var step = -1
+        func flush() {
+            guard step >= 0, step < forecasts.count, let forecast = forecasts[step] else { return }
+            for (mapping, reason) in forecast {
+                output.append(
+                    reason.map { "     \(mapping): runs in Swift: \($0)" }
+                        ?? "     \(mapping): runs as one INSERT … SELECT")
+            }
+        }
+        for line in lines {
+            if line.hasPrefix("  \(step + 2). ") {
+                flush()
+                step += 1
+            }
+            output.append(line)
+        }
+        flush()
+        return output.joined(separator: "\n")
+    }
+
     /// The forecast as the JSON document `--json` prints, each mapped step with where its mapping came from.
-    static func document(_ plan: MigrationPlan, origins: [MappingOrigin.Step: MappingOrigin] = [:]) -> JSONValue {
+    static func document(
+        _ plan: MigrationPlan, origins: [MappingOrigin.Step: MappingOrigin] = [:],
+        forecasts: [[(mapping: String, reason: String?)]?] = []
+    ) -> JSONValue {
         .object([
             "source": .string(plan.source),
             "destination": .string(plan.destination),
             "executable": .bool(plan.isExecutable),
             "steps": .array(
-                plan.steps.map { step in
+                plan.steps.enumerated().map { index, step in
                     .object([
+                        "entityMappings": (index < forecasts.count ? forecasts[index] : nil).map { forecast in
+                            .array(
+                                forecast.map { mapping, reason in
+                                    .object([
+                                        "name": .string(mapping), "sql": .bool(reason == nil),
+                                        "reason": reason.map { .string($0) } ?? .null,
+                                    ])
+                                })
+                        } ?? .null,
                         "from": .string(step.from), "to": .string(step.to), "kind": .string(step.kind.rawValue),
                         "changes": .array(step.changes.map { .string($0.summary) }),
                         "problems": .array(step.problems.map { .string($0.description) }),

@@ -1,0 +1,191 @@
+internal import CSQLite
+import Foundation
+import TernCore
+import TernMigration
+import TernRelational
+
+extension Connection {
+    // MARK: - The source of a bulk migration
+
+    /// The schema name the source store is attached under.
+    static let bulkSourceSchema = "tern_source"
+    /// The SQL function a bulk statement calls for a row it cannot handle as Swift does: it fails
+    /// the statement, which is rolled back so that the mapping runs in Swift.
+    static let bulkFallbackFunction = "tern_bulk_fallback"
+    /// The message of that failure.
+    static let bulkFallbackMessage = "tern: this row needs the Swift path"
+
+    /// Attaches a source store read-only and registers ``bulkFallbackFunction``.
+    ///
+    /// The source is never written: it is opened as the store's own read-only connection opens it.
+    ///
+    /// - Parameter url: The source store file.
+    /// - Returns: Whether the source is attached; false (nothing attached) when SQLite refuses,
+    ///   and every mapping then runs in Swift.
+    func attachForBulkMigration(_ url: URL) -> Bool {
+        let code = sqlite3_create_function_v2(
+            handle, Self.bulkFallbackFunction, 0, SQLITE_UTF8, nil,
+            { context, _, _ in sqlite3_result_error(context, Connection.bulkFallbackMessage, -1) }, nil, nil, nil)
+        guard code == SQLITE_OK else { return false }
+        var uri = Self.uri(forPath: url.path) + "?mode=ro"
+        // As the store's own read-only connection: a closed write-ahead-log store is read as
+        // immutable, so that SQLite creates no `-wal` or `-shm` file beside it.
+        if Self.isWriteAheadLogFile(atPath: url.path), !FileManager.default.fileExists(atPath: url.path + "-wal") {
+            uri += "&immutable=1"
+        }
+        do {
+            try execute("ATTACH DATABASE \(uri) AS \(.identifier(Self.bulkSourceSchema))")
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Detaches the source attached by ``attachForBulkMigration(_:)``.
+    func detachBulkMigrationSource() {
+        clearStatementCache()
+        try? execute("DETACH DATABASE \(.identifier(Self.bulkSourceSchema))")
+    }
+}
+
+extension SQLiteMigrationEngine: BulkMappingEngine {
+    /// Runs stage 1 of a mapping as one `INSERT … SELECT` from the attached source, then records
+    /// its associations from the source keys, in a savepoint: a row the statement cannot handle
+    /// as Swift does rolls it back, and the mapping runs in Swift (see `docs/MappingsAsSQL.md`).
+    ///
+    /// - Complexity: One statement over the source rows, and one read of their keys.
+    func createDestinationInstancesInBulk(_ bulk: BulkMapping) throws(MigrationError) -> Bool {
+        guard let schemaName = attachedSource, !keepsKeys else { return false }
+        try flush()
+        try throwPending()
+        let plan = try insertPlan(of: bulk.destinationEntity)
+        guard plan.perRowDefaults.isEmpty else { return false }
+        let store = source
+        let (table, filter, sourceColumns) = try Self.storeWork {
+            try store.assumeIsolated { store in
+                let layout = try store.schema.entity(named: bulk.sourceEntity)
+                var columns: [String: String] = [:]
+                for column in layout.attributes { columns[column.name] = column.column }
+                return (layout.table, layout.rowFilter(includingSubentities: false), columns)
+            }
+        }
+        var values: [SQL] = []
+        for slot in plan.columns.indices.dropFirst(3) {
+            guard let column = plan.columns[slot] else { return false }
+            if let value = bulk.attributes.first(where: { $0.name == column.name })?.value {
+                guard let sql = BulkSQL.render(value, columns: sourceColumns) else { return false }
+                values.append(sql)
+            } else {
+                values.append("\(plan.defaults[slot])")
+            }
+        }
+        let base = plan.lastKey.value
+        let names = ["Z_PK", "Z_ENT", "Z_OPT"] + plan.columns.dropFirst(3).compactMap { $0?.column }
+        let sourceTable: SQL = "\(.identifier(schemaName)).\(.identifier(table))"
+        var insert = SQL(unsafeSQL: "INSERT INTO \(SQL.quoted(plan.layout.table)) (")
+        insert.append(SQL(unsafeSQL: names.map(SQL.quoted).joined(separator: ", ") + ") SELECT "))
+        insert.append("\(base) + ROW_NUMBER() OVER (ORDER BY s.Z_PK), \(plan.defaults[1]), 1")
+        for value in values { insert.append(", " + value) }
+        insert.append(" FROM \(sourceTable) AS s WHERE \(filter) ORDER BY s.Z_PK")
+        try Task.checkCancellationAsMigration()
+        let destination = self.destination
+        do {
+            try destination.execute("SAVEPOINT tern_bulk")
+        } catch {
+            throw Self.storeFailure(error)
+        }
+        let count: Int
+        do {
+            try destination.execute(insert)
+            count = destination.changedRowCount
+        } catch {
+            try Self.storeWork {
+                try destination.execute("ROLLBACK TO tern_bulk")
+                try destination.execute("RELEASE tern_bulk")
+            }
+            if error.message.contains(Connection.bulkFallbackMessage) { return false }
+            throw Self.storeFailure(error)
+        }
+        try Self.storeWork { try destination.execute("RELEASE tern_bulk") }
+        plan.lastKey.value = base + Int64(count)
+        // The associations the Swift path would make, source key after source key.
+        var key = base
+        let associations = self.associations
+        let (sourceEntity, destinationEntity, mapping) = (bulk.sourceEntity, bulk.destinationEntity, bulk.mapping.name)
+        try Self.storeWork {
+            try destination.forEachStatementRow(
+                "SELECT s.Z_PK FROM \(sourceTable) AS s WHERE \(filter) ORDER BY s.Z_PK"
+            ) { row in
+                key += 1
+                try associations.associate(
+                    sourceEntity: sourceEntity, sourceKey: row.integer(at: 0) ?? 0,
+                    destinationEntity: destinationEntity,
+                    destinationKey: key, mapping: mapping)
+            }
+        }
+        mappingsRunAsSQL.append(mapping)
+        try onBatch(count)
+        return true
+    }
+}
+
+/// The SQLite text of a ``TernMigration/BulkMapping/Value``: each value the Swift path would
+/// refuse or compute otherwise calls `tern_bulk_fallback()`, which fails the statement.
+enum BulkSQL {
+    /// The seconds from 1970 to 2001, where Core Data's dates count from.
+    private static let referenceOffset: Int64 = 978_307_200
+    /// The whole seconds since 1970 of 1583-01-01 and 9999-12-31 23:59:59 UTC: the dates
+    /// `DatePattern` formats (outside them Swift uses `DateFormatter`'s calendar).
+    private static let formattedRange: ClosedRange<Int64> = -12_212_553_600...253_402_300_799
+
+    /// The SQL of a value over the source table aliased `s`, or nil when a column is missing.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - columns: The source column of each source attribute.
+    static func render(_ value: BulkMapping.Value, columns: [String: String]) -> SQL? {
+        let fallback = SQL(unsafeSQL: Connection.bulkFallbackFunction + "()")
+        switch value {
+        case .literal(let literal):
+            guard let literal, let type = value.type else { return "NULL" }
+            return literal.databaseValue(for: type).map { "\($0)" } ?? nil
+        case .attribute(let name, let type):
+            guard let column = columns[name] else { return nil }
+            let c: SQL = "s.\(.identifier(column))"
+            switch type {
+            case .boolean:
+                return "(CASE typeof(" + c + ") WHEN 'integer' THEN (" + c + " != 0) WHEN 'null' THEN NULL ELSE "
+                    + fallback + " END)"
+            case .string:
+                return "(CASE WHEN typeof(" + c + ") IN ('text', 'null') THEN " + c + " ELSE " + fallback + " END)"
+            case .double, .date:
+                return "(CASE WHEN typeof(" + c + ") IN ('integer', 'real', 'null') THEN " + c + " ELSE " + fallback
+                    + " END)"
+            default:
+                return "(CASE WHEN typeof(" + c + ") IN ('integer', 'null') THEN " + c + " ELSE " + fallback + " END)"
+            }
+        case .timeInterval(let date):
+            guard let inner = render(date, columns: columns) else { return nil }
+            return "CAST(" + inner + " AS REAL)"
+        case .formatDate(let date, let format):
+            guard case .attribute(let name, _) = date, let column = columns[name] else { return nil }
+            let c: SQL = "s.\(.identifier(column))"
+            // As DatePattern computes fields: milliseconds since 1970 as a double, days by floor
+            // division, then whole milliseconds of the day ÷ 1000. An integer needs none of it.
+            let milliseconds: SQL = "((" + c + " + \(Double(referenceOffset))) * 1000.0)"
+            let quotient: SQL = "(" + milliseconds + " / 86400000.0)"
+            let days: SQL =
+                "(CAST(" + quotient + " AS INTEGER) - (" + quotient + " < CAST(" + quotient + " AS INTEGER)))"
+            let realSeconds: SQL =
+                "(" + days + " * 86400 + CAST((" + milliseconds + " - " + days + " * 86400000.0) AS INTEGER) / 1000)"
+            let integerSeconds: SQL = "(" + c + " + \(referenceOffset))"
+            func formatted(_ seconds: SQL) -> SQL {
+                "(CASE WHEN " + seconds
+                    + " BETWEEN \(formattedRange.lowerBound) AND \(formattedRange.upperBound) THEN strftime(\(format), "
+                    + seconds + ", 'unixepoch') ELSE " + fallback + " END)"
+            }
+            return "(CASE typeof(" + c + ") WHEN 'null' THEN NULL WHEN 'integer' THEN " + formatted(integerSeconds)
+                + " WHEN 'real' THEN " + formatted(realSeconds) + " ELSE " + fallback + " END)"
+        }
+    }
+}
