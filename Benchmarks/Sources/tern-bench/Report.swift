@@ -155,21 +155,23 @@ struct BenchReport: Codable {
                 "peak memory in MiB at two sizes (target for streaming scenarios: growth ≤ \(Int(MemoryResult.allowedGrowthMiB)) MiB)",
             ]
             lines.append(
-                Self.row([
-                    "scenario", "small rows", "large rows", "Tern small", "Tern large", "growth",
-                    "streams", "target", "C small", "C large", "shell small", "shell large",
-                ]))
+                Self.row(
+                    [
+                        "scenario", "small rows", "large rows", "Tern small", "Tern large", "growth",
+                        "streams", "target", "C small", "C large", "shell small", "shell large",
+                    ], widths: Self.memoryWidths))
             for result in memory {
                 lines.append(
-                    Self.row([
-                        result.scenario, String(result.smallRows), String(result.largeRows),
-                        Self.format(result.ternSmallMiB, 1), Self.format(result.ternLargeMiB, 1),
-                        Self.format(result.ternGrowthMiB, 1), result.streams ? "yes" : "no",
-                        result.targetMet.map { $0 ? "met" : "MISSED" } ?? "-",
-                        Self.format(result.baselineSmallMiB, 1), Self.format(result.baselineLargeMiB, 1),
-                        result.shellSmallMiB.map { Self.format($0, 1) } ?? "-",
-                        result.shellLargeMiB.map { Self.format($0, 1) } ?? "-",
-                    ]))
+                    Self.row(
+                        [
+                            result.scenario, String(result.smallRows), String(result.largeRows),
+                            Self.format(result.ternSmallMiB, 1), Self.format(result.ternLargeMiB, 1),
+                            Self.format(result.ternGrowthMiB, 1), result.streams ? "yes" : "no",
+                            result.targetMet.map { $0 ? "met" : "MISSED" } ?? "-",
+                            Self.format(result.baselineSmallMiB, 1), Self.format(result.baselineLargeMiB, 1),
+                            result.shellSmallMiB.map { Self.format($0, 1) } ?? "-",
+                            result.shellLargeMiB.map { Self.format($0, 1) } ?? "-",
+                        ], widths: Self.memoryWidths))
             }
         }
         if !skipped.isEmpty { lines += [""] + skipped }
@@ -181,8 +183,9 @@ struct BenchReport: Codable {
     }
 
     private static let widths = [24, 10, 9, 9, 9, 12, 9, 9, 7, 10, 28, 9, 9, 9]
+    private static let memoryWidths = [24, 11, 11, 11, 11, 8, 8, 8, 9, 9, 12, 12]
 
-    private static func row(_ cells: [String]) -> String {
+    private static func row(_ cells: [String], widths: [Int] = widths) -> String {
         zip(cells, widths + Array(repeating: 10, count: max(0, cells.count - widths.count))).map { cell, width in
             cell.count >= width ? cell + " " : cell + String(repeating: " ", count: width - cell.count)
         }.joined().trimmingCharacters(in: .whitespaces)
