@@ -59,6 +59,7 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
         try flush()
         try throwPending()
         let plan = try insertPlan(of: bulk.destinationEntity)
+        let destination = self.destination
         guard plan.perRowDefaults.isEmpty else { return false }
         let store = source
         let (table, filter, sourceColumns) = try Self.storeWork {
@@ -80,15 +81,23 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
             }
         }
         let base = plan.lastKey.value
+        // Keys as the Swift path gives them, `base + 1, base + 2, …` in source key order: when the
+        // table's largest key is `base` (every key given so far is in it), SQLite gives exactly
+        // those to NULL keys inserted in the SELECT's order. A window function
+        // (`base + ROW_NUMBER() OVER (ORDER BY Z_PK)`) would buffer every row: 1.51 s against
+        // 0.85 s for one split mapping of 1,000,000 rows in the sqlite3 shell.
+        let largest = try Self.storeWork {
+            try destination.fetchValue("SELECT MAX(Z_PK) FROM \(.identifier(plan.layout.table))")?.int64 ?? 0
+        }
+        guard largest == base else { return false }
         let names = ["Z_PK", "Z_ENT", "Z_OPT"] + plan.columns.dropFirst(3).compactMap { $0?.column }
         let sourceTable: SQL = "\(.identifier(schemaName)).\(.identifier(table))"
         var insert = SQL(unsafeSQL: "INSERT INTO \(SQL.quoted(plan.layout.table)) (")
         insert.append(SQL(unsafeSQL: names.map(SQL.quoted).joined(separator: ", ") + ") SELECT "))
-        insert.append("\(base) + ROW_NUMBER() OVER (ORDER BY s.Z_PK), \(plan.defaults[1]), 1")
+        insert.append("NULL, \(plan.defaults[1]), 1")
         for value in values { insert.append(", " + value) }
         insert.append(" FROM \(sourceTable) AS s WHERE \(filter) ORDER BY s.Z_PK")
         try Task.checkCancellationAsMigration()
-        let destination = self.destination
         do {
             try destination.execute("SAVEPOINT tern_bulk")
         } catch {
