@@ -169,7 +169,13 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
     // MARK: - Printing
 
     /// The plan in words: the versions, then each step with its kind, changes, problems and warnings.
-    public var description: String {
+    public var description: String { description(notes: []) }
+
+    /// ``description`` with extra lines under each step (`tern plan` adds how its entity
+    /// mappings run).
+    ///
+    /// - Parameter notes: The lines of each step, by step index; missing steps get none.
+    package func description(notes: [[String]]) -> String {
         guard !steps.isEmpty else { return "The store is already at version \(destination); nothing to migrate." }
         var lines = ["Migration from \(source) to \(destination) in \(steps.count) step(s):"]
         for (index, step) in steps.enumerated() {
@@ -178,6 +184,7 @@ public struct MigrationPlan: Sendable, Hashable, Codable, CustomStringConvertibl
             lines += step.changes.map { "     - \($0.summary)" }
             lines += step.problems.map { "     ! \($0.message)" }
             lines += step.warnings.map { "     warning: \($0.message)" }
+            if index < notes.count { lines += notes[index].map { "     " + $0 } }
         }
         return lines.joined(separator: "\n")
     }

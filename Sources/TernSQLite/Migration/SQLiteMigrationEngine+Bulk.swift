@@ -98,11 +98,7 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
         for value in values { insert.append(", " + value) }
         insert.append(" FROM \(sourceTable) AS s WHERE \(filter) ORDER BY s.Z_PK")
         try Task.checkCancellationAsMigration()
-        do {
-            try destination.execute("SAVEPOINT tern_bulk")
-        } catch {
-            throw Self.storeFailure(error)
-        }
+        try Self.storeWork { try destination.execute("SAVEPOINT tern_bulk") }
         let count: Int
         do {
             try destination.execute(insert)

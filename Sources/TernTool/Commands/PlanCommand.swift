@@ -148,28 +148,12 @@ struct PlanCommand: Command {
 
     /// The plan in words, each mapped step followed by how its entity mappings run.
     static func text(_ plan: MigrationPlan, forecasts: [[(mapping: String, reason: String?)]?]) -> String {
-        guard forecasts.contains(where: { $0 != nil }) else { return plan.description }
-        var lines = plan.description.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        // Each step's lines end before the next step's number; the forecast goes after them.
-        var output: [String] = [lines.removeFirst()]
-        var step = -1
-        func flush() {
-            guard step >= 0, step < forecasts.count, let forecast = forecasts[step] else { return }
-            for (mapping, reason) in forecast {
-                output.append(
-                    reason.map { "     \(mapping): runs in Swift: \($0)" }
-                        ?? "     \(mapping): runs as one INSERT … SELECT")
-            }
-        }
-        for line in lines {
-            if line.hasPrefix("  \(step + 2). ") {
-                flush()
-                step += 1
-            }
-            output.append(line)
-        }
-        flush()
-        return output.joined(separator: "\n")
+        plan.description(
+            notes: forecasts.map { forecast in
+                (forecast ?? []).map { mapping, reason in
+                    reason.map { "\(mapping): runs in Swift: \($0)" } ?? "\(mapping): runs as one INSERT … SELECT"
+                }
+            })
     }
 
     /// The forecast as the JSON document `--json` prints, each mapped step with where its mapping came from.
