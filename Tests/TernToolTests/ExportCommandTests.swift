@@ -195,13 +195,13 @@ import Testing
         ]
         for row in rows {
             for identifier in [nil, global] {
-                var written = ""
+                var written = RecordWriter()
                 RecordFormat.appendJSONRecord(
                     row, members: RecordFormat.JSONMembers(attributes: attributes, relationships: relationships),
                     identifier: identifier, to: &written)
                 let record = RecordFormat.jsonRecord(
                     row, attributes: attributes, relationships: relationships, identifier: identifier)
-                #expect(written == record.encoded(pretty: false))
+                #expect(written.text == record.encoded(pretty: false))
             }
         }
     }

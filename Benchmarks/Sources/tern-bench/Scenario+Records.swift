@@ -3,12 +3,12 @@ import TernCore
 import TernFormats
 import TernTool
 
-/// `import-tsv` and `export-json`, through `tern import` and `tern export` run in-process
+/// `import-tsv`, `export-json` and `export-tsv`, through `tern import` and `tern export` run in-process
 /// (`Tern.run`), so the CLI library's code paths are measured with the model read from a
 /// `.xcdatamodeld` bundle. The baselines parse and write the same files by hand against the
 /// SQLite C API.
 struct RecordScenario: ScenarioImplementation {
-    /// `importTSV` or `exportJSON`.
+    /// `importTSV`, `exportJSON` or `exportTSV`.
     let scenario: Scenario
 
     /// Writes the TSV file of `import-tsv`: a header row, then one line per event, the date as
@@ -24,7 +24,9 @@ struct RecordScenario: ScenarioImplementation {
     }
 
     /// The exported file of a side.
-    private func output(_ input: ScenarioInput) -> URL { input.folder.appendingPathComponent("Events.json") }
+    private func output(_ input: ScenarioInput) -> URL {
+        input.folder.appendingPathComponent(scenario == .exportTSV ? "Events.tsv" : "Events.json")
+    }
 
     func runTern(_ input: ScenarioInput) async throws -> Timing {
         // The model bundle is what a user passes to `--model`; writing it is not timed.
@@ -38,10 +40,11 @@ struct RecordScenario: ScenarioImplementation {
             guard let file = input.file else { throw BenchFailure("import-tsv needs --input") }
             arguments = ["import", input.store.path, file.path, "--model", bundle.path, "--entity", "Event", "--quiet"]
         default:
-            arguments = [
-                "export", input.store.path, "--model", bundle.path, "--entity", "Event", "-o", output(input).path,
-                "--quiet",
-            ]
+            arguments =
+                [
+                    "export", input.store.path, "--model", bundle.path, "--entity", "Event", "-o", output(input).path,
+                    "--quiet",
+                ] + (scenario == .exportTSV ? ["--format", "tsv"] : [])
         }
         var watch = Stopwatch()
         watch.start()
@@ -54,7 +57,11 @@ struct RecordScenario: ScenarioImplementation {
     }
 
     func runBaseline(_ input: ScenarioInput) async throws -> Timing {
-        scenario == .importTSV ? try importTSV(input) : try exportJSON(input)
+        switch scenario {
+        case .importTSV: try importTSV(input)
+        case .exportTSV: try exportTSV(input)
+        default: try exportJSON(input)
+        }
     }
 
     func runShell(_ input: ScenarioInput) async throws -> Timing {
@@ -62,12 +69,16 @@ struct RecordScenario: ScenarioImplementation {
             guard let file = input.file else { throw BenchFailure("import-tsv needs --input") }
             return try SQLiteShell.run(store: input.store, script: SQLiteShell.importScript(file: file))
         }
-        return try SQLiteShell.run(store: input.store, script: SQLiteShell.exportScript(output: output(input)))
+        return try SQLiteShell.run(
+            store: input.store, script: SQLiteShell.exportScript(output: output(input), tabs: scenario == .exportTSV))
     }
 
     func checksum(_ input: ScenarioInput) throws -> Int64? {
-        scenario == .importTSV
-            ? try BaselineSide.checksumOfRows(at: input.store) : try Self.checksumOfJSON(at: output(input))
+        switch scenario {
+        case .importTSV: try BaselineSide.checksumOfRows(at: input.store)
+        case .exportTSV: try Self.checksumOfExport(at: output(input), record: "Event/p")
+        default: try Self.checksumOfExport(at: output(input), record: "\"_id\"")
+        }
     }
 
     // MARK: - Baselines
@@ -153,24 +164,49 @@ struct RecordScenario: ScenarioImplementation {
         return watch.timing(checksum: 0)
     }
 
-    /// The number of records of an exported file and of their `true` flags, counted in its bytes.
-    static func checksumOfJSON(at url: URL) throws -> Int64 {
+    /// One `SELECT` in key order, each row written as a TSV line into a buffered file under the
+    /// header, then `fsync`: the layout of `tern export --format tsv` (attributes sorted by name,
+    /// dates in ISO 8601 with milliseconds, the flag as `true` or `false`).
+    private func exportTSV(_ input: ScenarioInput) throws -> Timing {
+        var watch = Stopwatch()
+        watch.start()
+        let database = try RawDatabase(path: input.store.path)
+        let select = try database.prepare(
+            "SELECT Z_PK, ZAMOUNT, ZFLAG, ZID, ZNAME, ZTIMESTAMP FROM ZEVENT ORDER BY Z_PK")
+        let url = output(input)
+        guard let file = fopen(url.path, "w") else { throw BenchFailure("cannot write \(url.path)") }
+        fputs("_id\tamount\tflag\tid\tname\ttimeStamp\n", file)
+        var formatter = DateText()
+        while try select.step() {
+            fputs("Event/p\(select.int64(0))\t\(select.int64(1))\t", file)
+            fputs(select.int64(2) != 0 ? "true\t" : "false\t", file)
+            fputs("\(select.int64(3))\t", file)
+            select.withText(4) { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+            fputs("\t", file)
+            formatter.formatISO(select.double(5)) { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+            fputs("\n", file)
+        }
+        fflush(file)
+        fsync(fileno(file))
+        fclose(file)
+        watch.stop()
+        return watch.timing(checksum: 0)
+    }
+
+    /// The number of records of an exported file (occurrences of `record`) and of their `true`
+    /// flags, counted in its bytes.
+    static func checksumOfExport(at url: URL, record: String) throws -> Int64 {
         let data = try Data(contentsOf: url, options: .alwaysMapped)
         var records: Int64 = 0
         var flags: Int64 = 0
         data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            let id = Array("\"_id\"".utf8)
+            let id = Array(record.utf8)
             let yes = Array("true".utf8)
             var index = 0
-            while index + 5 <= bytes.count {
-                if bytes[index] == id[0], bytes[index + 1] == id[1], bytes[index + 2] == id[2],
-                    bytes[index + 3] == id[3],
-                    bytes[index + 4] == id[4]
-                {
+            while index + id.count <= bytes.count {
+                if bytes[index] == id[0], bytes[index..<(index + id.count)].elementsEqual(id) {
                     records += 1
-                } else if bytes[index] == yes[0], bytes[index + 1] == yes[1], bytes[index + 2] == yes[2],
-                    bytes[index + 3] == yes[3]
-                {
+                } else if bytes[index] == yes[0], bytes[index..<(index + 4)].elementsEqual(yes) {
                     flags += 1
                 }
                 index += 1

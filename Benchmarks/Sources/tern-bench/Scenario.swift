@@ -29,6 +29,8 @@ enum Scenario: String, CaseIterable, Codable {
     case importTSV = "import-tsv"
     /// Every record exported to JSON with `tern export`'s code path.
     case exportJSON = "export-json"
+    /// Every record exported to TSV with `tern export --format tsv`'s code path.
+    case exportTSV = "export-tsv"
     /// SQLite → binary store → SQLite with `tern convert`'s code path.
     case convertBinary = "convert-binary"
     /// A store in write-ahead-log mode copied over another (`StoreFiles.replace`, the backup API).
@@ -64,7 +66,7 @@ enum Scenario: String, CaseIterable, Codable {
         case .fetch, .fetchDictionaries, .count: .filledStore
         case .importTSV: .emptyStoreAndTSV
         case .inferredMigration, .mappedMigrationJSON, .mappedMigrationSwift, .progressiveMigration,
-            .exportJSON, .convertBinary, .replaceWAL:
+            .exportJSON, .exportTSV, .convertBinary, .replaceWAL:
             .filledCopy
         case .postgreSQLBatchInsert: .postgreSQL(filled: false)
         case .postgreSQLFetch, .postgreSQLInferredMigration, .postgreSQLMappedMigration: .postgreSQL(filled: true)
@@ -82,7 +84,8 @@ enum Scenario: String, CaseIterable, Codable {
         case .mappedMigrationJSON: 2
         case .mappedMigrationSwift: 1.5
         case .importTSV: 1.5
-        case .count, .progressiveMigration, .exportJSON, .convertBinary, .replaceWAL, .postgreSQLBatchInsert,
+        case .count, .progressiveMigration, .exportJSON, .exportTSV, .convertBinary, .replaceWAL,
+            .postgreSQLBatchInsert,
             .postgreSQLFetch, .postgreSQLInferredMigration, .postgreSQLMappedMigration:
             nil
         }
@@ -91,14 +94,15 @@ enum Scenario: String, CaseIterable, Codable {
     /// Whether the scenario has a second baseline through the `sqlite3` shell (``SQLiteShell``):
     /// the work a user would script instead of writing C.
     var hasShellBaseline: Bool {
-        [.inferredMigration, .mappedMigrationJSON, .mappedMigrationSwift, .importTSV, .exportJSON].contains(self)
+        [.inferredMigration, .mappedMigrationJSON, .mappedMigrationSwift, .importTSV, .exportJSON, .exportTSV]
+            .contains(self)
     }
 
     /// The most Tern time ÷ shell time the issue allows (#24), if it sets one.
     var shellTargetRatio: Double? {
         switch self {
         case .importTSV: 1.3
-        case .exportJSON: 1.5
+        case .exportJSON, .exportTSV: 1.5
         case .mappedMigrationJSON: 1.2
         default: nil
         }
@@ -133,7 +137,7 @@ enum Scenario: String, CaseIterable, Codable {
         case .batchInsert, .contextInsert, .fetch, .fetchDictionaries, .count: ContextScenario(scenario: self)
         case .inferredMigration, .progressiveMigration: InferredMigrationScenario(scenario: self)
         case .mappedMigrationJSON, .mappedMigrationSwift: MappedMigrationScenario(scenario: self)
-        case .importTSV, .exportJSON: RecordScenario(scenario: self)
+        case .importTSV, .exportJSON, .exportTSV: RecordScenario(scenario: self)
         case .convertBinary, .replaceWAL: StoreCopyScenario(scenario: self)
         case .postgreSQLBatchInsert, .postgreSQLFetch, .postgreSQLInferredMigration, .postgreSQLMappedMigration:
             PostgreSQLScenario(scenario: self)

@@ -104,11 +104,12 @@ enum SQLiteShell {
         """
     }
 
-    /// `export-json`: `.mode json` into the output file, in key order, the date in ISO 8601 with
-    /// milliseconds and the flag as `true` or `false`, as `tern export` writes them.
-    static func exportScript(output: URL) -> String {
+    /// `export-json` (`.mode json`) or `export-tsv` (`.mode tabs` with a header row): the
+    /// records in key order into the output file, the date in ISO 8601 with milliseconds and the
+    /// flag as `true` or `false`, as `tern export` writes them.
+    static func exportScript(output: URL, tabs: Bool = false) -> String {
         """
-        .mode json
+        \(tabs ? ".mode tabs\n.headers on" : ".mode json")
         .output '\(output.path)'
         SELECT 'Event/p' || Z_PK AS _id, ZAMOUNT AS amount, CASE WHEN ZFLAG THEN 'true' ELSE 'false' END AS flag,
             ZID AS id, ZNAME AS name,

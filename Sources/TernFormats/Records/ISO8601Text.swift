@@ -37,16 +37,111 @@ package enum ISO8601Text {
         guard interval.magnitude < 9e15 else {
             return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         }
-        let whole = interval.rounded(.down)
-        // Milliseconds, when they read back to the same double (the common case: no allocation).
-        let milliseconds = ((interval - whole) * 1_000).rounded()
-        if milliseconds < 1_000, (whole * 1_000 + milliseconds) / 1_000 == interval {
-            return text(wholeSeconds: Int(whole), fraction: nil, milliseconds: Int(milliseconds))
+        let parts = Parts(interval)
+        return String(unsafeUninitializedCapacity: parts.length) { parts.write(into: $0) }
+    }
+
+    /// Appends the UTF-8 text of ``string(from:)`` to a buffer, without making a string.
+    ///
+    /// - Parameters:
+    ///   - date: The date.
+    ///   - bytes: The buffer to extend.
+    /// - Complexity: As ``string(from:)``.
+    package static func append(_ date: Date, to bytes: inout [UInt8]) {
+        let interval = date.timeIntervalSinceReferenceDate
+        guard interval.magnitude < 9e15 else {
+            bytes += string(from: date).utf8
+            return
         }
-        guard let digits = fractionDigits(of: interval) else {
-            return text(wholeSeconds: Int(whole), fraction: nil, milliseconds: min(999, Int(milliseconds)))
+        let parts = Parts(interval)
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: parts.length))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            _ = parts.write(into: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
         }
-        return text(wholeSeconds: Int(whole), fraction: digits, milliseconds: 0)
+    }
+
+    /// The pieces of a date's text: its whole seconds and the fraction above them.
+    private struct Parts {
+        /// Seconds since 1970-01-01 within the day.
+        var secondOfDay: Int
+        /// The calendar date.
+        var year: Int, month: Int, day: Int
+        /// The fraction's digits when they are not three milliseconds digits.
+        var fraction: [UInt8]?
+        /// The milliseconds, when `fraction` is nil.
+        var milliseconds: Int
+        /// Whether the year takes ISO 8601's expanded form.
+        var isExpanded: Bool
+        /// How many digits the year takes.
+        var yearDigits: Int
+
+        /// The parts of an interval since 2001 below 9 · 10¹⁵ seconds.
+        init(_ interval: Double) {
+            let whole = interval.rounded(.down)
+            // Milliseconds, when they read back to the same double (the common case: no allocation).
+            let milliseconds = ((interval - whole) * 1_000).rounded()
+            if milliseconds < 1_000, (whole * 1_000 + milliseconds) / 1_000 == interval {
+                (fraction, self.milliseconds) = (nil, Int(milliseconds))
+            } else if let digits = ISO8601Text.fractionDigits(of: interval) {
+                (fraction, self.milliseconds) = (digits, 0)
+            } else {
+                (fraction, self.milliseconds) = (nil, min(999, Int(milliseconds)))
+            }
+            var seconds = Int(whole) + 978_307_200
+            let days = Int((Double(seconds) / 86_400).rounded(.down))
+            seconds -= days * 86_400
+            secondOfDay = seconds
+            (year, month, day) = CivilCalendar.date(daysSince1970: days)
+            isExpanded = !(0...9999).contains(year)
+            yearDigits = isExpanded ? max(4, String(year.magnitude).count) : 4
+        }
+
+        /// The length of the text in bytes.
+        var length: Int { 21 + (fraction?.count ?? 3) + yearDigits - 4 + (isExpanded ? 1 : 0) }
+
+        /// Writes `YYYY-MM-DDTHH:MM:SS.` then the fraction (or three millisecond digits), then
+        /// `Z`, into a buffer of at least ``length`` bytes.
+        ///
+        /// - Returns: The number of bytes written: ``length``.
+        func write(into bytes: UnsafeMutableBufferPointer<UInt8>) -> Int {
+            var position = 0
+            func put(_ number: Int, digits: Int) {
+                var rest = number
+                for offset in stride(from: digits - 1, through: 0, by: -1) {
+                    bytes[position + offset] = UInt8(48 + rest % 10)
+                    rest /= 10
+                }
+                position += digits
+            }
+            func put(_ character: Unicode.Scalar) {
+                bytes[position] = UInt8(ascii: character)
+                position += 1
+            }
+            if isExpanded { put(year < 0 ? "-" : "+") }
+            put(Int(year.magnitude), digits: yearDigits)
+            put("-")
+            put(month, digits: 2)
+            put("-")
+            put(day, digits: 2)
+            put("T")
+            put(secondOfDay / 3_600, digits: 2)
+            put(":")
+            put(secondOfDay / 60 % 60, digits: 2)
+            put(":")
+            put(secondOfDay % 60, digits: 2)
+            put(".")
+            if let fraction {
+                for digit in fraction {
+                    bytes[position] = digit
+                    position += 1
+                }
+            } else {
+                put(milliseconds, digits: 3)
+            }
+            put("Z")
+            return position
+        }
     }
 
     // MARK: - Reading
@@ -184,56 +279,6 @@ package enum ISO8601Text {
         var power = 1.0
         for _ in 0..<exponent { power *= 10 }
         return power
-    }
-
-    /// `YYYY-MM-DDTHH:MM:SS.` then the fraction (or three millisecond digits), then `Z`.
-    private static func text(wholeSeconds: Int, fraction: [UInt8]?, milliseconds: Int) -> String {
-        var seconds = wholeSeconds + 978_307_200
-        let days = Int((Double(seconds) / 86_400).rounded(.down))
-        seconds -= days * 86_400
-        let (year, month, day) = CivilCalendar.date(daysSince1970: days)
-        let expanded = !(0...9999).contains(year)
-        let yearDigits = expanded ? max(4, String(year.magnitude).count) : 4
-        let length = 21 + (fraction?.count ?? 3) + yearDigits - 4 + (expanded ? 1 : 0)
-        // The bytes are written in place: one allocation, no appending scalar by scalar.
-        return String(unsafeUninitializedCapacity: length) { bytes in
-            var position = 0
-            func put(_ number: Int, digits: Int) {
-                var rest = number
-                for offset in stride(from: digits - 1, through: 0, by: -1) {
-                    bytes[position + offset] = UInt8(48 + rest % 10)
-                    rest /= 10
-                }
-                position += digits
-            }
-            func put(_ character: Unicode.Scalar) {
-                bytes[position] = UInt8(ascii: character)
-                position += 1
-            }
-            if expanded { put(year < 0 ? "-" : "+") }
-            put(Int(year.magnitude), digits: yearDigits)
-            put("-")
-            put(month, digits: 2)
-            put("-")
-            put(day, digits: 2)
-            put("T")
-            put(seconds / 3_600, digits: 2)
-            put(":")
-            put(seconds / 60 % 60, digits: 2)
-            put(":")
-            put(seconds % 60, digits: 2)
-            put(".")
-            if let fraction {
-                for digit in fraction {
-                    bytes[position] = digit
-                    position += 1
-                }
-            } else {
-                put(milliseconds, digits: 3)
-            }
-            put("Z")
-            return position
-        }
     }
 
     /// Reads an ISO 8601 text byte by byte.

@@ -34,6 +34,24 @@ extension SQLiteStore {
     package func rows(
         of entity: String, includingSubentities: Bool = true, after primaryKey: Int64 = 0, limit: Int
     ) throws -> [StoreRow] {
+        try packedRows(of: entity, includingSubentities: includingSubentities, after: primaryKey, limit: limit)
+            .map(StoreRow.init)
+    }
+
+    /// ``rows(of:includingSubentities:after:limit:)`` with their values packed in the order of
+    /// each entity's attribute keys: no dictionary is made per row.
+    ///
+    /// - Parameters:
+    ///   - entity: The entity.
+    ///   - includingSubentities: Whether rows of its subentities are included.
+    ///   - primaryKey: Only rows with a larger `Z_PK` are returned; 0 to start.
+    ///   - limit: The most rows to return.
+    /// - Returns: Up to `limit` rows; fewer means the scan is done.
+    /// - Throws: ``SQLiteError`` when the entity is unknown or a value cannot be read.
+    /// - Complexity: O(`limit` · log *n*); memory is bounded by `limit`.
+    package func packedRows(
+        of entity: String, includingSubentities: Bool = true, after primaryKey: Int64 = 0, limit: Int
+    ) throws -> [PackedRow] {
         precondition(limit > 0, "a batch holds at least one row")
         let layout = try schema.entity(named: entity)
         let select = try selection(for: layout)
@@ -41,7 +59,7 @@ extension SQLiteStore {
             \(select) WHERE \(layout.rowFilter(includingSubentities: includingSubentities)) AND Z_PK > \(primaryKey) \
             ORDER BY Z_PK LIMIT \(limit)
             """
-        return try packedRows(sql).map(StoreRow.init)
+        return try packedRows(sql, expectedCount: limit)
     }
 
     /// An entity's rows in batches: an asynchronous sequence that reads one batch at a time.

@@ -132,15 +132,15 @@ struct ExportCommand: Command {
         defer { if !keepsTemporary { try? FileManager.default.removeItem(at: temporary) } }
         let progress = Progress(totalUnitCount: total)
         let bar = context.progressBar("exporting", for: progress)
-        let writer = try FileHandle(forWritingTo: temporary)
+        let handle = try FileHandle(forWritingTo: temporary)
         do {
             // The bar ends before any note, so that the note starts a line of its own.
             defer {
-                try? writer.close()
+                try? handle.close()
                 bar.finish()
             }
             do {
-                try await write(entities, of: model, from: store, to: writer, progress: progress)
+                try await write(entities, of: model, from: store, to: handle, progress: progress)
             } catch let error as TernError where error.code == .invalidValue || error.code == .invalidExternalData {
                 throw CommandFailure(
                     "cannot export \(file.displayName): \(StoreFile.message(of: error))\(error.path.map { " (\($0))" } ?? ""); "
@@ -248,45 +248,86 @@ struct ExportCommand: Command {
     /// Streams the records of each entity to the file, batch by batch.
     private func write(
         _ entities: [EntityDescription], of model: ManagedObjectModel, from store: any PersistentStore,
-        to writer: FileHandle, progress: Progress
+        to handle: FileHandle, progress: Progress
     ) async throws {
-        var pending = ""
-        func flush(_ force: Bool = false) throws {
-            guard force || pending.utf8.count >= 1 << 16 else { return }
-            try writer.write(contentsOf: Data(pending.utf8))
-            pending = ""
-        }
-        if recordFormat == .json { pending += "{" }
+        var writer = RecordWriter()
+        if recordFormat == .json { writer.append(ascii: "{") }
         for (index, entity) in entities.enumerated() {
             let attributes = model.allAttributes(of: entity.name).filter { !$0.isTransient }
             let relationships = model.allRelationships(of: entity.name).filter { !$0.isTransient }
             let members = RecordFormat.JSONMembers(attributes: attributes, relationships: relationships)
             switch recordFormat {
-            case .json: pending += (index == 0 ? "\n" : ",\n") + JSONValue.string(entity.name).encoded() + ": ["
+            case .json:
+                writer.append(index == 0 ? "\n" : ",\n")
+                writer.appendQuoted(entity.name)
+                writer.append(": [")
             case .tsv:
-                pending +=
-                    (["_id"] + attributes.map(\.name)).map(RecordFormat.tsvEscaped).joined(separator: "\t") + "\n"
+                writer.append(
+                    (["_id"] + attributes.map(\.name)).map(RecordFormat.tsvEscaped).joined(separator: "\t") + "\n")
             }
             var first = true
-            try await forEachBatch(of: store, entity: entity.name) { batch, identifier in
-                for row in batch {
-                    switch recordFormat {
-                    case .json:
-                        pending += first ? "\n" : ",\n"
-                        RecordFormat.appendJSONRecord(row, members: members, identifier: identifier, to: &pending)
-                    case .tsv:
-                        pending += RecordFormat.tsvLine(row, attributes: attributes) + "\n"
-                    }
-                    first = false
+            /// Writes one record, its values taken by attribute index.
+            func write(
+                _ reference: RowReference, toOne: [String: RowReference], toMany: [String: [RowReference]],
+                identifier: ((RowReference) -> String)?, value: (Int) -> AttributeValue?
+            ) {
+                switch recordFormat {
+                case .json:
+                    writer.append(first ? "\n" : ",\n")
+                    RecordFormat.appendJSONRecord(
+                        reference: reference, value: value, toOne: toOne, toMany: toMany, members: members,
+                        identifier: identifier, to: &writer)
+                case .tsv:
+                    RecordFormat.appendTSVLine(
+                        reference: reference, count: attributes.count, value: value, to: &writer)
                 }
-                progress.completedUnitCount += Int64(batch.count)
-                try flush()
+                first = false
             }
-            if recordFormat == .json { pending += first ? "]" : "\n]" }
+            /// Counts a batch and writes out what it added once that is large.
+            func finish(_ count: Int) throws {
+                progress.completedUnitCount += Int64(count)
+                if writer.bytes.count >= 1 << 18 { try writer.flush(to: handle) }
+            }
+            if !keysByGlobalIdentifier, let store = store as? SQLiteStore {
+                // Values by position in the rows' attribute keys, looked up once per keys.
+                var keys: AttributeKeys?
+                var positions: [Int?] = []
+                var last: Int64 = 0
+                while true {
+                    let batch = try await store.packedRows(
+                        of: entity.name, includingSubentities: false, after: last, limit: Self.batchSize)
+                    for row in batch {
+                        let values = row.attributes
+                        if values.keys !== keys {
+                            keys = values.keys
+                            positions = members.attributeNames.map(values.keys.position(of:))
+                        }
+                        write(row.reference, toOne: row.toOne, toMany: row.toMany, identifier: nil) {
+                            positions[$0].flatMap { values[position: $0] }
+                        }
+                    }
+                    try finish(batch.count)
+                    guard batch.count == Self.batchSize, let key = batch.last?.reference.primaryKey else { break }
+                    last = key
+                }
+            } else {
+                try await forEachBatch(of: store, entity: entity.name) { batch, identifier in
+                    for row in batch {
+                        write(row.reference, toOne: row.toOne, toMany: row.toMany, identifier: identifier) {
+                            row.attributes[members.attributeNames[$0]]
+                        }
+                    }
+                    try finish(batch.count)
+                }
+            }
+            if recordFormat == .json { writer.append(first ? "]" : "\n]") }
         }
-        if recordFormat == .json { pending += "\n}\n" }
-        try flush(true)
+        if recordFormat == .json { writer.append("\n}\n") }
+        try writer.flush(to: handle)
     }
+
+    /// The most rows read at a time.
+    private static let batchSize = 1_000
 
     /// Calls `body` with each batch of an entity's rows: in primary-key order, or by global
     /// identifier with the names the records use (`Entity/<UUID>`).

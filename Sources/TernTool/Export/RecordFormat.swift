@@ -56,19 +56,21 @@ enum RecordFormat: String, CaseIterable, Sendable {
         enum Member {
             /// The record's `_id`.
             case id
-            /// An attribute's value, null when missing.
-            case attribute(String)
+            /// The value of the attribute at this index of ``JSONMembers/attributeNames``, null when missing.
+            case attribute(Int)
             /// A relationship's destinations.
             case relationship(String, isToMany: Bool, isOrdered: Bool)
         }
 
         /// The members with their quoted names and colons, in the order they are written.
         let members: [(key: String, member: Member)]
+        /// The attributes' names, in the order the entity lists them.
+        let attributeNames: [String]
 
         /// The members of records of an entity with these properties.
         init(attributes: [AttributeDescription], relationships: [RelationshipDescription]) {
             var members: [String: Member] = ["_id": .id]
-            for attribute in attributes { members[attribute.name] = .attribute(attribute.name) }
+            for (index, attribute) in attributes.enumerated() { members[attribute.name] = .attribute(index) }
             for relationship in relationships {
                 members[relationship.name] = .relationship(
                     relationship.name, isToMany: relationship.isToMany, isOrdered: relationship.isOrdered)
@@ -78,44 +80,105 @@ enum RecordFormat: String, CaseIterable, Sendable {
                 JSONValue.appendQuoted(key, to: &quoted)
                 return (quoted + ":", members[key] ?? .id)
             }
+            attributeNames = attributes.map(\.name)
         }
     }
 
     /// Appends a row as a JSON object, the text of
     /// ``jsonRecord(_:attributes:relationships:identifier:)`` encoded compactly, without making the object.
     ///
+    /// - Parameters:
+    ///   - row: The row.
+    ///   - members: Its entity's members.
+    ///   - identifier: An object's `_id`, as in ``jsonRecord(_:attributes:relationships:identifier:)``.
+    ///   - writer: The bytes to extend.
     /// - Complexity: O(*n*) in the number of properties and references.
     static func appendJSONRecord(
-        _ row: StoreRow, members: JSONMembers, identifier: ((RowReference) -> String)? = nil, to output: inout String
+        _ row: StoreRow, members: JSONMembers, identifier: ((RowReference) -> String)? = nil,
+        to writer: inout RecordWriter
     ) {
-        let name = identifier ?? { $0.description }
-        output += "{"
-        for (index, (key, member)) in members.members.enumerated() {
-            if index > 0 { output += "," }
-            output += key
-            switch member {
-            case .id: JSONValue.appendQuoted(name(row.reference), to: &output)
-            case .attribute(let attribute):
-                if let value = row.attributes[attribute] {
-                    jsonValue(value).append(to: &output)
-                } else {
-                    output += "null"
-                }
-            case .relationship(let relationship, isToMany: true, let isOrdered):
-                var names = (row.toMany[relationship] ?? []).map(name)
-                if identifier != nil, !isOrdered { names.sort() }
-                JSONValue.array(names.map { .string($0) }).append(to: &output)
-            case .relationship(let relationship, isToMany: false, _):
-                JSONValue.string(row.toOne[relationship].map(name)).append(to: &output)
+        appendJSONRecord(
+            reference: row.reference, value: { row.attributes[members.attributeNames[$0]] }, toOne: row.toOne,
+            toMany: row.toMany, members: members, identifier: identifier, to: &writer)
+    }
+
+    /// Appends a row as a JSON object, its values taken by attribute index.
+    ///
+    /// - Parameters:
+    ///   - reference: The row's identity.
+    ///   - value: The value of the attribute at an index of the members' ``JSONMembers/attributeNames``.
+    ///   - toOne: The row's to-one destinations.
+    ///   - toMany: The row's to-many destinations.
+    ///   - members: Its entity's members.
+    ///   - identifier: An object's `_id`, as in ``jsonRecord(_:attributes:relationships:identifier:)``.
+    ///   - writer: The bytes to extend.
+    /// - Complexity: O(*n*) in the number of properties and references.
+    static func appendJSONRecord(
+        reference: RowReference, value: (Int) -> AttributeValue?, toOne: [String: RowReference],
+        toMany: [String: [RowReference]], members: JSONMembers, identifier: ((RowReference) -> String)?,
+        to writer: inout RecordWriter
+    ) {
+        func appendName(_ reference: RowReference?) {
+            if let identifier, let reference {
+                writer.appendQuoted(identifier(reference))
+            } else {
+                writer.appendQuoted(reference)
             }
         }
-        output += "}"
+        writer.append(ascii: "{")
+        for (index, (key, member)) in members.members.enumerated() {
+            if index > 0 { writer.append(ascii: ",") }
+            writer.append(key)
+            switch member {
+            case .id: appendName(reference)
+            case .attribute(let attribute): writer.appendJSON(value(attribute))
+            case .relationship(let relationship, isToMany: true, let isOrdered):
+                writer.append(ascii: "[")
+                let destinations = toMany[relationship] ?? []
+                if let identifier, !isOrdered {
+                    for (index, name) in destinations.map(identifier).sorted().enumerated() {
+                        if index > 0 { writer.append(ascii: ",") }
+                        writer.appendQuoted(name)
+                    }
+                } else {
+                    for (index, destination) in destinations.enumerated() {
+                        if index > 0 { writer.append(ascii: ",") }
+                        appendName(destination)
+                    }
+                }
+                writer.append(ascii: "]")
+            case .relationship(let relationship, isToMany: false, _):
+                appendName(toOne[relationship])
+            }
+        }
+        writer.append(ascii: "}")
     }
 
     /// A row as one TSV line: `_id`, then the attributes in the given order.
     static func tsvLine(_ row: StoreRow, attributes: [AttributeDescription]) -> String {
         ([tsvEscaped(row.reference.description)] + attributes.map { tsvField(row.attributes[$0.name]) })
             .joined(separator: "\t")
+    }
+
+    /// Appends a row as one TSV line and its newline: the text of ``tsvLine(_:attributes:)``.
+    ///
+    /// - Parameters:
+    ///   - reference: The row's identity.
+    ///   - count: The number of attributes.
+    ///   - value: The value of the attribute at an index, in the header's order.
+    ///   - writer: The bytes to extend.
+    /// - Complexity: O(*n*) in the size of the values.
+    static func appendTSVLine(
+        reference: RowReference, count: Int, value: (Int) -> AttributeValue?, to writer: inout RecordWriter
+    ) {
+        writer.appendTSVEscaped(reference.entityName)
+        writer.append("/p")
+        writer.append(reference.primaryKey)
+        for index in 0..<count {
+            writer.append(ascii: "\t")
+            writer.appendTSV(value(index))
+        }
+        writer.append(ascii: "\n")
     }
 
     // MARK: - Values
