@@ -174,7 +174,8 @@ package struct PostgreSQLMigrator: Sendable {
         do {
             try session.holdWriters()
             let counts = try session.buildBeside(
-                steps, journal: journal, options: options, onStep: { events.start($0, counts: $1) }
+                steps, journal: journal, options: options, onStep: { events.start($0, counts: $1) },
+                onMappingRanAsSQL: { emit(.entityMappingRanAsSQL(step: $0, mapping: $1)) }
             ) { count throws(MigrationError) in
                 events.advance(by: count)
                 try Self.checkCancellation()

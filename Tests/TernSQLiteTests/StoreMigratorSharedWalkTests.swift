@@ -117,6 +117,51 @@ import Testing
         try table.forEachDestination(mapping: "A", pageSize: 3) { printed.append($0.primaryKey) }
         #expect(printed == Array(1...200))
     }
+
+    /// A range of associations (what a mapping run as SQL records) writes the rows that as many
+    /// single associations write: the same runs, `ORD`, `SEQ` and freshness, also when the range
+    /// continues an open run, when another mapping's associations come between, and when a
+    /// range is longer than a flush of runs.
+    @Test func aRangeWritesWhatItsSingleAssociationsWrite() throws {
+        let directory = try TemporaryDirectory()
+        var generator = SplitMix64(state: 64)
+        // (mapping, source start, destination start, count): some continue the previous range.
+        var ranges: [(String, Int64, Int64, Int64)] = [("A", 1, 1, 200), ("A", 201, 201, 5), ("B", 1, 500, 3)]
+        for _ in 0..<40 {
+            let mapping = Bool.random(using: &generator) ? "A" : "B"
+            let start = Int64.random(in: 1...2_000, using: &generator)
+            ranges.append(
+                (
+                    mapping, start, start + Int64.random(in: 0...3, using: &generator),
+                    .random(in: 1...150, using: &generator)
+                ))
+        }
+        ranges.append(("A", 10_000, 20_000, 64 * 7 + 3))
+        func rows(usingRanges: Bool) throws -> [[DatabaseValue]] {
+            let connection = try Connection(
+                path: directory.path("\(usingRanges).sqlite").path,
+                configuration: SQLiteConfiguration(journalMode: .delete))
+            let table = try AssociationTable(connection: connection, flushLimit: 3)
+            for (mapping, source, destination, count) in ranges {
+                if usingRanges {
+                    try table.associateRange(
+                        sourceEntity: "Event", sourceStart: source, destinationEntity: "Printed",
+                        destinationStart: destination, count: count, mapping: mapping)
+                } else {
+                    for offset in 0..<count {
+                        try table.associate(
+                            sourceEntity: "Event", sourceKey: source + offset, destinationEntity: "Printed",
+                            destinationKey: destination + offset, mapping: mapping)
+                    }
+                }
+            }
+            try table.flush()
+            return try connection.fetchAll("SELECT * FROM TERN_ASSOCIATION ORDER BY ORD")
+        }
+        let single = try rows(usingRanges: false)
+        #expect(single.count > 60)
+        #expect(try rows(usingRanges: true) == single)
+    }
 }
 
 /// The seeds' `EventToPrintedEvent` as an attribute policy: the date as `yyyy-MM-dd HH:mm:ss` in UTC.

@@ -18,7 +18,7 @@ public struct MigrationOptions: Sendable {
     /// finish before failing; nil (the default) waits as long as it takes.
     public var lockTimeout: Duration?
     /// Whether entity mappings whose every value has an SQL form run as one `INSERT … SELECT` on
-    /// stores that can (SQLite), with the results of the Swift path; true by default. Turn it off to
+    /// stores that can (SQLite and PostgreSQL), with the results of the Swift path; true by default. Turn it off to
     /// run every mapping object by object (to compare the two, say).
     public var compilesMappingsToSQL = true
 

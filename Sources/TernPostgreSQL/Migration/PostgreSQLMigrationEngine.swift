@@ -20,27 +20,34 @@ final class PostgreSQLMigrationEngine: RelationalMigrationEngine {
     let destinationModel: ManagedObjectModel
     let environment: ExpressionEnvironment
     /// The source store: its layout and row plans (its reads go through ``reader``).
-    private let source: PostgreSQLStore
+    let source: PostgreSQLStore
     /// The connection reading the source schema.
-    private let reader: Connection
+    let reader: Connection
     /// The connection writing the destination schema.
     let destination: Connection
     /// The destination layout.
     let schema: StoreSchema
     let batchSize: Int
-    private let onBatch: (Int) throws(MigrationError) -> Void
+    let onBatch: (Int) throws(MigrationError) -> Void
     /// Whether a source object's first destination object keeps its primary key and `Z_OPT`
     /// when the key is free (inferred steps keep object IDs, as in place).
-    private let keepsKeys: Bool
+    let keepsKeys: Bool
     /// The smallest `Z_MAX` of each destination root table.
     let carriedKeys: [String: Int64]
     let associations: AssociationTable
     /// The source object whose destination objects are being created, until it has one.
     private var unclaimedSource: RowReference?
     /// The largest primary key given per destination table.
-    private var lastKeys: [String: Int64] = [:]
+    var lastKeys: [String: Int64] = [:]
     /// How each destination entity's rows are written, made on first use.
     private var insertPlans: [String: InsertPlan] = [:]
+    /// The schema of the source tables, when entity mappings may run as one `INSERT … SELECT`
+    /// from them (``createDestinationInstancesInBulk(_:)``); nil when every mapping runs in Swift.
+    let bulkSourceSchema: String?
+    /// The entity mappings that ran as SQL, in order.
+    var mappingsRunAsSQL: [String] = []
+    /// Whether this connection's session has the fallback function of bulk statements.
+    var hasBulkFallbackFunction = false
     /// The destination rows not yet written, in creation order, and the position of each.
     private var pending: [(plan: InsertPlan, values: [DatabaseValue])] = []
     private var pendingPositions: [RowReference: Int] = [:]
@@ -56,7 +63,7 @@ final class PostgreSQLMigrationEngine: RelationalMigrationEngine {
 
     /// How rows of one destination entity are written: the `COPY` columns, each attribute's slot
     /// among them and the default values, worked out once per entity.
-    private final class InsertPlan {
+    final class InsertPlan {
         let layout: EntityLayout
         let columnNames: [String]
         /// The column of each slot; the first three (`Z_PK`, `Z_ENT`, `Z_OPT`) have none.
@@ -102,13 +109,16 @@ final class PostgreSQLMigrationEngine: RelationalMigrationEngine {
     ///   - batchSize: How many source objects are read per query and rows written per `COPY`.
     ///   - keepsKeys: Whether objects keep their source primary key and `Z_OPT` where free.
     ///   - carriedKeys: The smallest `Z_MAX` of each destination root table.
+    ///   - bulkSourceSchema: The schema of the source tables, in the destination's database, when
+    ///     entity mappings may run as SQL; nil to run every one in Swift.
     ///   - onBatch: Called after each batch with its object count; throws to stop.
     init(
         source: PostgreSQLStore, reader: Connection, destination: Connection, schema: StoreSchema,
         environment: ExpressionEnvironment, batchSize: Int, keepsKeys: Bool, carriedKeys: [String: Int64],
-        onBatch: @escaping (Int) throws(MigrationError) -> Void
+        bulkSourceSchema: String? = nil, onBatch: @escaping (Int) throws(MigrationError) -> Void
     ) throws(MigrationError) {
         (self.source, self.reader, self.destination, self.schema) = (source, reader, destination, schema)
+        self.bulkSourceSchema = keepsKeys ? nil : bulkSourceSchema
         (sourceModel, destinationModel, self.environment) = (source.model, schema.model, environment)
         (self.batchSize, self.keepsKeys, self.carriedKeys, self.onBatch) = (
             max(1, batchSize), keepsKeys, carriedKeys, onBatch
@@ -281,7 +291,7 @@ final class PostgreSQLMigrationEngine: RelationalMigrationEngine {
     }
 
     /// The plan that writes rows of a destination entity, made on first use.
-    private func insertPlan(of entity: String) throws(MigrationError) -> InsertPlan {
+    func insertPlan(of entity: String) throws(MigrationError) -> InsertPlan {
         if let plan = insertPlans[entity] { return plan }
         guard destinationModel.entity(named: entity)?.isAbstract == false,
             let layout = try? schema.entity(named: entity)

@@ -24,6 +24,8 @@ extension PostgreSQLMigrationSession {
     ///   - journal: The store's journal before the migration.
     ///   - options: Batch size, policies and the expression environment.
     ///   - onStep: Called as each step starts (`index`) and with its object counts per entity mapping.
+    ///   - onMappingRanAsSQL: Called after a step with each of its entity mappings that ran as one
+    ///     `INSERT … SELECT` (``MigrationOptions/compilesMappingsToSQL``).
     ///   - onBatch: Called after each batch of source objects with its count; throws to stop.
     /// - Throws: ``TernMigration/MigrationError`` from a mapping, a policy, a check or the server
     ///   (`storeFailure`); the store is unchanged, the scratch schemas are left for
@@ -33,6 +35,7 @@ extension PostgreSQLMigrationSession {
         _ steps: [(step: MigrationPlan.Step, from: ManagedObjectModel, to: ManagedObjectModel)],
         journal: MigrationJournal, options: MigrationOptions,
         onStep: (_ index: Int, _ counts: [(mapping: String, objects: Int)]) -> Void,
+        onMappingRanAsSQL: (_ index: Int, _ mapping: String) -> Void = { _, _ in },
         onBatch: @escaping (Int) throws(MigrationError) -> Void
     ) throws -> [Int] {
         let old = try metadata()
@@ -49,7 +52,7 @@ extension PostgreSQLMigrationSession {
             totals.append(
                 try runStep(
                     step, index: index, from: (sourceSchema, from), to: (destinationSchema, to), metadata: metadata,
-                    options: options, onStep: onStep, onBatch: onBatch))
+                    options: options, onStep: onStep, onMappingRanAsSQL: onMappingRanAsSQL, onBatch: onBatch))
             sourceSchema = destinationSchema
         }
         return totals
@@ -61,6 +64,7 @@ extension PostgreSQLMigrationSession {
         _ step: MigrationPlan.Step, index: Int, from source: (schema: String, model: ManagedObjectModel),
         to destination: (schema: String, model: ManagedObjectModel), metadata: StoreMetadata, options: MigrationOptions,
         onStep: (_ index: Int, _ counts: [(mapping: String, objects: Int)]) -> Void,
+        onMappingRanAsSQL: (_ index: Int, _ mapping: String) -> Void,
         onBatch: @escaping (Int) throws(MigrationError) -> Void
     ) throws -> Int {
         let sourceLocation = try PostgreSQLLocation(location.connectionString(schema: source.schema))
@@ -98,7 +102,7 @@ extension PostgreSQLMigrationSession {
                 batchSize: options.batchSize, keepsKeys: keepsKeys,
                 carriedKeys: keepsKeys
                     ? store.schema.carriedKeys(of: step.mappings, largestKeys: largest, into: layout) : [:],
-                onBatch: onBatch)
+                bulkSourceSchema: options.compilesMappingsToSQL ? source.schema : nil, onBatch: onBatch)
             var counts: [(mapping: String, objects: Int)] = []
             for pass in step.mappings {
                 for mapping in pass.ordering(in: destination.model).entityMappings
@@ -110,6 +114,7 @@ extension PostgreSQLMigrationSession {
             onStep(index, counts)
             try MappingRunner(policies: options.policies).run(step.mappings, manager: engine)
             try engine.finish()
+            for mapping in engine.mappingsRunAsSQL { onMappingRanAsSQL(index, mapping) }
             for index in uniqueIndexes {
                 if let check = constraints[index.name] {
                     // PostgreSQL's SUM of counts is numeric: cast back to bigint.

@@ -118,6 +118,37 @@ package struct AssociationRuns {
         return finished
     }
 
+    /// Records that `count` consecutive source keys became `count` consecutive destination keys
+    /// under a mapping: what `count` calls of
+    /// ``associate(sourceEntity:sourceKey:destinationEntity:destinationKey:mapping:)`` with
+    /// `sourceStart + i` and `destinationStart + i` record, the same runs in the same order, a run
+    /// at a time instead of a key at a time.
+    ///
+    /// - Returns: The runs those calls would have finished, in order.
+    /// - Complexity: O(`count` ÷ ``runLimit``).
+    package mutating func associateRange(
+        sourceEntity: String, sourceStart: Int64, destinationEntity: String, destinationStart: Int64, count: Int64,
+        mapping: String
+    ) -> [Run] {
+        var finished: [Run] = []
+        var done: Int64 = 0
+        while done < count {
+            if let run = associate(
+                sourceEntity: sourceEntity, sourceKey: sourceStart + done, destinationEntity: destinationEntity,
+                destinationKey: destinationStart + done, mapping: mapping)
+            {
+                finished.append(run)
+            }
+            done += 1
+            // The rest of this run's room, taken at once: each of those calls would extend it.
+            guard let slot = open.firstIndex(where: { $0.mapping == mapping }) else { continue }
+            let extended = min(count - done, Self.runLimit - open[slot].count)
+            open[slot].count += extended
+            done += extended
+        }
+        return finished
+    }
+
     /// Finishes every open run and returns them in the order they were opened, for writing.
     package mutating func finishAll() -> [Run] {
         let runs = open

@@ -90,6 +90,31 @@ package final class AssociationTable: MigrationAssociationStorage {
         try append(run)
     }
 
+    /// Records that `count` consecutive source keys became `count` consecutive destination keys
+    /// under a mapping, as that many calls of
+    /// ``associate(sourceEntity:sourceKey:destinationEntity:destinationKey:mapping:)`` would.
+    ///
+    /// - Throws: The database's error when gathered runs cannot be written.
+    /// - Complexity: O(`count` ÷ ``AssociationRuns/runLimit``).
+    package func associateRange(
+        sourceEntity: String, sourceStart: Int64, destinationEntity: String, destinationStart: Int64, count: Int64,
+        mapping: String
+    ) throws {
+        // In chunks of at most a flush of runs, so that memory stays bounded by the flush limit.
+        let chunk = AssociationRuns.runLimit * Int64(flushLimit)
+        var done: Int64 = 0
+        while done < count {
+            let size = min(chunk, count - done)
+            for run in runs.associateRange(
+                sourceEntity: sourceEntity, sourceStart: sourceStart + done, destinationEntity: destinationEntity,
+                destinationStart: destinationStart + done, count: size, mapping: mapping)
+            {
+                try append(run)
+            }
+            done += size
+        }
+    }
+
     /// Writes every run, the open ones too.
     ///
     /// - Throws: The database's error when they cannot be written.

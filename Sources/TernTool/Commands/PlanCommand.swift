@@ -93,7 +93,7 @@ struct PlanCommand: Command {
             throw CommandFailure("cannot read the store at \(store.displayName): \(StoreFile.message(of: error))")
         }
         let failure = Self.failure(of: plan, model: model)
-        let runsSQL = (try? store.kind()) == .sqlite
+        let runsSQL = [.sqlite, .postgres].contains(try? store.kind())
         let forecasts = plan.steps.map { Self.sqlForecast(of: $0, model: model, storeRunsSQL: runsSQL) }
         guard json else {
             if let failure { throw failure }
@@ -127,7 +127,8 @@ struct PlanCommand: Command {
     /// - Parameters:
     ///   - step: The step.
     ///   - model: The versions.
-    ///   - storeRunsSQL: Whether the store is a SQLite file (the stores that compile mappings to SQL).
+    ///   - storeRunsSQL: Whether the store is a SQLite file or a PostgreSQL store (the stores that
+    ///     compile mappings to SQL).
     static func sqlForecast(of step: MigrationPlan.Step, model: VersionedModel, storeRunsSQL: Bool)
         -> [(mapping: String, reason: String?)]?
     {
@@ -141,7 +142,7 @@ struct PlanCommand: Command {
             return nil
         }
         guard storeRunsSQL else {
-            return forecast.map { ($0.mapping, "only SQLite stores run mappings as SQL") }
+            return forecast.map { ($0.mapping, "only SQLite and PostgreSQL stores run mappings as SQL") }
         }
         return forecast
     }

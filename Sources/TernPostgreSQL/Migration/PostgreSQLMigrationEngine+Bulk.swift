@@ -1,0 +1,252 @@
+import Foundation
+import TernCore
+import TernMigration
+import TernRelational
+
+extension PostgreSQLMigrationEngine: BulkMappingEngine {
+    /// Runs stage 1 of a mapping as one `INSERT … SELECT` from the source schema of the same
+    /// database, then records its associations from the source keys, in a savepoint: a row the
+    /// statement cannot handle as Swift does rolls it back, and the mapping runs in Swift (see
+    /// `docs/MappingsAsSQL.md`).
+    ///
+    /// - Complexity: One statement over the source rows, and one read of their keys in pages.
+    func createDestinationInstancesInBulk(_ bulk: BulkMapping) throws(MigrationError) -> Bool {
+        guard let sourceSchema = bulkSourceSchema, !keepsKeys else { return false }
+        try flush()
+        try throwPending()
+        let plan = try insertPlan(of: bulk.destinationEntity)
+        guard plan.unfitDefaults.isEmpty else { return false }
+        let (layout, sourceColumns) = try Self.storeWork {
+            let layout = try source.schema.entity(named: bulk.sourceEntity)
+            var columns: [String: String] = [:]
+            for column in layout.attributes { columns[column.name] = column.column }
+            return (layout, columns)
+        }
+        var values: [SQL] = []
+        var needsFallback = false
+        for slot in plan.columns.indices.dropFirst(3) {
+            guard let column = plan.columns[slot] else { return false }
+            if let value = bulk.attributes.first(where: { $0.name == column.name })?.value {
+                guard let rendered = PostgreSQLBulkSQL.render(value, columns: sourceColumns) else { return false }
+                values.append(rendered.sql)
+                needsFallback = needsFallback || rendered.mayFallBack
+            } else {
+                values.append("\(plan.defaults[slot])")
+            }
+        }
+        let destination = self.destination
+        if needsFallback, !hasBulkFallbackFunction {
+            try Self.storeWork { try destination.execute(PostgreSQLBulkSQL.fallbackFunction) }
+            hasBulkFallbackFunction = true
+        }
+        let base = lastKeys[plan.layout.table] ?? 0
+        let filter = layout.rowFilter(includingSubentities: false, alias: "s")
+        let sourceTable: SQL = "\(.identifier(sourceSchema)).\(.identifier(layout.table))"
+        let keys = try Self.storeWork {
+            try reader.fetchOne(
+                "SELECT COUNT(*), MIN(s.\"Z_PK\"), MAX(s.\"Z_PK\") FROM \(.identifier(layout.table)) AS s WHERE \(filter)"
+            )
+        }
+        let (count, first, last) = (keys?[0].int64 ?? 0, keys?[1].int64 ?? 0, keys?[2].int64 ?? 0)
+        // Keys as the Swift path gives them, `base + 1, base + 2, …` in source key order. When the
+        // source keys have no gap, that is the source key plus an offset, so the server reads the
+        // table in any order and sorts nothing; otherwise `row_number()` over the key order.
+        let (offset, overflows) = (base + 1).subtractingReportingOverflow(first)
+        let isDense = count > 0 && !overflows && last - first + 1 == count
+        let key: SQL = isDense ? "s.\"Z_PK\" + \(offset)" : "\(base) + row_number() OVER (ORDER BY s.\"Z_PK\")"
+        var insert = SQL(unsafeSQL: "INSERT INTO \(SQL.quoted(plan.layout.table)) (")
+        insert.append(SQL(unsafeSQL: plan.columnNames.map(SQL.quoted).joined(separator: ", ") + ") SELECT "))
+        insert.append(key + ", \(plan.defaults[1]), 1")
+        for value in values { insert.append(", " + value) }
+        insert.append(" FROM \(sourceTable) AS s WHERE \(filter)")
+        if !isDense { insert.append(" ORDER BY s.\"Z_PK\"") }
+        if Task.isCancelled {
+            throw MigrationError(.cancelled, "The migration was cancelled; the store is unchanged")
+        }
+        try Self.storeWork { try destination.execute("SAVEPOINT tern_bulk") }
+        do {
+            try destination.execute(insert)
+        } catch {
+            try Self.storeWork {
+                try destination.execute("ROLLBACK TO SAVEPOINT tern_bulk")
+                try destination.execute("RELEASE SAVEPOINT tern_bulk")
+            }
+            if error.message.contains(PostgreSQLBulkSQL.fallbackMessage) { return false }
+            throw Self.storeFailure(error)
+        }
+        try Self.storeWork { try destination.execute("RELEASE SAVEPOINT tern_bulk") }
+        lastKeys[plan.layout.table] = base + count
+        try associate(bulk, source: layout, filter: filter, base: base, count: count, dense: isDense ? first : nil)
+        mappingsRunAsSQL.append(bulk.mapping.name)
+        try onBatch(Int(count))
+        return true
+    }
+
+    /// Records the associations the Swift path would make, source key after source key: the
+    /// source keys' islands of consecutive keys, each one range of associations, read a page of
+    /// keys at a time (one range when the keys have no gap).
+    private func associate(
+        _ bulk: BulkMapping, source layout: EntityLayout, filter: SQL, base: Int64, count: Int64, dense first: Int64?
+    ) throws(MigrationError) {
+        let (sourceEntity, destinationEntity, mapping) = (bulk.sourceEntity, bulk.destinationEntity, bulk.mapping.name)
+        let associations = self.associations
+        if let first {
+            try Self.storeWork {
+                try associations.associateRange(
+                    sourceEntity: sourceEntity, sourceStart: first, destinationEntity: destinationEntity,
+                    destinationStart: base + 1, count: count, mapping: mapping)
+            }
+            return
+        }
+        var key = base
+        var last = Int64.min
+        while true {
+            // The islands of one page of keys: (first key, length, the page's last key).
+            let islands = try Self.storeWork {
+                try reader.fetchAll(
+                    """
+                    SELECT MIN(k), COUNT(*), MAX(MAX(k)) OVER () FROM (SELECT k, k - row_number() OVER (ORDER BY k) AS g \
+                    FROM (SELECT s."Z_PK" AS k FROM \(.identifier(layout.table)) AS s WHERE \(filter) AND s."Z_PK" > \(last) \
+                    ORDER BY s."Z_PK" LIMIT \(Self.keyPageSize)) AS page) AS numbered GROUP BY g ORDER BY 1
+                    """)
+            }
+            var read: Int64 = 0
+            for island in islands {
+                let (start, length) = (island[0].int64 ?? 0, island[1].int64 ?? 0)
+                try Self.storeWork {
+                    try associations.associateRange(
+                        sourceEntity: sourceEntity, sourceStart: start, destinationEntity: destinationEntity,
+                        destinationStart: key + 1, count: length, mapping: mapping)
+                }
+                key += length
+                read += length
+            }
+            guard read == Self.keyPageSize, let next = islands.last?[2].int64 else { break }
+            last = next
+        }
+        guard key == base + count else {
+            throw MigrationError(
+                .storeFailure,
+                "The source table \(layout.table) changed while it was migrated; run the migration again",
+                entity: sourceEntity)
+        }
+    }
+
+    /// How many source keys one read of a bulk mapping's associations takes.
+    private static var keyPageSize: Int64 { 65_536 }
+}
+
+/// The PostgreSQL text of a ``TernMigration/BulkMapping/Value``. The store's columns are typed
+/// (integers and Booleans `bigint`, dates and doubles `double precision`, strings `text`), so a
+/// value reads as Swift reads it; only `formatDate` outside the dates `DatePattern` formats calls
+/// ``fallbackFunction``, which fails the statement so that the mapping runs in Swift.
+enum PostgreSQLBulkSQL {
+    /// The message of the fallback function's failure.
+    static let fallbackMessage = "tern: this row needs the Swift path"
+
+    /// Creates the fallback function in the session's temporary schema: it lasts as long as the
+    /// connection and is seen by no other. Volatile, so that the server never calls it ahead of
+    /// the row that needs it.
+    static let fallbackFunction: SQL = SQL(
+        unsafeSQL: """
+            CREATE OR REPLACE FUNCTION pg_temp.tern_bulk_fallback(anyelement) RETURNS anyelement \
+            LANGUAGE plpgsql VOLATILE AS $$ BEGIN RAISE EXCEPTION '\(fallbackMessage)'; END $$
+            """)
+
+    /// The seconds from 1970 to 2001, where Core Data's dates count from.
+    private static let referenceOffset: Int64 = 978_307_200
+    /// The whole seconds since 1970 of 1583-01-01 and 9999-12-31 23:59:59 UTC: the dates
+    /// `DatePattern` formats (outside them Swift uses `DateFormatter`'s calendar).
+    private static let formattedRange: ClosedRange<Int64> = -12_212_553_600...253_402_300_799
+
+    /// The SQL of a value over the source table aliased `s`, and whether it may call the fallback
+    /// function; nil when a column is missing or a literal has no exact form.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - columns: The source column of each source attribute.
+    static func render(_ value: BulkMapping.Value, columns: [String: String]) -> (sql: SQL, mayFallBack: Bool)? {
+        switch value {
+        case .literal(let literal):
+            guard let literal, let type = value.type else { return ("NULL", false) }
+            if case .double(let number) = literal, !number.isFinite { return nil }
+            guard let stored = literal.postgreSQLValue(for: type) else { return nil }
+            return ("CAST(\(stored) AS " + SQL(unsafeSQL: Connection.columnType(of: type)) + ")", false)
+        case .attribute(let name, let type):
+            guard let column = columns[name] else { return nil }
+            let c: SQL = "s.\(.identifier(column))"
+            // A Boolean reads as a nonzero integer and is written as 1 or 0.
+            return (type == .boolean ? "CAST((" + c + " <> 0) AS integer)" : c, false)
+        case .timeInterval(let date):
+            guard let inner = render(date, columns: columns) else { return nil }
+            return ("CAST(" + inner.sql + " AS double precision)", inner.mayFallBack)
+        case .formatDate(let date, let format):
+            guard case .attribute(let name, _) = date, let column = columns[name],
+                let pattern = toCharFormat(strftime: format)
+            else { return nil }
+            let c: SQL = "s.\(.identifier(column))"
+            // As DatePattern computes fields: milliseconds since 1970 as a double, days by floor
+            // division, then whole milliseconds of the day ÷ 1000, all in IEEE doubles as Swift.
+            let milliseconds: SQL = "((" + c + " + \(Double(referenceOffset))) * 1000.0)"
+            let days: SQL = "floor(" + milliseconds + " / 86400000.0)"
+            let seconds: SQL =
+                "(CAST(" + days + " AS bigint) * 86400 + CAST(trunc(" + milliseconds + " - " + days
+                + " * 86400000.0) AS bigint) / 1000)"
+            let fallback: SQL = "pg_temp.tern_bulk_fallback(CAST(NULL AS text))"
+            // The seconds since 2001 of the formatted range, a day wider: NaN and infinities fail
+            // both comparisons and go to Swift before any cast.
+            let (low, high) = (
+                Double(formattedRange.lowerBound - referenceOffset - 86_400),
+                Double(formattedRange.upperBound - referenceOffset + 86_400)
+            )
+            let timestamp: SQL = "(TIMESTAMP '1970-01-01 00:00:00' + " + seconds + " * INTERVAL '1 second')"
+            // DatePattern gives nil (Swift then uses DateFormatter) for a remainder outside the day.
+            let remainder: SQL = "(" + milliseconds + " - " + days + " * 86400000.0)"
+            let sql: SQL =
+                "(CASE WHEN " + c + " IS NULL THEN NULL WHEN " + c + " >= \(low) AND " + c + " <= \(high) THEN "
+                + "(CASE WHEN " + remainder + " >= 0 AND " + remainder + " < 86400000.0 AND " + seconds
+                + " BETWEEN \(formattedRange.lowerBound) AND \(formattedRange.upperBound) THEN to_char(" + timestamp
+                + ", \(pattern)) ELSE " + fallback + " END) ELSE " + fallback + " END)"
+            return (sql, true)
+        }
+    }
+
+    /// A `strftime` format of ``TernMigration/BulkMapping/Value/formatDate(_:strftime:)`` as
+    /// `to_char` writes it: `%Y` `YYYY`, `%m` `MM`, `%d` `DD`, `%H` `HH24`, `%M` `MI`, `%S` `SS`,
+    /// `%%` a percent sign, and all other text in double quotes (a quote or backslash in it
+    /// escaped with a backslash), so that none of it is read as a field; nil for another `%` field.
+    static func toCharFormat(strftime format: String) -> String? {
+        var result = ""
+        var literal = ""
+        func closeLiteral() {
+            guard !literal.isEmpty else { return }
+            result += "\"" + literal + "\""
+            literal = ""
+        }
+        var characters = format.makeIterator()
+        while let character = characters.next() {
+            guard character == "%" else {
+                if character == "\"" || character == "\\" { literal.append("\\") }
+                literal.append(character)
+                continue
+            }
+            let field: String
+            switch characters.next() {
+            case "%":
+                literal.append("%")
+                continue
+            case "Y": field = "YYYY"
+            case "m": field = "MM"
+            case "d": field = "DD"
+            case "H": field = "HH24"
+            case "M": field = "MI"
+            case "S": field = "SS"
+            default: return nil
+            }
+            closeLiteral()
+            result += field
+        }
+        closeLiteral()
+        return result
+    }
+}

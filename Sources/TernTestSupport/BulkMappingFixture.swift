@@ -1,0 +1,115 @@
+import Foundation
+public import TernCore
+
+/// The store and mapping that hold mappings compiled to SQL (#24) to the Swift path's results on
+/// every SQL store: a source entity with every type that has an SQL form, a two-pass mapping that
+/// formats dates, takes time intervals, widens integers and sets a relationship from the first
+/// pass's associations, and dates at the edges where SQL and Swift could disagree.
+///
+/// ```swift
+/// let rows = BulkMappingFixture.rows(dates: BulkMappingFixture.dates())
+/// let mapping = try StepMapping(jsonData: Data(BulkMappingFixture.mapping.utf8))
+/// ```
+public enum BulkMappingFixture {
+    /// `v1` (`Event`) and `v2` (`Printed` and `Stamp`, related one to one).
+    ///
+    /// - Throws: `TernError` if the model is invalid.
+    public static func model() throws -> VersionedModel {
+        try VersionedModel("Events") {
+            ModelVersion("v1") {
+                Entity("Event") {
+                    Attribute("id", .integer64)
+                    Attribute("name", .string)
+                    Attribute("stamp", .date)
+                    Attribute("flag", .boolean)
+                    Attribute("small", .integer16)
+                }
+            }
+            ModelVersion("v2") {
+                Entity("Printed") {
+                    Attribute("id", .integer64)
+                    Attribute("printed", .string)
+                    Attribute("seconds", .double)
+                    Attribute("name", .string)
+                    Attribute("flag", .boolean)
+                    Attribute("label", .string)
+                    Attribute("wide", .integer32)
+                    Attribute("ratio", .double)
+                    Attribute("kept", .string).default(.string("default"))
+                    Relationship("stamp", to: "Stamp", inverse: "printed")
+                }
+                Entity("Stamp") {
+                    Attribute("id", .integer64)
+                    Attribute("stamp", .date)
+                    Relationship("printed", to: "Printed", inverse: "stamp")
+                }
+            }
+        }
+    }
+
+    /// Two passes: the first compiles to SQL; the second too, and its relationship is set in
+    /// Swift from the first one's associations. The date format has literal text, a `%` and a
+    /// double quote, which `strftime` and `to_char` each need written their own way.
+    public static let mapping = #"""
+        {"source": "v1", "destination": "v2", "passes": [
+          {"name": "One", "entityMappings": [
+            {"name": "EventToPrinted", "kind": "transform", "source": "Event", "destination": "Printed",
+             "attributes": {"id": "$source.id", "name": "$source.name", "flag": "$source.flag",
+               "printed": "formatDate($source.stamp, \"yyyy-MM-dd'T'HH:mm:ss '100%' 'at' \\\"MM\\\"\")",
+               "seconds": "timeInterval($source.stamp)", "label": "\"fixed\"", "wide": "$source.small",
+               "ratio": "$source.id"}}]},
+          {"name": "Two", "entityMappings": [
+            {"name": "EventToStamp", "kind": "transform", "source": "Event", "destination": "Stamp",
+             "attributes": {"id": "$source.id", "stamp": "$source.stamp"},
+             "relationships": {"printed": "destinationInstances(\"EventToPrinted\", $source)"}},
+            {"kind": "remove", "source": "Event"}]}]}
+        """#
+
+    /// Dates at the edges the two paths could disagree on: before 1970, after 2038, a leap
+    /// second's neighbours, fractions just below a whole second, whole seconds (stored as integers).
+    public static let edgeDates: [Double] = [
+        0, 0.5, 0.9996, -0.0004, -0.9996, -1_000_000_000.25, -978_307_200, -978_307_200.001, 1_200_000_000.999_9,
+        2_200_000_000, 504_921_599, 504_921_599.999, 504_921_600, 504_921_600.000_1, 7_000_000_000.5,
+        -12_200_000_000, 252_000_000_000, 86_399.999_999, -86_400.000_001, 123.456_789_012,
+    ]
+
+    /// The edge dates, then `count` seeded random ones from 1600 to 9900 (whole seconds,
+    /// milliseconds and arbitrary fractions), then nil.
+    public static func dates(count: Int = 150) -> [Double?] {
+        var generator = SplitMix64(state: 24)
+        var dates: [Double?] = edgeDates
+        for _ in 0..<count {
+            let seconds = Double.random(in: -12_000_000_000...250_000_000_000, using: &generator)
+            switch Int.random(in: 0..<3, using: &generator) {
+            case 0: dates.append(seconds.rounded(.down))
+            case 1: dates.append((seconds * 1000).rounded(.down) / 1000)
+            default: dates.append(seconds)
+            }
+        }
+        dates.append(nil)
+        return dates
+    }
+
+    /// One `Event` row per date, with nil names and flags of both values.
+    ///
+    /// - Parameters:
+    ///   - dates: The `stamp` of each row.
+    ///   - denseFrom: Nil for gaps in the keys from the 71st row on (the destination keys and
+    ///     association runs must not follow them); otherwise the first of consecutive keys.
+    public static func rows(dates: [Double?], denseFrom: Int64? = nil) -> [StoreRow] {
+        dates.enumerated().map { index, date in
+            var attributes: [String: AttributeValue] = [
+                "id": .integer(Int64(index) * 7 - 20), "flag": .bool(index % 3 == 0),
+                "small": .integer(Int64(index * 1000 - 9000)),
+            ]
+            if index % 5 != 4 { attributes["name"] = .string("événement \(index)") }
+            if let date { attributes["stamp"] = .date(Date(timeIntervalSinceReferenceDate: date)) }
+            let key = denseFrom.map { $0 + Int64(index) } ?? Int64(index < 70 ? index + 1 : index * 3)
+            return StoreRow(
+                reference: RowReference(entityName: "Event", primaryKey: key), version: 1, attributes: attributes)
+        }
+    }
+
+    /// The text the mapping's first destination object gets: date 0 formatted.
+    public static let firstPrinted = "2001-01-01T00:00:00 100% at \"01\""
+}
