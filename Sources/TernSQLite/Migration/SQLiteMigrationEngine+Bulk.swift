@@ -113,20 +113,30 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
         }
         try Self.storeWork { try destination.execute("RELEASE tern_bulk") }
         plan.lastKey.value = base + Int64(count)
-        // The associations the Swift path would make, source key after source key.
-        var key = base
+        // The associations the Swift path would make, source key after source key: each island
+        // of consecutive source keys is one range of them.
         let associations = self.associations
         let (sourceEntity, destinationEntity, mapping) = (bulk.sourceEntity, bulk.destinationEntity, bulk.mapping.name)
+        var island: (start: Int64, count: Int64, destination: Int64)?
+        func record(_ island: (start: Int64, count: Int64, destination: Int64)) throws {
+            try associations.associateRange(
+                sourceEntity: sourceEntity, sourceStart: island.start, destinationEntity: destinationEntity,
+                destinationStart: island.destination, count: island.count, mapping: mapping)
+        }
         try Self.storeWork {
             try destination.forEachStatementRow(
                 "SELECT s.Z_PK FROM \(sourceTable) AS s WHERE \(filter) ORDER BY s.Z_PK"
             ) { row in
-                key += 1
-                try associations.associate(
-                    sourceEntity: sourceEntity, sourceKey: row.integer(at: 0) ?? 0,
-                    destinationEntity: destinationEntity,
-                    destinationKey: key, mapping: mapping)
+                let key = row.integer(at: 0) ?? 0
+                if let current = island, current.start &+ current.count == key {
+                    island?.count += 1
+                    return
+                }
+                let next = island.map { $0.destination + $0.count } ?? base + 1
+                if let island { try record(island) }
+                island = (key, 1, next)
             }
+            if let island { try record(island) }
         }
         mappingsRunAsSQL.append(mapping)
         try onBatch(count)
