@@ -161,8 +161,16 @@ extension PostgreSQLStore {
             data.append(
                 [.integer(row.reference.primaryKey), .integer(Int64(layout.number)), .integer(1)] + values.map(\.value))
         }
+        try copy(data, into: layout, columns: columns)
+    }
+
+    /// Loads rows into an entity's table with `COPY`.
+    ///
+    /// - Throws: ``/TernCore/TernError`` with code `constraintConflict` (naming no row: `COPY`
+    ///   cannot say which) when a uniqueness constraint would break; ``PostgreSQLError`` otherwise.
+    func copy(_ rows: [[DatabaseValue]], into layout: EntityLayout, columns: [String]) throws {
         do {
-            try connection.copy(into: layout.table, columns: columns, rows: data)
+            try connection.copy(into: layout.table, columns: columns, rows: rows)
         } catch {
             guard error.sqlState == "23505" else { throw error }
             throw TernError(.constraintConflict, "the save would break a uniqueness constraint", underlyingError: error)
