@@ -118,6 +118,53 @@ import Testing
         #expect(printed == Array(1...200))
     }
 
+    /// Lookups answer what the associations say, whether their runs are written, finished or
+    /// open, and whether or not the key lies within the written runs (a lookup outside them runs
+    /// no query).
+    @Test func lookupsAnswerFromWrittenFinishedAndOpenRuns() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try Connection(
+            path: directory.path("L.sqlite").path, configuration: SQLiteConfiguration(journalMode: .delete))
+        let table = try AssociationTable(connection: connection, flushLimit: 2)
+        var generator = SplitMix64(state: 7)
+        var made: [(mapping: String, source: Int64, destination: Int64)] = []
+        var next: [String: Int64] = ["A": 1, "B": 1_000]
+        func ref(_ entity: String, _ key: Int64) -> RowReference { RowReference(entityName: entity, primaryKey: key) }
+        func expectLookups(_ keys: ClosedRange<Int64>) throws {
+            for source in keys {
+                for mapping in ["A", "B"] {
+                    let expected = made.filter { $0.mapping == mapping && $0.source == source }.map {
+                        ref("Printed", $0.destination)
+                    }
+                    #expect(try table.destinations(of: ref("Event", source), mapping: mapping) == expected)
+                    for destination in expected {
+                        #expect(try table.sources(of: destination, mapping: mapping) == [ref("Event", source)])
+                    }
+                }
+            }
+        }
+        // A walk in key order, two mappings in turns, with gaps and a source that makes two objects.
+        var source: Int64 = 0
+        for step in 0..<400 {
+            source += Int64.random(in: 1...3, using: &generator)
+            for mapping in ["A", "B"] where step % 7 != 3 || mapping == "A" {
+                for _ in 0..<(source % 50 == 0 ? 2 : 1) {
+                    let destination = next[mapping, default: 1]
+                    next[mapping] = destination + Int64.random(in: 1...2, using: &generator)
+                    try table.associate(
+                        source: ref("Event", source), withDestination: ref("Printed", destination), mapping: mapping)
+                    made.append((mapping, source, destination))
+                }
+            }
+            // While the walk goes on: the current key (open runs), and earlier ones (written runs).
+            if step % 40 == 39 { try expectLookups(max(1, source - 90)...(source + 2)) }
+        }
+        try expectLookups(1...(source + 5))
+        try table.flush()
+        try expectLookups(1...(source + 5))
+        #expect(try connection.fetchValue("SELECT COUNT(*) FROM TERN_ASSOCIATION")?.int64 ?? 0 > 20)
+    }
+
     /// A range of associations (what a mapping run as SQL records) writes the rows that as many
     /// single associations write: the same runs, `ORD`, `SEQ` and freshness, also when the range
     /// continues an open run, when another mapping's associations come between, and when a

@@ -40,6 +40,13 @@ package final class AssociationTable: MigrationAssociationStorage {
     private var finished: [AssociationRuns.Run] = []
     /// How many runs were written: the `ORD` of the last one.
     private var written: Int64 = 0
+    /// The source keys the written runs span, by mapping and source entity: a lookup of a key
+    /// outside them needs no query (a walk in key order looks up keys above every written run).
+    private var writtenSources = KeySpans()
+    /// The source keys the written runs of any mapping span, by source entity.
+    private var writtenSourcesOfAnyMapping = KeySpans()
+    /// The destination keys the written runs span, by mapping and destination entity.
+    private var writtenDestinations = KeySpans()
 
     /// Creates the table (replacing one a failed attempt left) with its two indexes.
     ///
@@ -143,7 +150,11 @@ package final class AssociationTable: MigrationAssociationStorage {
             // each run was opened (not when it finished).
             try flush()
         }
-        var result = try connection.fetchAll(sql + #" ORDER BY "SEQ""#).map(rowReference)
+        let spans =
+            mapping.map { writtenSources.span(mapping: $0, entity: source.entityName) }
+            ?? writtenSourcesOfAnyMapping.span(mapping: "", entity: source.entityName)
+        var result =
+            spans?.contains(key) == true ? try connection.fetchAll(sql + #" ORDER BY "SEQ""#).map(rowReference) : []
         for run in finished where run.mapping == mapping {
             if let destination = run.destination(of: source) { result.append(destination) }
         }
@@ -157,13 +168,16 @@ package final class AssociationTable: MigrationAssociationStorage {
     /// - Complexity: One indexed query, plus the runs not yet written.
     package func sources(of destination: RowReference, mapping: String) throws -> [RowReference] {
         let key = destination.primaryKey
-        var result = try connection.fetchAll(
-            """
-            SELECT "SENT", "SSTART" + (\(key) - "DSTART") FROM "TERN_ASSOCIATION" WHERE "MAPPING" = \(mapping) \
-            AND "DENT" = \(destination.entityName) AND "DSTART" BETWEEN \(key - AssociationRuns.runLimit + 1) AND \(key) \
-            AND "DSTART" + "COUNT" > \(key) ORDER BY "ORD"
-            """
-        ).map(rowReference)
+        var result: [RowReference] = []
+        if writtenDestinations.span(mapping: mapping, entity: destination.entityName)?.contains(key) == true {
+            result = try connection.fetchAll(
+                """
+                SELECT "SENT", "SSTART" + (\(key) - "DSTART") FROM "TERN_ASSOCIATION" WHERE "MAPPING" = \(mapping) \
+                AND "DENT" = \(destination.entityName) AND "DSTART" BETWEEN \(key - AssociationRuns.runLimit + 1) \
+                AND \(key) AND "DSTART" + "COUNT" > \(key) ORDER BY "ORD"
+                """
+            ).map(rowReference)
+        }
         for run in finished where run.mapping == mapping {
             if let source = run.source(of: destination) { result.append(source) }
         }
@@ -253,6 +267,10 @@ package final class AssociationTable: MigrationAssociationStorage {
         guard !finished.isEmpty else { return }
         let rows = finished.map { run -> [DatabaseValue] in
             written += 1
+            writtenSources.include(run.sourceStart, count: run.count, mapping: run.mapping, entity: run.sourceEntity)
+            writtenSourcesOfAnyMapping.include(run.sourceStart, count: run.count, mapping: "", entity: run.sourceEntity)
+            writtenDestinations.include(
+                run.destinationStart, count: run.count, mapping: run.mapping, entity: run.destinationEntity)
             return [
                 .integer(written), .text(run.mapping), .text(run.sourceEntity), .integer(run.sourceStart),
                 .text(run.destinationEntity), .integer(run.destinationStart), .integer(run.count),
@@ -276,6 +294,28 @@ package final class AssociationTable: MigrationAssociationStorage {
         ).map { row in
             let start = row[0].int64 ?? 0
             return start..<(start + (row[1].int64 ?? 0))
+        }
+    }
+}
+
+/// The smallest and largest keys a set of runs covers, by mapping and entity.
+private struct KeySpans {
+    private var spans: [String: [String: ClosedRange<Int64>]] = [:]
+
+    /// The keys from the first to the last that runs of the mapping and entity cover, if any.
+    func span(mapping: String, entity: String) -> ClosedRange<Int64>? {
+        spans[mapping]?[entity]
+    }
+
+    /// Widens the span of a mapping and entity to a run's keys.
+    mutating func include(_ start: Int64, count: Int64, mapping: String, entity: String) {
+        guard count > 0 else { return }
+        let run = start...(start + count - 1)
+        if let span = spans[mapping]?[entity] {
+            spans[mapping, default: [:]][entity] =
+                min(span.lowerBound, run.lowerBound)...max(span.upperBound, run.upperBound)
+        } else {
+            spans[mapping, default: [:]][entity] = run
         }
     }
 }
