@@ -28,30 +28,7 @@ extension BinaryStoreFormat {
         for (entity, entityRows) in byEntity.sorted(by: { $0.key < $1.key }) {
             rows.append(entity)
             try rows.appendCount(entityRows.count)
-            for row in entityRows {
-                rows.append(row.reference.primaryKey)
-                rows.append(row.version)
-                try rows.appendCount(row.attributes.count)
-                for (name, value) in row.attributes.sorted(by: { $0.key < $1.key }) {
-                    rows.append(index(name))
-                    try append(value, to: &rows)
-                }
-                try rows.appendCount(row.toOne.count)
-                for (name, reference) in row.toOne.sorted(by: { $0.key < $1.key }) {
-                    rows.append(index(name))
-                    rows.append(index(reference.entityName))
-                    rows.append(reference.primaryKey)
-                }
-                try rows.appendCount(row.toMany.count)
-                for (name, references) in row.toMany.sorted(by: { $0.key < $1.key }) {
-                    rows.append(index(name))
-                    try rows.appendCount(references.count)
-                    for reference in references {
-                        rows.append(index(reference.entityName))
-                        rows.append(reference.primaryKey)
-                    }
-                }
-            }
+            for row in entityRows { try appendRow(row, to: &rows, index: index) }
         }
         let keys = contents.lastPrimaryKeys.sorted { $0.key < $1.key }.map { (index($0.key), $0.value) }
         var body = ByteWriter()
@@ -117,7 +94,80 @@ extension BinaryStoreFormat {
         return contents
     }
 
+    /// Appends one row: its key, version, non-nil attributes sorted by name, then its to-one
+    /// and to-many destinations sorted by relationship name.
+    ///
+    /// - Parameters:
+    ///   - row: The row.
+    ///   - writer: Where its bytes go.
+    ///   - index: The position of a name in the string table.
+    /// - Complexity: O(*v* log *v*) in the row's values and references.
+    static func appendRow(
+        _ row: StoreRow, to writer: inout ByteWriter, index: (String) throws(TernError) -> UInt32
+    ) throws(TernError) {
+        writer.append(row.reference.primaryKey)
+        writer.append(row.version)
+        try writer.appendCount(row.attributes.count)
+        for (name, value) in row.attributes.sorted(by: { $0.key < $1.key }) {
+            writer.append(try index(name))
+            try append(value, to: &writer)
+        }
+        try appendRelationships(toOne: row.toOne, toMany: row.toMany, to: &writer, index: index)
+    }
+
+    /// Appends one packed row as ``appendRow(_:to:index:)`` appends the same row as a
+    /// ``/TernCore/StoreRow``, byte for byte.
+    ///
+    /// - Parameters:
+    ///   - row: The row.
+    ///   - order: The row's attribute slots in the order of their names, with each name's
+    ///     position in the string table.
+    ///   - writer: Where its bytes go.
+    ///   - index: The position of a relationship or entity name in the string table.
+    /// - Complexity: O(*v*) in the row's values, plus sorting its relationships.
+    static func appendRow(
+        _ row: PackedRow, order: [(slot: Int, name: UInt32)], to writer: inout ByteWriter,
+        index: (String) throws(TernError) -> UInt32
+    ) throws(TernError) {
+        writer.append(row.reference.primaryKey)
+        writer.append(row.version)
+        let values = row.attributes.values
+        var present = 0
+        for (slot, _) in order where values.startIndex + slot < values.endIndex {
+            if values[values.startIndex + slot] != nil { present += 1 }
+        }
+        try writer.appendCount(present)
+        for (slot, name) in order where values.startIndex + slot < values.endIndex {
+            guard let value = values[values.startIndex + slot] else { continue }
+            writer.append(name)
+            try append(value, to: &writer)
+        }
+        try appendRelationships(toOne: row.toOne, toMany: row.toMany, to: &writer, index: index)
+    }
+
     // MARK: - Non public
+
+    /// Appends a row's to-one destinations, then its to-many ones, each sorted by name.
+    private static func appendRelationships(
+        toOne: [String: RowReference], toMany: [String: [RowReference]], to writer: inout ByteWriter,
+        index: (String) throws(TernError) -> UInt32
+    ) throws(TernError) {
+        try writer.appendCount(toOne.count)
+        for (name, reference) in toOne.sorted(by: { $0.key < $1.key }) {
+            writer.append(try index(name))
+            writer.append(try index(reference.entityName))
+            writer.append(reference.primaryKey)
+        }
+        try writer.appendCount(toMany.count)
+        for (name, references) in toMany.sorted(by: { $0.key < $1.key }) {
+            writer.append(try index(name))
+            try writer.appendCount(references.count)
+            for reference in references {
+                writer.append(try index(reference.entityName))
+                writer.append(reference.primaryKey)
+            }
+        }
+    }
 
     private static func append(_ value: AttributeValue, to writer: inout ByteWriter) throws(TernError) {
         switch value {
@@ -151,7 +201,7 @@ extension BinaryStoreFormat {
         }
     }
 
-    private static func readValue(_ reader: inout ByteReader) throws(TernError) -> AttributeValue {
+    static func readValue(_ reader: inout some BinaryInput) throws(TernError) -> AttributeValue {
         let tag = try reader.readByte()
         switch ValueTag(rawValue: tag) {
         case .integer: return .integer(try reader.readInt64())

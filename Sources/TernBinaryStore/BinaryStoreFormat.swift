@@ -43,17 +43,8 @@ public enum BinaryStoreFormat: AtomicStoreFormat {
     /// - Throws: ``/TernCore/TernError/Code/unwritableStore`` when a list or value is larger than 4 GiB.
     /// - Complexity: O(*n*) in the size of the store.
     public static func encode(_ contents: AtomicStoreContents) throws -> Data {
-        var dictionary = contents.metadata.propertyList
-        dictionary[StoreMetadata.Key.storeUUID] = .string(contents.metadata.uuid)
-        let header = BinaryPropertyList.encode(PropertyListValue.dictionary(dictionary).binaryPropertyListValue)
         let body = try encodeBody(contents)
-        var writer = ByteWriter()
-        for byte in magic { writer.append(byte) }
-        writer.append(formatVersion)
-        try writer.appendCount(header.count)
-        writer.append(header.withUnsafeBytes(crc32Checksum))
-        var file = writer.bytes
-        file.append(contentsOf: header)
+        var file = try header(contents.metadata).bytes
         var bodyPrefix = ByteWriter()
         bodyPrefix.append(UInt64(body.count))
         bodyPrefix.append(body.withUnsafeBytes(crc32Checksum))
@@ -134,8 +125,22 @@ public enum BinaryStoreFormat: AtomicStoreFormat {
 
     // MARK: - Non public
 
+    /// The magic, version and metadata header that start a file.
+    static func header(_ metadata: StoreMetadata) throws(TernError) -> ByteWriter {
+        var dictionary = metadata.propertyList
+        dictionary[StoreMetadata.Key.storeUUID] = .string(metadata.uuid)
+        let header = BinaryPropertyList.encode(PropertyListValue.dictionary(dictionary).binaryPropertyListValue)
+        var writer = ByteWriter()
+        for byte in magic { writer.append(byte) }
+        writer.append(formatVersion)
+        try writer.appendCount(header.count)
+        writer.append(header.withUnsafeBytes(crc32Checksum))
+        writer.append(contentsOf: header)
+        return writer
+    }
+
     /// Reads and checks the magic, version and metadata header.
-    private static func readHeader(_ reader: inout ByteReader) throws(TernError) -> StoreMetadata {
+    static func readHeader(_ reader: inout some BinaryInput) throws(TernError) -> StoreMetadata {
         guard reader.remaining >= magic.count,
             try Array(reader.readBytes(count: magic.count)) == magic
         else {

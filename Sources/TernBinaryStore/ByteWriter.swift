@@ -6,7 +6,28 @@ import TernCore
 struct ByteWriter {
     private(set) var bytes: [UInt8] = []
 
+    /// The number of bytes appended since the last ``removeAll()``.
+    var count: Int { bytes.count }
+
+    /// Calls `body` with the bytes, keeping its typed error.
+    func withBytes(_ body: (UnsafeRawBufferPointer) throws(TernError) -> Void) throws(TernError) {
+        var failure: TernError?
+        bytes.withUnsafeBytes { raw in
+            do throws(TernError) {
+                try body(raw)
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Forgets the bytes, keeping their room for the next ones.
+    mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+
     mutating func append(_ value: UInt8) { bytes.append(value) }
+
+    mutating func append(contentsOf data: some Sequence<UInt8>) { bytes.append(contentsOf: data) }
 
     mutating func append(_ value: UInt32) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }

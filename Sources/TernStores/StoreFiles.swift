@@ -193,6 +193,46 @@ public enum StoreFiles {
             store, to: url, kind: kind, isReadOnly: false, batchSize: batchSize, progress: progress)
     }
 
+    /// Copies the store file at `source` into a new store file of any type, as ``copy(_:to:kind:batchSize:progress:)``
+    /// does, without opening the copy: what `tern convert` runs.
+    ///
+    /// Between SQLite and binary stores the rows stream from file to file in batches, so memory
+    /// stays bounded by the batch even though a binary store, once opened, holds every row: a
+    /// binary source is read front to back (twice when the model has relationships) and its
+    /// checksum checked before the copy is moved into place. Other types go through the opened
+    /// source store.
+    ///
+    /// ```swift
+    /// let rows = try await StoreFiles.convert(storeAt: sqliteURL, to: binaryURL, kind: .binary)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - source: The store file; it is only read.
+    ///   - model: The model to read it with; nil for the one the store records.
+    ///   - destination: Where the new store goes; no file may exist there.
+    ///   - kind: The new store's type: ``/TernCore/StoreKind/sqlite``, ``/TernCore/StoreKind/binary`` or
+    ///     ``/TernCore/StoreKind/xml``.
+    ///   - batchSize: How many rows are read and written at a time.
+    ///   - progress: Counts the rows copied, if given.
+    /// - Returns: How many rows were copied.
+    /// - Throws: ``/TernCore/TernError/Code/unsupported`` when a file exists at `destination`; any error
+    ///   of reading or writing, after which nothing is left at `destination`.
+    /// - Complexity: O(*n*) in the number of rows; memory O(`batchSize`) between SQLite and binary stores.
+    public static func convert(
+        storeAt source: URL, model: ManagedObjectModel? = nil, to destination: URL, kind: StoreKind,
+        batchSize: Int = 500, progress: Progress? = nil
+    ) async throws -> Int64 {
+        let sourceKind = try self.kind(ofStoreAt: source)
+        if sourceKind == .binary, kind == .sqlite {
+            return try await StoreMigration.writeSQLite(
+                fromBinaryAt: source, model: try model ?? storedModel(at: source), to: destination,
+                batchSize: max(1, batchSize), progress: progress)
+        }
+        let store = try open(at: source, kind: sourceKind, model: model, isReadOnly: true)
+        return try await StoreMigration.write(
+            store, to: destination, kind: kind, batchSize: max(1, batchSize), progress: progress)
+    }
+
     /// Calls `body` with the rows of one entity (subentities not included), at most `size` at a
     /// time, in primary-key order. SQLite stores are read batch by batch.
     ///

@@ -5,15 +5,17 @@ struct ScenarioResult: Codable {
     var scenario: String
     var rows: Int
     var tern: SideResult
-    /// The C baseline's figures.
+    /// The baseline's figures: C for SQLite, `psql` for PostgreSQL.
     var baseline: SideResult
+    /// What the baseline is: `C` or `psql`.
+    var baselineName: String
     /// The `sqlite3` shell's figures, where the scenario has a shell baseline.
     var shell: SideResult?
     /// Tern time ÷ C baseline time (wall clock).
     var ratio: Double
     /// Tern time ÷ shell time (wall clock), where there is a shell baseline.
     var shellRatio: Double?
-    /// Which baseline was faster: `C` or `shell`.
+    /// Which baseline was faster: ``baselineName`` or `shell`.
     var fasterBaseline: String
     /// Tern CPU time ÷ baseline CPU time.
     var cpuRatio: Double
@@ -34,10 +36,11 @@ struct ScenarioResult: Codable {
         self.rows = rows
         self.tern = tern
         self.baseline = baseline
+        baselineName = scenario.needsPostgreSQL ? "psql" : "C"
         shell = sides.shell
         ratio = tern.seconds / max(baseline.seconds, 1e-9)
         shellRatio = sides.shell.map { tern.seconds / max($0.seconds, 1e-9) }
-        fasterBaseline = (sides.shell?.seconds ?? .infinity) < baseline.seconds ? "shell" : "C"
+        fasterBaseline = (sides.shell?.seconds ?? .infinity) < baseline.seconds ? "shell" : baselineName
         shellTargetRatio = scenario.shellTargetRatio
         if let target = scenario.shellTargetRatio, let shellRatio { shellTargetMet = shellRatio <= target }
         cpuRatio = tern.cpuSeconds / max(baseline.cpuSeconds, 1e-9)
@@ -132,7 +135,9 @@ struct BenchReport: Codable {
                 ]))
             for result in results {
                 let targets = [
-                    result.targetRatio.map { "C≤\(Self.format($0)) \(result.targetMet == true ? "met" : "MISSED")" },
+                    result.targetRatio.map {
+                        "\(result.baselineName)≤\(Self.format($0)) \(result.targetMet == true ? "met" : "MISSED")"
+                    },
                     result.shellTargetRatio.map {
                         "sh≤\(Self.format($0)) \(result.shellTargetMet.map { $0 ? "met" : "MISSED" } ?? "unmeasured")"
                     },

@@ -36,11 +36,7 @@ package enum DurableFile {
     ///   then untouched and the temporary file removed.
     /// - Complexity: O(*n*) in the size of `data`.
     package static func write(_ data: Data, to url: URL, replaced: () -> Void = {}) throws(TernError) {
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(temporaryPrefix(for: url) + UUID().uuidString)
-        let files = FileOperationsScope.current
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("create the temporary file", temporary) }
+        let (descriptor, temporary) = try createTemporaryFile(for: url)
         var renamed = false
         defer {
             if !renamed { unlink(temporary.path) }
@@ -51,15 +47,90 @@ package enum DurableFile {
             if stat(url.path, &existing) == 0 {
                 _ = fchmod(descriptor, existing.st_mode & 0o7777)
             }
-            try writeAll(data, to: descriptor, temporary, files)
-            guard files.synchronize(descriptor) == 0 else {
-                throw failure("flush the temporary file to disk", temporary)
+            var writeError: TernError?
+            data.withUnsafeBytes { buffer in
+                do throws(TernError) {
+                    try writeAll(buffer, to: descriptor, temporary)
+                } catch {
+                    writeError = error
+                }
             }
+            if let writeError { throw writeError }
+            try synchronize(descriptor, temporary)
         }
-        guard files.rename(temporary.path, url.path) == 0 else { throw failure("rename the temporary file over", url) }
+        try rename(temporary, to: url)
         renamed = true
         replaced()
-        try synchronizeDirectory(directory, files)
+        try synchronizeDirectory(of: url)
+    }
+
+    /// Creates an empty temporary file beside `url`, named with ``temporaryPrefix(for:)``, for
+    /// a writer that streams a file's contents before moving it into place.
+    ///
+    /// - Parameter url: The file the temporary one will become.
+    /// - Returns: The file's descriptor, open for writing (the caller closes it), and its location.
+    /// - Throws: ``TernError/Code/ioFailure`` when the file cannot be created.
+    package static func createTemporaryFile(for url: URL) throws(TernError) -> (descriptor: Int32, url: URL) {
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(temporaryPrefix(for: url) + UUID().uuidString)
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("create the temporary file", temporary) }
+        return (descriptor, temporary)
+    }
+
+    /// Writes every byte of `buffer` to a file, retrying short and interrupted writes, through
+    /// the task's ``FileOperationsScope``.
+    ///
+    /// - Parameters:
+    ///   - buffer: The bytes.
+    ///   - descriptor: The file, open for writing.
+    ///   - url: The file's location, for the error.
+    /// - Throws: ``TernError/Code/ioFailure`` when a write fails.
+    /// - Complexity: O(*n*) in the number of bytes.
+    package static func writeAll(_ buffer: UnsafeRawBufferPointer, to descriptor: Int32, _ url: URL) throws(TernError) {
+        let files = FileOperationsScope.current
+        var offset = 0
+        while offset < buffer.count {
+            guard let base = buffer.baseAddress else { break }
+            let written = files.write(descriptor, base + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure("write the temporary file", url)
+            }
+            offset += written
+        }
+    }
+
+    /// Flushes a file to disk through the task's ``FileOperationsScope``.
+    ///
+    /// - Throws: ``TernError/Code/ioFailure`` when the flush fails.
+    package static func synchronize(_ descriptor: Int32, _ url: URL) throws(TernError) {
+        guard FileOperationsScope.current.synchronize(descriptor) == 0 else {
+            throw failure("flush the temporary file to disk", url)
+        }
+    }
+
+    /// Renames a complete, flushed temporary file over `url`, through the task's
+    /// ``FileOperationsScope``; ``synchronizeDirectory(of:)`` then makes the rename durable.
+    ///
+    /// - Throws: ``TernError/Code/ioFailure`` when the rename fails.
+    package static func rename(_ temporary: URL, to url: URL) throws(TernError) {
+        guard FileOperationsScope.current.rename(temporary.path, url.path) == 0 else {
+            throw failure("rename the temporary file over", url)
+        }
+    }
+
+    /// Flushes the folder that holds `url` to disk, so that a rename into it survives a power cut.
+    ///
+    /// - Throws: ``TernError/Code/ioFailure`` when the folder cannot be opened or flushed.
+    package static func synchronizeDirectory(of url: URL) throws(TernError) {
+        let directory = url.deletingLastPathComponent()
+        let descriptor = open(directory.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("open the directory to flush it", directory) }
+        defer { close(descriptor) }
+        guard FileOperationsScope.current.synchronize(descriptor) == 0 else {
+            throw failure("flush the directory to disk", directory)
+        }
     }
 
     /// Deletes the temporary files a crash during ``write(_:to:)`` left beside a file.
@@ -83,32 +154,6 @@ package enum DurableFile {
     }
 
     // MARK: - Non public
-
-    private static func writeAll(
-        _ data: Data, to descriptor: Int32, _ url: URL, _ files: any FileOperations
-    ) throws(TernError) {
-        let failed: Bool = data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                guard let base = buffer.baseAddress else { return true }
-                let written = files.write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return true
-                }
-                offset += written
-            }
-            return false
-        }
-        if failed { throw failure("write the temporary file", url) }
-    }
-
-    private static func synchronizeDirectory(_ directory: URL, _ files: any FileOperations) throws(TernError) {
-        let descriptor = open(directory.path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("open the directory to flush it", directory) }
-        defer { close(descriptor) }
-        guard files.synchronize(descriptor) == 0 else { throw failure("flush the directory to disk", directory) }
-    }
 
     /// An error for the failed step, with the system's reason.
     private static func failure(_ step: String, _ url: URL) -> TernError {

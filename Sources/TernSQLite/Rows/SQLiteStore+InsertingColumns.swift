@@ -73,20 +73,72 @@ extension SQLiteStore {
         }
     }
 
+    /// Inserts rows of one entity that keep keys of their own (a conversion's, from another
+    /// store), batch by batch in one IMMEDIATE transaction, each row bound straight from its
+    /// values in column order as ``insertRows(entityName:author:contextName:batches:)`` binds
+    /// them. The rows point nowhere: relationships are set afterwards, by saving the rows as
+    /// updates. The root's `Z_MAX` is raised to the largest key. With ``recordsHistory`` or
+    /// global identifiers each batch is saved as rows, which records them.
+    ///
+    /// - Parameters:
+    ///   - entityName: A concrete entity.
+    ///   - source: The next batch with one key per row, nil at the end.
+    /// - Returns: How many rows were inserted.
+    /// - Throws: What ``insertRows(entityName:author:contextName:batches:)`` throws;
+    ///   ``/TernCore/TernError/Code/constraintConflict`` when a key is already taken.
+    /// - Complexity: O(*n* · *c*) for *n* rows of *c* columns.
+    package func insertRows(
+        entityName: String, keyedBatches source: sending @escaping () throws -> (keys: [Int64], rows: RowBatch)?
+    ) async throws -> Int {
+        try requireWritable()
+        var inserted = 0
+        guard !recordsHistory && !tracksGlobalIdentifiers else {
+            while let (keys, batch) = try source() {
+                let rows = zip(keys, batch.dictionaries).map { key, values in
+                    StoreRow(reference: RowReference(entityName: entityName, primaryKey: key), attributes: values)
+                }
+                _ = try save(StoreChangeSet(inserted: rows), identifiers: [:], inside: nil)
+                inserted += rows.count
+            }
+            return inserted
+        }
+        let plan = try insertPlan(forEntity: entityName)
+        var binding: (columns: [String], binding: ColumnBinding)?
+        var largest: Int64 = 0
+        _ = try insertingInOneTransaction { _ in
+            guard let (keys, batch) = try source() else {
+                if largest > 0 { try raisePrimaryKeyCounter(of: plan.layout, to: largest) }
+                return false
+            }
+            precondition(batch.isComplete && keys.count == batch.count, "a batch needs one key per complete row")
+            guard !batch.isEmpty else { return true }
+            if binding?.columns != batch.columns {
+                binding = (batch.columns, try ColumnBinding(columns: batch.columns, plan: plan))
+            }
+            guard let columns = binding?.binding else { return true }
+            try insert(batch, keys: keys, binding: columns, plan: plan)
+            largest = max(largest, keys.max() ?? 0)
+            inserted += batch.count
+            return true
+        }
+        return inserted
+    }
+
     // MARK: - Non public
 
     /// Binds each row of a batch into the entity's INSERT and runs it. `Z_ENT`, `Z_OPT` and the
     /// relationships (NULL: new rows point nowhere) are bound once; each row rebinds its key
     /// and every attribute.
-    private func insert(_ batch: RowBatch, keys: ClosedRange<Int64>, binding: ColumnBinding, plan: InsertPlan) throws {
+    private func insert(
+        _ batch: RowBatch, keys: some Collection<Int64>, binding: ColumnBinding, plan: InsertPlan
+    ) throws {
         let statement = try connection.preparedStatement(plan.text)
         defer { statement.reset() }
         try statement.bind(Int64(plan.layout.number), at: 2)
         try statement.bind(Int64(1), at: 3)
         let width = batch.columns.count
         try batch.values.withUnsafeBufferPointer { values in
-            var key = keys.lowerBound
-            for row in 0..<batch.count {
+            for (row, key) in zip(0..<batch.count, keys) {
                 try statement.bind(key, at: 1)
                 let start = row * width
                 for slot in binding.sources.indices {
@@ -106,7 +158,6 @@ extension SQLiteStore {
                     throw constraintConflict(error, of: RowReference(entityName: plan.layout.name, primaryKey: key))
                 }
                 statement.resetKeepingBindings()
-                key += 1
             }
         }
     }

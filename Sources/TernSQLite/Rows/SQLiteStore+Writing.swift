@@ -118,11 +118,15 @@ extension SQLiteStore {
             }
             if row.reference.primaryKey > largest[root] ?? 0 { largest[root] = row.reference.primaryKey }
         }
-        for (name, key) in largest {
-            let root = try schema.entity(named: name)
-            try connection.execute(
-                "UPDATE Z_PRIMARYKEY SET Z_MAX = \(key) WHERE Z_ENT = \(root.number) AND Z_MAX < \(key)")
-        }
+        for (name, key) in largest { try raisePrimaryKeyCounter(of: try schema.entity(named: name), to: key) }
+    }
+
+    /// Raises the `Z_MAX` of an entity's inheritance root to `key`, if it is lower. The caller
+    /// holds the transaction.
+    func raisePrimaryKeyCounter(of entity: EntityLayout, to key: Int64) throws {
+        let root = try schema.entity(named: entity.rootName)
+        try connection.execute(
+            "UPDATE Z_PRIMARYKEY SET Z_MAX = \(key) WHERE Z_ENT = \(root.number) AND Z_MAX < \(key)")
     }
 
     /// The change set to write: `changes` when no updated or deleted row's version moved on;

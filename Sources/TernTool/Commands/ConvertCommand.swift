@@ -79,20 +79,27 @@ struct ConvertCommand: Command {
         let count: Int
         let progress = Progress(totalUnitCount: 0)
         do {
-            let source = try file.open(model: model, isReadOnly: true)
             let bar = context.progressBar("converting", for: progress)
             defer { bar.finish() }
-            let copy =
-                try await target.isPostgreSQL
-                ? StoreFiles.copy(source, toPostgreSQL: destinationPath, progress: progress)
-                : StoreFiles.copy(source, to: destination, kind: kind.storeKind ?? .sqlite, progress: progress)
-            var total = 0
-            for entity in copy.model.entities where !entity.isAbstract {
-                var request = StoreFetchRequest(entityName: entity.name)
-                request.includesSubentities = false
-                total += try await copy.count(request)
+            if target.isPostgreSQL || file.isPostgreSQL {
+                let source = try file.open(model: model, isReadOnly: true)
+                let copy =
+                    try await target.isPostgreSQL
+                    ? StoreFiles.copy(source, toPostgreSQL: destinationPath, progress: progress)
+                    : StoreFiles.copy(source, to: destination, kind: kind.storeKind ?? .sqlite, progress: progress)
+                var total = 0
+                for entity in copy.model.entities where !entity.isAbstract {
+                    var request = StoreFetchRequest(entityName: entity.name)
+                    request.includesSubentities = false
+                    total += try await copy.count(request)
+                }
+                count = total
+            } else {
+                count = Int(
+                    try await StoreFiles.convert(
+                        storeAt: file.url, model: model, to: destination, kind: kind.storeKind ?? .sqlite,
+                        progress: progress))
             }
-            count = total
         } catch {
             throw CommandFailure(
                 "cannot convert \(file.displayName) to \(target.displayName): \(StoreFile.message(of: error))")
