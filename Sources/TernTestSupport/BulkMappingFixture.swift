@@ -112,4 +112,88 @@ public enum BulkMappingFixture {
 
     /// The text the mapping's first destination object gets: date 0 formatted.
     public static let firstPrinted = "2001-01-01T00:00:00 100% at \"01\""
+
+    // MARK: - Text, conversions and integer arithmetic
+
+    /// `v1` (`Item`) and `v2` (`Label`), for the text functions, conversions, `coalesce` and
+    /// integer arithmetic that run as SQL.
+    ///
+    /// - Throws: `TernError` if the model is invalid.
+    public static func textModel() throws -> VersionedModel {
+        try VersionedModel("Items") {
+            ModelVersion("v1") {
+                Entity("Item") {
+                    Attribute("id", .integer64)
+                    Attribute("name", .string)
+                    Attribute("count", .integer32)
+                    Attribute("flag", .boolean)
+                }
+            }
+            ModelVersion("v2") {
+                Entity("Label") {
+                    Attribute("id", .integer64)
+                    for name in ["lower", "upper", "trimmed", "text", "joined", "first"] { Attribute(name, .string) }
+                    for name in ["sum", "product", "negated", "difference", "flagNumber", "firstCount"] {
+                        Attribute(name, .integer64)
+                    }
+                    Attribute("ratio", .double)
+                    Attribute("flagRatio", .double)
+                }
+            }
+        }
+    }
+
+    /// One mapping from `Item` to `Label` with a form of each function that has one.
+    public static let textMapping = #"""
+        {"source": "v1", "destination": "v2", "entityMappings": [
+          {"name": "ItemToLabel", "kind": "transform", "source": "Item", "destination": "Label",
+           "attributes": {"id": "$source.id", "lower": "lowercase($source.name)", "upper": "uppercase($source.name)",
+             "trimmed": "trim($source.name)", "text": "string($source.id)",
+             "joined": "concat($source.name, \"/\", $source.count, \"/\", $source.flag)",
+             "first": "coalesce($source.name, string($source.flag), \"none\")",
+             "sum": "$source.id + $source.count", "product": "$source.count * 3", "negated": "-$source.id",
+             "difference": "$source.count - $source.id", "flagNumber": "integer($source.flag)",
+             "ratio": "double($source.count)", "flagRatio": "number($source.flag)",
+             "firstCount": "coalesce($source.count, 7)"}}]}
+        """#
+
+    /// Names where SQL and Swift could disagree: white space of every kind at the ends, letters
+    /// outside ASCII (which change case otherwise, or in more than one character), and text
+    /// that is empty.
+    public static let edgeNames = [
+        "Plain", "  Spaces  ", "\tTabs\n", "MiXeD 123 ,;!", "", " ", "\u{0B}\u{0C}\r x \r\n", "Émile", "straße",
+        "ﬁne", "İstanbul", "non-breaking\u{00A0}", "\u{2003}em space\u{2003}", "\u{85}next line", "ÀÉÎÕÜ",
+        "I", "i",
+    ]
+
+    /// `Item` rows: the edge names, then `count` seeded random ones of printable ASCII and white
+    /// space, some nil; counts and flags of every kind, some nil; ids far from overflow.
+    ///
+    /// - Parameters:
+    ///   - count: How many random names follow the edge ones.
+    ///   - includesNUL: Whether a name has a NUL inside (PostgreSQL text cannot hold one).
+    public static func textRows(count: Int = 120, includesNUL: Bool = true) -> [StoreRow] {
+        var generator = SplitMix64(state: 31)
+        var names: [String?] = edgeNames + (includesNUL ? ["NUL\u{0}inside"] : []) + [nil]
+        let alphabet = Array(" \t\n\u{0B}\u{0C}\r") + (32...126).compactMap { Unicode.Scalar($0).map(Character.init) }
+        for _ in 0..<count {
+            let length = Int.random(in: 0...12, using: &generator)
+            names.append(
+                String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }))
+        }
+        return names.enumerated().map { index, name in
+            var attributes: [String: AttributeValue] = [
+                "id": .integer(
+                    [0, 1, -1, 4_000_000_000_000_000_000, -4_000_000_000_000_000_000][index % 5] + Int64(index))
+            ]
+            if let name { attributes["name"] = .string(name) }
+            if index % 7 != 3 {
+                attributes["count"] = .integer([0, Int64(Int32.max), Int64(Int32.min), 42, -7][index % 5])
+            }
+            if index % 4 != 1 { attributes["flag"] = .bool(index % 3 == 0) }
+            return StoreRow(
+                reference: RowReference(entityName: "Item", primaryKey: Int64(index + 1)), version: 1,
+                attributes: attributes)
+        }
+    }
 }

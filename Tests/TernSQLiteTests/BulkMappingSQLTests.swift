@@ -9,31 +9,39 @@ import Testing
 /// Mappings compiled to one `INSERT … SELECT` (#24) give what the Swift path gives, value for
 /// value, and hand back to Swift every store the statement cannot migrate as Swift does.
 @Suite struct BulkMappingSQLTests {
-    /// Migrates a store of `rows` with mappings compiled to SQL or not; returns the rows of both
-    /// destination entities and the mappings that ran as SQL.
-    static func migrate(_ rows: [StoreRow], compiled: Bool) async throws -> (
-        printed: [StoreRow], stamps: [StoreRow], asSQL: [String]
-    ) {
-        let model = try BulkMappingFixture.model()
+    /// Migrates a store of `rows` with a mapping compiled to SQL or not; returns the rows of each
+    /// destination entity named and the mappings that ran as SQL.
+    static func migrate(
+        _ rows: [StoreRow], model: VersionedModel, mapping: String, entities: [String], compiled: Bool
+    ) async throws -> (rows: [[StoreRow]], asSQL: [String]) {
         let directory = try TemporaryDirectory()
-        let url = directory.path("Events.sqlite")
+        let url = directory.path("Store.sqlite")
         try await MigrationStores.make(at: url, model: model.versions[0].model, rows: rows)
         var options = MigrationOptions(batchSize: 16)
         options.compilesMappingsToSQL = compiled
         let recorder = EventRecorder()
         try await SQLiteStoreMigrator().migrateStore(
-            at: url, model: model, mappings: [try StepMapping(jsonData: Data(BulkMappingFixture.mapping.utf8))],
-            options: options,
+            at: url, model: model, mappings: [try StepMapping(jsonData: Data(mapping.utf8))], options: options,
             onEvent: { recorder.record($0) })
         let asSQL = recorder.events.compactMap { event -> String? in
             if case .entityMappingRanAsSQL(_, let name) = event { return name }
             return nil
         }
-        let v2 = model.versions[1].model
-        return (
-            try await MigrationStores.rows(of: "Printed", at: url, model: v2),
-            try await MigrationStores.rows(of: "Stamp", at: url, model: v2), asSQL
-        )
+        var result: [[StoreRow]] = []
+        for entity in entities {
+            result.append(try await MigrationStores.rows(of: entity, at: url, model: model.versions[1].model))
+        }
+        return (result, asSQL)
+    }
+
+    /// ``migrate(_:model:mapping:entities:compiled:)`` with the dates fixture.
+    static func migrate(_ rows: [StoreRow], compiled: Bool) async throws -> (
+        printed: [StoreRow], stamps: [StoreRow], asSQL: [String]
+    ) {
+        let result = try await migrate(
+            rows, model: BulkMappingFixture.model(), mapping: BulkMappingFixture.mapping,
+            entities: ["Printed", "Stamp"], compiled: compiled)
+        return (result.rows[0], result.rows[1], result.asSQL)
     }
 
     @Test func givesTheSwiftPathsRowsOverEdgeAndGeneratedDates() async throws {
@@ -69,5 +77,59 @@ import Testing
         #expect(bulk.asSQL.isEmpty)
         #expect(bulk.printed.map(\.attributes) == swift.printed.map(\.attributes))
         #expect(bulk.stamps.map(\.toOne) == swift.stamps.map(\.toOne))
+    }
+
+    /// Migrates a store of `Item` rows with the text mapping, compiled to SQL or not; returns the
+    /// `Label` rows and the mappings that ran as SQL.
+    static func migrateText(_ rows: [StoreRow], compiled: Bool) async throws -> (labels: [StoreRow], asSQL: [String]) {
+        let result = try await migrate(
+            rows, model: BulkMappingFixture.textModel(), mapping: BulkMappingFixture.textMapping, entities: ["Label"],
+            compiled: compiled)
+        return (result.rows[0], result.asSQL)
+    }
+
+    /// The text rows whose names SQL changes and trims as Swift does: ASCII without NUL.
+    static func asciiTextRows(count: Int = 120) -> [StoreRow] {
+        BulkMappingFixture.textRows(count: count).filter { row in
+            guard case .string(let name)? = row.attributes["name"] else { return true }
+            return name.unicodeScalars.allSatisfy { $0.isASCII && $0 != "\u{0}" }
+        }
+    }
+
+    @Test func textConversionsAndIntegerArithmeticGiveTheSwiftPathsRows() async throws {
+        let rows = Self.asciiTextRows()
+        let bulk = try await Self.migrateText(rows, compiled: true)
+        let swift = try await Self.migrateText(rows, compiled: false)
+        #expect(bulk.asSQL == ["ItemToLabel"])
+        #expect(swift.asSQL.isEmpty)
+        #expect(bulk.labels.count == rows.count && swift.labels.count == rows.count)
+        for (sql, expected) in zip(bulk.labels, swift.labels) {
+            #expect(sql.reference == expected.reference)
+            #expect(sql.attributes == expected.attributes, "\(expected.attributes["lower"] ?? nil)")
+        }
+        let trimmed = try #require(bulk.labels.first { $0.attributes["upper"] == .string("\u{0B}\u{0C}\r X \r\n") })
+        #expect(trimmed.attributes["trimmed"] == .string("x"))
+    }
+
+    @Test func textSQLCannotChangeAsSwiftDoesGoesBackToSwiftAndAnOverflowFailsAsInSwift() async throws {
+        // A name outside ASCII, or with a NUL, sends the mapping to Swift: the same rows.
+        for name in BulkMappingFixture.edgeNames.filter({ !$0.unicodeScalars.allSatisfy(\.isASCII) }) + ["a\u{0}b"] {
+            var rows = Self.asciiTextRows(count: 10)
+            rows[2].attributes["name"] = .string(name)
+            let bulk = try await Self.migrateText(rows, compiled: true)
+            #expect(bulk.asSQL.isEmpty, "\(name)")
+            #expect(
+                bulk.labels.map(\.attributes)
+                    == (try await Self.migrateText(rows, compiled: false)).labels.map(\.attributes))
+        }
+        // id + count and -id overflow: SQL hands the rows to Swift, which fails the migration.
+        for id in [Int64.max, .min] {
+            var rows = Self.asciiTextRows(count: 10)
+            rows[0].attributes["id"] = .integer(id)
+            rows[0].attributes["count"] = .integer(5)
+            await #expect(
+                performing: { try await Self.migrateText(rows, compiled: true) },
+                throws: { ($0 as? MigrationError)?.code == .evaluationFailed })
+        }
     }
 }

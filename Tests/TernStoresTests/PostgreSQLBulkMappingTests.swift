@@ -23,8 +23,11 @@ struct PostgreSQLBulkMappingTests {
     }
 
     /// Migrates a new PostgreSQL store of `rows` with mappings compiled to SQL or not.
-    static func migratePostgreSQL(_ rows: [StoreRow], compiled: Bool) async throws -> Result {
-        let model = try BulkMappingFixture.model()
+    static func migratePostgreSQL(
+        _ rows: [StoreRow], compiled: Bool, text: Bool = false
+    ) async throws -> Result {
+        let model = try text ? BulkMappingFixture.textModel() : BulkMappingFixture.model()
+        let mapping = text ? BulkMappingFixture.textMapping : BulkMappingFixture.mapping
         let url = try PostgreSQLTestServer.freshStoreURL(prefix: "bulk")
         defer { try? PostgreSQLStore.destroy(at: url) }
         do {
@@ -35,20 +38,21 @@ struct PostgreSQLBulkMappingTests {
         options.compilesMappingsToSQL = compiled
         let events = EventLog()
         _ = try await PostgreSQLMigrator().migrateStore(
-            at: url, model: model, mappings: [try StepMapping(jsonData: Data(BulkMappingFixture.mapping.utf8))],
+            at: url, model: model, mappings: [try StepMapping(jsonData: Data(mapping.utf8))],
             options: options, onEvent: { events.append($0) })
         let store = try PostgreSQLStore(url: url, model: model.versions[1].model, readOnly: true)
-        let printed = try await store.fetch(StoreFetchRequest(entityName: "Printed")).min {
-            $0.reference < $1.reference
-        }
+        let printed =
+            text
+            ? nil : try await store.fetch(StoreFetchRequest(entityName: "Printed")).min { $0.reference < $1.reference }
         return Result(
             contents: try await PostgreSQLMigrationTests.contents(of: store), asSQL: events.asSQL,
             firstPrinted: printed?.attributes["printed"])
     }
 
     /// Migrates a SQLite store of `rows` in Swift.
-    static func migrateSQLite(_ rows: [StoreRow]) async throws -> [String: [String]] {
-        let model = try BulkMappingFixture.model()
+    static func migrateSQLite(_ rows: [StoreRow], text: Bool = false) async throws -> [String: [String]] {
+        let model = try text ? BulkMappingFixture.textModel() : BulkMappingFixture.model()
+        let mapping = text ? BulkMappingFixture.textMapping : BulkMappingFixture.mapping
         let folder = try TemporaryDirectory()
         let url = folder.path("Events.sqlite")
         do {
@@ -58,7 +62,7 @@ struct PostgreSQLBulkMappingTests {
         var options = MigrationOptions(batchSize: 16)
         options.compilesMappingsToSQL = false
         _ = try await StoreMigrator().migrateStore(
-            at: .file(url), model: model, mappings: [try StepMapping(jsonData: Data(BulkMappingFixture.mapping.utf8))],
+            at: .file(url), model: model, mappings: [try StepMapping(jsonData: Data(mapping.utf8))],
             options: options)
         let store = try SQLiteStore(at: url, model: model.versions[1].model, configuration: .readOnly)
         return try await PostgreSQLMigrationTests.contents(of: store)
@@ -89,6 +93,30 @@ struct PostgreSQLBulkMappingTests {
         #expect(bulk.asSQL.isEmpty)
         #expect(bulk.contents == swift.contents)
         #expect(bulk.contents["Printed"]?.count == 3)
+    }
+
+    @Test func textConversionsAndIntegerArithmeticGiveTheSwiftPathsRows() async throws {
+        let all = BulkMappingFixture.textRows(includesNUL: false)
+        let ascii = all.filter { row in
+            guard case .string(let name)? = row.attributes["name"] else { return true }
+            return name.unicodeScalars.allSatisfy(\.isASCII)
+        }
+        let bulk = try await Self.migratePostgreSQL(ascii, compiled: true, text: true)
+        #expect(bulk.asSQL == ["ItemToLabel"])
+        #expect(bulk.contents["Label"]?.count == ascii.count)
+        #expect(bulk.contents == (try await Self.migratePostgreSQL(ascii, compiled: false, text: true)).contents)
+        #expect(try await Self.migrateSQLite(ascii, text: true) == bulk.contents)
+        // Names outside ASCII send the mapping to Swift: the same rows.
+        let mixed = try await Self.migratePostgreSQL(all, compiled: true, text: true)
+        #expect(mixed.asSQL.isEmpty)
+        #expect(try await Self.migrateSQLite(all, text: true) == mixed.contents)
+        // An overflow (SQLSTATE 22003) sends it to Swift too, which fails the migration.
+        var overflowing = ascii
+        overflowing[0].attributes["id"] = .integer(.max)
+        overflowing[0].attributes["count"] = .integer(5)
+        await #expect(
+            performing: { try await Self.migratePostgreSQL(overflowing, compiled: true, text: true) },
+            throws: { ($0 as? MigrationError)?.code == .evaluationFailed })
     }
 }
 

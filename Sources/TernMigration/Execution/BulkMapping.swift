@@ -11,7 +11,7 @@ package import TernCore
 /// ```swift
 /// switch BulkMapping.analyze(mapping, sourceModel: v1, destinationModel: v2) {
 /// case .success(let bulk): bulk.attributes        // [("id", .attribute("id", .integer64)), …]
-/// case .failure(let reason): print(reason.text)   // "printedDate: lowercase has no SQL form here"
+/// case .failure(let reason): print(reason.text)   // "createdAt: now() has no SQL form here"
 /// }
 /// ```
 package struct BulkMapping: Sendable {
@@ -25,17 +25,45 @@ package struct BulkMapping: Sendable {
         case formatDate(Value, strftime: String)
         /// `timeInterval(date)`: the seconds since 2001 as a double.
         case timeInterval(Value)
+        /// `lowercase(text)` or `uppercase(text)`: SQL maps ASCII letters alone, so text with any
+        /// other character goes back to Swift.
+        case changingCase(Value, uppercase: Bool)
+        /// `trim(text)`: the ASCII white space of `CharacterSet.whitespacesAndNewlines` (space, tab,
+        /// line feed, vertical tab, form feed, carriage return) off both ends; text with any other
+        /// character goes back to Swift, whose set has more.
+        case trim(Value)
+        /// `string(value)` of text, an integer (its decimal digits) or a Boolean (`true`, `false`).
+        case text(Value)
+        /// `concat(…)`: the text of each part (text, integers, Booleans), nil parts left out.
+        case concat([Value])
+        /// `coalesce(…)`: the first value that is not nil, all of one type.
+        case coalesce([Value], AttributeType?)
+        /// `integer(value)` of an integer or a Boolean (0 or 1).
+        case integer(Value)
+        /// `double(value)` of an integer or a Boolean, or `number(Boolean)`.
+        case double(Value)
+        /// `lhs + rhs`, `lhs - rhs` or `lhs * rhs` of integers; a result that does not fit in 64
+        /// bits goes back to Swift (which fails the migration as it would anyway).
+        case integerArithmetic(ValueExpression.ArithmeticOperator, Value, Value)
+        /// `-value` of an integer; `-Int64.min` goes back to Swift.
+        case negate(Value)
 
         /// The attribute type of the value; nil for NULL.
         package var type: AttributeType? {
             switch self {
             case .attribute(_, let type): type
             case .literal(let value): value.flatMap(BulkMapping.type(of:))
-            case .formatDate: .string
-            case .timeInterval: .double
+            case .formatDate, .changingCase, .trim, .text, .concat: .string
+            case .timeInterval, .double: .double
+            case .coalesce(_, let type): type
+            case .integer, .integerArithmetic, .negate: .integer64
             }
         }
     }
+
+    /// The white space of `CharacterSet.whitespacesAndNewlines` within ASCII, which a `trim`
+    /// in SQL takes off.
+    package static let asciiWhitespace = " \t\n\u{0B}\u{0C}\r"
 
     /// Why a mapping has no SQL form.
     package struct Reason: Error, Sendable, Equatable {
@@ -128,9 +156,60 @@ package struct BulkMapping: Sendable {
             guard let date = Self.value(of: arguments[0], source: source, in: model), case .attribute(_, .date) = date
             else { return nil }
             return .timeInterval(date)
+        case .negate(let operand):
+            guard let value = Self.value(of: operand, source: source, in: model), value.type?.isInteger == true
+            else { return nil }
+            return .negate(value)
+        case .arithmetic(let op, let lhs, let rhs) where op != .divide:
+            guard let left = Self.value(of: lhs, source: source, in: model),
+                let right = Self.value(of: rhs, source: source, in: model),
+                left.type?.isInteger == true, right.type?.isInteger == true
+            else { return nil }
+            return .integerArithmetic(op, left, right)
+        case .call(let function, let arguments):
+            let values = arguments.map { Self.value(of: $0, source: source, in: model) }
+            guard !values.isEmpty, values.allSatisfy({ $0 != nil }) else { return nil }
+            return Self.call(function, values.compactMap { $0 })
         default:
             return nil
         }
+    }
+
+    /// The SQL form of a call whose arguments all have one, or nil.
+    private static func call(_ function: ValueExpression.Function, _ arguments: [Value]) -> Value? {
+        let first = arguments[0]
+        let isText = first.type == .string || first.type == nil
+        switch function {
+        case .lowercase where arguments.count == 1 && isText: return .changingCase(first, uppercase: false)
+        case .uppercase where arguments.count == 1 && isText: return .changingCase(first, uppercase: true)
+        case .trim where arguments.count == 1 && isText: return .trim(first)
+        case .string where arguments.count == 1:
+            return Self.hasText(first) ? .text(first) : nil
+        case .concat:
+            return arguments.allSatisfy(Self.hasText) ? .concat(arguments) : nil
+        case .coalesce:
+            let types = Set(arguments.compactMap(\.type))
+            if types.count <= 1 { return .coalesce(arguments, types.first) }
+            return types.allSatisfy(\.isInteger) ? .coalesce(arguments, .integer64) : nil
+        case .integer where arguments.count == 1:
+            guard let type = first.type, type.isInteger || type == .boolean else { return nil }
+            return .integer(first)
+        case .double where arguments.count == 1:
+            guard let type = first.type, type.isInteger || type == .boolean else { return nil }
+            return .double(first)
+        case .number where arguments.count == 1:
+            guard let type = first.type else { return nil }
+            if type.isInteger || type == .double { return first }
+            return type == .boolean ? .double(first) : nil
+        default:
+            return nil
+        }
+    }
+
+    /// Whether a value's text is the same in SQL as in Swift: text, an integer, a Boolean or nil.
+    private static func hasText(_ value: Value) -> Bool {
+        guard let type = value.type else { return true }
+        return type == .string || type == .boolean || type.isInteger
     }
 
     /// The type of a literal that SQL stores as Swift does; nil for others.

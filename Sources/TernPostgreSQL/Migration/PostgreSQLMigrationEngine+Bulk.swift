@@ -71,7 +71,11 @@ extension PostgreSQLMigrationEngine: BulkMappingEngine {
                 try destination.execute("ROLLBACK TO SAVEPOINT tern_bulk")
                 try destination.execute("RELEASE SAVEPOINT tern_bulk")
             }
-            if error.message.contains(PostgreSQLBulkSQL.fallbackMessage) { return false }
+            if error.message.contains(PostgreSQLBulkSQL.fallbackMessage)
+                || error.sqlState == PostgreSQLBulkSQL.numericOutOfRange
+            {
+                return false
+            }
             throw Self.storeFailure(error)
         }
         try Self.storeWork { try destination.execute("RELEASE SAVEPOINT tern_bulk") }
@@ -177,9 +181,59 @@ enum PostgreSQLBulkSQL {
             let c: SQL = "s.\(.identifier(column))"
             // A Boolean reads as a nonzero integer and is written as 1 or 0.
             return (type == .boolean ? "CAST((" + c + " <> 0) AS integer)" : c, false)
-        case .timeInterval(let date):
+        case .timeInterval(let date), .double(let date):
             guard let inner = render(date, columns: columns) else { return nil }
             return ("CAST(" + inner.sql + " AS double precision)", inner.mayFallBack)
+        case .integer(let inner):
+            guard let operand = render(inner, columns: columns) else { return nil }
+            return ("CAST(" + operand.sql + " AS bigint)", operand.mayFallBack)
+        case .changingCase(let inner, let uppercase):
+            // translate() maps ASCII letters alone, whatever the database's locale (lower() would
+            // follow it: a Turkish one lowers I to ı); other text goes to Swift.
+            guard let text = render(inner, columns: columns) else { return nil }
+            let (from, to) = ("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+            let mapped: SQL =
+                "translate(" + text.sql + ", " + boundText(uppercase ? to : from) + ", "
+                + boundText(uppercase ? from : to) + ")"
+            return (asciiOnly(text.sql, then: mapped), true)
+        case .trim(let inner):
+            guard let text = render(inner, columns: columns) else { return nil }
+            let trimmed: SQL = "btrim(" + text.sql + ", " + boundText(BulkMapping.asciiWhitespace) + ")"
+            return (asciiOnly(text.sql, then: trimmed), true)
+        case .text(let inner):
+            return textSQL(inner, columns: columns)
+        case .concat(let parts):
+            var joined: SQL = "("
+            var mayFallBack = false
+            for (index, part) in parts.enumerated() {
+                guard let text = textSQL(part, columns: columns) else { return nil }
+                joined.append((index == 0 ? "" : " || ") + "COALESCE(" + text.sql + ", '')")
+                mayFallBack = mayFallBack || text.mayFallBack
+            }
+            return (joined + ")", mayFallBack)
+        case .coalesce(let arguments, _):
+            var rendered: [SQL] = []
+            var mayFallBack = false
+            for argument in arguments {
+                guard let sql = render(argument, columns: columns) else { return nil }
+                rendered.append(sql.sql)
+                mayFallBack = mayFallBack || sql.mayFallBack
+            }
+            guard let first = rendered.first else { return nil }
+            return ("COALESCE(" + rendered.dropFirst().reduce(first) { $0 + ", " + $1 } + ")", mayFallBack)
+        case .integerArithmetic(let op, let lhs, let rhs):
+            // bigint arithmetic that overflows fails the statement with SQLSTATE 22003, which
+            // sends the mapping to Swift.
+            guard let left = render(lhs, columns: columns), let right = render(rhs, columns: columns) else {
+                return nil
+            }
+            let sql: SQL =
+                "(CAST(" + left.sql + " AS bigint)" + SQL(unsafeSQL: " \(op.rawValue) ") + "CAST(" + right.sql
+                + " AS bigint))"
+            return (sql, left.mayFallBack || right.mayFallBack)
+        case .negate(let inner):
+            guard let operand = render(inner, columns: columns) else { return nil }
+            return ("(-CAST(" + operand.sql + " AS bigint))", operand.mayFallBack)
         case .formatDate(let date, let format):
             guard case .attribute(let name, _) = date, let column = columns[name],
                 let pattern = toCharFormat(strftime: format)
@@ -215,6 +269,39 @@ enum PostgreSQLBulkSQL {
     /// `to_char` writes it: `%Y` `YYYY`, `%m` `MM`, `%d` `DD`, `%H` `HH24`, `%M` `MI`, `%S` `SS`,
     /// `%%` a percent sign, and all other text in double quotes (a quote or backslash in it
     /// escaped with a backslash), so that none of it is read as a field; nil for another `%` field.
+    /// The SQLSTATE of a bigint result out of range, which sends a mapping to Swift.
+    static let numericOutOfRange = "22003"
+
+    /// A text value, bound.
+    private static func boundText(_ text: String) -> SQL {
+        "CAST(\(DatabaseValue.text(text)) AS text)"
+    }
+
+    /// `value` when `text` is ASCII, NULL for NULL, the fallback otherwise (PostgreSQL text
+    /// holds no NUL, so ASCII is one byte per character).
+    private static func asciiOnly(_ text: SQL, then value: SQL) -> SQL {
+        "(CASE WHEN octet_length(" + text + ") = char_length(" + text + ") THEN " + value + " WHEN " + text
+            + " IS NULL THEN NULL ELSE pg_temp.tern_bulk_fallback(CAST(NULL AS text)) END)"
+    }
+
+    /// The text of a value as Swift's `string()` gives it: text as is, an integer's digits, a
+    /// Boolean's `true` or `false`.
+    private static func textSQL(_ value: BulkMapping.Value, columns: [String: String]) -> (
+        sql: SQL, mayFallBack: Bool
+    )? {
+        guard let rendered = render(value, columns: columns) else { return nil }
+        switch value.type {
+        case .boolean?:
+            return ("(CASE " + rendered.sql + " WHEN 1 THEN 'true' WHEN 0 THEN 'false' END)", rendered.mayFallBack)
+        case .string?:
+            return rendered
+        case nil:
+            return ("CAST(" + rendered.sql + " AS text)", rendered.mayFallBack)
+        default:
+            return ("CAST(" + rendered.sql + " AS text)", rendered.mayFallBack)
+        }
+    }
+
     static func toCharFormat(strftime format: String) -> String? {
         var result = ""
         var literal = ""

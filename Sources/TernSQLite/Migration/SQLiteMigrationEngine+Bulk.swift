@@ -153,13 +153,38 @@ enum BulkSQL {
     /// `DatePattern` formats (outside them Swift uses `DateFormatter`'s calendar).
     private static let formattedRange: ClosedRange<Int64> = -12_212_553_600...253_402_300_799
 
+    /// The fallback call that fails the statement.
+    private static var fallback: SQL { SQL(unsafeSQL: Connection.bulkFallbackFunction + "()") }
+
+    /// Whether text is ASCII without NUL: `length` counts characters before the first NUL, so it
+    /// equals the byte count only then.
+    private static func ascii(_ text: SQL) -> SQL {
+        "length(CAST(" + text + " AS BLOB)) = length(" + text + ")"
+    }
+
+    /// An integer expression whose overflow (SQLite then gives a real) goes to Swift.
+    private static func integerChecked(_ expression: SQL) -> SQL {
+        "(CASE WHEN typeof(" + expression + ") IN ('integer', 'null') THEN " + expression + " ELSE " + fallback
+            + " END)"
+    }
+
+    /// The text of a value as Swift's `string()` gives it: text as is, an integer's digits, a
+    /// Boolean's `true` or `false`.
+    private static func textSQL(_ value: BulkMapping.Value, columns: [String: String]) -> SQL? {
+        guard let sql = render(value, columns: columns) else { return nil }
+        switch value.type {
+        case .boolean?: return "(CASE " + sql + " WHEN 1 THEN 'true' WHEN 0 THEN 'false' END)"
+        case .string?, nil: return sql
+        default: return "CAST(" + sql + " AS TEXT)"
+        }
+    }
+
     /// The SQL of a value over the source table aliased `s`, or nil when a column is missing.
     ///
     /// - Parameters:
     ///   - value: The value.
     ///   - columns: The source column of each source attribute.
     static func render(_ value: BulkMapping.Value, columns: [String: String]) -> SQL? {
-        let fallback = SQL(unsafeSQL: Connection.bulkFallbackFunction + "()")
         switch value {
         case .literal(let literal):
             guard let literal, let type = value.type else { return "NULL" }
@@ -179,9 +204,46 @@ enum BulkSQL {
             default:
                 return "(CASE WHEN typeof(" + c + ") IN ('integer', 'null') THEN " + c + " ELSE " + fallback + " END)"
             }
-        case .timeInterval(let date):
+        case .timeInterval(let date), .double(let date):
             guard let inner = render(date, columns: columns) else { return nil }
             return "CAST(" + inner + " AS REAL)"
+        case .integer(let inner):
+            return render(inner, columns: columns)
+        case .changingCase(let inner, let uppercase):
+            // SQLite's lower() and upper() map ASCII letters alone: other text goes to Swift.
+            guard let text = render(inner, columns: columns) else { return nil }
+            let mapped: SQL = SQL(unsafeSQL: uppercase ? "upper(" : "lower(") + text + ")"
+            return "(CASE WHEN " + ascii(text) + " THEN " + mapped + " WHEN " + text + " IS NULL THEN NULL ELSE "
+                + fallback + " END)"
+        case .trim(let inner):
+            guard let text = render(inner, columns: columns) else { return nil }
+            let characters: SQL = "\(DatabaseValue.text(BulkMapping.asciiWhitespace))"
+            let trimmed: SQL = "trim(" + text + ", " + characters + ")"
+            return "(CASE WHEN " + ascii(text) + " THEN " + trimmed + " WHEN " + text + " IS NULL THEN NULL ELSE "
+                + fallback + " END)"
+        case .text(let inner):
+            return textSQL(inner, columns: columns)
+        case .concat(let parts):
+            var joined: SQL = "("
+            for (index, part) in parts.enumerated() {
+                guard let text = textSQL(part, columns: columns) else { return nil }
+                joined.append((index == 0 ? "" : " || ") + "COALESCE(" + text + ", '')")
+            }
+            return joined + ")"
+        case .coalesce(let arguments, _):
+            let rendered = arguments.map { render($0, columns: columns) }
+            guard rendered.allSatisfy({ $0 != nil }) else { return nil }
+            let sql = rendered.compactMap { $0 }
+            guard sql.count > 1 else { return sql.first }
+            return "COALESCE(" + sql.dropFirst().reduce(sql[0]) { $0 + ", " + $1 } + ")"
+        case .integerArithmetic(let op, let lhs, let rhs):
+            guard let left = render(lhs, columns: columns), let right = render(rhs, columns: columns) else {
+                return nil
+            }
+            return integerChecked("(" + left + SQL(unsafeSQL: " \(op.rawValue) ") + right + ")")
+        case .negate(let inner):
+            guard let operand = render(inner, columns: columns) else { return nil }
+            return integerChecked("(-" + operand + ")")
         case .formatDate(let date, let format):
             guard case .attribute(let name, _) = date, let column = columns[name] else { return nil }
             let c: SQL = "s.\(.identifier(column))"
