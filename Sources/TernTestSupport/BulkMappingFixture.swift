@@ -127,6 +127,13 @@ public enum BulkMappingFixture {
                     Attribute("name", .string)
                     Attribute("count", .integer32)
                     Attribute("flag", .boolean)
+                    Relationship("owner", to: "Owner", inverse: "items")
+                }
+                Entity("Owner") {
+                    Attribute("name", .string)
+                    Attribute("rank", .integer16)
+                    Attribute("active", .boolean)
+                    Relationship("items", to: "Item", inverse: "owner").toMany()
                 }
             }
             ModelVersion("v2") {
@@ -138,12 +145,16 @@ public enum BulkMappingFixture {
                     }
                     Attribute("ratio", .double)
                     Attribute("flagRatio", .double)
+                    Attribute("ownerName", .string)
+                    Attribute("ownerRank", .integer64)
+                    Attribute("ownerActive", .boolean)
                 }
             }
         }
     }
 
-    /// One mapping from `Item` to `Label` with a form of each function that has one.
+    /// One mapping from `Item` to `Label` with a form of each function that has one, and
+    /// attributes of the item's owner read through the to-one relationship.
     public static let textMapping = #"""
         {"source": "v1", "destination": "v2", "entityMappings": [
           {"name": "ItemToLabel", "kind": "transform", "source": "Item", "destination": "Label",
@@ -154,7 +165,9 @@ public enum BulkMappingFixture {
              "sum": "$source.id + $source.count", "product": "$source.count * 3", "negated": "-$source.id",
              "difference": "$source.count - $source.id", "flagNumber": "integer($source.flag)",
              "ratio": "double($source.count)", "flagRatio": "number($source.flag)",
-             "firstCount": "coalesce($source.count, 7)"}}]}
+             "firstCount": "coalesce($source.count, 7)", "ownerName": "lowercase($source.owner.name)",
+             "ownerRank": "$source.owner.rank + 1", "ownerActive": "$source.owner.active"}},
+          {"kind": "remove", "source": "Owner"}]}
         """#
 
     /// Names where SQL and Swift could disagree: white space of every kind at the ends, letters
@@ -167,12 +180,16 @@ public enum BulkMappingFixture {
     ]
 
     /// `Item` rows: the edge names, then `count` seeded random ones of printable ASCII and white
-    /// space, some nil; counts and flags of every kind, some nil; ids far from overflow.
+    /// space, some nil; counts and flags of every kind, some nil; ids far from overflow; most
+    /// with an owner. The five `Owner` rows come last.
     ///
     /// - Parameters:
     ///   - count: How many random names follow the edge ones.
     ///   - includesNUL: Whether a name has a NUL inside (PostgreSQL text cannot hold one).
-    public static func textRows(count: Int = 120, includesNUL: Bool = true) -> [StoreRow] {
+    ///   - isKept: Which names the rows keep; the others' items are left out.
+    public static func textRows(
+        count: Int = 120, includesNUL: Bool = true, keepingNames isKept: (String) -> Bool = { _ in true }
+    ) -> [StoreRow] {
         var generator = SplitMix64(state: 31)
         var names: [String?] = edgeNames + (includesNUL ? ["NUL\u{0}inside"] : []) + [nil]
         let alphabet = Array(" \t\n\u{0B}\u{0C}\r") + (32...126).compactMap { Unicode.Scalar($0).map(Character.init) }
@@ -181,7 +198,8 @@ public enum BulkMappingFixture {
             names.append(
                 String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }))
         }
-        return names.enumerated().map { index, name in
+        names = names.filter { $0.map(isKept) ?? true }
+        let items = names.enumerated().map { index, name in
             var attributes: [String: AttributeValue] = [
                 "id": .integer(
                     [0, 1, -1, 4_000_000_000_000_000_000, -4_000_000_000_000_000_000][index % 5] + Int64(index))
@@ -191,9 +209,30 @@ public enum BulkMappingFixture {
                 attributes["count"] = .integer([0, Int64(Int32.max), Int64(Int32.min), 42, -7][index % 5])
             }
             if index % 4 != 1 { attributes["flag"] = .bool(index % 3 == 0) }
+            let owner =
+                index % 6 == 5 ? [:] : ["owner": RowReference(entityName: "Owner", primaryKey: Int64(index % 5 + 1))]
             return StoreRow(
                 reference: RowReference(entityName: "Item", primaryKey: Int64(index + 1)), version: 1,
-                attributes: attributes)
+                attributes: attributes, toOne: owner)
+        }
+        return items + ownerRows(of: items)
+    }
+
+    /// The five owners of the items, each with its items: ASCII names (one nil), ranks up to
+    /// `Int16.max`, activity of both kinds and none.
+    static func ownerRows(of items: [StoreRow]) -> [StoreRow] {
+        let names: [String?] = ["Ann", " Bob ", "cara", "DAN", nil]
+        let ranks: [Int64?] = [1, Int64(Int16.max), Int64(Int16.min), nil, 0]
+        let active: [Bool?] = [true, false, nil, true, false]
+        return (0..<5).map { index in
+            var attributes: [String: AttributeValue] = [:]
+            if let name = names[index] { attributes["name"] = .string(name) }
+            if let rank = ranks[index] { attributes["rank"] = .integer(rank) }
+            if let flag = active[index] { attributes["active"] = .bool(flag) }
+            let reference = RowReference(entityName: "Owner", primaryKey: Int64(index + 1))
+            return StoreRow(
+                reference: reference, version: 1, attributes: attributes,
+                toMany: ["items": items.filter { $0.toOne["owner"] == reference }.map(\.reference)])
         }
     }
 }

@@ -19,6 +19,9 @@ package struct BulkMapping: Sendable {
     package indirect enum Value: Sendable, Equatable {
         /// A stored attribute of the source entity, read from its column.
         case attribute(String, AttributeType)
+        /// `$source.relationship.attribute`: a stored attribute of a to-one relationship's
+        /// destination, read through a join on its key.
+        case relatedAttribute(relationship: String, attribute: String, AttributeType)
         /// A constant (nil for NULL).
         case literal(AttributeValue?)
         /// `formatDate(date, format)` with a format ``DatePattern`` writes, as a `strftime` format.
@@ -48,10 +51,23 @@ package struct BulkMapping: Sendable {
         /// `-value` of an integer; `-Int64.min` goes back to Swift.
         case negate(Value)
 
+        /// The to-one relationships the value reads through.
+        package var relationships: [String] {
+            switch self {
+            case .relatedAttribute(let relationship, _, _): [relationship]
+            case .attribute, .literal: []
+            case .formatDate(let value, _), .timeInterval(let value), .changingCase(let value, _), .trim(let value),
+                .text(let value), .integer(let value), .double(let value), .negate(let value):
+                value.relationships
+            case .concat(let values), .coalesce(let values, _): values.flatMap(\.relationships)
+            case .integerArithmetic(_, let lhs, let rhs): lhs.relationships + rhs.relationships
+            }
+        }
+
         /// The attribute type of the value; nil for NULL.
         package var type: AttributeType? {
             switch self {
-            case .attribute(_, let type): type
+            case .attribute(_, let type), .relatedAttribute(_, _, let type): type
             case .literal(let value): value.flatMap(BulkMapping.type(of:))
             case .formatDate, .changingCase, .trim, .text, .concat: .string
             case .timeInterval, .double: .double
@@ -139,11 +155,17 @@ package struct BulkMapping: Sendable {
     /// The SQL form of an expression, or nil.
     private static func value(of expression: ValueExpression, source: String, in model: ManagedObjectModel) -> Value? {
         switch expression {
-        case .source(let keyPath):
-            guard keyPath.count == 1, let attribute = model.attribute(named: keyPath[0], inEntity: source),
-                !attribute.isTransient, !attribute.isDerived, columnTypes.contains(attribute.type)
+        case .source(let keyPath) where keyPath.count == 1:
+            guard let attribute = model.attribute(named: keyPath[0], inEntity: source), Self.isColumn(attribute)
             else { return nil }
             return .attribute(attribute.name, attribute.type)
+        case .source(let keyPath) where keyPath.count == 2:
+            guard let relationship = model.relationship(named: keyPath[0], inEntity: source),
+                !relationship.isToMany, !relationship.isTransient,
+                let attribute = model.attribute(named: keyPath[1], inEntity: relationship.destinationEntityName),
+                Self.isColumn(attribute)
+            else { return nil }
+            return .relatedAttribute(relationship: relationship.name, attribute: attribute.name, attribute.type)
         case .literal(let value):
             guard let value else { return .literal(nil) }
             return type(of: value) == nil ? nil : .literal(value)
@@ -173,6 +195,11 @@ package struct BulkMapping: Sendable {
         default:
             return nil
         }
+    }
+
+    /// Whether an attribute is a stored column of a type SQL reads as Swift does.
+    private static func isColumn(_ attribute: AttributeDescription) -> Bool {
+        !attribute.isTransient && !attribute.isDerived && columnTypes.contains(attribute.type)
     }
 
     /// The SQL form of a call whose arguments all have one, or nil.

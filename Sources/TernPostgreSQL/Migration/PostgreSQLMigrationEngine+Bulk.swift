@@ -18,9 +18,10 @@ extension PostgreSQLMigrationEngine: BulkMappingEngine {
         guard plan.unfitDefaults.isEmpty else { return false }
         let (layout, sourceColumns) = try Self.storeWork {
             let layout = try source.schema.entity(named: bulk.sourceEntity)
-            var columns: [String: String] = [:]
-            for column in layout.attributes { columns[column.name] = column.column }
-            return (layout, columns)
+            return (layout, BulkSourceColumns(layout: layout, schema: source.schema))
+        }
+        guard let joins = sourceColumns.joinClause(for: bulk.attributes.map(\.value), schema: sourceSchema) else {
+            return false
         }
         var values: [SQL] = []
         var needsFallback = false
@@ -58,7 +59,7 @@ extension PostgreSQLMigrationEngine: BulkMappingEngine {
         insert.append(SQL(unsafeSQL: plan.columnNames.map(SQL.quoted).joined(separator: ", ") + ") SELECT "))
         insert.append(key + ", \(plan.defaults[1]), 1")
         for value in values { insert.append(", " + value) }
-        insert.append(" FROM \(sourceTable) AS s WHERE \(filter)")
+        insert.append(" FROM \(sourceTable) AS s" + joins + " WHERE \(filter)")
         if !isDense { insert.append(" ORDER BY s.\"Z_PK\"") }
         if Task.isCancelled {
             throw MigrationError(.cancelled, "The migration was cancelled; the store is unchanged")
@@ -169,7 +170,7 @@ enum PostgreSQLBulkSQL {
     /// - Parameters:
     ///   - value: The value.
     ///   - columns: The source column of each source attribute.
-    static func render(_ value: BulkMapping.Value, columns: [String: String]) -> (sql: SQL, mayFallBack: Bool)? {
+    static func render(_ value: BulkMapping.Value, columns: BulkSourceColumns) -> (sql: SQL, mayFallBack: Bool)? {
         switch value {
         case .literal(let literal):
             guard let literal, let type = value.type else { return ("NULL", false) }
@@ -177,10 +178,14 @@ enum PostgreSQLBulkSQL {
             guard let stored = literal.postgreSQLValue(for: type) else { return nil }
             return ("CAST(\(stored) AS " + SQL(unsafeSQL: Connection.columnType(of: type)) + ")", false)
         case .attribute(let name, let type):
-            guard let column = columns[name] else { return nil }
-            let c: SQL = "s.\(.identifier(column))"
-            // A Boolean reads as a nonzero integer and is written as 1 or 0.
-            return (type == .boolean ? "CAST((" + c + " <> 0) AS integer)" : c, false)
+            guard let column = columns.attributes[name] else { return nil }
+            return (typed("s.\(.identifier(column))", type), false)
+        case .relatedAttribute(let relationship, let attribute, let type):
+            let fallback: SQL =
+                "pg_temp.tern_bulk_fallback(CAST(NULL AS "
+                + SQL(unsafeSQL: type == .boolean ? "integer" : Connection.columnType(of: type)) + "))"
+            return columns.related(relationship, attribute: attribute, fallback: fallback) { typed($0, type) }
+                .map { ($0, true) }
         case .timeInterval(let date), .double(let date):
             guard let inner = render(date, columns: columns) else { return nil }
             return ("CAST(" + inner.sql + " AS double precision)", inner.mayFallBack)
@@ -235,7 +240,7 @@ enum PostgreSQLBulkSQL {
             guard let operand = render(inner, columns: columns) else { return nil }
             return ("(-CAST(" + operand.sql + " AS bigint))", operand.mayFallBack)
         case .formatDate(let date, let format):
-            guard case .attribute(let name, _) = date, let column = columns[name],
+            guard case .attribute(let name, _) = date, let column = columns.attributes[name],
                 let pattern = toCharFormat(strftime: format)
             else { return nil }
             let c: SQL = "s.\(.identifier(column))"
@@ -269,6 +274,12 @@ enum PostgreSQLBulkSQL {
     /// `to_char` writes it: `%Y` `YYYY`, `%m` `MM`, `%d` `DD`, `%H` `HH24`, `%M` `MI`, `%S` `SS`,
     /// `%%` a percent sign, and all other text in double quotes (a quote or backslash in it
     /// escaped with a backslash), so that none of it is read as a field; nil for another `%` field.
+    /// A column as the Swift reader reads it: a Boolean reads as a nonzero integer and is
+    /// written as 1 or 0.
+    private static func typed(_ c: SQL, _ type: AttributeType) -> SQL {
+        type == .boolean ? "CAST((" + c + " <> 0) AS integer)" : c
+    }
+
     /// The SQLSTATE of a bigint result out of range, which sends a mapping to Swift.
     static let numericOutOfRange = "22003"
 
@@ -286,7 +297,7 @@ enum PostgreSQLBulkSQL {
 
     /// The text of a value as Swift's `string()` gives it: text as is, an integer's digits, a
     /// Boolean's `true` or `false`.
-    private static func textSQL(_ value: BulkMapping.Value, columns: [String: String]) -> (
+    private static func textSQL(_ value: BulkMapping.Value, columns: BulkSourceColumns) -> (
         sql: SQL, mayFallBack: Bool
     )? {
         guard let rendered = render(value, columns: columns) else { return nil }

@@ -65,10 +65,14 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
         let (table, filter, sourceColumns) = try Self.storeWork {
             try store.assumeIsolated { store in
                 let layout = try store.schema.entity(named: bulk.sourceEntity)
-                var columns: [String: String] = [:]
-                for column in layout.attributes { columns[column.name] = column.column }
-                return (layout.table, layout.rowFilter(includingSubentities: false), columns)
+                return (
+                    layout.table, layout.rowFilter(includingSubentities: false, alias: "s"),
+                    BulkSourceColumns(layout: layout, schema: store.schema)
+                )
             }
+        }
+        guard let joins = sourceColumns.joinClause(for: bulk.attributes.map(\.value), schema: schemaName) else {
+            return false
         }
         var values: [SQL] = []
         for slot in plan.columns.indices.dropFirst(3) {
@@ -96,7 +100,7 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
         insert.append(SQL(unsafeSQL: names.map(SQL.quoted).joined(separator: ", ") + ") SELECT "))
         insert.append("NULL, \(plan.defaults[1]), 1")
         for value in values { insert.append(", " + value) }
-        insert.append(" FROM \(sourceTable) AS s WHERE \(filter) ORDER BY s.Z_PK")
+        insert.append(" FROM \(sourceTable) AS s" + joins + " WHERE \(filter) ORDER BY s.Z_PK")
         try Task.checkCancellationAsMigration()
         try Self.storeWork { try destination.execute("SAVEPOINT tern_bulk") }
         let count: Int
@@ -168,9 +172,26 @@ enum BulkSQL {
             + " END)"
     }
 
+    /// A column read as the Swift reader reads it: a storage class it does not accept calls the
+    /// fallback; a Boolean reads as `c != 0`.
+    private static func typed(_ c: SQL, _ type: AttributeType) -> SQL {
+        switch type {
+        case .boolean:
+            return "(CASE typeof(" + c + ") WHEN 'integer' THEN (" + c + " != 0) WHEN 'null' THEN NULL ELSE "
+                + fallback + " END)"
+        case .string:
+            return "(CASE WHEN typeof(" + c + ") IN ('text', 'null') THEN " + c + " ELSE " + fallback + " END)"
+        case .double, .date:
+            return "(CASE WHEN typeof(" + c + ") IN ('integer', 'real', 'null') THEN " + c + " ELSE " + fallback
+                + " END)"
+        default:
+            return "(CASE WHEN typeof(" + c + ") IN ('integer', 'null') THEN " + c + " ELSE " + fallback + " END)"
+        }
+    }
+
     /// The text of a value as Swift's `string()` gives it: text as is, an integer's digits, a
     /// Boolean's `true` or `false`.
-    private static func textSQL(_ value: BulkMapping.Value, columns: [String: String]) -> SQL? {
+    private static func textSQL(_ value: BulkMapping.Value, columns: BulkSourceColumns) -> SQL? {
         guard let sql = render(value, columns: columns) else { return nil }
         switch value.type {
         case .boolean?: return "(CASE " + sql + " WHEN 1 THEN 'true' WHEN 0 THEN 'false' END)"
@@ -184,26 +205,16 @@ enum BulkSQL {
     /// - Parameters:
     ///   - value: The value.
     ///   - columns: The source column of each source attribute.
-    static func render(_ value: BulkMapping.Value, columns: [String: String]) -> SQL? {
+    static func render(_ value: BulkMapping.Value, columns: BulkSourceColumns) -> SQL? {
         switch value {
         case .literal(let literal):
             guard let literal, let type = value.type else { return "NULL" }
             return literal.databaseValue(for: type).map { "\($0)" } ?? nil
         case .attribute(let name, let type):
-            guard let column = columns[name] else { return nil }
-            let c: SQL = "s.\(.identifier(column))"
-            switch type {
-            case .boolean:
-                return "(CASE typeof(" + c + ") WHEN 'integer' THEN (" + c + " != 0) WHEN 'null' THEN NULL ELSE "
-                    + fallback + " END)"
-            case .string:
-                return "(CASE WHEN typeof(" + c + ") IN ('text', 'null') THEN " + c + " ELSE " + fallback + " END)"
-            case .double, .date:
-                return "(CASE WHEN typeof(" + c + ") IN ('integer', 'real', 'null') THEN " + c + " ELSE " + fallback
-                    + " END)"
-            default:
-                return "(CASE WHEN typeof(" + c + ") IN ('integer', 'null') THEN " + c + " ELSE " + fallback + " END)"
-            }
+            guard let column = columns.attributes[name] else { return nil }
+            return typed("s.\(.identifier(column))", type)
+        case .relatedAttribute(let relationship, let attribute, let type):
+            return columns.related(relationship, attribute: attribute, fallback: fallback) { typed($0, type) }
         case .timeInterval(let date), .double(let date):
             guard let inner = render(date, columns: columns) else { return nil }
             return "CAST(" + inner + " AS REAL)"
@@ -245,7 +256,7 @@ enum BulkSQL {
             guard let operand = render(inner, columns: columns) else { return nil }
             return integerChecked("(-" + operand + ")")
         case .formatDate(let date, let format):
-            guard case .attribute(let name, _) = date, let column = columns[name] else { return nil }
+            guard case .attribute(let name, _) = date, let column = columns.attributes[name] else { return nil }
             let c: SQL = "s.\(.identifier(column))"
             // As DatePattern computes fields: milliseconds since 1970 as a double, days by floor
             // division, then whole milliseconds of the day ÷ 1000. An integer needs none of it.
