@@ -118,6 +118,21 @@ import Testing
         #expect(printed == Array(1...200))
     }
 
+    /// A page of a mapping's runs is read in order from an index: sorting every run of the mapping
+    /// again for each page made walking destinations quadratic in the store's size.
+    @Test func pagesOfRunsAreReadInOrderWithoutASort() throws {
+        let directory = try TemporaryDirectory()
+        let connection = try Connection(
+            path: directory.path("P.sqlite").path, configuration: SQLiteConfiguration(journalMode: .delete))
+        _ = try AssociationTable(connection: connection, flushLimit: 10)
+        let plan = try connection.fetchAll(
+            "EXPLAIN QUERY PLAN " + AssociationTable.runPage(mapping: "A", after: 5, limit: 100)
+        )
+        .compactMap { $0.last?.string }
+        #expect(
+            plan.count == 1 && plan.allSatisfy { $0.contains("USING INDEX") && !$0.contains("TEMP B-TREE") }, "\(plan)")
+    }
+
     /// Lookups answer what the associations say, whether their runs are written, finished or
     /// open, and whether or not the key lies within the written runs (a lookup outside them runs
     /// no query).

@@ -70,6 +70,10 @@ package final class AssociationTable: MigrationAssociationStorage {
         try connection.execute(#"CREATE INDEX "TERN_ASSOCIATION_S" ON "TERN_ASSOCIATION" ("SENT", "SSTART")"#)
         try connection.execute(
             #"CREATE INDEX "TERN_ASSOCIATION_D" ON "TERN_ASSOCIATION" ("MAPPING", "DENT", "DSTART")"#)
+        // The pages of `forEachDestination`, in order: without it SQLite reads every run of the
+        // mapping through the index above and sorts them again for each page, which made the
+        // walk quadratic (10,000,000 rows of the Swift-policy split: 1.64x C against 1.44 at 1,000,000).
+        try connection.execute(#"CREATE INDEX "TERN_ASSOCIATION_O" ON "TERN_ASSOCIATION" ("MAPPING", "ORD")"#)
     }
 
     // MARK: - Recording
@@ -197,11 +201,7 @@ package final class AssociationTable: MigrationAssociationStorage {
         let size = max(1, pageSize)
         while true {
             try flush()
-            let page = try connection.fetchAll(
-                """
-                SELECT "ORD", "DENT", "DSTART", "COUNT", "FRESH" FROM "TERN_ASSOCIATION" WHERE "MAPPING" = \(mapping) \
-                AND "ORD" > \(last) ORDER BY "ORD" LIMIT \(Int64(size))
-                """)
+            let page = try connection.fetchAll(Self.runPage(mapping: mapping, after: last, limit: size))
             var batch: [RowReference] = []
             for run in page {
                 let entity = run[1].string ?? ""
@@ -222,6 +222,16 @@ package final class AssociationTable: MigrationAssociationStorage {
             guard let next = page.last?[0].int64, page.count == size else { return }
             last = next
         }
+    }
+
+    /// The query of one page of a mapping's runs in association order, after the run `last`.
+    ///
+    /// - Complexity: O(log *n* + `limit`) through the index on `MAPPING, ORD`.
+    package static func runPage(mapping: String, after last: Int64, limit: Int) -> SQL {
+        """
+        SELECT "ORD", "DENT", "DSTART", "COUNT", "FRESH" FROM "TERN_ASSOCIATION" WHERE "MAPPING" = \(mapping) \
+        AND "ORD" > \(last) ORDER BY "ORD" LIMIT \(Int64(limit))
+        """
     }
 
     /// ``forEachDestination(mapping:pageSize:_:)`` one object at a time.
