@@ -170,6 +170,15 @@ public enum BulkMappingFixture {
           {"kind": "remove", "source": "Owner"}]}
         """#
 
+    /// ``textMapping`` with a source filter.
+    ///
+    /// - Parameter filter: An NSPredicate-format predicate on `Item`.
+    public static func textMapping(filter: String) -> String {
+        let quoted = (try? JSONEncoder().encode(filter)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+        return textMapping.replacingOccurrences(
+            of: #""destination": "Label","#, with: #""destination": "Label", "filter": "# + quoted + ",")
+    }
+
     /// Names where SQL and Swift could disagree: white space of every kind at the ends, letters
     /// outside ASCII (which change case otherwise, or in more than one character), and text
     /// that is empty.

@@ -81,10 +81,13 @@ import Testing
 
     /// Migrates a store of `Item` rows with the text mapping, compiled to SQL or not; returns the
     /// `Label` rows and the mappings that ran as SQL.
-    static func migrateText(_ rows: [StoreRow], compiled: Bool) async throws -> (labels: [StoreRow], asSQL: [String]) {
+    static func migrateText(_ rows: [StoreRow], compiled: Bool, filter: String? = nil) async throws -> (
+        labels: [StoreRow], asSQL: [String]
+    ) {
         let result = try await migrate(
-            rows, model: BulkMappingFixture.textModel(), mapping: BulkMappingFixture.textMapping, entities: ["Label"],
-            compiled: compiled)
+            rows, model: BulkMappingFixture.textModel(),
+            mapping: filter.map(BulkMappingFixture.textMapping(filter:)) ?? BulkMappingFixture.textMapping,
+            entities: ["Label"], compiled: compiled)
         return (result.rows[0], result.asSQL)
     }
 
@@ -136,5 +139,22 @@ import Testing
                 performing: { try await Self.migrateText(rows, compiled: true) },
                 throws: { ($0 as? MigrationError)?.code == .evaluationFailed })
         }
+    }
+
+    /// Filters run in the statement as the store translates fetch predicates, and keep the rows,
+    /// keys and order the Swift path gives; one SQL cannot express sends the mapping to Swift.
+    @Test(arguments: [
+        "count > 0 AND flag == YES", "name BEGINSWITH[c] 'a' OR owner.rank >= 1", "name == nil OR owner.name == nil",
+        "NOT (name CONTAINS 'x')", "owner.active == YES", "name IN {'Plain', 'I', ' '}", "count > owner.rank",
+    ])
+    func filtersGiveTheSwiftPathsRows(filter: String) async throws {
+        let rows = Self.asciiTextRows(count: 60)
+        let bulk = try await Self.migrateText(rows, compiled: true, filter: filter)
+        let swift = try await Self.migrateText(rows, compiled: false, filter: filter)
+        // Key path against key path has no SQL form in the fetch translation.
+        #expect(bulk.asSQL == (filter == "count > owner.rank" ? [] : ["ItemToLabel"]), "\(filter)")
+        #expect(!swift.labels.isEmpty && swift.labels.count < rows.count - 5, "\(filter): \(swift.labels.count)")
+        #expect(bulk.labels.map(\.reference) == swift.labels.map(\.reference), "\(filter)")
+        #expect(bulk.labels.map(\.attributes) == swift.labels.map(\.attributes), "\(filter)")
     }
 }

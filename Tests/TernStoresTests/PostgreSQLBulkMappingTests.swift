@@ -24,10 +24,12 @@ struct PostgreSQLBulkMappingTests {
 
     /// Migrates a new PostgreSQL store of `rows` with mappings compiled to SQL or not.
     static func migratePostgreSQL(
-        _ rows: [StoreRow], compiled: Bool, text: Bool = false
+        _ rows: [StoreRow], compiled: Bool, text: Bool = false, filter: String? = nil
     ) async throws -> Result {
         let model = try text ? BulkMappingFixture.textModel() : BulkMappingFixture.model()
-        let mapping = text ? BulkMappingFixture.textMapping : BulkMappingFixture.mapping
+        let mapping =
+            filter.map(BulkMappingFixture.textMapping(filter:))
+            ?? (text ? BulkMappingFixture.textMapping : BulkMappingFixture.mapping)
         let url = try PostgreSQLTestServer.freshStoreURL(prefix: "bulk")
         defer { try? PostgreSQLStore.destroy(at: url) }
         do {
@@ -50,9 +52,13 @@ struct PostgreSQLBulkMappingTests {
     }
 
     /// Migrates a SQLite store of `rows` in Swift.
-    static func migrateSQLite(_ rows: [StoreRow], text: Bool = false) async throws -> [String: [String]] {
+    static func migrateSQLite(_ rows: [StoreRow], text: Bool = false, filter: String? = nil) async throws -> [String:
+        [String]]
+    {
         let model = try text ? BulkMappingFixture.textModel() : BulkMappingFixture.model()
-        let mapping = text ? BulkMappingFixture.textMapping : BulkMappingFixture.mapping
+        let mapping =
+            filter.map(BulkMappingFixture.textMapping(filter:))
+            ?? (text ? BulkMappingFixture.textMapping : BulkMappingFixture.mapping)
         let folder = try TemporaryDirectory()
         let url = folder.path("Events.sqlite")
         do {
@@ -93,6 +99,22 @@ struct PostgreSQLBulkMappingTests {
         #expect(bulk.asSQL.isEmpty)
         #expect(bulk.contents == swift.contents)
         #expect(bulk.contents["Printed"]?.count == 3)
+    }
+
+    /// Filters run in the statement as the store translates fetch predicates, with the rows and
+    /// keys the Swift path gives on both stores.
+    @Test(arguments: ["count > 0 AND flag == YES", "name BEGINSWITH[c] 'a' OR owner.rank >= 1", "owner.active == YES"])
+    func filtersGiveTheSwiftPathsRows(filter: String) async throws {
+        let rows = BulkMappingFixture.textRows(count: 60, includesNUL: false) {
+            $0.unicodeScalars.allSatisfy(\.isASCII)
+        }
+        let bulk = try await Self.migratePostgreSQL(rows, compiled: true, text: true, filter: filter)
+        // PostgreSQL's fetch translation takes text comparisons other than equality back to Swift.
+        #expect(bulk.asSQL == (filter.contains("BEGINSWITH") ? [] : ["ItemToLabel"]), "\(filter)")
+        #expect(
+            bulk.contents
+                == (try await Self.migratePostgreSQL(rows, compiled: false, text: true, filter: filter)).contents)
+        #expect(try await Self.migrateSQLite(rows, text: true, filter: filter) == bulk.contents, "\(filter)")
     }
 
     @Test func textConversionsAndIntegerArithmeticGiveTheSwiftPathsRows() async throws {

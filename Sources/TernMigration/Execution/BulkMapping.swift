@@ -95,6 +95,9 @@ package struct BulkMapping: Sendable {
     package let destinationEntity: String
     /// Each destination attribute the mapping sets, with its value.
     package let attributes: [(name: String, value: Value)]
+    /// The mapping's source filter: an engine translates it with its store's fetch translation
+    /// (`FetchQuery`) and runs the mapping in Swift when it cannot.
+    package var filter: FetchPredicate? { mapping.sourceFilter }
 
     /// Works out the SQL form of a default-policy entity mapping's stage 1.
     ///
@@ -111,7 +114,6 @@ package struct BulkMapping: Sendable {
         guard mapping.kind == .transform || mapping.kind == .copy, let source = mapping.sourceEntityName,
             let destination = mapping.destinationEntityName
         else { return .failure(Reason(text: "it creates no objects from a source entity")) }
-        guard mapping.sourceFilter == nil else { return .failure(Reason(text: "it has a filter")) }
         guard destinationModel.entity(named: destination)?.isAbstract == false else {
             return .failure(Reason(text: "its destination entity is abstract"))
         }

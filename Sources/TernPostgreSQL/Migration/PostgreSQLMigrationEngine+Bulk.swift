@@ -41,7 +41,18 @@ extension PostgreSQLMigrationEngine: BulkMappingEngine {
             hasBulkFallbackFunction = true
         }
         let base = lastKeys[plan.layout.table] ?? 0
-        let filter = layout.rowFilter(includingSubentities: false, alias: "s")
+        var filter = layout.rowFilter(includingSubentities: false, alias: "s")
+        if let predicate = bulk.filter {
+            // A filter SQL cannot express exactly runs in Swift.
+            guard
+                let condition = try Self.storeWork({
+                    BulkSourceColumns.filterCondition(
+                        predicate, entity: bulk.sourceEntity, schema: source.schema, dialect: PostgreSQLDialect(),
+                        tableSchema: sourceSchema)
+                })
+            else { return false }
+            filter = filter + " AND " + condition
+        }
         let sourceTable: SQL = "\(.identifier(sourceSchema)).\(.identifier(layout.table))"
         let keys = try Self.storeWork {
             try reader.fetchOne(

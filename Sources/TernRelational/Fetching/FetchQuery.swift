@@ -44,10 +44,14 @@ package struct FetchQuery {
     ///   - request: The request.
     ///   - schema: The store's schema.
     ///   - dialect: The database's dialect.
+    ///   - tableSchema: The schema the store's tables are in, when not the connection's main one
+    ///     (a migration's source, attached or in a schema of its own).
     /// - Complexity: O(*p* + *s*) in the size of the predicate and the number of sorts.
-    package init?(_ request: StoreFetchRequest, schema: StoreSchema, dialect: any SQLDialect) {
+    package init?(
+        _ request: StoreFetchRequest, schema: StoreSchema, dialect: any SQLDialect, tableSchema: String? = nil
+    ) {
         guard let layout = schema.entities[request.entityName] else { return nil }
-        var translator = FetchQueryTranslator(schema: schema, root: layout, dialect: dialect)
+        var translator = FetchQueryTranslator(schema: schema, root: layout, dialect: dialect, tableSchema: tableSchema)
         // A root table holds the rows of one hierarchy only: for the whole hierarchy, testing
         // Z_ENT would only make the database read each row an index already answers for (a
         // count). A table that is its entity's alone has no Z_ENT term at all, as Core Data reads it.
@@ -74,7 +78,7 @@ package struct FetchQuery {
                 keys.map { dialect.orderTerm($0.collated, ascending: $0.ascending) } + [dialect.primaryKey(of: "t0")])
         }
         self.condition = condition
-        self.from = "\(.identifier(layout.table)) AS t0" + SQL.joined(translator.joins, separator: "")
+        self.from = translator.table(layout.table) + " AS t0" + SQL.joined(translator.joins, separator: "")
         self.dialect = dialect
     }
 

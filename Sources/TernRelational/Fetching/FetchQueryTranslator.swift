@@ -5,15 +5,23 @@ struct FetchQueryTranslator: PredicateVisitor {
     let schema: StoreSchema
     let root: EntityLayout
     let dialect: any SQLDialect
+    /// The schema the tables are in, when not the connection's main one.
+    let tableSchema: String?
     /// The `LEFT JOIN` clauses, each with its leading space.
     var joins: [SQL] = []
     /// The alias of each joined to-one key path prefix.
     var aliases: [String: String] = [:]
 
-    init(schema: StoreSchema, root: EntityLayout, dialect: any SQLDialect) {
+    init(schema: StoreSchema, root: EntityLayout, dialect: any SQLDialect, tableSchema: String? = nil) {
         self.schema = schema
         self.root = root
         self.dialect = dialect
+        self.tableSchema = tableSchema
+    }
+
+    /// A table's name, in ``tableSchema`` when there is one.
+    func table(_ name: String) -> SQL {
+        (tableSchema.map { "\(.identifier($0))." } ?? "") + .identifier(name)
     }
 
     // MARK: - Compounds
@@ -96,7 +104,7 @@ struct FetchQueryTranslator: PredicateVisitor {
             } else {
                 let next = "t\(aliases.count + 1)"
                 joins.append(
-                    " LEFT JOIN \(.identifier(destination.table)) AS \(SQL(unsafeSQL: next)) ON "
+                    " LEFT JOIN " + table(destination.table) + " AS \(SQL(unsafeSQL: next)) ON "
                         + dialect.primaryKey(of: next) + " = "
                         + "\(SQL(unsafeSQL: alias)).\(.identifier(relationship.column)) AND "
                         + destination.rowFilter(alias: next))
@@ -125,10 +133,11 @@ struct FetchQueryTranslator: PredicateVisitor {
     private func elements(of mapping: ToManyMapping, destination: EntityLayout) -> SQL {
         switch mapping.storage {
         case .inverseForeignKey(let table, let column, _):
-            return "FROM \(.identifier(table)) AS d WHERE d.\(.identifier(column)) = " + dialect.primaryKey(of: "t0")
+            return "FROM " + self.table(table) + " AS d WHERE d.\(.identifier(column)) = "
+                + dialect.primaryKey(of: "t0")
                 + " AND " + destination.rowFilter(alias: "d")
         case .joinTable(let table, let source, let target, _):
-            return "FROM \(.identifier(table)) AS j JOIN \(.identifier(destination.table)) AS d "
+            return "FROM " + self.table(table) + " AS j JOIN " + self.table(destination.table) + " AS d "
                 + "ON " + dialect.primaryKey(of: "d") + " = j.\(.identifier(target)) WHERE j.\(.identifier(source)) = "
                 + dialect.primaryKey(of: "t0")
         }

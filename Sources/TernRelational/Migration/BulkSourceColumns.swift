@@ -1,3 +1,4 @@
+package import TernCore
 package import TernMigration
 
 /// What a mapping compiled to SQL (#24) reads from its source entity's table, shared by the
@@ -77,6 +78,30 @@ package struct BulkSourceColumns: Sendable {
         return "(CASE WHEN " + key + " IS NULL THEN NULL WHEN " + found + " THEN "
             + read("\(alias).\(.identifier(column))")
             + " ELSE " + fallback + " END)"
+    }
+
+    /// The condition that the source row `s` passes a mapping's filter, translated as the store
+    /// translates fetch predicates: `EXISTS` over the row's key, so that the filter's own joins
+    /// stay inside it.
+    ///
+    /// - Parameters:
+    ///   - filter: The filter.
+    ///   - entity: The source entity.
+    ///   - schema: The source store's schema.
+    ///   - dialect: The store's dialect.
+    ///   - tableSchema: The schema the source tables are in.
+    /// - Returns: The condition, or nil when the filter cannot be expressed exactly in SQL.
+    package static func filterCondition(
+        _ filter: FetchPredicate, entity: String, schema: StoreSchema, dialect: any SQLDialect, tableSchema: String
+    ) -> SQL? {
+        var request = StoreFetchRequest(entityName: entity)
+        request.predicate = filter
+        request.includesSubentities = false
+        guard let query = FetchQuery(request, schema: schema, dialect: dialect, tableSchema: tableSchema) else {
+            return nil
+        }
+        return "EXISTS (SELECT 1 FROM " + query.from + " WHERE " + dialect.primaryKey(of: "t0") + " = s."
+            + .identifier("Z_PK") + " AND " + query.condition + ")"
     }
 
     // MARK: - Non public

@@ -65,12 +65,18 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
         let (table, filter, sourceColumns) = try Self.storeWork {
             try store.assumeIsolated { store in
                 let layout = try store.schema.entity(named: bulk.sourceEntity)
-                return (
-                    layout.table, layout.rowFilter(includingSubentities: false, alias: "s"),
-                    BulkSourceColumns(layout: layout, schema: store.schema)
-                )
+                var filter: SQL? = layout.rowFilter(includingSubentities: false, alias: "s")
+                if let predicate = bulk.filter {
+                    filter = BulkSourceColumns.filterCondition(
+                        predicate, entity: bulk.sourceEntity, schema: store.schema, dialect: SQLiteDialect(),
+                        tableSchema: schemaName
+                    ).map { (filter ?? "") + " AND " + $0 }
+                }
+                return (layout.table, filter, BulkSourceColumns(layout: layout, schema: store.schema))
             }
         }
+        // A filter SQL cannot express exactly runs in Swift.
+        guard let filter else { return false }
         guard let joins = sourceColumns.joinClause(for: bulk.attributes.map(\.value), schema: schemaName) else {
             return false
         }
