@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import TernCore
 
 /// The store and mapping that hold mappings compiled to SQL (#24) to the Swift path's results on
@@ -148,13 +148,15 @@ public enum BulkMappingFixture {
                     Attribute("ownerName", .string)
                     Attribute("ownerRank", .integer64)
                     Attribute("ownerActive", .boolean)
+                    Attribute("stamped", .date)
                 }
             }
         }
     }
 
-    /// One mapping from `Item` to `Label` with a form of each function that has one, and
-    /// attributes of the item's owner read through the to-one relationship.
+    /// One mapping from `Item` to `Label` with a form of each function that has one (`now()`
+    /// too: give the migrations compared ``textNow``), and attributes of the item's owner read
+    /// through the to-one relationship.
     public static let textMapping = #"""
         {"source": "v1", "destination": "v2", "entityMappings": [
           {"name": "ItemToLabel", "kind": "transform", "source": "Item", "destination": "Label",
@@ -166,9 +168,12 @@ public enum BulkMappingFixture {
              "difference": "$source.count - $source.id", "flagNumber": "integer($source.flag)",
              "ratio": "double($source.count)", "flagRatio": "number($source.flag)",
              "firstCount": "coalesce($source.count, 7)", "ownerName": "lowercase($source.owner.name)",
-             "ownerRank": "$source.owner.rank + 1", "ownerActive": "$source.owner.active"}},
+             "ownerRank": "$source.owner.rank + 1", "ownerActive": "$source.owner.active", "stamped": "now()"}},
           {"kind": "remove", "source": "Owner"}]}
         """#
+
+    /// The date `now()` gives in migrations with ``textMapping`` that are compared.
+    public static let textNow = Date(timeIntervalSinceReferenceDate: 812_345_678.125)
 
     /// ``textMapping`` with a source filter.
     ///

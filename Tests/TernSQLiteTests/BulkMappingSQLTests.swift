@@ -17,7 +17,8 @@ import Testing
         let directory = try TemporaryDirectory()
         let url = directory.path("Store.sqlite")
         try await MigrationStores.make(at: url, model: model.versions[0].model, rows: rows)
-        var options = MigrationOptions(batchSize: 16)
+        var options = MigrationOptions(
+            batchSize: 16, environment: ExpressionEnvironment(now: BulkMappingFixture.textNow))
         options.compilesMappingsToSQL = compiled
         let recorder = EventRecorder()
         try await SQLiteStoreMigrator().migrateStore(
@@ -112,6 +113,7 @@ import Testing
         }
         let trimmed = try #require(bulk.labels.first { $0.attributes["upper"] == .string("\u{0B}\u{0C}\r X \r\n") })
         #expect(trimmed.attributes["trimmed"] == .string("x"))
+        #expect(trimmed.attributes["stamped"] == .date(BulkMappingFixture.textNow))
         // The owner’s values come through the relationship.
         #expect(
             bulk.labels.contains {

@@ -36,7 +36,8 @@ struct PostgreSQLBulkMappingTests {
             let store = try PostgreSQLStore(url: url, model: model.versions[0].model)
             _ = try await store.save(StoreChangeSet(inserted: rows))
         }
-        var options = MigrationOptions(batchSize: 16)
+        var options = MigrationOptions(
+            batchSize: 16, environment: ExpressionEnvironment(now: BulkMappingFixture.textNow))
         options.compilesMappingsToSQL = compiled
         let events = EventLog()
         _ = try await PostgreSQLMigrator().migrateStore(
@@ -65,7 +66,8 @@ struct PostgreSQLBulkMappingTests {
             let store = try SQLiteStore(at: url, model: model.versions[0].model)
             _ = try await store.save(StoreChangeSet(inserted: rows))
         }
-        var options = MigrationOptions(batchSize: 16)
+        var options = MigrationOptions(
+            batchSize: 16, environment: ExpressionEnvironment(now: BulkMappingFixture.textNow))
         options.compilesMappingsToSQL = false
         _ = try await StoreMigrator().migrateStore(
             at: .file(url), model: model, mappings: [try StepMapping(jsonData: Data(mapping.utf8))],

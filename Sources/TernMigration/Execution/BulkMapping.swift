@@ -1,3 +1,4 @@
+package import Foundation
 package import TernCore
 
 /// An entity mapping whose stage 1 a SQL engine can run as one `INSERT … SELECT` (#24): every
@@ -50,17 +51,43 @@ package struct BulkMapping: Sendable {
         case integerArithmetic(ValueExpression.ArithmeticOperator, Value, Value)
         /// `-value` of an integer; `-Int64.min` goes back to Swift.
         case negate(Value)
+        /// `now()`: one date for the whole migration (``ExpressionEnvironment/now``), which the
+        /// engine binds (``replacingNow(with:)``).
+        case now
 
         /// The to-one relationships the value reads through.
         package var relationships: [String] {
             switch self {
             case .relatedAttribute(let relationship, _, _): [relationship]
-            case .attribute, .literal: []
+            case .attribute, .literal, .now: []
             case .formatDate(let value, _), .timeInterval(let value), .changingCase(let value, _), .trim(let value),
                 .text(let value), .integer(let value), .double(let value), .negate(let value):
                 value.relationships
             case .concat(let values), .coalesce(let values, _): values.flatMap(\.relationships)
             case .integerArithmetic(_, let lhs, let rhs): lhs.relationships + rhs.relationships
+            }
+        }
+
+        /// The value with `now()` replaced by the migration's date, as a literal.
+        ///
+        /// - Parameter date: ``ExpressionEnvironment/now`` of the migration.
+        package func replacingNow(with date: Date) -> Value {
+            switch self {
+            case .now: .literal(.date(date))
+            case .attribute, .relatedAttribute, .literal: self
+            case .formatDate(let value, let format): .formatDate(value.replacingNow(with: date), strftime: format)
+            case .timeInterval(let value): .timeInterval(value.replacingNow(with: date))
+            case .changingCase(let value, let uppercase):
+                .changingCase(value.replacingNow(with: date), uppercase: uppercase)
+            case .trim(let value): .trim(value.replacingNow(with: date))
+            case .text(let value): .text(value.replacingNow(with: date))
+            case .integer(let value): .integer(value.replacingNow(with: date))
+            case .double(let value): .double(value.replacingNow(with: date))
+            case .negate(let value): .negate(value.replacingNow(with: date))
+            case .concat(let values): .concat(values.map { $0.replacingNow(with: date) })
+            case .coalesce(let values, let type): .coalesce(values.map { $0.replacingNow(with: date) }, type)
+            case .integerArithmetic(let op, let lhs, let rhs):
+                .integerArithmetic(op, lhs.replacingNow(with: date), rhs.replacingNow(with: date))
             }
         }
 
@@ -70,6 +97,7 @@ package struct BulkMapping: Sendable {
             case .attribute(_, let type), .relatedAttribute(_, _, let type): type
             case .literal(let value): value.flatMap(BulkMapping.type(of:))
             case .formatDate, .changingCase, .trim, .text, .concat: .string
+            case .now: .date
             case .timeInterval, .double: .double
             case .coalesce(_, let type): type
             case .integer, .integerArithmetic, .negate: .integer64
@@ -190,6 +218,8 @@ package struct BulkMapping: Sendable {
                 left.type?.isInteger == true, right.type?.isInteger == true
             else { return nil }
             return .integerArithmetic(op, left, right)
+        case .call(.now, let arguments) where arguments.isEmpty:
+            return .now
         case .call(let function, let arguments):
             let values = arguments.map { Self.value(of: $0, source: source, in: model) }
             guard !values.isEmpty, values.allSatisfy({ $0 != nil }) else { return nil }

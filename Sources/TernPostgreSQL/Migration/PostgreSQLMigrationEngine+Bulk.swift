@@ -27,7 +27,9 @@ extension PostgreSQLMigrationEngine: BulkMappingEngine {
         var needsFallback = false
         for slot in plan.columns.indices.dropFirst(3) {
             guard let column = plan.columns[slot] else { return false }
-            if let value = bulk.attributes.first(where: { $0.name == column.name })?.value {
+            if let value = bulk.attributes.first(where: { $0.name == column.name })?.value.replacingNow(
+                with: environment.now)
+            {
                 guard let rendered = PostgreSQLBulkSQL.render(value, columns: sourceColumns) else { return false }
                 values.append(rendered.sql)
                 needsFallback = needsFallback || rendered.mayFallBack
@@ -247,6 +249,9 @@ enum PostgreSQLBulkSQL {
                 "(CAST(" + left.sql + " AS bigint)" + SQL(unsafeSQL: " \(op.rawValue) ") + "CAST(" + right.sql
                 + " AS bigint))"
             return (sql, left.mayFallBack || right.mayFallBack)
+        case .now:
+            // Replaced by the migration's date before rendering (`replacingNow(with:)`).
+            return nil
         case .negate(let inner):
             guard let operand = render(inner, columns: columns) else { return nil }
             return ("(-CAST(" + operand.sql + " AS bigint))", operand.mayFallBack)

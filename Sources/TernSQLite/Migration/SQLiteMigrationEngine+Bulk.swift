@@ -83,7 +83,9 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
         var values: [SQL] = []
         for slot in plan.columns.indices.dropFirst(3) {
             guard let column = plan.columns[slot] else { return false }
-            if let value = bulk.attributes.first(where: { $0.name == column.name })?.value {
+            if let value = bulk.attributes.first(where: { $0.name == column.name })?.value.replacingNow(
+                with: environment.now)
+            {
                 guard let sql = BulkSQL.render(value, columns: sourceColumns) else { return false }
                 values.append(sql)
             } else {
@@ -258,6 +260,9 @@ enum BulkSQL {
                 return nil
             }
             return integerChecked("(" + left + SQL(unsafeSQL: " \(op.rawValue) ") + right + ")")
+        case .now:
+            // Replaced by the migration's date before rendering (`replacingNow(with:)`).
+            return nil
         case .negate(let inner):
             guard let operand = render(inner, columns: columns) else { return nil }
             return integerChecked("(-" + operand + ")")
