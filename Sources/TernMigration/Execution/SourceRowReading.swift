@@ -81,12 +81,28 @@ public enum SourceRowReading {
             do {
                 switch try manager.sourceValue(forKeyPath: path, of: reference) {
                 case .value(let value): return .single(value)
-                case .objects(let objects): return .many(objects.map { .string($0.description) })
+                case .objects(let objects):
+                    // Through to-one relationships alone a key path names one object or none,
+                    // which `owner == nil` compares, as a store's fetch does.
+                    let values = objects.map { AttributeValue.string($0.description) }
+                    return Self.isToOne(path, from: reference.entityName, in: manager.sourceModel)
+                        ? .single(values.first) : .many(values)
                 case .destinationInstances: return .single(nil)
                 }
             } catch {
                 throw TernError(.invalidPredicate, error.message, entity: reference.entityName, underlyingError: error)
             }
+        }
+
+        /// Whether every relationship of a key path from an entity is a to-one relationship.
+        private static func isToOne(_ path: [String], from entity: String, in model: ManagedObjectModel) -> Bool {
+            var entity = entity
+            for name in path {
+                guard let relationship = model.relationship(named: name, inEntity: entity) else { continue }
+                if relationship.isToMany { return false }
+                entity = relationship.destinationEntityName
+            }
+            return true
         }
     }
 }
