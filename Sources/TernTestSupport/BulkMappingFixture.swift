@@ -127,6 +127,7 @@ public enum BulkMappingFixture {
                     Attribute("name", .string)
                     Attribute("count", .integer32)
                     Attribute("flag", .boolean)
+                    Attribute("weight", .double)
                     Relationship("owner", to: "Owner", inverse: "items")
                 }
                 Entity("Owner") {
@@ -149,6 +150,9 @@ public enum BulkMappingFixture {
                     Attribute("ownerRank", .integer64)
                     Attribute("ownerActive", .boolean)
                     Attribute("stamped", .date)
+                    Attribute("when", .date)
+                    Attribute("scaled", .double)
+                    Attribute("shifted", .double)
                 }
             }
         }
@@ -168,7 +172,9 @@ public enum BulkMappingFixture {
              "difference": "$source.count - $source.id", "flagNumber": "integer($source.flag)",
              "ratio": "double($source.count)", "flagRatio": "number($source.flag)",
              "firstCount": "coalesce($source.count, 7)", "ownerName": "lowercase($source.owner.name)",
-             "ownerRank": "$source.owner.rank + 1", "ownerActive": "$source.owner.active", "stamped": "now()"}},
+             "ownerRank": "$source.owner.rank + 1", "ownerActive": "$source.owner.active", "stamped": "now()",
+             "when": "date($source.count)", "scaled": "$source.weight * 2.5",
+             "shifted": "$source.weight * $source.count"}},
           {"kind": "remove", "source": "Owner"}]}
         """#
 
@@ -194,8 +200,9 @@ public enum BulkMappingFixture {
     ]
 
     /// `Item` rows: the edge names, then `count` seeded random ones of printable ASCII and white
-    /// space, some nil; counts and flags of every kind, some nil; ids far from overflow; most
-    /// with an owner. The five `Owner` rows come last.
+    /// space, some nil; counts and flags of every kind, some nil; ids far from overflow; weights
+    /// from subnormal to 1e290 and infinity (not -0.0, which SQLite stores as 0.0 and PostgreSQL
+    /// keeps); most with an owner. The five `Owner` rows come last.
     ///
     /// - Parameters:
     ///   - count: How many random names follow the edge ones.
@@ -223,6 +230,11 @@ public enum BulkMappingFixture {
                 attributes["count"] = .integer([0, Int64(Int32.max), Int64(Int32.min), 42, -7][index % 5])
             }
             if index % 4 != 1 { attributes["flag"] = .bool(index % 3 == 0) }
+            let weights: [Double] = [
+                0.1, -2.0, 1e290, -1e290, .leastNonzeroMagnitude, 123.456, .infinity, .leastNormalMagnitude / 3, 42,
+                -7.5,
+            ]
+            if index % 11 != 7 { attributes["weight"] = .double(weights[index % weights.count]) }
             let owner =
                 index % 6 == 5 ? [:] : ["owner": RowReference(entityName: "Owner", primaryKey: Int64(index % 5 + 1))]
             return StoreRow(

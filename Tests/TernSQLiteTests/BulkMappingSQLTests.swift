@@ -132,6 +132,15 @@ import Testing
                 bulk.labels.map(\.attributes)
                     == (try await Self.migrateText(rows, compiled: false)).labels.map(\.attributes))
         }
+        // Infinity times zero is NaN, which SQLite reads as NULL: the mapping goes to Swift.
+        var nan = Self.asciiTextRows(count: 10)
+        nan[1].attributes["weight"] = .double(.infinity)
+        nan[1].attributes["count"] = .integer(0)
+        let bulkNaN = try await Self.migrateText(nan, compiled: true)
+        #expect(bulkNaN.asSQL.isEmpty)
+        #expect(
+            bulkNaN.labels.map(\.attributes)
+                == (try await Self.migrateText(nan, compiled: false)).labels.map(\.attributes))
         // id + count and -id overflow: SQL hands the rows to Swift, which fails the migration.
         for id in [Int64.max, .min] {
             var rows = Self.asciiTextRows(count: 10)

@@ -131,6 +131,13 @@ struct PostgreSQLBulkMappingTests {
         let mixed = try await Self.migratePostgreSQL(all, compiled: true, text: true)
         #expect(mixed.asSQL.isEmpty)
         #expect(try await Self.migrateSQLite(all, text: true) == mixed.contents)
+        // A double out of range (SQLSTATE 22003) sends it to Swift, which gives an infinity.
+        var huge = ascii
+        huge[1].attributes["weight"] = .double(1e308)
+        huge[1].attributes["count"] = .integer(Int64(Int32.max))
+        let hugeResult = try await Self.migratePostgreSQL(huge, compiled: true, text: true)
+        #expect(hugeResult.asSQL.isEmpty)
+        #expect(try await Self.migrateSQLite(huge, text: true) == hugeResult.contents)
         // An overflow (SQLSTATE 22003) sends it to Swift too, which fails the migration.
         var overflowing = ascii
         overflowing[0].attributes["id"] = .integer(.max)

@@ -51,6 +51,12 @@ package struct BulkMapping: Sendable {
         case integerArithmetic(ValueExpression.ArithmeticOperator, Value, Value)
         /// `-value` of an integer; `-Int64.min` goes back to Swift.
         case negate(Value)
+        /// `lhs + rhs`, `lhs - rhs` or `lhs * rhs` where one side is a double: both as doubles,
+        /// in IEEE arithmetic as Swift computes them. A NaN result (which SQLite reads as NULL)
+        /// and a PostgreSQL range error go back to Swift.
+        case doubleArithmetic(ValueExpression.ArithmeticOperator, Value, Value)
+        /// `date(number)`: the number as seconds since 2001.
+        case date(Value)
         /// `now()`: one date for the whole migration (``ExpressionEnvironment/now``), which the
         /// engine binds (``replacingNow(with:)``).
         case now
@@ -64,7 +70,9 @@ package struct BulkMapping: Sendable {
                 .text(let value), .integer(let value), .double(let value), .negate(let value):
                 value.relationships
             case .concat(let values), .coalesce(let values, _): values.flatMap(\.relationships)
-            case .integerArithmetic(_, let lhs, let rhs): lhs.relationships + rhs.relationships
+            case .integerArithmetic(_, let lhs, let rhs), .doubleArithmetic(_, let lhs, let rhs):
+                lhs.relationships + rhs.relationships
+            case .date(let value): value.relationships
             }
         }
 
@@ -88,6 +96,9 @@ package struct BulkMapping: Sendable {
             case .coalesce(let values, let type): .coalesce(values.map { $0.replacingNow(with: date) }, type)
             case .integerArithmetic(let op, let lhs, let rhs):
                 .integerArithmetic(op, lhs.replacingNow(with: date), rhs.replacingNow(with: date))
+            case .doubleArithmetic(let op, let lhs, let rhs):
+                .doubleArithmetic(op, lhs.replacingNow(with: date), rhs.replacingNow(with: date))
+            case .date(let value): .date(value.replacingNow(with: date))
             }
         }
 
@@ -98,7 +109,8 @@ package struct BulkMapping: Sendable {
             case .literal(let value): value.flatMap(BulkMapping.type(of:))
             case .formatDate, .changingCase, .trim, .text, .concat: .string
             case .now: .date
-            case .timeInterval, .double: .double
+            case .timeInterval, .double, .doubleArithmetic: .double
+            case .date: .date
             case .coalesce(_, let type): type
             case .integer, .integerArithmetic, .negate: .integer64
             }
@@ -215,9 +227,12 @@ package struct BulkMapping: Sendable {
         case .arithmetic(let op, let lhs, let rhs) where op != .divide:
             guard let left = Self.value(of: lhs, source: source, in: model),
                 let right = Self.value(of: rhs, source: source, in: model),
-                left.type?.isInteger == true, right.type?.isInteger == true
+                let leftType = left.type, let rightType = right.type,
+                leftType.isInteger || leftType == .double, rightType.isInteger || rightType == .double
             else { return nil }
-            return .integerArithmetic(op, left, right)
+            if leftType.isInteger && rightType.isInteger { return .integerArithmetic(op, left, right) }
+            guard Self.isFinite(left), Self.isFinite(right) else { return nil }
+            return .doubleArithmetic(op, left, right)
         case .call(.now, let arguments) where arguments.isEmpty:
             return .now
         case .call(let function, let arguments):
@@ -256,6 +271,10 @@ package struct BulkMapping: Sendable {
         case .double where arguments.count == 1:
             guard let type = first.type, type.isInteger || type == .boolean else { return nil }
             return .double(first)
+        case .date where arguments.count == 1:
+            guard let type = first.type else { return nil }
+            if type == .date { return first }
+            return type.isInteger || (type == .double && Self.isFinite(first)) ? .date(first) : nil
         case .number where arguments.count == 1:
             guard let type = first.type else { return nil }
             if type.isInteger || type == .double { return first }
@@ -263,6 +282,12 @@ package struct BulkMapping: Sendable {
         default:
             return nil
         }
+    }
+
+    /// Whether a value is not a literal NaN or infinity (which SQLite cannot bind as such).
+    private static func isFinite(_ value: Value) -> Bool {
+        if case .literal(.double(let number)?) = value { return number.isFinite }
+        return true
     }
 
     /// Whether a value's text is the same in SQL as in Swift: text, an integer, a Boolean or nil.

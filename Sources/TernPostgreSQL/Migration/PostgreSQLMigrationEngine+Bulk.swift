@@ -199,7 +199,7 @@ enum PostgreSQLBulkSQL {
                 + SQL(unsafeSQL: type == .boolean ? "integer" : Connection.columnType(of: type)) + "))"
             return columns.related(relationship, attribute: attribute, fallback: fallback) { typed($0, type) }
                 .map { ($0, true) }
-        case .timeInterval(let date), .double(let date):
+        case .timeInterval(let date), .double(let date), .date(let date):
             guard let inner = render(date, columns: columns) else { return nil }
             return ("CAST(" + inner.sql + " AS double precision)", inner.mayFallBack)
         case .integer(let inner):
@@ -248,6 +248,16 @@ enum PostgreSQLBulkSQL {
             let sql: SQL =
                 "(CAST(" + left.sql + " AS bigint)" + SQL(unsafeSQL: " \(op.rawValue) ") + "CAST(" + right.sql
                 + " AS bigint))"
+            return (sql, left.mayFallBack || right.mayFallBack)
+        case .doubleArithmetic(let op, let lhs, let rhs):
+            // double precision arithmetic out of range fails with SQLSTATE 22003, which sends the
+            // mapping to Swift (whose result is an infinity or zero).
+            guard let left = render(lhs, columns: columns), let right = render(rhs, columns: columns) else {
+                return nil
+            }
+            let sql: SQL =
+                "(CAST(" + left.sql + " AS double precision)" + SQL(unsafeSQL: " \(op.rawValue) ") + "CAST("
+                + right.sql + " AS double precision))"
             return (sql, left.mayFallBack || right.mayFallBack)
         case .now:
             // Replaced by the migration's date before rendering (`replacingNow(with:)`).

@@ -223,7 +223,7 @@ enum BulkSQL {
             return typed("s.\(.identifier(column))", type)
         case .relatedAttribute(let relationship, let attribute, let type):
             return columns.related(relationship, attribute: attribute, fallback: fallback) { typed($0, type) }
-        case .timeInterval(let date), .double(let date):
+        case .timeInterval(let date), .double(let date), .date(let date):
             guard let inner = render(date, columns: columns) else { return nil }
             return "CAST(" + inner + " AS REAL)"
         case .integer(let inner):
@@ -260,6 +260,15 @@ enum BulkSQL {
                 return nil
             }
             return integerChecked("(" + left + SQL(unsafeSQL: " \(op.rawValue) ") + right + ")")
+        case .doubleArithmetic(let op, let lhs, let rhs):
+            guard let left = render(lhs, columns: columns), let right = render(rhs, columns: columns) else {
+                return nil
+            }
+            // SQLite reads a NaN result as NULL: with both sides present, that goes to Swift.
+            let result: SQL =
+                "(CAST(" + left + " AS REAL)" + SQL(unsafeSQL: " \(op.rawValue) ") + "CAST(" + right + " AS REAL))"
+            return "(CASE WHEN " + left + " IS NULL OR " + right + " IS NULL THEN NULL WHEN " + result
+                + " IS NULL THEN " + fallback + " ELSE " + result + " END)"
         case .now:
             // Replaced by the migration's date before rendering (`replacingNow(with:)`).
             return nil
