@@ -14,7 +14,7 @@ package import TernCore
 /// let reader = try BinaryStoreReader(at: url)
 /// while let (entity, count) = try reader.nextEntity() {
 ///     let slots = reader.slots(for: columns)
-///     for _ in 0..<count { let head = try reader.readRow(slots: slots, into: &values) }
+///     for _ in 0..<count { let head = try reader.readRow(slots: slots, into: &values) }  // values: one per column
 /// }
 /// ```
 package final class BinaryStoreReader {
@@ -103,7 +103,7 @@ package final class BinaryStoreReader {
     ///
     /// - Parameters:
     ///   - slots: From ``slots(for:)``: where each attribute's value goes in `values`.
-    ///   - values: One slot per column, all nil; the row's values are set at their slots.
+    ///   - values: One slot per column: the row's values are set at their slots, the others to nil.
     /// - Returns: The row's key, version and relationships.
     /// - Throws: ``/TernCore/TernError/Code/unreadableStore`` when the file is damaged;
     ///   ``/TernCore/TernError/Code/invalidValue`` when an attribute has no slot.
@@ -113,6 +113,7 @@ package final class BinaryStoreReader {
         rowsLeft -= 1
         let primaryKey = try input.readInt64()
         let version = try input.readInt64()
+        for index in values.indices { values[index] = nil }
         for _ in 0..<(try input.readCount(minimumSize: 5)) {
             let index = Int(try input.readUInt32())
             guard index < slots.count else { throw input.corrupt("a name refers past the string table") }

@@ -62,11 +62,7 @@ extension StoreMigration {
     static func writeSQLite(
         fromBinaryAt source: URL, model: ManagedObjectModel, to url: URL, batchSize: Int, progress: Progress?
     ) async throws -> Int64 {
-        guard !FileManager.default.fileExists(atPath: url.path) else {
-            throw TernError(
-                .unsupported, "a file already exists where the store would go; destroy it or pick another path",
-                path: url.path)
-        }
+        try requireNoFile(at: url)
         let hasRelationships = model.entities.contains { !$0.relationships.isEmpty }
         let passes: Int64 = hasRelationships ? 2 : 1
         return try await buildSQLite(at: url) { temporary in
@@ -124,7 +120,6 @@ extension StoreMigration {
         var batch = RowBatch(columns: columns, reservingCapacity: count)
         var values = [AttributeValue?](repeating: nil, count: columns.count)
         for _ in 0..<count {
-            for index in values.indices { values[index] = nil }
             keys.append(try reader.readRow(slots: slots, into: &values).primaryKey)
             batch.append(row: values)
         }
@@ -142,7 +137,6 @@ extension StoreMigration {
             let slots = reader.slots(for: columns)
             var values = [AttributeValue?](repeating: nil, count: columns.count)
             for _ in 0..<rows {
-                for index in values.indices { values[index] = nil }
                 let head = try reader.readRow(slots: slots, into: &values)
                 guard head.hasRelationships else { continue }
                 var attributes: [String: AttributeValue] = [:]

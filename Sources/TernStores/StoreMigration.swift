@@ -47,11 +47,7 @@ enum StoreMigration {
     static func write(
         _ source: any PersistentStore, to url: URL, kind: StoreKind, batchSize: Int, progress: Progress?
     ) async throws -> Int64 {
-        guard !FileManager.default.fileExists(atPath: url.path) else {
-            throw TernError(
-                .unsupported, "a file already exists where the store would go; destroy it or pick another path",
-                path: url.path)
-        }
+        try requireNoFile(at: url)
         let (metadata, lastKeys) = try await copiedState(of: source, kind: kind)
         if let progress { progress.totalUnitCount = try await rowCount(of: source) * (kind == .sqlite ? 2 : 1) }
         switch kind {
@@ -80,6 +76,15 @@ enum StoreMigration {
             return Int64(rows.count)
         default:
             throw TernError(.unsupported, "Tern cannot write \(kind) stores; use SQLite, Binary or XML", path: url.path)
+        }
+    }
+
+    /// Refuses to write a copy where a file already is.
+    static func requireNoFile(at url: URL) throws {
+        guard !FileManager.default.fileExists(atPath: url.path) else {
+            throw TernError(
+                .unsupported, "a file already exists where the store would go; destroy it or pick another path",
+                path: url.path)
         }
     }
 

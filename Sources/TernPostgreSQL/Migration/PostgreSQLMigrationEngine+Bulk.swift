@@ -332,8 +332,6 @@ enum PostgreSQLBulkSQL {
             return ("(CASE " + rendered.sql + " WHEN 1 THEN 'true' WHEN 0 THEN 'false' END)", rendered.mayFallBack)
         case .string?:
             return rendered
-        case nil:
-            return ("CAST(" + rendered.sql + " AS text)", rendered.mayFallBack)
         default:
             return ("CAST(" + rendered.sql + " AS text)", rendered.mayFallBack)
         }
