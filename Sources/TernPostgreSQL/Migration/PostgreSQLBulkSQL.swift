@@ -1,0 +1,223 @@
+import Foundation
+import TernCore
+import TernMigration
+import TernRelational
+
+/// The PostgreSQL text of a ``TernMigration/BulkMapping/Value``. The store's columns are typed
+/// (integers and Booleans `bigint`, dates and doubles `double precision`, strings `text`), so a
+/// value reads as Swift reads it; only `formatDate` outside the dates `DatePattern` formats calls
+/// ``fallbackFunction``, which fails the statement so that the mapping runs in Swift.
+enum PostgreSQLBulkSQL {
+    /// The message of the fallback function's failure.
+    static let fallbackMessage = "tern: this row needs the Swift path"
+
+    /// Creates the fallback function in the session's temporary schema: it lasts as long as the
+    /// connection and is seen by no other. Volatile, so that the server never calls it ahead of
+    /// the row that needs it.
+    static let fallbackFunction: SQL = SQL(
+        unsafeSQL: """
+            CREATE OR REPLACE FUNCTION pg_temp.tern_bulk_fallback(anyelement) RETURNS anyelement \
+            LANGUAGE plpgsql VOLATILE AS $$ BEGIN RAISE EXCEPTION '\(fallbackMessage)'; END $$
+            """)
+
+    /// The seconds from 1970 to 2001, where Core Data's dates count from.
+    private static let referenceOffset: Int64 = 978_307_200
+    /// The whole seconds since 1970 of 1583-01-01 and 9999-12-31 23:59:59 UTC: the dates
+    /// `DatePattern` formats (outside them Swift uses `DateFormatter`'s calendar).
+    private static let formattedRange: ClosedRange<Int64> = -12_212_553_600...253_402_300_799
+
+    /// The SQL of a value over the source table aliased `s`, and whether it may call the fallback
+    /// function; nil when a column is missing or a literal has no exact form.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - columns: The source column of each source attribute.
+    static func render(_ value: BulkMapping.Value, columns: BulkSourceColumns) -> (sql: SQL, mayFallBack: Bool)? {
+        switch value {
+        case .literal(let literal):
+            guard let literal, let type = value.type else { return ("NULL", false) }
+            if case .double(let number) = literal, !number.isFinite { return nil }
+            guard let stored = literal.postgreSQLValue(for: type) else { return nil }
+            return ("CAST(\(stored) AS " + SQL(unsafeSQL: Connection.columnType(of: type)) + ")", false)
+        case .attribute(let name, let type):
+            guard let column = columns.attributes[name] else { return nil }
+            return (typed("s.\(.identifier(column))", type), false)
+        case .relatedAttribute(let relationship, let attribute, let type):
+            let fallback: SQL =
+                "pg_temp.tern_bulk_fallback(CAST(NULL AS "
+                + SQL(unsafeSQL: type == .boolean ? "integer" : Connection.columnType(of: type)) + "))"
+            return columns.related(relationship, attribute: attribute, fallback: fallback) { typed($0, type) }
+                .map { ($0, true) }
+        case .timeInterval(let date), .double(let date), .date(let date):
+            guard let inner = render(date, columns: columns) else { return nil }
+            return ("CAST(" + inner.sql + " AS double precision)", inner.mayFallBack)
+        case .integer(let inner):
+            guard let operand = render(inner, columns: columns) else { return nil }
+            return ("CAST(" + operand.sql + " AS bigint)", operand.mayFallBack)
+        case .changingCase(let inner, let uppercase):
+            // translate() maps ASCII letters alone, whatever the database's locale (lower() would
+            // follow it: a Turkish one lowers I to ı); other text goes to Swift.
+            guard let text = render(inner, columns: columns) else { return nil }
+            let (from, to) = ("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+            let mapped: SQL =
+                "translate(" + text.sql + ", " + boundText(uppercase ? to : from) + ", "
+                + boundText(uppercase ? from : to) + ")"
+            return (asciiOnly(text.sql, then: mapped), true)
+        case .trim(let inner):
+            guard let text = render(inner, columns: columns) else { return nil }
+            let trimmed: SQL = "btrim(" + text.sql + ", " + boundText(BulkMapping.asciiWhitespace) + ")"
+            return (asciiOnly(text.sql, then: trimmed), true)
+        case .text(let inner):
+            return textSQL(inner, columns: columns)
+        case .concat(let parts):
+            var joined: SQL = "("
+            var mayFallBack = false
+            for (index, part) in parts.enumerated() {
+                guard let text = textSQL(part, columns: columns) else { return nil }
+                joined.append((index == 0 ? "" : " || ") + "COALESCE(" + text.sql + ", '')")
+                mayFallBack = mayFallBack || text.mayFallBack
+            }
+            return (joined + ")", mayFallBack)
+        case .coalesce(let arguments, _):
+            var rendered: [SQL] = []
+            var mayFallBack = false
+            for argument in arguments {
+                guard let sql = render(argument, columns: columns) else { return nil }
+                rendered.append(sql.sql)
+                mayFallBack = mayFallBack || sql.mayFallBack
+            }
+            guard let first = rendered.first else { return nil }
+            return ("COALESCE(" + rendered.dropFirst().reduce(first) { $0 + ", " + $1 } + ")", mayFallBack)
+        case .integerArithmetic(let op, let lhs, let rhs):
+            // bigint arithmetic that overflows fails the statement with SQLSTATE 22003, which
+            // sends the mapping to Swift.
+            guard let left = render(lhs, columns: columns), let right = render(rhs, columns: columns) else {
+                return nil
+            }
+            let sql: SQL =
+                "(CAST(" + left.sql + " AS bigint)" + SQL(unsafeSQL: " \(op.rawValue) ") + "CAST(" + right.sql
+                + " AS bigint))"
+            return (sql, left.mayFallBack || right.mayFallBack)
+        case .doubleArithmetic(let op, let lhs, let rhs):
+            // double precision arithmetic out of range fails with SQLSTATE 22003, which sends the
+            // mapping to Swift (whose result is an infinity or zero).
+            guard let left = render(lhs, columns: columns), let right = render(rhs, columns: columns) else {
+                return nil
+            }
+            let sql: SQL =
+                "(CAST(" + left.sql + " AS double precision)" + SQL(unsafeSQL: " \(op.rawValue) ") + "CAST("
+                + right.sql + " AS double precision))"
+            return (sql, left.mayFallBack || right.mayFallBack)
+        case .now:
+            // Replaced by the migration's date before rendering (`replacingNow(with:)`).
+            return nil
+        case .negate(let inner):
+            guard let operand = render(inner, columns: columns) else { return nil }
+            return ("(-CAST(" + operand.sql + " AS bigint))", operand.mayFallBack)
+        case .formatDate(let date, let format):
+            guard case .attribute(let name, _) = date, let column = columns.attributes[name],
+                let pattern = toCharFormat(strftime: format)
+            else { return nil }
+            let c: SQL = "s.\(.identifier(column))"
+            // As DatePattern computes fields: milliseconds since 1970 as a double, days by floor
+            // division, then whole milliseconds of the day ÷ 1000, all in IEEE doubles as Swift.
+            let milliseconds: SQL = "((" + c + " + \(Double(referenceOffset))) * 1000.0)"
+            let days: SQL = "floor(" + milliseconds + " / 86400000.0)"
+            let seconds: SQL =
+                "(CAST(" + days + " AS bigint) * 86400 + CAST(trunc(" + milliseconds + " - " + days
+                + " * 86400000.0) AS bigint) / 1000)"
+            let fallback: SQL = "pg_temp.tern_bulk_fallback(CAST(NULL AS text))"
+            // The seconds since 2001 of the formatted range, a day wider: NaN and infinities fail
+            // both comparisons and go to Swift before any cast.
+            let (low, high) = (
+                Double(formattedRange.lowerBound - referenceOffset - 86_400),
+                Double(formattedRange.upperBound - referenceOffset + 86_400)
+            )
+            let timestamp: SQL = "(TIMESTAMP '1970-01-01 00:00:00' + " + seconds + " * INTERVAL '1 second')"
+            // DatePattern gives nil (Swift then uses DateFormatter) for a remainder outside the day.
+            let remainder: SQL = "(" + milliseconds + " - " + days + " * 86400000.0)"
+            let sql: SQL =
+                "(CASE WHEN " + c + " IS NULL THEN NULL WHEN " + c + " >= \(low) AND " + c + " <= \(high) THEN "
+                + "(CASE WHEN " + remainder + " >= 0 AND " + remainder + " < 86400000.0 AND " + seconds
+                + " BETWEEN \(formattedRange.lowerBound) AND \(formattedRange.upperBound) THEN to_char(" + timestamp
+                + ", \(pattern)) ELSE " + fallback + " END) ELSE " + fallback + " END)"
+            return (sql, true)
+        }
+    }
+
+    /// A column as the Swift reader reads it: a Boolean reads as a nonzero integer and is
+    /// written as 1 or 0.
+    private static func typed(_ c: SQL, _ type: AttributeType) -> SQL {
+        type == .boolean ? "CAST((" + c + " <> 0) AS integer)" : c
+    }
+
+    /// The SQLSTATE of a bigint result out of range, which sends a mapping to Swift.
+    static let numericOutOfRange = "22003"
+
+    /// A text value, bound.
+    private static func boundText(_ text: String) -> SQL {
+        "CAST(\(DatabaseValue.text(text)) AS text)"
+    }
+
+    /// `value` when `text` is ASCII, NULL for NULL, the fallback otherwise (PostgreSQL text
+    /// holds no NUL, so ASCII is one byte per character).
+    private static func asciiOnly(_ text: SQL, then value: SQL) -> SQL {
+        "(CASE WHEN octet_length(" + text + ") = char_length(" + text + ") THEN " + value + " WHEN " + text
+            + " IS NULL THEN NULL ELSE pg_temp.tern_bulk_fallback(CAST(NULL AS text)) END)"
+    }
+
+    /// The text of a value as Swift's `string()` gives it: text as is, an integer's digits, a
+    /// Boolean's `true` or `false`.
+    private static func textSQL(_ value: BulkMapping.Value, columns: BulkSourceColumns) -> (
+        sql: SQL, mayFallBack: Bool
+    )? {
+        guard let rendered = render(value, columns: columns) else { return nil }
+        switch value.type {
+        case .boolean?:
+            return ("(CASE " + rendered.sql + " WHEN 1 THEN 'true' WHEN 0 THEN 'false' END)", rendered.mayFallBack)
+        case .string?:
+            return rendered
+        default:
+            return ("CAST(" + rendered.sql + " AS text)", rendered.mayFallBack)
+        }
+    }
+
+    /// A `strftime` format of ``TernMigration/BulkMapping/Value/formatDate(_:strftime:)`` as
+    /// `to_char` writes it: `%Y` `YYYY`, `%m` `MM`, `%d` `DD`, `%H` `HH24`, `%M` `MI`, `%S` `SS`,
+    /// `%%` a percent sign, and all other text in double quotes (a quote or backslash in it
+    /// escaped with a backslash), so that none of it is read as a field; nil for another `%` field.
+    static func toCharFormat(strftime format: String) -> String? {
+        var result = ""
+        var literal = ""
+        func closeLiteral() {
+            guard !literal.isEmpty else { return }
+            result += "\"" + literal + "\""
+            literal = ""
+        }
+        var characters = format.makeIterator()
+        while let character = characters.next() {
+            guard character == "%" else {
+                if character == "\"" || character == "\\" { literal.append("\\") }
+                literal.append(character)
+                continue
+            }
+            let field: String
+            switch characters.next() {
+            case "%":
+                literal.append("%")
+                continue
+            case "Y": field = "YYYY"
+            case "m": field = "MM"
+            case "d": field = "DD"
+            case "H": field = "HH24"
+            case "M": field = "MI"
+            case "S": field = "SS"
+            default: return nil
+            }
+            closeLiteral()
+            result += field
+        }
+        closeLiteral()
+        return result
+    }
+}

@@ -1,0 +1,145 @@
+import TernCore
+import TernMigration
+import TernRelational
+
+/// The SQLite text of a ``TernMigration/BulkMapping/Value``: each value the Swift path would
+/// refuse or compute otherwise calls `tern_bulk_fallback()`, which fails the statement.
+enum BulkSQL {
+    /// The seconds from 1970 to 2001, where Core Data's dates count from.
+    private static let referenceOffset: Int64 = 978_307_200
+    /// The whole seconds since 1970 of 1583-01-01 and 9999-12-31 23:59:59 UTC: the dates
+    /// `DatePattern` formats (outside them Swift uses `DateFormatter`'s calendar).
+    private static let formattedRange: ClosedRange<Int64> = -12_212_553_600...253_402_300_799
+
+    /// The fallback call that fails the statement.
+    private static var fallback: SQL { SQL(unsafeSQL: Connection.bulkFallbackFunction + "()") }
+
+    /// Whether text is ASCII without NUL: `length` counts characters before the first NUL, so it
+    /// equals the byte count only then.
+    private static func ascii(_ text: SQL) -> SQL {
+        "length(CAST(" + text + " AS BLOB)) = length(" + text + ")"
+    }
+
+    /// An integer expression whose overflow (SQLite then gives a real) goes to Swift.
+    private static func integerChecked(_ expression: SQL) -> SQL {
+        "(CASE WHEN typeof(" + expression + ") IN ('integer', 'null') THEN " + expression + " ELSE " + fallback
+            + " END)"
+    }
+
+    /// A column read as the Swift reader reads it: a storage class it does not accept calls the
+    /// fallback; a Boolean reads as `c != 0`.
+    private static func typed(_ c: SQL, _ type: AttributeType) -> SQL {
+        switch type {
+        case .boolean:
+            return "(CASE typeof(" + c + ") WHEN 'integer' THEN (" + c + " != 0) WHEN 'null' THEN NULL ELSE "
+                + fallback + " END)"
+        case .string:
+            return "(CASE WHEN typeof(" + c + ") IN ('text', 'null') THEN " + c + " ELSE " + fallback + " END)"
+        case .double, .date:
+            return "(CASE WHEN typeof(" + c + ") IN ('integer', 'real', 'null') THEN " + c + " ELSE " + fallback
+                + " END)"
+        default:
+            return "(CASE WHEN typeof(" + c + ") IN ('integer', 'null') THEN " + c + " ELSE " + fallback + " END)"
+        }
+    }
+
+    /// The text of a value as Swift's `string()` gives it: text as is, an integer's digits, a
+    /// Boolean's `true` or `false`.
+    private static func textSQL(_ value: BulkMapping.Value, columns: BulkSourceColumns) -> SQL? {
+        guard let sql = render(value, columns: columns) else { return nil }
+        switch value.type {
+        case .boolean?: return "(CASE " + sql + " WHEN 1 THEN 'true' WHEN 0 THEN 'false' END)"
+        case .string?, nil: return sql
+        default: return "CAST(" + sql + " AS TEXT)"
+        }
+    }
+
+    /// The SQL of a value over the source table aliased `s`, or nil when a column is missing.
+    ///
+    /// - Parameters:
+    ///   - value: The value.
+    ///   - columns: The source column of each source attribute.
+    static func render(_ value: BulkMapping.Value, columns: BulkSourceColumns) -> SQL? {
+        switch value {
+        case .literal(let literal):
+            guard let literal, let type = value.type else { return "NULL" }
+            return literal.databaseValue(for: type).map { "\($0)" } ?? nil
+        case .attribute(let name, let type):
+            guard let column = columns.attributes[name] else { return nil }
+            return typed("s.\(.identifier(column))", type)
+        case .relatedAttribute(let relationship, let attribute, let type):
+            return columns.related(relationship, attribute: attribute, fallback: fallback) { typed($0, type) }
+        case .timeInterval(let date), .double(let date), .date(let date):
+            guard let inner = render(date, columns: columns) else { return nil }
+            return "CAST(" + inner + " AS REAL)"
+        case .integer(let inner):
+            return render(inner, columns: columns)
+        case .changingCase(let inner, let uppercase):
+            // SQLite's lower() and upper() map ASCII letters alone: other text goes to Swift.
+            guard let text = render(inner, columns: columns) else { return nil }
+            let mapped: SQL = SQL(unsafeSQL: uppercase ? "upper(" : "lower(") + text + ")"
+            return "(CASE WHEN " + ascii(text) + " THEN " + mapped + " WHEN " + text + " IS NULL THEN NULL ELSE "
+                + fallback + " END)"
+        case .trim(let inner):
+            guard let text = render(inner, columns: columns) else { return nil }
+            let characters: SQL = "\(DatabaseValue.text(BulkMapping.asciiWhitespace))"
+            let trimmed: SQL = "trim(" + text + ", " + characters + ")"
+            return "(CASE WHEN " + ascii(text) + " THEN " + trimmed + " WHEN " + text + " IS NULL THEN NULL ELSE "
+                + fallback + " END)"
+        case .text(let inner):
+            return textSQL(inner, columns: columns)
+        case .concat(let parts):
+            var joined: SQL = "("
+            for (index, part) in parts.enumerated() {
+                guard let text = textSQL(part, columns: columns) else { return nil }
+                joined.append((index == 0 ? "" : " || ") + "COALESCE(" + text + ", '')")
+            }
+            return joined + ")"
+        case .coalesce(let arguments, _):
+            let rendered = arguments.map { render($0, columns: columns) }
+            guard rendered.allSatisfy({ $0 != nil }) else { return nil }
+            let sql = rendered.compactMap { $0 }
+            guard sql.count > 1 else { return sql.first }
+            return "COALESCE(" + sql.dropFirst().reduce(sql[0]) { $0 + ", " + $1 } + ")"
+        case .integerArithmetic(let op, let lhs, let rhs):
+            guard let left = render(lhs, columns: columns), let right = render(rhs, columns: columns) else {
+                return nil
+            }
+            return integerChecked("(" + left + SQL(unsafeSQL: " \(op.rawValue) ") + right + ")")
+        case .doubleArithmetic(let op, let lhs, let rhs):
+            guard let left = render(lhs, columns: columns), let right = render(rhs, columns: columns) else {
+                return nil
+            }
+            // SQLite reads a NaN result as NULL: with both sides present, that goes to Swift.
+            let result: SQL =
+                "(CAST(" + left + " AS REAL)" + SQL(unsafeSQL: " \(op.rawValue) ") + "CAST(" + right + " AS REAL))"
+            return "(CASE WHEN " + left + " IS NULL OR " + right + " IS NULL THEN NULL WHEN " + result
+                + " IS NULL THEN " + fallback + " ELSE " + result + " END)"
+        case .now:
+            // Replaced by the migration's date before rendering (`replacingNow(with:)`).
+            return nil
+        case .negate(let inner):
+            guard let operand = render(inner, columns: columns) else { return nil }
+            return integerChecked("(-" + operand + ")")
+        case .formatDate(let date, let format):
+            guard case .attribute(let name, _) = date, let column = columns.attributes[name] else { return nil }
+            let c: SQL = "s.\(.identifier(column))"
+            // As DatePattern computes fields: milliseconds since 1970 as a double, days by floor
+            // division, then whole milliseconds of the day ÷ 1000. An integer needs none of it.
+            let milliseconds: SQL = "((" + c + " + \(Double(referenceOffset))) * 1000.0)"
+            let quotient: SQL = "(" + milliseconds + " / 86400000.0)"
+            let days: SQL =
+                "(CAST(" + quotient + " AS INTEGER) - (" + quotient + " < CAST(" + quotient + " AS INTEGER)))"
+            let realSeconds: SQL =
+                "(" + days + " * 86400 + CAST((" + milliseconds + " - " + days + " * 86400000.0) AS INTEGER) / 1000)"
+            let integerSeconds: SQL = "(" + c + " + \(referenceOffset))"
+            func formatted(_ seconds: SQL) -> SQL {
+                "(CASE WHEN " + seconds
+                    + " BETWEEN \(formattedRange.lowerBound) AND \(formattedRange.upperBound) THEN strftime(\(format), "
+                    + seconds + ", 'unixepoch') ELSE " + fallback + " END)"
+            }
+            return "(CASE typeof(" + c + ") WHEN 'null' THEN NULL WHEN 'integer' THEN " + formatted(integerSeconds)
+                + " WHEN 'real' THEN " + formatted(realSeconds) + " ELSE " + fallback + " END)"
+        }
+    }
+}
