@@ -36,6 +36,10 @@ public enum BulkMappingFixture {
                     Attribute("wide", .integer32)
                     Attribute("ratio", .double)
                     Attribute("kept", .string).default(.string("default"))
+                    Attribute("later", .date)
+                    Attribute("days", .double)
+                    Attribute("shiftedPrinted", .string)
+                    Attribute("share", .double)
                     Relationship("stamp", to: "Stamp", inverse: "printed")
                 }
                 Entity("Stamp") {
@@ -57,7 +61,9 @@ public enum BulkMappingFixture {
              "attributes": {"id": "$source.id", "name": "$source.name", "flag": "$source.flag",
                "printed": "formatDate($source.stamp, \"yyyy-MM-dd'T'HH:mm:ss '100%' 'at' \\\"MM\\\"\")",
                "seconds": "timeInterval($source.stamp)", "label": "\"fixed\"", "wide": "$source.small",
-               "ratio": "$source.id"}}]},
+               "ratio": "$source.id", "later": "$source.stamp - 0.25", "days": "timeInterval($source.stamp) / 86400",
+               "share": "$source.small / 3",
+               "shiftedPrinted": "formatDate($source.stamp + 0.5, \"yyyy-MM-dd HH:mm:ss\")"}}]},
           {"name": "Two", "entityMappings": [
             {"name": "EventToStamp", "kind": "transform", "source": "Event", "destination": "Stamp",
              "attributes": {"id": "$source.id", "stamp": "$source.stamp"},
@@ -128,13 +134,21 @@ public enum BulkMappingFixture {
                     Attribute("count", .integer32)
                     Attribute("flag", .boolean)
                     Attribute("weight", .double)
+                    Attribute("code", .string)
                     Relationship("owner", to: "Owner", inverse: "items")
                 }
                 Entity("Owner") {
                     Attribute("name", .string)
                     Attribute("rank", .integer16)
                     Attribute("active", .boolean)
+                    Attribute("since", .date)
                     Relationship("items", to: "Item", inverse: "owner").toMany()
+                    Relationship("team", to: "Team", inverse: "owners")
+                }
+                Entity("Team") {
+                    Attribute("name", .string)
+                    Attribute("founded", .date)
+                    Relationship("owners", to: "Owner", inverse: "team").toMany()
                 }
             }
             ModelVersion("v2") {
@@ -153,6 +167,14 @@ public enum BulkMappingFixture {
                     Attribute("when", .date)
                     Attribute("scaled", .double)
                     Attribute("shifted", .double)
+                    Attribute("code", .integer64)
+                    Attribute("ownerSince", .string)
+                    Attribute("teamName", .string)
+                    Attribute("teamFounded", .double)
+                    Attribute("weightShare", .double)
+                    Attribute("countShare", .double)
+                    Attribute("later", .date)
+                    Attribute("sinceSeconds", .integer64)
                 }
             }
         }
@@ -174,8 +196,12 @@ public enum BulkMappingFixture {
              "firstCount": "coalesce($source.count, 7)", "ownerName": "lowercase($source.owner.name)",
              "ownerRank": "$source.owner.rank + 1", "ownerActive": "$source.owner.active", "stamped": "now()",
              "when": "date($source.count)", "scaled": "$source.weight * 2.5",
-             "shifted": "$source.weight * $source.count"}},
-          {"kind": "remove", "source": "Owner"}]}
+             "shifted": "$source.weight * $source.count", "code": "integer($source.code)",
+             "ownerSince": "formatDate($source.owner.since, \"yyyy-MM-dd HH:mm:ss\")",
+             "teamName": "uppercase($source.owner.team.name)", "teamFounded": "timeInterval($source.owner.team.founded)",
+             "weightShare": "$source.weight / 0.5", "countShare": "$source.count / 3", "later": "now() + $source.count",
+             "sinceSeconds": "integer($source.owner.since)"}},
+          {"kind": "remove", "source": "Owner"}, {"kind": "remove", "source": "Team"}]}
         """#
 
     /// The date `now()` gives in migrations with ``textMapping`` that are compared.
@@ -202,7 +228,8 @@ public enum BulkMappingFixture {
     /// `Item` rows: the edge names, then `count` seeded random ones of printable ASCII and white
     /// space, some nil; counts and flags of every kind, some nil; ids far from overflow; weights
     /// from subnormal to 1e290 and infinity (not -0.0, which SQLite stores as 0.0 and PostgreSQL
-    /// keeps); most with an owner. The five `Owner` rows come last.
+    /// keeps); most with an owner; codes of integers in the forms SQL reads as Swift. The five `Owner` rows
+    /// and two `Team` rows come last.
     ///
     /// - Parameters:
     ///   - count: How many random names follow the edge ones.
@@ -235,6 +262,8 @@ public enum BulkMappingFixture {
                 -7.5,
             ]
             if index % 11 != 7 { attributes["weight"] = .double(weights[index % weights.count]) }
+            let codes = ["42", " -7\t", "+12", "007", "-999999999999999999", "0", "\t 123456789012345678 ", "-0"]
+            if index % 9 != 4 { attributes["code"] = .string(codes[index % codes.count]) }
             let owner =
                 index % 6 == 5 ? [:] : ["owner": RowReference(entityName: "Owner", primaryKey: Int64(index % 5 + 1))]
             return StoreRow(
@@ -245,20 +274,37 @@ public enum BulkMappingFixture {
     }
 
     /// The five owners of the items, each with its items: ASCII names (one nil), ranks up to
-    /// `Int16.max`, activity of both kinds and none.
+    /// `Int16.max`, activity of both kinds and none, dates from 1601 to 9000 (one nil), and
+    /// teams (one owner has none); then the two teams, one without a name.
     static func ownerRows(of items: [StoreRow]) -> [StoreRow] {
         let names: [String?] = ["Ann", " Bob ", "cara", "DAN", nil]
         let ranks: [Int64?] = [1, Int64(Int16.max), Int64(Int16.min), nil, 0]
         let active: [Bool?] = [true, false, nil, true, false]
-        return (0..<5).map { index in
+        let since: [Double?] = [-12_600_000_000.5, 0.999_6, nil, 221_000_000_000.25, -1]
+        let teams = [
+            RowReference(entityName: "Team", primaryKey: 1), RowReference(entityName: "Team", primaryKey: 2),
+        ]
+        let ownerTeams: [RowReference?] = [teams[0], teams[1], teams[0], nil, teams[1]]
+        let owners = (0..<5).map { index in
             var attributes: [String: AttributeValue] = [:]
             if let name = names[index] { attributes["name"] = .string(name) }
             if let rank = ranks[index] { attributes["rank"] = .integer(rank) }
             if let flag = active[index] { attributes["active"] = .bool(flag) }
+            if let date = since[index] { attributes["since"] = .date(Date(timeIntervalSinceReferenceDate: date)) }
             let reference = RowReference(entityName: "Owner", primaryKey: Int64(index + 1))
             return StoreRow(
                 reference: reference, version: 1, attributes: attributes,
+                toOne: ownerTeams[index].map { ["team": $0] } ?? [:],
                 toMany: ["items": items.filter { $0.toOne["owner"] == reference }.map(\.reference)])
         }
+        let teamRows = teams.enumerated().map { index, team in
+            StoreRow(
+                reference: team, version: 1,
+                attributes: index == 0
+                    ? ["name": .string("Red"), "founded": .date(Date(timeIntervalSinceReferenceDate: -400.5))]
+                    : [:],
+                toMany: ["owners": owners.filter { $0.toOne["team"] == team }.map(\.reference)])
+        }
+        return owners + teamRows
     }
 }

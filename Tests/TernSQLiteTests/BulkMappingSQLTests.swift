@@ -82,12 +82,12 @@ import Testing
 
     /// Migrates a store of `Item` rows with the text mapping, compiled to SQL or not; returns the
     /// `Label` rows and the mappings that ran as SQL.
-    static func migrateText(_ rows: [StoreRow], compiled: Bool, filter: String? = nil) async throws -> (
-        labels: [StoreRow], asSQL: [String]
-    ) {
+    static func migrateText(
+        _ rows: [StoreRow], compiled: Bool, filter: String? = nil, mapping: String = BulkMappingFixture.textMapping
+    ) async throws -> (labels: [StoreRow], asSQL: [String]) {
         let result = try await migrate(
             rows, model: BulkMappingFixture.textModel(),
-            mapping: filter.map(BulkMappingFixture.textMapping(filter:)) ?? BulkMappingFixture.textMapping,
+            mapping: filter.map(BulkMappingFixture.textMapping(filter:)) ?? mapping,
             entities: ["Label"], compiled: compiled)
         return (result.rows[0], result.asSQL)
     }
@@ -114,11 +114,40 @@ import Testing
         let trimmed = try #require(bulk.labels.first { $0.attributes["upper"] == .string("\u{0B}\u{0C}\r X \r\n") })
         #expect(trimmed.attributes["trimmed"] == .string("x"))
         #expect(trimmed.attributes["stamped"] == .date(BulkMappingFixture.textNow))
-        // The owner’s values come through the relationship.
+        // The owner’s values come through the relationship, the team's through two.
         #expect(
             bulk.labels.contains {
                 $0.attributes["ownerName"] == .string(" bob ") && $0.attributes["ownerRank"] == .integer(32768)
             })
+        Self.expectValuesOfTheLaterForms(bulk.labels)
+    }
+
+    /// The forms added on 5 December give values, not only nil: integers read from text, dates
+    /// formatted through the relationship, names two relationships away, quotients and shifted dates.
+    static func expectValuesOfTheLaterForms(_ labels: [StoreRow], sourceLocation: SourceLocation = #_sourceLocation) {
+        let values = { (name: String) in Set(labels.compactMap { $0.attributes[name] ?? nil }) }
+        #expect(
+            values("code")
+                == [42, -7, 12, 7, -999_999_999_999_999_999, 0, 123_456_789_012_345_678].reduce(into: []) {
+                    $0.insert(AttributeValue.integer($1))
+                }, sourceLocation: sourceLocation)
+        #expect(values("teamName") == [.string("RED")], sourceLocation: sourceLocation)
+        #expect(values("teamFounded") == [.double(-400.5)], sourceLocation: sourceLocation)
+        #expect(
+            values("ownerSince") == [
+                .string("1601-09-21 15:59:59"), .string("2001-01-01 00:00:00"),
+                .string("9004-03-19 08:53:20"), .string("2000-12-31 23:59:59"),
+            ], sourceLocation: sourceLocation)
+        #expect(values("countShare").contains(.double(14)), sourceLocation: sourceLocation)
+        #expect(
+            values("sinceSeconds") == [
+                .integer(-12_600_000_000), .integer(0), .integer(221_000_000_000), .integer(-1),
+            ],
+            sourceLocation: sourceLocation)
+        #expect(values("weightShare").contains(.double(.infinity)), sourceLocation: sourceLocation)
+        #expect(
+            values("later").contains(.date(BulkMappingFixture.textNow.addingTimeInterval(42))),
+            sourceLocation: sourceLocation)
     }
 
     @Test func textSQLCannotChangeAsSwiftDoesGoesBackToSwiftAndAnOverflowFailsAsInSwift() async throws {
@@ -149,6 +178,42 @@ import Testing
             await #expect(
                 performing: { try await Self.migrateText(rows, compiled: true) },
                 throws: { ($0 as? MigrationError)?.code == .evaluationFailed })
+        }
+    }
+
+    @Test func numbersSQLCannotReadOrComputeAsSwiftGoBackToSwift() async throws {
+        // Text Swift reads as a number in another form, or past 18 digits: the same rows.
+        for code in ["1.5", "\u{00A0}5", "9223372036854775807", " 1e3", "12\u{0}"] {
+            var rows = Self.asciiTextRows(count: 10)
+            rows[2].attributes["code"] = .string(code)
+            let bulk = try await Self.migrateText(rows, compiled: true)
+            #expect(bulk.asSQL.isEmpty, "\(code)")
+            #expect(
+                bulk.labels.map(\.attributes)
+                    == (try await Self.migrateText(rows, compiled: false)).labels.map(\.attributes),
+                "\(code)")
+        }
+        // Text that is no number, a zero divisor, and a double outside Int64 fail as in Swift.
+        var mappings: [(String, [StoreRow])] = []
+        for code in ["abc", "5\n"] {
+            var rows = Self.asciiTextRows(count: 10)
+            rows[3].attributes["code"] = .string(code)
+            mappings.append((BulkMappingFixture.textMapping, rows))
+        }
+        for replacement in [
+            #""countShare": "$source.weight / $source.count""#, #""countShare": "integer($source.weight)""#,
+        ] {
+            let mapping = BulkMappingFixture.textMapping.replacingOccurrences(
+                of: #""countShare": "$source.count / 3""#, with: replacement)
+            #expect(mapping != BulkMappingFixture.textMapping)
+            mappings.append((mapping, Self.asciiTextRows(count: 10)))
+        }
+        for (mapping, rows) in mappings {
+            for compiled in [true, false] {
+                await #expect(
+                    performing: { try await Self.migrateText(rows, compiled: compiled, mapping: mapping) },
+                    throws: { ($0 as? MigrationError)?.code == .evaluationFailed })
+            }
         }
     }
 

@@ -24,11 +24,11 @@ struct PostgreSQLBulkMappingTests {
 
     /// Migrates a new PostgreSQL store of `rows` with mappings compiled to SQL or not.
     static func migratePostgreSQL(
-        _ rows: [StoreRow], compiled: Bool, text: Bool = false, filter: String? = nil
+        _ rows: [StoreRow], compiled: Bool, text: Bool = false, filter: String? = nil, mapping: String? = nil
     ) async throws -> Result {
         let model = try text ? BulkMappingFixture.textModel() : BulkMappingFixture.model()
         let mapping =
-            filter.map(BulkMappingFixture.textMapping(filter:))
+            mapping ?? filter.map(BulkMappingFixture.textMapping(filter:))
             ?? (text ? BulkMappingFixture.textMapping : BulkMappingFixture.mapping)
         let url = try PostgreSQLTestServer.freshStoreURL(prefix: "bulk")
         defer { try? PostgreSQLStore.destroy(at: url) }
@@ -53,12 +53,12 @@ struct PostgreSQLBulkMappingTests {
     }
 
     /// Migrates a SQLite store of `rows` in Swift.
-    static func migrateSQLite(_ rows: [StoreRow], text: Bool = false, filter: String? = nil) async throws -> [String:
-        [String]]
-    {
+    static func migrateSQLite(
+        _ rows: [StoreRow], text: Bool = false, filter: String? = nil, mapping: String? = nil
+    ) async throws -> [String: [String]] {
         let model = try text ? BulkMappingFixture.textModel() : BulkMappingFixture.model()
         let mapping =
-            filter.map(BulkMappingFixture.textMapping(filter:))
+            mapping ?? filter.map(BulkMappingFixture.textMapping(filter:))
             ?? (text ? BulkMappingFixture.textMapping : BulkMappingFixture.mapping)
         let folder = try TemporaryDirectory()
         let url = folder.path("Events.sqlite")
@@ -145,6 +145,44 @@ struct PostgreSQLBulkMappingTests {
         await #expect(
             performing: { try await Self.migratePostgreSQL(overflowing, compiled: true, text: true) },
             throws: { ($0 as? MigrationError)?.code == .evaluationFailed })
+    }
+
+    @Test func numbersPostgreSQLCannotReadOrComputeAsSwiftGoBackToSwift() async throws {
+        let ascii = BulkMappingFixture.textRows(count: 10, includesNUL: false) {
+            $0.unicodeScalars.allSatisfy(\.isASCII)
+        }
+        // Text Swift reads as a number in another form, or past 18 digits: the same rows.
+        for code in ["1.5", "\u{00A0}5", "9223372036854775807"] {
+            var rows = ascii
+            rows[2].attributes["code"] = .string(code)
+            let bulk = try await Self.migratePostgreSQL(rows, compiled: true, text: true)
+            #expect(bulk.asSQL.isEmpty, "\(code)")
+            #expect(try await Self.migrateSQLite(rows, text: true) == bulk.contents, "\(code)")
+        }
+        // A tiny quotient (SQLSTATE 22003) goes to Swift, which gives zero.
+        let tiny = BulkMappingFixture.textMapping.replacingOccurrences(
+            of: #""weightShare": "$source.weight / 0.5""#, with: #""weightShare": "$source.weight / 1e300""#)
+        let tinyResult = try await Self.migratePostgreSQL(ascii, compiled: true, text: true, mapping: tiny)
+        #expect(tinyResult.asSQL.isEmpty)
+        #expect(try await Self.migrateSQLite(ascii, text: true, mapping: tiny) == tinyResult.contents)
+        // A zero divisor, a double outside bigint and text that is no number fail as in Swift.
+        var failing: [(String, [StoreRow])] = []
+        for replacement in [
+            #""countShare": "$source.weight / $source.count""#, #""countShare": "integer($source.weight)""#,
+        ] {
+            let mapping = BulkMappingFixture.textMapping.replacingOccurrences(
+                of: #""countShare": "$source.count / 3""#, with: replacement)
+            #expect(mapping != BulkMappingFixture.textMapping)
+            failing.append((mapping, ascii))
+        }
+        var unreadable = ascii
+        unreadable[3].attributes["code"] = .string("abc")
+        failing.append((BulkMappingFixture.textMapping, unreadable))
+        for (mapping, rows) in failing {
+            await #expect(
+                performing: { try await Self.migratePostgreSQL(rows, compiled: true, text: true, mapping: mapping) },
+                throws: { ($0 as? MigrationError)?.code == .evaluationFailed })
+        }
     }
 }
 

@@ -20,9 +20,10 @@ package struct BulkMapping: Sendable {
     package indirect enum Value: Sendable, Equatable {
         /// A stored attribute of the source entity, read from its column.
         case attribute(String, AttributeType)
-        /// `$source.relationship.attribute`: a stored attribute of a to-one relationship's
-        /// destination, read through a join on its key.
-        case relatedAttribute(relationship: String, attribute: String, AttributeType)
+        /// `$source.relationship.attribute` (or `$source.owner.team.name`): a stored attribute of
+        /// the destination at the end of a path of to-one relationships, read through a join on
+        /// each one's key.
+        case relatedAttribute(path: [String], attribute: String, AttributeType)
         /// A constant (nil for NULL).
         case literal(AttributeValue?)
         /// `formatDate(date, format)` with a format ``DatePattern`` writes, as a `strftime` format.
@@ -44,7 +45,8 @@ package struct BulkMapping: Sendable {
         case coalesce([Value], AttributeType?)
         /// `integer(value)` of an integer or a Boolean (0 or 1).
         case integer(Value)
-        /// `double(value)` of an integer or a Boolean, or `number(Boolean)`.
+        /// `double(value)` of an integer, a Boolean or a date (its seconds since 2001), or
+        /// `number()` of a Boolean or a date.
         case double(Value)
         /// `lhs + rhs`, `lhs - rhs` or `lhs * rhs` of integers; a result that does not fit in 64
         /// bits goes back to Swift (which fails the migration as it would anyway).
@@ -57,22 +59,37 @@ package struct BulkMapping: Sendable {
         case doubleArithmetic(ValueExpression.ArithmeticOperator, Value, Value)
         /// `date(number)`: the number as seconds since 2001.
         case date(Value)
+        /// `lhs / rhs` of numbers: both as doubles, as Swift divides any two numbers; a zero
+        /// divisor (Swift fails) and a NaN result go back to Swift.
+        case division(Value, Value)
+        /// `date + seconds` or `date - seconds`: the date's seconds since 2001 and the number as
+        /// doubles, as `Date.addingTimeInterval` adds them; a NaN result goes back to Swift.
+        case dateArithmetic(ValueExpression.ArithmeticOperator, Value, Value)
+        /// `integer(value)` of a double or a date (its seconds since 2001): rounded toward zero;
+        /// a value whose integer part does not fit in 64 bits, NaN and infinities go back to Swift.
+        case truncated(Value)
+        /// `integer(text)` of text whose characters, after spaces and tabs are trimmed off, are a
+        /// sign and at most 18 ASCII digits (which `Int64` reads as SQL does); any other text goes
+        /// back to Swift, which reads numbers in more forms (`1.5`, `1e3`) or fails.
+        case parsedInteger(Value)
         /// `now()`: one date for the whole migration (``ExpressionEnvironment/now``), which the
         /// engine binds (``replacingNow(with:)``).
         case now
 
-        /// The to-one relationships the value reads through.
-        package var relationships: [String] {
+        /// The paths of to-one relationships the value reads through.
+        package var relationshipPaths: [[String]] {
             switch self {
-            case .relatedAttribute(let relationship, _, _): [relationship]
+            case .relatedAttribute(let path, _, _): [path]
             case .attribute, .literal, .now: []
             case .formatDate(let value, _), .timeInterval(let value), .changingCase(let value, _), .trim(let value),
                 .text(let value), .integer(let value), .double(let value), .negate(let value):
-                value.relationships
-            case .concat(let values), .coalesce(let values, _): values.flatMap(\.relationships)
+                value.relationshipPaths
+            case .concat(let values), .coalesce(let values, _): values.flatMap(\.relationshipPaths)
             case .integerArithmetic(_, let lhs, let rhs), .doubleArithmetic(_, let lhs, let rhs):
-                lhs.relationships + rhs.relationships
-            case .date(let value): value.relationships
+                lhs.relationshipPaths + rhs.relationshipPaths
+            case .date(let value), .truncated(let value), .parsedInteger(let value): value.relationshipPaths
+            case .division(let lhs, let rhs), .dateArithmetic(_, let lhs, let rhs):
+                lhs.relationshipPaths + rhs.relationshipPaths
             }
         }
 
@@ -99,6 +116,11 @@ package struct BulkMapping: Sendable {
             case .doubleArithmetic(let op, let lhs, let rhs):
                 .doubleArithmetic(op, lhs.replacingNow(with: date), rhs.replacingNow(with: date))
             case .date(let value): .date(value.replacingNow(with: date))
+            case .division(let lhs, let rhs): .division(lhs.replacingNow(with: date), rhs.replacingNow(with: date))
+            case .dateArithmetic(let op, let lhs, let rhs):
+                .dateArithmetic(op, lhs.replacingNow(with: date), rhs.replacingNow(with: date))
+            case .truncated(let value): .truncated(value.replacingNow(with: date))
+            case .parsedInteger(let value): .parsedInteger(value.replacingNow(with: date))
             }
         }
 
@@ -109,10 +131,10 @@ package struct BulkMapping: Sendable {
             case .literal(let value): value.flatMap(BulkMapping.type(of:))
             case .formatDate, .changingCase, .trim, .text, .concat: .string
             case .now: .date
-            case .timeInterval, .double, .doubleArithmetic: .double
-            case .date: .date
+            case .timeInterval, .double, .doubleArithmetic, .division: .double
+            case .date, .dateArithmetic: .date
             case .coalesce(_, let type): type
-            case .integer, .integerArithmetic, .negate: .integer64
+            case .integer, .integerArithmetic, .negate, .truncated, .parsedInteger: .integer64
             }
         }
     }
@@ -201,37 +223,44 @@ package struct BulkMapping: Sendable {
             guard let attribute = model.attribute(named: keyPath[0], inEntity: source), Self.isColumn(attribute)
             else { return nil }
             return .attribute(attribute.name, attribute.type)
-        case .source(let keyPath) where keyPath.count == 2:
-            guard let relationship = model.relationship(named: keyPath[0], inEntity: source),
-                !relationship.isToMany, !relationship.isTransient,
-                let attribute = model.attribute(named: keyPath[1], inEntity: relationship.destinationEntityName),
+        case .source(let keyPath) where keyPath.count >= 2:
+            var entity = source
+            for name in keyPath.dropLast() {
+                guard let relationship = model.relationship(named: name, inEntity: entity), !relationship.isToMany,
+                    !relationship.isTransient
+                else { return nil }
+                entity = relationship.destinationEntityName
+            }
+            guard let last = keyPath.last, let attribute = model.attribute(named: last, inEntity: entity),
                 Self.isColumn(attribute)
             else { return nil }
-            return .relatedAttribute(relationship: relationship.name, attribute: attribute.name, attribute.type)
+            return .relatedAttribute(path: Array(keyPath.dropLast()), attribute: attribute.name, attribute.type)
         case .literal(let value):
             guard let value else { return .literal(nil) }
             return type(of: value) == nil ? nil : .literal(value)
         case .call(.formatDate, let arguments) where arguments.count == 2:
             guard case .literal(.string(let format)?) = arguments[1], let pattern = DatePattern(format),
-                let date = Self.value(of: arguments[0], source: source, in: model), case .attribute(_, .date) = date
+                let date = Self.value(of: arguments[0], source: source, in: model), date.type == .date
             else { return nil }
             return .formatDate(date, strftime: pattern.strftimeFormat)
         case .call(.timeInterval, let arguments) where arguments.count == 1:
-            guard let date = Self.value(of: arguments[0], source: source, in: model), case .attribute(_, .date) = date
+            guard let date = Self.value(of: arguments[0], source: source, in: model), date.type == .date
             else { return nil }
             return .timeInterval(date)
         case .negate(let operand):
             guard let value = Self.value(of: operand, source: source, in: model), value.type?.isInteger == true
             else { return nil }
             return .negate(value)
-        case .arithmetic(let op, let lhs, let rhs) where op != .divide:
+        case .arithmetic(let op, let lhs, let rhs):
             guard let left = Self.value(of: lhs, source: source, in: model),
                 let right = Self.value(of: rhs, source: source, in: model),
-                let leftType = left.type, let rightType = right.type,
-                leftType.isInteger || leftType == .double, rightType.isInteger || rightType == .double
+                let leftType = left.type, let rightType = right.type, rightType.isNumber,
+                leftType.isNumber || (leftType == .date && (op == .add || op == .subtract)),
+                Self.isFinite(left), Self.isFinite(right)
             else { return nil }
+            if leftType == .date { return .dateArithmetic(op, left, right) }
+            if op == .divide { return .division(left, right) }
             if leftType.isInteger && rightType.isInteger { return .integerArithmetic(op, left, right) }
-            guard Self.isFinite(left), Self.isFinite(right) else { return nil }
             return .doubleArithmetic(op, left, right)
         case .call(.now, let arguments) where arguments.isEmpty:
             return .now
@@ -266,11 +295,14 @@ package struct BulkMapping: Sendable {
             if types.count <= 1 { return .coalesce(arguments, types.first) }
             return types.allSatisfy(\.isInteger) ? .coalesce(arguments, .integer64) : nil
         case .integer where arguments.count == 1:
-            guard let type = first.type, type.isInteger || type == .boolean else { return nil }
-            return .integer(first)
+            guard let type = first.type else { return nil }
+            if type == .double || type == .date { return Self.isFinite(first) ? .truncated(first) : nil }
+            if type == .string { return .parsedInteger(first) }
+            return type.isInteger || type == .boolean ? .integer(first) : nil
         case .double where arguments.count == 1:
-            guard let type = first.type, type.isInteger || type == .boolean else { return nil }
-            return .double(first)
+            guard let type = first.type else { return nil }
+            if type == .double { return first }
+            return type.isInteger || type == .boolean || type == .date ? .double(first) : nil
         case .date where arguments.count == 1:
             guard let type = first.type else { return nil }
             if type == .date { return first }
@@ -278,7 +310,7 @@ package struct BulkMapping: Sendable {
         case .number where arguments.count == 1:
             guard let type = first.type else { return nil }
             if type.isInteger || type == .double { return first }
-            return type == .boolean ? .double(first) : nil
+            return type == .boolean || type == .date ? .double(first) : nil
         default:
             return nil
         }
@@ -329,6 +361,8 @@ package struct BulkMapping: Sendable {
 extension AttributeType {
     /// Whether the type is one of the integer types.
     fileprivate var isInteger: Bool { self == .integer16 || self == .integer32 || self == .integer64 }
+    /// Whether the type is an integer type or Double.
+    fileprivate var isNumber: Bool { isInteger || self == .double }
 }
 
 /// An engine that can run stage 1 of a ``BulkMapping`` in one statement: ``MappingRunner`` asks it

@@ -42,11 +42,11 @@ enum PostgreSQLBulkSQL {
         case .attribute(let name, let type):
             guard let column = columns.attributes[name] else { return nil }
             return (typed("s.\(.identifier(column))", type), false)
-        case .relatedAttribute(let relationship, let attribute, let type):
+        case .relatedAttribute(let path, let attribute, let type):
             let fallback: SQL =
                 "pg_temp.tern_bulk_fallback(CAST(NULL AS "
                 + SQL(unsafeSQL: type == .boolean ? "integer" : Connection.columnType(of: type)) + "))"
-            return columns.related(relationship, attribute: attribute, fallback: fallback) { typed($0, type) }
+            return columns.related(path, attribute: attribute, fallback: fallback) { typed($0, type) }
                 .map { ($0, true) }
         case .timeInterval(let date), .double(let date), .date(let date):
             guard let inner = render(date, columns: columns) else { return nil }
@@ -98,7 +98,7 @@ enum PostgreSQLBulkSQL {
                 "(CAST(" + left.sql + " AS bigint)" + SQL(unsafeSQL: " \(op.rawValue) ") + "CAST(" + right.sql
                 + " AS bigint))"
             return (sql, left.mayFallBack || right.mayFallBack)
-        case .doubleArithmetic(let op, let lhs, let rhs):
+        case .doubleArithmetic(let op, let lhs, let rhs), .dateArithmetic(let op, let lhs, let rhs):
             // double precision arithmetic out of range fails with SQLSTATE 22003, which sends the
             // mapping to Swift (whose result is an infinity or zero).
             guard let left = render(lhs, columns: columns), let right = render(rhs, columns: columns) else {
@@ -108,6 +108,34 @@ enum PostgreSQLBulkSQL {
                 "(CAST(" + left.sql + " AS double precision)" + SQL(unsafeSQL: " \(op.rawValue) ") + "CAST("
                 + right.sql + " AS double precision))"
             return (sql, left.mayFallBack || right.mayFallBack)
+        case .division(let lhs, let rhs):
+            // Swift fails on a zero divisor (PostgreSQL would too, with another SQLSTATE); a
+            // result out of range fails with SQLSTATE 22003. Both go to Swift.
+            guard let left = render(lhs, columns: columns), let right = render(rhs, columns: columns) else {
+                return nil
+            }
+            let divisor: SQL = "CAST(" + right.sql + " AS double precision)"
+            let sql: SQL =
+                "(CASE WHEN " + divisor
+                + " = 0 THEN pg_temp.tern_bulk_fallback(CAST(NULL AS double precision)) ELSE CAST("
+                + left.sql + " AS double precision) / " + divisor + " END)"
+            return (sql, true)
+        case .truncated(let inner):
+            // Rounded toward zero first: the cast rounds to nearest. Outside bigint, NaN and
+            // infinities fail the cast with SQLSTATE 22003, which sends the mapping to Swift.
+            guard let number = render(inner, columns: columns) else { return nil }
+            return ("CAST(trunc(CAST(" + number.sql + " AS double precision)) AS bigint)", true)
+        case .parsedInteger(let inner):
+            guard let text = render(inner, columns: columns) else { return nil }
+            // `.whitespaces` within ASCII is space and tab; then a sign and up to 18 ASCII digits
+            // (`[0-9]` is a range of code points). Other text, such as a non-breaking space
+            // Swift trims, goes to Swift.
+            let trimmed: SQL = "btrim(" + text.sql + ", " + boundText(" \t") + ")"
+            let integer: SQL =
+                "(CASE WHEN " + text.sql + " IS NULL THEN NULL WHEN " + trimmed + " ~ "
+                + boundText("^[+-]?[0-9]{1,18}$") + " THEN CAST(" + trimmed
+                + " AS bigint) ELSE pg_temp.tern_bulk_fallback(CAST(NULL AS bigint)) END)"
+            return (integer, true)
         case .now:
             // Replaced by the migration's date before rendering (`replacingNow(with:)`).
             return nil
@@ -115,10 +143,10 @@ enum PostgreSQLBulkSQL {
             guard let operand = render(inner, columns: columns) else { return nil }
             return ("(-CAST(" + operand.sql + " AS bigint))", operand.mayFallBack)
         case .formatDate(let date, let format):
-            guard case .attribute(let name, _) = date, let column = columns.attributes[name],
-                let pattern = toCharFormat(strftime: format)
-            else { return nil }
-            let c: SQL = "s.\(.identifier(column))"
+            guard let pattern = toCharFormat(strftime: format), let rendered = render(date, columns: columns) else {
+                return nil
+            }
+            let c = rendered.sql
             // As DatePattern computes fields: milliseconds since 1970 as a double, days by floor
             // division, then whole milliseconds of the day ÷ 1000, all in IEEE doubles as Swift.
             let milliseconds: SQL = "((" + c + " + \(Double(referenceOffset))) * 1000.0)"

@@ -18,9 +18,11 @@ extension PostgreSQLMigrationEngine: BulkMappingEngine {
         guard plan.unfitDefaults.isEmpty else { return false }
         let (layout, sourceColumns) = try Self.storeWork {
             let layout = try source.schema.entity(named: bulk.sourceEntity)
-            return (layout, BulkSourceColumns(layout: layout, schema: source.schema))
+            return (
+                layout, BulkSourceColumns(layout: layout, schema: source.schema, values: bulk.attributes.map(\.value))
+            )
         }
-        guard let joins = sourceColumns.joinClause(for: bulk.attributes.map(\.value), schema: sourceSchema) else {
+        guard let joins = sourceColumns.joinClause(schema: sourceSchema) else {
             return false
         }
         var values: [SQL] = []

@@ -2,9 +2,10 @@ package import TernCore
 package import TernMigration
 
 /// What a mapping compiled to SQL (#24) reads from its source entity's table, shared by the
-/// SQLite and PostgreSQL engines: the columns of its stored attributes, and for each to-one
-/// relationship the destination's table, joined under an alias of its own, with the columns of
-/// the destination's attributes. The source table's alias is `s`.
+/// SQLite and PostgreSQL engines: the columns of its stored attributes, and for each path of
+/// to-one relationships its values read through (`owner`, `owner.team`) the destination's table,
+/// joined under an alias of its own, with the columns of the destination's attributes. The source
+/// table's alias is `s`.
 package struct BulkSourceColumns: Sendable {
     /// A to-one relationship's destination table, joined on its `Z_PK`.
     package struct Join: Sendable {
@@ -12,8 +13,9 @@ package struct BulkSourceColumns: Sendable {
         package let alias: String
         /// The destination's table.
         package let table: String
-        /// The source column holding the destination's key.
-        package let foreignKey: String
+        /// The column holding the destination's key, qualified with the alias of the table it is
+        /// in (`s` or the join before).
+        package let foreignKey: SQL
         /// The destination entity.
         package let destination: EntityLayout
         /// The column of each stored attribute of the destination.
@@ -22,62 +24,99 @@ package struct BulkSourceColumns: Sendable {
 
     /// The column of each stored attribute of the source entity.
     package let attributes: [String: String]
-    /// The join of each to-one relationship, by relationship name.
-    package let joins: [String: Join]
+    /// The join of each path of to-one relationships the values read through, by the path's
+    /// names joined with dots; a path's prefixes come first.
+    package let joins: [(path: String, join: Join)]
+    /// Whether every relationship the values read through is a stored to-one relationship.
+    private let isComplete: Bool
 
-    /// The columns of a source entity and of its to-one relationships' destinations.
+    /// The columns of a source entity and of the destinations its values read through.
     ///
     /// - Parameters:
     ///   - layout: The source entity.
     ///   - schema: The source store's schema.
-    /// - Complexity: O(*n*) in the attributes of the entity and of its destinations.
-    package init(layout: EntityLayout, schema: StoreSchema) {
+    ///   - values: The values of a mapping.
+    /// - Complexity: O(*n*) in the attributes of the entity and of the destinations read.
+    package init(layout: EntityLayout, schema: StoreSchema, values: [BulkMapping.Value]) {
         attributes = Self.columns(of: layout)
-        var joins: [String: Join] = [:]
-        for (index, relationship) in layout.toOneRelationships.enumerated() {
-            guard let destination = try? schema.entity(named: relationship.destination) else { continue }
-            joins[relationship.name] = Join(
-                alias: "j\(index)", table: destination.table, foreignKey: relationship.column,
-                destination: destination, attributes: Self.columns(of: destination))
+        var prefixes: Set<[String]> = []
+        for path in values.flatMap(\.relationshipPaths) {
+            for end in path.indices { prefixes.insert(Array(path[...end])) }
+        }
+        var joins: [(path: String, join: Join)] = []
+        var complete = true
+        // Shorter paths first, so that each join's foreign key is in a table joined before it.
+        for path in prefixes.sorted(by: {
+            ($0.count, $0.joined(separator: ".")) < ($1.count, $1.joined(separator: "."))
+        }) {
+            let owner: (alias: String, layout: EntityLayout)? =
+                path.count == 1
+                ? ("s", layout)
+                : joins.first { $0.path == path.dropLast().joined(separator: ".") }.map {
+                    ($0.join.alias, $0.join.destination)
+                }
+            guard let owner, let relationship = owner.layout.toOne(named: path[path.count - 1]),
+                let destination = try? schema.entity(named: relationship.destination)
+            else {
+                complete = false
+                continue
+            }
+            joins.append(
+                (
+                    path.joined(separator: "."),
+                    Join(
+                        alias: "j\(joins.count)", table: destination.table,
+                        foreignKey: "\(.identifier(owner.alias)).\(.identifier(relationship.column))",
+                        destination: destination, attributes: Self.columns(of: destination))
+                ))
         }
         self.joins = joins
+        isComplete = complete
     }
 
-    /// The `LEFT JOIN`s of the relationships some values read, after `FROM source AS s`.
+    /// The `LEFT JOIN`s of the relationships the values read through, after `FROM source AS s`.
     ///
-    /// - Parameters:
-    ///   - values: The values of a mapping.
-    ///   - schema: The schema the source tables are in.
+    /// - Parameter schema: The schema the source tables are in.
     /// - Returns: The joins, or nil when a relationship has no join.
-    package func joinClause(for values: [BulkMapping.Value], schema: String) -> SQL? {
+    package func joinClause(schema: String) -> SQL? {
+        guard isComplete else { return nil }
         var clause: SQL = ""
-        for name in Set(values.flatMap(\.relationships)).sorted() {
-            guard let join = joins[name] else { return nil }
+        for (_, join) in joins {
             let alias = SQL.identifier(join.alias)
             clause.append(
-                " LEFT JOIN \(.identifier(schema)).\(.identifier(join.table)) AS \(alias) ON \(alias).\(.identifier("Z_PK")) = s.\(.identifier(join.foreignKey))"
-            )
+                " LEFT JOIN \(.identifier(schema)).\(.identifier(join.table)) AS \(alias) ON \(alias).\(.identifier("Z_PK")) = "
+                    + join.foreignKey)
         }
         return clause
     }
 
-    /// The value of a destination's attribute read through a join, in `read` (which makes the
-    /// column's SQL from `alias.column`): NULL when the relationship is empty, `fallback` when
-    /// its key names no object of the destination entity (Swift decides what that means).
+    /// The value of a destination's attribute read through a path of joins, in `read` (which makes
+    /// the column's SQL from `alias.column`): NULL when a relationship on the way is empty,
+    /// `fallback` when a key names no object of the relationship's destination entity (Swift
+    /// decides what that means).
     ///
-    /// - Returns: The SQL, or nil when the relationship or attribute has no column.
+    /// - Returns: The SQL, or nil when a relationship or the attribute has no column.
     package func related(
-        _ relationship: String, attribute: String, fallback: SQL, read: (SQL) -> SQL
+        _ path: [String], attribute: String, fallback: SQL, read: (SQL) -> SQL
     ) -> SQL? {
-        guard let join = joins[relationship], let column = join.attributes[attribute] else { return nil }
-        let alias = SQL.identifier(join.alias)
-        let key: SQL = "s.\(.identifier(join.foreignKey))"
-        let found: SQL =
-            "\(alias).\(.identifier("Z_PK")) IS NOT NULL AND "
-            + join.destination.rowFilter(includingSubentities: true, alias: join.alias)
-        return "(CASE WHEN " + key + " IS NULL THEN NULL WHEN " + found + " THEN "
-            + read("\(alias).\(.identifier(column))")
-            + " ELSE " + fallback + " END)"
+        var steps: [Join] = []
+        for end in path.indices {
+            let name = path[...end].joined(separator: ".")
+            guard let join = joins.first(where: { $0.path == name })?.join else { return nil }
+            steps.append(join)
+        }
+        guard let last = steps.last, let column = last.attributes[attribute] else { return nil }
+        var sql = read("\(.identifier(last.alias)).\(.identifier(column))")
+        for join in steps.reversed() {
+            let alias = SQL.identifier(join.alias)
+            let found: SQL =
+                "\(alias).\(.identifier("Z_PK")) IS NOT NULL AND "
+                + join.destination.rowFilter(includingSubentities: true, alias: join.alias)
+            sql =
+                "(CASE WHEN " + join.foreignKey + " IS NULL THEN NULL WHEN " + found + " THEN " + sql + " ELSE "
+                + fallback + " END)"
+        }
+        return sql
     }
 
     /// The condition that the source row `s` passes a mapping's filter, translated as the store

@@ -26,6 +26,15 @@ enum BulkSQL {
             + " END)"
     }
 
+    /// `left op right` in doubles, as Swift computes them: NULL when a side is NULL; a NaN result,
+    /// which SQLite reads as NULL, goes to Swift.
+    private static func doubleArithmetic(_ op: ValueExpression.ArithmeticOperator, _ left: SQL, _ right: SQL) -> SQL {
+        let result: SQL =
+            "(CAST(" + left + " AS REAL)" + SQL(unsafeSQL: " \(op.rawValue) ") + "CAST(" + right + " AS REAL))"
+        return "(CASE WHEN " + left + " IS NULL OR " + right + " IS NULL THEN NULL WHEN " + result + " IS NULL THEN "
+            + fallback + " ELSE " + result + " END)"
+    }
+
     /// A column read as the Swift reader reads it: a storage class it does not accept calls the
     /// fallback; a Boolean reads as `c != 0`.
     private static func typed(_ c: SQL, _ type: AttributeType) -> SQL {
@@ -67,8 +76,8 @@ enum BulkSQL {
         case .attribute(let name, let type):
             guard let column = columns.attributes[name] else { return nil }
             return typed("s.\(.identifier(column))", type)
-        case .relatedAttribute(let relationship, let attribute, let type):
-            return columns.related(relationship, attribute: attribute, fallback: fallback) { typed($0, type) }
+        case .relatedAttribute(let path, let attribute, let type):
+            return columns.related(path, attribute: attribute, fallback: fallback) { typed($0, type) }
         case .timeInterval(let date), .double(let date), .date(let date):
             guard let inner = render(date, columns: columns) else { return nil }
             return "CAST(" + inner + " AS REAL)"
@@ -106,15 +115,34 @@ enum BulkSQL {
                 return nil
             }
             return integerChecked("(" + left + SQL(unsafeSQL: " \(op.rawValue) ") + right + ")")
-        case .doubleArithmetic(let op, let lhs, let rhs):
+        case .doubleArithmetic(let op, let lhs, let rhs), .dateArithmetic(let op, let lhs, let rhs):
             guard let left = render(lhs, columns: columns), let right = render(rhs, columns: columns) else {
                 return nil
             }
-            // SQLite reads a NaN result as NULL: with both sides present, that goes to Swift.
-            let result: SQL =
-                "(CAST(" + left + " AS REAL)" + SQL(unsafeSQL: " \(op.rawValue) ") + "CAST(" + right + " AS REAL))"
-            return "(CASE WHEN " + left + " IS NULL OR " + right + " IS NULL THEN NULL WHEN " + result
-                + " IS NULL THEN " + fallback + " ELSE " + result + " END)"
+            return doubleArithmetic(op, left, right)
+        case .division(let lhs, let rhs):
+            guard let left = render(lhs, columns: columns), let right = render(rhs, columns: columns) else {
+                return nil
+            }
+            // SQLite gives NULL for a zero divisor, where Swift fails: that goes to Swift.
+            return "(CASE WHEN " + left + " IS NULL OR " + right + " IS NULL THEN NULL WHEN CAST(" + right
+                + " AS REAL) = 0.0 THEN " + fallback + " ELSE " + doubleArithmetic(.divide, left, right) + " END)"
+        case .truncated(let inner):
+            // CAST rounds toward zero, as Swift; outside Int64 it would clamp, and NaN fails both
+            // comparisons: those go to Swift.
+            guard let number = render(inner, columns: columns) else { return nil }
+            return "(CASE WHEN " + number + " IS NULL THEN NULL WHEN " + number + " >= -9223372036854775808.0 AND "
+                + number + " < 9223372036854775808.0 THEN CAST(" + number + " AS INTEGER) ELSE " + fallback + " END)"
+        case .parsedInteger(let inner):
+            guard let text = render(inner, columns: columns) else { return nil }
+            // `.whitespaces` within ASCII is space and tab; the digits after an optional sign.
+            let trimmed: SQL = "trim(" + text + ", ' ' || char(9))"
+            let digits: SQL =
+                "(CASE WHEN substr(" + trimmed + ", 1, 1) IN ('+', '-') THEN substr(" + trimmed + ", 2) ELSE "
+                + trimmed + " END)"
+            return "(CASE WHEN " + text + " IS NULL THEN NULL WHEN " + ascii(text) + " AND length(" + digits
+                + ") BETWEEN 1 AND 18 AND " + digits + " NOT GLOB '*[^0-9]*' THEN CAST(" + trimmed
+                + " AS INTEGER) ELSE " + fallback + " END)"
         case .now:
             // Replaced by the migration's date before rendering (`replacingNow(with:)`).
             return nil
@@ -122,8 +150,14 @@ enum BulkSQL {
             guard let operand = render(inner, columns: columns) else { return nil }
             return integerChecked("(-" + operand + ")")
         case .formatDate(let date, let format):
-            guard case .attribute(let name, _) = date, let column = columns.attributes[name] else { return nil }
-            let c: SQL = "s.\(.identifier(column))"
+            // A column is read as is: the CASE below checks its storage class.
+            let c: SQL
+            if case .attribute(let name, _) = date, let column = columns.attributes[name] {
+                c = "s.\(.identifier(column))"
+            } else {
+                guard let rendered = render(date, columns: columns) else { return nil }
+                c = rendered
+            }
             // As DatePattern computes fields: milliseconds since 1970 as a double, days by floor
             // division, then whole milliseconds of the day ÷ 1000. An integer needs none of it.
             let milliseconds: SQL = "((" + c + " + \(Double(referenceOffset))) * 1000.0)"

@@ -72,12 +72,14 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
                         tableSchema: schemaName
                     ).map { (filter ?? "") + " AND " + $0 }
                 }
-                return (layout.table, filter, BulkSourceColumns(layout: layout, schema: store.schema))
+                let columns = BulkSourceColumns(
+                    layout: layout, schema: store.schema, values: bulk.attributes.map(\.value))
+                return (layout.table, filter, columns)
             }
         }
         // A filter SQL cannot express exactly runs in Swift.
         guard let filter else { return false }
-        guard let joins = sourceColumns.joinClause(for: bulk.attributes.map(\.value), schema: schemaName) else {
+        guard let joins = sourceColumns.joinClause(schema: schemaName) else {
             return false
         }
         var values: [SQL] = []
