@@ -135,6 +135,8 @@ public enum BulkMappingFixture {
                     Attribute("flag", .boolean)
                     Attribute("weight", .double)
                     Attribute("code", .string)
+                    Attribute("day", .string)
+                    Attribute("week", .string)
                     Relationship("owner", to: "Owner", inverse: "items")
                 }
                 Entity("Owner") {
@@ -175,6 +177,8 @@ public enum BulkMappingFixture {
                     Attribute("countShare", .double)
                     Attribute("later", .date)
                     Attribute("sinceSeconds", .integer64)
+                    Attribute("day", .date)
+                    Attribute("week", .date)
                 }
             }
         }
@@ -200,7 +204,9 @@ public enum BulkMappingFixture {
              "ownerSince": "formatDate($source.owner.since, \"yyyy-MM-dd HH:mm:ss\")",
              "teamName": "uppercase($source.owner.team.name)", "teamFounded": "timeInterval($source.owner.team.founded)",
              "weightShare": "$source.weight / 0.5", "countShare": "$source.count / 3", "later": "now() + $source.count",
-             "sinceSeconds": "integer($source.owner.since)"}},
+             "sinceSeconds": "integer($source.owner.since)",
+             "day": "parseDate($source.day, \"yyyy-MM-dd HH:mm:ss\")",
+             "week": "parseDate($source.week, \"dd.MM.yyyy 'à' HH'h'mm\")"}},
           {"kind": "remove", "source": "Owner"}, {"kind": "remove", "source": "Team"}]}
         """#
 
@@ -247,6 +253,7 @@ public enum BulkMappingFixture {
                 String((0..<length).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }))
         }
         names = names.filter { $0.map(isKept) ?? true }
+        let days = Self.dayTexts(count: names.count)
         let items = names.enumerated().map { index, name in
             var attributes: [String: AttributeValue] = [
                 "id": .integer(
@@ -264,6 +271,10 @@ public enum BulkMappingFixture {
             if index % 11 != 7 { attributes["weight"] = .double(weights[index % weights.count]) }
             let codes = ["42", " -7\t", "+12", "007", "-999999999999999999", "0", "\t 123456789012345678 ", "-0"]
             if index % 9 != 4 { attributes["code"] = .string(codes[index % codes.count]) }
+            if let day = days[index] {
+                attributes["day"] = .string(day.day)
+                attributes["week"] = .string(day.week)
+            }
             let owner =
                 index % 6 == 5 ? [:] : ["owner": RowReference(entityName: "Owner", primaryKey: Int64(index % 5 + 1))]
             return StoreRow(
@@ -271,6 +282,34 @@ public enum BulkMappingFixture {
                 attributes: attributes, toOne: owner)
         }
         return items + ownerRows(of: items)
+    }
+
+    /// The texts of `count` dates in the formats the text mapping reads (`yyyy-MM-dd HH:mm:ss`,
+    /// `dd.MM.yyyy 'à' HH'h'mm`): the first and last second `DatePattern` formats, leap days and
+    /// their neighbours, then seeded random whole seconds from 1583 to 9999, one in ten nil.
+    static func dayTexts(count: Int) -> [(day: String, week: String)?] {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        // Seconds since 2001: 1583-01-01, 9999-12-31 23:59:59, 29 February 2000 and 1600, 28
+        // February 1900 (no leap day), the reference date and the second before it.
+        var seconds: [Double] = [
+            -13_190_860_800, 252_423_993_599, -26_827_200, -12_649_305_600, -3_156_969_601, 0, -1,
+        ]
+        var generator = SplitMix64(state: 57)
+        while seconds.count < count {
+            seconds.append(Double(Int64.random(in: -13_190_860_800...252_423_993_599, using: &generator)))
+        }
+        return seconds.prefix(count).enumerated().map { index, value in
+            guard index % 10 != 9 else { return nil }
+            let fields = calendar.dateComponents(
+                [.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSinceReferenceDate: value))
+            let (year, month, day) = (fields.year ?? 0, fields.month ?? 0, fields.day ?? 0)
+            let (hour, minute, second) = (fields.hour ?? 0, fields.minute ?? 0, fields.second ?? 0)
+            return (
+                String(format: "%04d-%02d-%02d %02d:%02d:%02d", year, month, day, hour, minute, second),
+                String(format: "%02d.%02d.%04d à %02dh%02d", day, month, year, hour, minute)
+            )
+        }
     }
 
     /// The five owners of the items, each with its items: ASCII names (one nil), ranks up to

@@ -148,6 +148,14 @@ import Testing
         #expect(
             values("later").contains(.date(BulkMappingFixture.textNow.addingTimeInterval(42))),
             sourceLocation: sourceLocation)
+        // Dates read from text: the first and last second, midnight of 2001, and many others.
+        let days = values("day")
+        for seconds in [-13_190_860_800, 252_423_993_599, -12_649_305_600, 0] as [Double] {
+            #expect(days.contains(.date(Date(timeIntervalSinceReferenceDate: seconds))), sourceLocation: sourceLocation)
+        }
+        #expect(days.count > 100 && values("week").count > 100, sourceLocation: sourceLocation)
+        #expect(
+            values("week").contains(.date(Date(timeIntervalSinceReferenceDate: -60))), sourceLocation: sourceLocation)
     }
 
     @Test func textSQLCannotChangeAsSwiftDoesGoesBackToSwiftAndAnOverflowFailsAsInSwift() async throws {
@@ -212,6 +220,34 @@ import Testing
             for compiled in [true, false] {
                 await #expect(
                     performing: { try await Self.migrateText(rows, compiled: compiled, mapping: mapping) },
+                    throws: { ($0 as? MigrationError)?.code == .evaluationFailed })
+            }
+        }
+    }
+
+    @Test func datesSQLCannotReadAsSwiftGoBackToSwift() async throws {
+        // Text DateFormatter reads though formatDate would not write it, and a date before 1583
+        // (Julian in DateFormatter): the same rows.
+        for day in [
+            "2024-1-5 10:20:30", " 2024-01-05 10:20:30", "2024-01-05 10:20:30 ", "02024-01-05 10:20:30",
+            "1500-01-01 00:00:00",
+        ] {
+            var rows = Self.asciiTextRows(count: 10)
+            rows[2].attributes["day"] = .string(day)
+            let bulk = try await Self.migrateText(rows, compiled: true)
+            #expect(bulk.asSQL.isEmpty, "\(day)")
+            #expect(
+                bulk.labels.map(\.attributes)
+                    == (try await Self.migrateText(rows, compiled: false)).labels.map(\.attributes),
+                "\(day)")
+        }
+        // Text it cannot read (30 February, another separator, hour 24) fails as in Swift.
+        for day in ["2024-02-30 00:00:00", "2024-01-05T10:20:30", "2024-01-05 24:00:00", "x"] {
+            var rows = Self.asciiTextRows(count: 10)
+            rows[1].attributes["day"] = .string(day)
+            for compiled in [true, false] {
+                await #expect(
+                    "\(day)", performing: { try await Self.migrateText(rows, compiled: compiled) },
                     throws: { ($0 as? MigrationError)?.code == .evaluationFailed })
             }
         }

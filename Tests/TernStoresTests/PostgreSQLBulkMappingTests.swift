@@ -159,6 +159,14 @@ struct PostgreSQLBulkMappingTests {
             #expect(bulk.asSQL.isEmpty, "\(code)")
             #expect(try await Self.migrateSQLite(rows, text: true) == bulk.contents, "\(code)")
         }
+        // Dates in text formatDate would not write, or before 1583: the same rows.
+        for day in ["2024-01-05 10:20:30 ", "2024-1-5 10:20:30", "1500-01-01 00:00:00"] {
+            var rows = ascii
+            rows[2].attributes["day"] = .string(day)
+            let bulk = try await Self.migratePostgreSQL(rows, compiled: true, text: true)
+            #expect(bulk.asSQL.isEmpty, "\(day)")
+            #expect(try await Self.migrateSQLite(rows, text: true) == bulk.contents, "\(day)")
+        }
         // A tiny quotient (SQLSTATE 22003) goes to Swift, which gives zero.
         let tiny = BulkMappingFixture.textMapping.replacingOccurrences(
             of: #""weightShare": "$source.weight / 0.5""#, with: #""weightShare": "$source.weight / 1e300""#)
@@ -175,9 +183,11 @@ struct PostgreSQLBulkMappingTests {
             #expect(mapping != BulkMappingFixture.textMapping)
             failing.append((mapping, ascii))
         }
-        var unreadable = ascii
-        unreadable[3].attributes["code"] = .string("abc")
-        failing.append((BulkMappingFixture.textMapping, unreadable))
+        for (attribute, text) in [("code", "abc"), ("day", "2024-02-30 00:00:00"), ("day", "2024-01-05 24:00:00")] {
+            var unreadable = ascii
+            unreadable[3].attributes[attribute] = .string(text)
+            failing.append((BulkMappingFixture.textMapping, unreadable))
+        }
         for (mapping, rows) in failing {
             await #expect(
                 performing: { try await Self.migratePostgreSQL(rows, compiled: true, text: true, mapping: mapping) },

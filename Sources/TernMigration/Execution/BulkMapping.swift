@@ -72,6 +72,12 @@ package struct BulkMapping: Sendable {
         /// sign and at most 18 ASCII digits (which `Int64` reads as SQL does); any other text goes
         /// back to Swift, which reads numbers in more forms (`1.5`, `1e3`) or fails.
         case parsedInteger(Value)
+        /// `parseDate(text, format)` with a format ``DatePattern`` writes that has a year, a
+        /// month and a day: the fields read at their positions, and the date's text in the format
+        /// (as a `strftime` format) compared with the text, so that only the text `formatDate`
+        /// would write is read in SQL; other text (which `DateFormatter` reads more leniently, or
+        /// not at all) and dates outside 1583 … 9999 go back to Swift.
+        case parseDate(Value, strftime: String, fields: DateFields)
         /// `now()`: one date for the whole migration (``ExpressionEnvironment/now``), which the
         /// engine binds (``replacingNow(with:)``).
         case now
@@ -87,7 +93,8 @@ package struct BulkMapping: Sendable {
             case .concat(let values), .coalesce(let values, _): values.flatMap(\.relationshipPaths)
             case .integerArithmetic(_, let lhs, let rhs), .doubleArithmetic(_, let lhs, let rhs):
                 lhs.relationshipPaths + rhs.relationshipPaths
-            case .date(let value), .truncated(let value), .parsedInteger(let value): value.relationshipPaths
+            case .date(let value), .truncated(let value), .parsedInteger(let value), .parseDate(let value, _, _):
+                value.relationshipPaths
             case .division(let lhs, let rhs), .dateArithmetic(_, let lhs, let rhs):
                 lhs.relationshipPaths + rhs.relationshipPaths
             }
@@ -121,6 +128,8 @@ package struct BulkMapping: Sendable {
                 .dateArithmetic(op, lhs.replacingNow(with: date), rhs.replacingNow(with: date))
             case .truncated(let value): .truncated(value.replacingNow(with: date))
             case .parsedInteger(let value): .parsedInteger(value.replacingNow(with: date))
+            case .parseDate(let value, let format, let fields):
+                .parseDate(value.replacingNow(with: date), strftime: format, fields: fields)
             }
         }
 
@@ -132,11 +141,28 @@ package struct BulkMapping: Sendable {
             case .formatDate, .changingCase, .trim, .text, .concat: .string
             case .now: .date
             case .timeInterval, .double, .doubleArithmetic, .division: .double
-            case .date, .dateArithmetic: .date
+            case .date, .dateArithmetic, .parseDate: .date
             case .coalesce(_, let type): type
             case .integer, .integerArithmetic, .negate, .truncated, .parsedInteger: .integer64
             }
         }
+    }
+
+    /// Where a date format's fields sit in its text: 1-based positions in Unicode scalars, as
+    /// SQL's `substr` counts (a year is four digits, every other field two).
+    package struct DateFields: Sendable, Equatable {
+        /// The year's position.
+        package var year: Int
+        /// The month's position.
+        package var month: Int
+        /// The day's position.
+        package var day: Int
+        /// The hour's position; nil for midnight.
+        package var hour: Int?
+        /// The minute's position; nil for 0.
+        package var minute: Int?
+        /// The second's position; nil for 0.
+        package var second: Int?
     }
 
     /// The white space of `CharacterSet.whitespacesAndNewlines` within ASCII, which a `trim`
@@ -243,6 +269,12 @@ package struct BulkMapping: Sendable {
                 let date = Self.value(of: arguments[0], source: source, in: model), date.type == .date
             else { return nil }
             return .formatDate(date, strftime: pattern.strftimeFormat)
+        case .call(.parseDate, let arguments) where arguments.count == 2:
+            guard case .literal(.string(let format)?) = arguments[1], let pattern = DatePattern(format),
+                let fields = pattern.fieldPositions, let text = Self.value(of: arguments[0], source: source, in: model),
+                text.type == .string
+            else { return nil }
+            return .parseDate(text, strftime: pattern.strftimeFormat, fields: fields)
         case .call(.timeInterval, let arguments) where arguments.count == 1:
             guard let date = Self.value(of: arguments[0], source: source, in: model), date.type == .date
             else { return nil }

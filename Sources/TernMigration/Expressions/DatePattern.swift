@@ -16,7 +16,7 @@ import TernCore
 /// ```
 struct DatePattern: Sendable {
     /// A part of the format.
-    private enum Part: Sendable {
+    private enum Part: Sendable, Hashable {
         case literal([UInt8])
         case year, month, day, hour, minute, second
     }
@@ -103,6 +103,34 @@ struct DatePattern: Sendable {
             case .second: "%S"
             }
         }.joined()
+    }
+
+    /// Where the fields of a format with a year, a month and a day sit in its text: the 1-based
+    /// positions, in Unicode scalars, that SQL's `substr` reads (#24). Nil when one of the three
+    /// is missing (`DateFormatter` fills a missing one in its own way). A field written twice is
+    /// read where it first appears; reading its text back checks that the others agree.
+    var fieldPositions: BulkMapping.DateFields? {
+        var positions: [Part: Int] = [:]
+        var position = 1
+        for part in parts {
+            switch part {
+            case .literal(let bytes):
+                position += String(decoding: bytes, as: UTF8.self).unicodeScalars.count
+                continue
+            case .year:
+                if positions[.year] == nil { positions[.year] = position }
+                position += 4
+            default:
+                if positions[part] == nil { positions[part] = position }
+                position += 2
+            }
+        }
+        guard let year = positions[.year], let month = positions[.month], let day = positions[.day] else {
+            return nil
+        }
+        return BulkMapping.DateFields(
+            year: year, month: month, day: day, hour: positions[.hour], minute: positions[.minute],
+            second: positions[.second])
     }
 
     // MARK: - Formatting

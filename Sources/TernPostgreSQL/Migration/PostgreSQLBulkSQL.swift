@@ -142,6 +142,29 @@ enum PostgreSQLBulkSQL {
         case .negate(let inner):
             guard let operand = render(inner, columns: columns) else { return nil }
             return ("(-CAST(" + operand.sql + " AS bigint))", operand.mayFallBack)
+        case .parseDate(let inner, let format, let fields):
+            guard let text = render(inner, columns: columns), let pattern = toCharFormat(strftime: format) else {
+                return nil
+            }
+            // The fields as `YYYY-MM-DD HH:MI:SS`, a timestamp without time zone (text it cannot
+            // read fails with SQLSTATE 22007 or 22008: the fallback). The date's text in the
+            // format must be the text itself, so that only what formatDate writes is read here.
+            func field(_ position: Int?, _ length: Int) -> SQL {
+                guard let position else { return "'00'" }
+                return "substr(" + text.sql + ", CAST(\(position) AS integer), CAST(\(length) AS integer))"
+            }
+            let iso: SQL =
+                field(fields.year, 4) + " || '-' || " + field(fields.month, 2) + " || '-' || " + field(fields.day, 2)
+                + " || ' ' || " + field(fields.hour, 2) + " || ':' || " + field(fields.minute, 2) + " || ':' || "
+                + field(fields.second, 2)
+            let timestamp: SQL = "CAST(" + iso + " AS timestamp)"
+            let seconds: SQL = "CAST(EXTRACT(EPOCH FROM " + timestamp + ") AS double precision)"
+            let sql: SQL =
+                "(CASE WHEN " + text.sql + " IS NULL THEN NULL WHEN " + seconds + " BETWEEN "
+                + "\(Double(formattedRange.lowerBound)) AND \(Double(formattedRange.upperBound)) AND to_char("
+                + timestamp + ", \(pattern)) = " + text.sql + " THEN " + seconds + " - \(Double(referenceOffset)) ELSE "
+                + "pg_temp.tern_bulk_fallback(CAST(NULL AS double precision)) END)"
+            return (sql, true)
         case .formatDate(let date, let format):
             guard let pattern = toCharFormat(strftime: format), let rendered = render(date, columns: columns) else {
                 return nil
@@ -179,8 +202,9 @@ enum PostgreSQLBulkSQL {
         type == .boolean ? "CAST((" + c + " <> 0) AS integer)" : c
     }
 
-    /// The SQLSTATE of a bigint result out of range, which sends a mapping to Swift.
-    static let numericOutOfRange = "22003"
+    /// The SQLSTATEs that send a mapping to Swift: a result out of range (22003), and text a
+    /// timestamp cannot be read from (22007, 22008).
+    static let fallbackStates: Set<String> = ["22003", "22007", "22008"]
 
     /// A text value, bound.
     private static func boundText(_ text: String) -> SQL {

@@ -88,7 +88,7 @@ extension PostgreSQLMigrationEngine: BulkMappingEngine {
                 try destination.execute("RELEASE SAVEPOINT tern_bulk")
             }
             if error.message.contains(PostgreSQLBulkSQL.fallbackMessage)
-                || error.sqlState == PostgreSQLBulkSQL.numericOutOfRange
+                || error.sqlState.map(PostgreSQLBulkSQL.fallbackStates.contains) == true
             {
                 return false
             }

@@ -149,6 +149,24 @@ enum BulkSQL {
         case .negate(let inner):
             guard let operand = render(inner, columns: columns) else { return nil }
             return integerChecked("(-" + operand + ")")
+        case .parseDate(let inner, let format, let fields):
+            guard let text = render(inner, columns: columns) else { return nil }
+            // The fields as `YYYY-MM-DD HH:MM:SS`, whose seconds SQLite's date functions give; the
+            // date's text in the format must be the text itself (which also refuses 30 February,
+            // which SQLite would carry into March, and any text DateFormatter reads more leniently).
+            func field(_ position: Int?, _ length: Int) -> SQL {
+                guard let position else { return "'00'" }
+                return "substr(" + text + ", \(position), \(length))"
+            }
+            let iso: SQL =
+                field(fields.year, 4) + " || '-' || " + field(fields.month, 2) + " || '-' || " + field(fields.day, 2)
+                + " || ' ' || " + field(fields.hour, 2) + " || ':' || " + field(fields.minute, 2) + " || ':' || "
+                + field(fields.second, 2)
+            let seconds: SQL = "CAST(strftime('%s', " + iso + ") AS INTEGER)"
+            return "(CASE WHEN " + text + " IS NULL THEN NULL WHEN " + seconds
+                + " BETWEEN \(formattedRange.lowerBound) AND \(formattedRange.upperBound) AND strftime(\(format), "
+                + seconds + ", 'unixepoch') = " + text + " THEN " + seconds + " - \(referenceOffset) ELSE " + fallback
+                + " END)"
         case .formatDate(let date, let format):
             // A column is read as is: the CASE below checks its storage class.
             let c: SQL
