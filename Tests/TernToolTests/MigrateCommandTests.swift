@@ -1,4 +1,7 @@
 import Foundation
+import TernCore
+import TernPostgreSQL
+import TernSQLite
 import TernTestSupport
 import Testing
 
@@ -168,19 +171,20 @@ import Testing
     @Test func planSaysWhichEntityMappingsRunAsSQL() async throws {
         let scenario = try CrashScenario(rowCount: 3)
         let store = try await scenario.makeStore("Items.sqlite", version: "v1")
-        func write(_ attributes: String, to name: String) throws -> URL {
+        func write(_ attributes: String, filter: String? = nil, to name: String) throws -> URL {
             let url = scenario.path(name)
+            let filter = filter.map { #""filter": "\#($0)", "# } ?? ""
             try Data(
                 """
                 {"source": "v1", "destination": "v2", "passes": [{"name": "Rename", "entityMappings": [
-                  {"name": "ItemToItem", "kind": "transform", "source": "Item", "destination": "Item",
+                  {"name": "ItemToItem", "kind": "transform", "source": "Item", "destination": "Item", \(filter)
                    "attributes": {\(attributes)}}]}]}
                 """.utf8
             ).write(to: url)
             return url
         }
         let plain = try write(#""title": "$source.name", "value": "$source.value""#, to: "plain.json")
-        // Double arithmetic has no SQL form (SQLite stores NaN as NULL), nor the text of a double.
+        // The text of a double has no SQL form: SQLite's differs from Swift's.
         let concat = try write(#""title": "string($source.value * 2.5)", "value": "$source.value""#, to: "double.json")
         let arguments = [
             "plan", store.path, "--model", scenario.modelURL.path, "--order", CrashScenario.order, "--to", "v2",
@@ -198,5 +202,33 @@ import Testing
         #expect(mappings?.first?["name"] as? String == "ItemToItem")
         #expect(mappings?.first?["sql"] as? Bool == false)
         #expect((mappings?.first?["reason"] as? String)?.contains("has no SQL form") == true)
+        // A filter is forecast with the store's own translation: key path against key path has none.
+        let attributes = #""title": "$source.name", "value": "$source.value""#
+        for (filter, inSQL) in [("name BEGINSWITH 'I'", true), ("value > value", false)] {
+            let filtered = try write(attributes, filter: filter, to: "filtered.json")
+            let output = await ToolRunner.run(arguments + ["--mapping", filtered.path]).standardOutput
+            #expect(
+                output.contains(
+                    inSQL
+                        ? "ItemToItem: runs as one INSERT … SELECT"
+                        : "ItemToItem: runs in Swift: its filter has no SQL form on this store: value > value"),
+                "\(output)")
+        }
+    }
+
+    /// Each store forecasts a filter with its own dialect: PostgreSQL's fetch translation has no
+    /// form for `BEGINSWITH`, SQLite's has.
+    @Test func filterForecastsFollowEachStoresDialect() throws {
+        let model = try CrashScenario(rowCount: 1).model.versions[0].model
+        for (format, onSQLite, onPostgreSQL) in [
+            ("name BEGINSWITH 'I'", true, false), ("name == 'Item 1' AND value > 1", true, true),
+            ("value > value", false, false),
+        ] {
+            let filter = try FetchPredicate(format)
+            #expect(
+                SQLiteStoreMigrator.runsMigrationFilterAsSQL(filter, of: "Item", in: model) == onSQLite, "\(format)")
+            #expect(
+                PostgreSQLStore.runsMigrationFilterAsSQL(filter, of: "Item", in: model) == onPostgreSQL, "\(format)")
+        }
     }
 }

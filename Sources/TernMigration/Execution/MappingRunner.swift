@@ -164,12 +164,14 @@ extension MappingRunner {
     ///   - policies: The custom policies.
     ///   - sourceModel: The source model.
     ///   - destinationModel: The destination model.
+    ///   - runsFilterAsSQL: Whether the store's fetch translation has an SQL form for a filter of
+    ///     a source entity (the engine asks its own at run time).
     /// - Returns: Each entity mapping that reads a source, in the order stage 1 runs them, with
     ///   nil for SQL or the reason it stays in Swift.
     /// - Throws: ``MigrationError`` when a mapping names a policy that is not registered.
     package static func sqlForecast(
         _ passes: [MappingModel], policies: MigrationPolicyRegistry, sourceModel: ManagedObjectModel,
-        destinationModel: ManagedObjectModel
+        destinationModel: ManagedObjectModel, runsFilterAsSQL: (FetchPredicate, _ entity: String) -> Bool
     ) throws(MigrationError) -> [(mapping: String, reason: String?)] {
         let plan = try MappingWalkPlan(passes, policies: policies, destination: destinationModel)
         var result: [(mapping: String, reason: String?)] = []
@@ -184,7 +186,13 @@ extension MappingRunner {
                     of: member, before: walk[(index + 1)...], sourceModel: sourceModel,
                     destinationModel: destinationModel)
                 {
-                case .success: result.append((member.mapping.name, nil))
+                case .success(let bulk):
+                    if let filter = bulk.filter, !runsFilterAsSQL(filter, bulk.sourceEntity) {
+                        inSQL = false
+                        result.append((member.mapping.name, "its filter has no SQL form on this store: \(filter)"))
+                    } else {
+                        result.append((member.mapping.name, nil))
+                    }
                 case .failure(let reason):
                     inSQL = false
                     result.append((member.mapping.name, reason.text))

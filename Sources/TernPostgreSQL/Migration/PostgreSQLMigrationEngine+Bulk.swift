@@ -1,5 +1,5 @@
 import Foundation
-import TernCore
+package import TernCore
 import TernMigration
 import TernRelational
 
@@ -154,4 +154,24 @@ extension PostgreSQLMigrationEngine: BulkMappingEngine {
 
     /// How many source keys one read of a bulk mapping's associations takes.
     private static var keyPageSize: Int64 { 65_536 }
+}
+
+extension PostgreSQLStore {
+    /// Whether a mapping's filter has an SQL form on a PostgreSQL store of a model, as the
+    /// migration engine translates it when the mapping runs: what `tern plan` forecasts (#24).
+    ///
+    /// - Parameters:
+    ///   - filter: The mapping's filter.
+    ///   - entity: The source entity.
+    ///   - model: The source model.
+    /// - Complexity: O(*n*) in the size of the model, to lay out its tables.
+    package static func runsMigrationFilterAsSQL(
+        _ filter: FetchPredicate, of entity: String, in model: ManagedObjectModel
+    ) -> Bool {
+        guard let schema = try? StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model)) else {
+            return false
+        }
+        return BulkSourceColumns.filterCondition(
+            filter, entity: entity, schema: schema, dialect: PostgreSQLDialect(), tableSchema: "source") != nil
+    }
 }

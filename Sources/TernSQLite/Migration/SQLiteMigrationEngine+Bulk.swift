@@ -1,6 +1,6 @@
 internal import CSQLite
 import Foundation
-import TernCore
+package import TernCore
 import TernMigration
 import TernRelational
 
@@ -155,5 +155,26 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
         mappingsRunAsSQL.append(mapping)
         try onBatch(count)
         return true
+    }
+}
+
+extension SQLiteStoreMigrator {
+    /// Whether a mapping's filter has an SQL form on a SQLite store of a model, as the engine
+    /// translates it when the mapping runs: what `tern plan` forecasts (#24).
+    ///
+    /// - Parameters:
+    ///   - filter: The mapping's filter.
+    ///   - entity: The source entity.
+    ///   - model: The source model.
+    /// - Complexity: O(*n*) in the size of the model, to lay out its tables.
+    package static func runsMigrationFilterAsSQL(
+        _ filter: FetchPredicate, of entity: String, in model: ManagedObjectModel
+    ) -> Bool {
+        guard let schema = try? StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model)) else {
+            return false
+        }
+        return BulkSourceColumns.filterCondition(
+            filter, entity: entity, schema: schema, dialect: SQLiteDialect(), tableSchema: Connection.bulkSourceSchema)
+            != nil
     }
 }

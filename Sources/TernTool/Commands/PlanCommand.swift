@@ -45,12 +45,12 @@ struct PlanCommand: Command {
             when objects lack it; to-many bounds that tighten, links to objects a relationship can
             no longer hold (dropped) and integers a narrower type cannot hold are listed as
             warnings with their counts ("warning:" lines under the step). Later steps are checked
-            when `tern migrate` runs them. Under a mapped step of a SQLite store, each entity
-            mapping says whether it runs as one INSERT … SELECT or in Swift, and why: a custom
-            policy, a filter, an expression without an SQL form, a conversion SQL could do
-            otherwise, or an earlier mapping of its walk over the same source that runs in Swift
-            (see docs/MappingsAsSQL.md). A value the statement cannot handle as Swift does still
-            sends a mapping back to Swift when it runs.
+            when `tern migrate` runs them. Under a mapped step of a SQLite or PostgreSQL store,
+            each entity mapping says whether it runs as one INSERT … SELECT or in Swift, and why:
+            a custom policy, a filter the store's dialect cannot translate, an expression without
+            an SQL form, a conversion SQL could do otherwise, or an earlier mapping of its walk
+            over the same source that runs in Swift (see docs/MappingsAsSQL.md). A value the
+            statement cannot handle as Swift does still sends a mapping back to Swift when it runs.
 
             --json prints {"source": NAME, "destination": NAME, "executable": BOOL, "steps":
             [{"from": NAME, "to": NAME, "kind": "inferred"|"mapping"|"none", "changes": [STRING],
@@ -93,8 +93,8 @@ struct PlanCommand: Command {
             throw CommandFailure("cannot read the store at \(store.displayName): \(StoreFile.message(of: error))")
         }
         let failure = Self.failure(of: plan, model: model)
-        let runsSQL = [.sqlite, .postgres].contains(try? store.kind())
-        let forecasts = plan.steps.map { Self.sqlForecast(of: $0, model: model, storeRunsSQL: runsSQL) }
+        let kind = try? store.kind()
+        let forecasts = plan.steps.map { Self.sqlForecast(of: $0, model: model, storeKind: kind) }
         guard json else {
             if let failure { throw failure }
             context.print(Self.text(plan, forecasts: forecasts))
@@ -127,21 +127,26 @@ struct PlanCommand: Command {
     /// - Parameters:
     ///   - step: The step.
     ///   - model: The versions.
-    ///   - storeRunsSQL: Whether the store is a SQLite file or a PostgreSQL store (the stores that
-    ///     compile mappings to SQL).
-    static func sqlForecast(of step: MigrationPlan.Step, model: VersionedModel, storeRunsSQL: Bool)
+    ///   - storeKind: The store's kind: SQLite files and PostgreSQL stores compile mappings to
+    ///     SQL, each translating filters with its own dialect.
+    static func sqlForecast(of step: MigrationPlan.Step, model: VersionedModel, storeKind: StoreFile.Kind?)
         -> [(mapping: String, reason: String?)]?
     {
         guard step.kind == .mapping, let source = model.version(named: step.from)?.model,
             let destination = model.version(named: step.to)?.model
         else { return nil }
+        let runsFilter: (FetchPredicate, String) -> Bool =
+            storeKind == .postgres
+            ? { PostgreSQLStore.runsMigrationFilterAsSQL($0, of: $1, in: source) }
+            : { SQLiteStoreMigrator.runsMigrationFilterAsSQL($0, of: $1, in: source) }
         guard
             let forecast = try? MappingRunner.sqlForecast(
-                step.mappings, policies: MigrationPolicyRegistry(), sourceModel: source, destinationModel: destination)
+                step.mappings, policies: MigrationPolicyRegistry(), sourceModel: source, destinationModel: destination,
+                runsFilterAsSQL: runsFilter)
         else {
             return nil
         }
-        guard storeRunsSQL else {
+        guard storeKind == .sqlite || storeKind == .postgres else {
             return forecast.map { ($0.mapping, "only SQLite and PostgreSQL stores run mappings as SQL") }
         }
         return forecast
