@@ -137,6 +137,7 @@ public enum BulkMappingFixture {
                     Attribute("code", .string)
                     Attribute("day", .string)
                     Attribute("week", .string)
+                    Attribute("iso", .string)
                     Relationship("owner", to: "Owner", inverse: "items")
                 }
                 Entity("Owner") {
@@ -179,6 +180,7 @@ public enum BulkMappingFixture {
                     Attribute("sinceSeconds", .integer64)
                     Attribute("day", .date)
                     Attribute("week", .date)
+                    Attribute("iso", .date)
                 }
             }
         }
@@ -206,7 +208,7 @@ public enum BulkMappingFixture {
              "weightShare": "$source.weight / 0.5", "countShare": "$source.count / 3", "later": "now() + $source.count",
              "sinceSeconds": "integer($source.owner.since)",
              "day": "parseDate($source.day, \"yyyy-MM-dd HH:mm:ss\")",
-             "week": "parseDate($source.week, \"dd.MM.yyyy 'à' HH'h'mm\")"}},
+             "week": "parseDate($source.week, \"dd.MM.yyyy 'à' HH'h'mm\")", "iso": "date($source.iso)"}},
           {"kind": "remove", "source": "Owner"}, {"kind": "remove", "source": "Team"}]}
         """#
 
@@ -274,6 +276,7 @@ public enum BulkMappingFixture {
             if let day = days[index] {
                 attributes["day"] = .string(day.day)
                 attributes["week"] = .string(day.week)
+                attributes["iso"] = .string(day.iso)
             }
             let owner =
                 index % 6 == 5 ? [:] : ["owner": RowReference(entityName: "Owner", primaryKey: Int64(index % 5 + 1))]
@@ -285,9 +288,9 @@ public enum BulkMappingFixture {
     }
 
     /// The texts of `count` dates in the formats the text mapping reads (`yyyy-MM-dd HH:mm:ss`,
-    /// `dd.MM.yyyy 'à' HH'h'mm`): the first and last second `DatePattern` formats, leap days and
+    /// `dd.MM.yyyy 'à' HH'h'mm`, ISO 8601): the first and last second `DatePattern` formats, leap days and
     /// their neighbours, then seeded random whole seconds from 1583 to 9999, one in ten nil.
-    static func dayTexts(count: Int) -> [(day: String, week: String)?] {
+    static func dayTexts(count: Int) -> [(day: String, week: String, iso: String)?] {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
         // Seconds since 2001: 1583-01-01, 9999-12-31 23:59:59, 29 February 2000 and 1600, 28
@@ -307,7 +310,8 @@ public enum BulkMappingFixture {
             let (hour, minute, second) = (fields.hour ?? 0, fields.minute ?? 0, fields.second ?? 0)
             return (
                 String(format: "%04d-%02d-%02d %02d:%02d:%02d", year, month, day, hour, minute, second),
-                String(format: "%02d.%02d.%04d à %02dh%02d", day, month, year, hour, minute)
+                String(format: "%02d.%02d.%04d à %02dh%02d", day, month, year, hour, minute),
+                String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", year, month, day, hour, minute, second)
             )
         }
     }

@@ -154,6 +154,7 @@ import Testing
             #expect(days.contains(.date(Date(timeIntervalSinceReferenceDate: seconds))), sourceLocation: sourceLocation)
         }
         #expect(days.count > 100 && values("week").count > 100, sourceLocation: sourceLocation)
+        #expect(values("iso") == days, sourceLocation: sourceLocation)
         #expect(
             values("week").contains(.date(Date(timeIntervalSinceReferenceDate: -60))), sourceLocation: sourceLocation)
     }
@@ -228,12 +229,18 @@ import Testing
     @Test func datesSQLCannotReadAsSwiftGoBackToSwift() async throws {
         // Text DateFormatter reads though formatDate would not write it, and a date before 1583
         // (Julian in DateFormatter): the same rows.
-        for day in [
+        // ISO8601FormatStyle reads offsets, fractions, 30 February (as 1 March) and 24:00 too.
+        let days = [
             "2024-1-5 10:20:30", " 2024-01-05 10:20:30", "2024-01-05 10:20:30 ", "02024-01-05 10:20:30",
             "1500-01-01 00:00:00",
-        ] {
+        ].map { ("day", $0) }
+        let isoTexts = [
+            "2024-01-05T10:20:30+01:00", "2024-01-05T10:20:30.5Z", "2024-02-30T00:00:00Z", "2024-01-05T24:00:00Z",
+            "2024-01-05T10:20:30Z ",
+        ].map { ("iso", $0) }
+        for (attribute, day) in days + isoTexts {
             var rows = Self.asciiTextRows(count: 10)
-            rows[2].attributes["day"] = .string(day)
+            rows[2].attributes[attribute] = .string(day)
             let bulk = try await Self.migrateText(rows, compiled: true)
             #expect(bulk.asSQL.isEmpty, "\(day)")
             #expect(

@@ -160,9 +160,12 @@ struct PostgreSQLBulkMappingTests {
             #expect(try await Self.migrateSQLite(rows, text: true) == bulk.contents, "\(code)")
         }
         // Dates in text formatDate would not write, or before 1583: the same rows.
-        for day in ["2024-01-05 10:20:30 ", "2024-1-5 10:20:30", "1500-01-01 00:00:00"] {
+        for (attribute, day) in [
+            ("day", "2024-01-05 10:20:30 "), ("day", "2024-1-5 10:20:30"), ("day", "1500-01-01 00:00:00"),
+            ("iso", "2024-02-30T00:00:00Z"), ("iso", "2024-01-05T24:00:00Z"), ("iso", "2024-01-05T10:20:30+01:00"),
+        ] {
             var rows = ascii
-            rows[2].attributes["day"] = .string(day)
+            rows[2].attributes[attribute] = .string(day)
             let bulk = try await Self.migratePostgreSQL(rows, compiled: true, text: true)
             #expect(bulk.asSQL.isEmpty, "\(day)")
             #expect(try await Self.migrateSQLite(rows, text: true) == bulk.contents, "\(day)")

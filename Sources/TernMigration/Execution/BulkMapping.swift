@@ -73,10 +73,11 @@ package struct BulkMapping: Sendable {
         /// back to Swift, which reads numbers in more forms (`1.5`, `1e3`) or fails.
         case parsedInteger(Value)
         /// `parseDate(text, format)` with a format ``DatePattern`` writes that has a year, a
-        /// month and a day: the fields read at their positions, and the date's text in the format
-        /// (as a `strftime` format) compared with the text, so that only the text `formatDate`
-        /// would write is read in SQL; other text (which `DateFormatter` reads more leniently, or
-        /// not at all) and dates outside 1583 … 9999 go back to Swift.
+        /// month and a day, or `date(text)` as `yyyy-MM-ddTHH:mm:ssZ`: the fields read at their
+        /// positions, and the date's text in the format (as a `strftime` format) compared with the
+        /// text, so that only the text `formatDate` would write is read in SQL; other text (which
+        /// `DateFormatter` and `ISO8601FormatStyle` read more leniently, or not at all) and dates
+        /// outside 1583 … 9999 go back to Swift.
         case parseDate(Value, strftime: String, fields: DateFields)
         /// `now()`: one date for the whole migration (``ExpressionEnvironment/now``), which the
         /// engine binds (``replacingNow(with:)``).
@@ -338,6 +339,11 @@ package struct BulkMapping: Sendable {
         case .date where arguments.count == 1:
             guard let type = first.type else { return nil }
             if type == .date { return first }
+            if type == .string {
+                // ISO 8601 as `ISO8601FormatStyle` writes whole seconds in UTC; it reads more
+                // (offsets, fractions, 30 February as 1 March), which goes back to Swift.
+                return .parseDate(first, strftime: "%Y-%m-%dT%H:%M:%SZ", fields: Self.isoFields)
+            }
             return type.isInteger || (type == .double && Self.isFinite(first)) ? .date(first) : nil
         case .number where arguments.count == 1:
             guard let type = first.type else { return nil }
@@ -347,6 +353,9 @@ package struct BulkMapping: Sendable {
             return nil
         }
     }
+
+    /// Where `yyyy-MM-ddTHH:mm:ssZ` has its fields.
+    private static let isoFields = DateFields(year: 1, month: 6, day: 9, hour: 12, minute: 15, second: 18)
 
     /// Whether a value is not a literal NaN or infinity (which SQLite cannot bind as such).
     private static func isFinite(_ value: Value) -> Bool {
