@@ -138,6 +138,7 @@ public enum BulkMappingFixture {
                     Attribute("day", .string)
                     Attribute("week", .string)
                     Attribute("iso", .string)
+                    Attribute("ref", .uuid)
                     Relationship("owner", to: "Owner", inverse: "items")
                 }
                 Entity("Owner") {
@@ -181,6 +182,8 @@ public enum BulkMappingFixture {
                     Attribute("day", .date)
                     Attribute("week", .date)
                     Attribute("iso", .date)
+                    Attribute("ref", .uuid)
+                    Attribute("token", .uuid)
                 }
             }
         }
@@ -208,7 +211,8 @@ public enum BulkMappingFixture {
              "weightShare": "$source.weight / 0.5", "countShare": "$source.count / 3", "later": "now() + $source.count",
              "sinceSeconds": "integer($source.owner.since)",
              "day": "parseDate($source.day, \"yyyy-MM-dd HH:mm:ss\")",
-             "week": "parseDate($source.week, \"dd.MM.yyyy 'à' HH'h'mm\")", "iso": "date($source.iso)"}},
+             "week": "parseDate($source.week, \"dd.MM.yyyy 'à' HH'h'mm\")", "iso": "date($source.iso)",
+             "ref": "$source.ref"}},
           {"kind": "remove", "source": "Owner"}, {"kind": "remove", "source": "Team"}]}
         """#
 
@@ -273,6 +277,13 @@ public enum BulkMappingFixture {
             if index % 11 != 7 { attributes["weight"] = .double(weights[index % weights.count]) }
             let codes = ["42", " -7\t", "+12", "007", "-999999999999999999", "0", "\t 123456789012345678 ", "-0"]
             if index % 9 != 4 { attributes["code"] = .string(codes[index % codes.count]) }
+            if index % 8 != 5 {
+                attributes["ref"] = .uuid(
+                    UUID(
+                        uuid: (
+                            UInt8(index % 256), 1, 2, 3, 4, 5, 0x46, 7, 0x88, 9, 10, 11, 12, 13, 14, UInt8(index / 256)
+                        )))
+            }
             if let day = days[index] {
                 attributes["day"] = .string(day.day)
                 attributes["week"] = .string(day.week)

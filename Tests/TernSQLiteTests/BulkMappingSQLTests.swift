@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TernCore
 import TernMigration
 import TernTestSupport
@@ -12,13 +13,13 @@ import Testing
     /// Migrates a store of `rows` with a mapping compiled to SQL or not; returns the rows of each
     /// destination entity named and the mappings that ran as SQL.
     static func migrate(
-        _ rows: [StoreRow], model: VersionedModel, mapping: String, entities: [String], compiled: Bool
+        _ rows: [StoreRow], model: VersionedModel, mapping: String, entities: [String], compiled: Bool,
+        environment: ExpressionEnvironment = ExpressionEnvironment(now: BulkMappingFixture.textNow)
     ) async throws -> (rows: [[StoreRow]], asSQL: [String]) {
         let directory = try TemporaryDirectory()
         let url = directory.path("Store.sqlite")
         try await MigrationStores.make(at: url, model: model.versions[0].model, rows: rows)
-        var options = MigrationOptions(
-            batchSize: 16, environment: ExpressionEnvironment(now: BulkMappingFixture.textNow))
+        var options = MigrationOptions(batchSize: 16, environment: environment)
         options.compilesMappingsToSQL = compiled
         let recorder = EventRecorder()
         try await SQLiteStoreMigrator().migrateStore(
@@ -258,6 +259,43 @@ import Testing
                     throws: { ($0 as? MigrationError)?.code == .evaluationFailed })
             }
         }
+    }
+
+    /// `uuid()` makes a random UUID per row in SQL, as `UUID()` does; a migration's own
+    /// generator (a test's) keeps the mapping in Swift, with its UUIDs.
+    @Test func uuidMakesRandomUUIDsInSQLAndAGivenGeneratorsInSwift() async throws {
+        let mapping = BulkMappingFixture.textMapping.replacingOccurrences(
+            of: #""id": "$source.id","#, with: #""id": "$source.id", "token": "uuid()","#)
+        #expect(mapping != BulkMappingFixture.textMapping)
+        let rows = Self.asciiTextRows(count: 30)
+        let (model, items) = (try BulkMappingFixture.textModel(), rows.filter { $0.reference.entityName == "Item" })
+        let random = try await Self.migrate(rows, model: model, mapping: mapping, entities: ["Label"], compiled: true)
+        #expect(random.asSQL == ["ItemToLabel"])
+        let tokens = random.rows[0].compactMap { label -> UUID? in
+            if case .uuid(let token)? = label.attributes["token"] { return token }
+            return nil
+        }
+        #expect(tokens.count == items.count && Set(tokens).count == tokens.count)
+        // Version 4 and the RFC 4122 variant, as UUID() makes them.
+        #expect(tokens.allSatisfy { $0.uuid.6 >> 4 == 4 && $0.uuid.8 >> 6 == 2 })
+        // A UUID attribute is copied byte for byte.
+        let swift = try await Self.migrate(rows, model: model, mapping: mapping, entities: ["Label"], compiled: false)
+        #expect(random.rows[0].map { $0.attributes["ref"] ?? nil } == swift.rows[0].map { $0.attributes["ref"] ?? nil })
+        #expect(random.rows[0].contains { $0.attributes["ref"] != nil })
+        let counter = Mutex(0)
+        let given = ExpressionEnvironment(now: BulkMappingFixture.textNow) {
+            counter.withLock { count in
+                count += 1
+                return UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8(count)))
+            }
+        }
+        let fixed = try await Self.migrate(
+            rows, model: model, mapping: mapping, entities: ["Label"], compiled: true, environment: given)
+        #expect(fixed.asSQL.isEmpty)
+        #expect(
+            fixed.rows[0].map { $0.attributes["token"] ?? nil }
+                == (1...items.count).map { .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, UInt8($0)))) }
+        )
     }
 
     /// Filters run in the statement as the store translates fetch predicates, and keep the rows,

@@ -20,6 +20,8 @@ struct PostgreSQLBulkMappingTests {
         var asSQL: [String]
         /// The `printed` value of the destination object with the smallest key.
         var firstPrinted: AttributeValue?
+        /// The `token` of each `Label`, in key order (text mapping only).
+        var tokens: [AttributeValue?] = []
     }
 
     /// Migrates a new PostgreSQL store of `rows` with mappings compiled to SQL or not.
@@ -47,9 +49,13 @@ struct PostgreSQLBulkMappingTests {
         let printed =
             text
             ? nil : try await store.fetch(StoreFetchRequest(entityName: "Printed")).min { $0.reference < $1.reference }
+        let tokens =
+            text
+            ? try await store.fetch(StoreFetchRequest(entityName: "Label")).sorted { $0.reference < $1.reference }
+                .map { $0.attributes["token"] ?? nil } : []
         return Result(
             contents: try await PostgreSQLMigrationTests.contents(of: store), asSQL: events.asSQL,
-            firstPrinted: printed?.attributes["printed"])
+            firstPrinted: printed?.attributes["printed"], tokens: tokens)
     }
 
     /// Migrates a SQLite store of `rows` in Swift.
@@ -145,6 +151,24 @@ struct PostgreSQLBulkMappingTests {
         await #expect(
             performing: { try await Self.migratePostgreSQL(overflowing, compiled: true, text: true) },
             throws: { ($0 as? MigrationError)?.code == .evaluationFailed })
+    }
+
+    @Test func uuidMakesRandomUUIDsInSQL() async throws {
+        let mapping = BulkMappingFixture.textMapping.replacingOccurrences(
+            of: #""id": "$source.id","#, with: #""id": "$source.id", "token": "uuid()","#)
+        #expect(mapping != BulkMappingFixture.textMapping)
+        let rows = BulkMappingFixture.textRows(count: 30, includesNUL: false) {
+            $0.unicodeScalars.allSatisfy(\.isASCII)
+        }
+        let result = try await Self.migratePostgreSQL(rows, compiled: true, text: true, mapping: mapping)
+        #expect(result.asSQL == ["ItemToLabel"])
+        let tokens = result.tokens.compactMap { token -> UUID? in
+            if case .uuid(let uuid)? = token { return uuid }
+            return nil
+        }
+        #expect(tokens.count == rows.filter { $0.reference.entityName == "Item" }.count)
+        #expect(Set(tokens).count == tokens.count)
+        #expect(tokens.allSatisfy { $0.uuid.6 >> 4 == 4 && $0.uuid.8 >> 6 == 2 })
     }
 
     @Test func numbersPostgreSQLCannotReadOrComputeAsSwiftGoBackToSwift() async throws {

@@ -82,12 +82,15 @@ package struct BulkMapping: Sendable {
         /// `now()`: one date for the whole migration (``ExpressionEnvironment/now``), which the
         /// engine binds (``replacingNow(with:)``).
         case now
+        /// `uuid()`: a random UUID per row, made in the database; only when
+        /// ``ExpressionEnvironment/generatesRandomUUIDs`` (the engine checks).
+        case uuid
 
         /// The paths of to-one relationships the value reads through.
         package var relationshipPaths: [[String]] {
             switch self {
             case .relatedAttribute(let path, _, _): [path]
-            case .attribute, .literal, .now: []
+            case .attribute, .literal, .now, .uuid: []
             case .formatDate(let value, _), .timeInterval(let value), .changingCase(let value, _), .trim(let value),
                 .text(let value), .integer(let value), .double(let value), .negate(let value):
                 value.relationshipPaths
@@ -101,13 +104,22 @@ package struct BulkMapping: Sendable {
             }
         }
 
+        /// Whether the value calls `uuid()`.
+        package var makesUUIDs: Bool {
+            switch self {
+            case .uuid: true
+            case .coalesce(let values, _): values.contains(where: \.makesUUIDs)
+            default: false
+            }
+        }
+
         /// The value with `now()` replaced by the migration's date, as a literal.
         ///
         /// - Parameter date: ``ExpressionEnvironment/now`` of the migration.
         package func replacingNow(with date: Date) -> Value {
             switch self {
             case .now: .literal(.date(date))
-            case .attribute, .relatedAttribute, .literal: self
+            case .attribute, .relatedAttribute, .literal, .uuid: self
             case .formatDate(let value, let format): .formatDate(value.replacingNow(with: date), strftime: format)
             case .timeInterval(let value): .timeInterval(value.replacingNow(with: date))
             case .changingCase(let value, let uppercase):
@@ -141,6 +153,7 @@ package struct BulkMapping: Sendable {
             case .literal(let value): value.flatMap(BulkMapping.type(of:))
             case .formatDate, .changingCase, .trim, .text, .concat: .string
             case .now: .date
+            case .uuid: .uuid
             case .timeInterval, .double, .doubleArithmetic, .division: .double
             case .date, .dateArithmetic, .parseDate: .date
             case .coalesce(_, let type): type
@@ -184,6 +197,9 @@ package struct BulkMapping: Sendable {
     package let destinationEntity: String
     /// Each destination attribute the mapping sets, with its value.
     package let attributes: [(name: String, value: Value)]
+    /// Whether a value calls `uuid()`: the engine runs such a mapping in SQL only when the
+    /// migration's environment makes random UUIDs.
+    package var makesUUIDs: Bool { attributes.contains { $0.value.makesUUIDs } }
     /// The mapping's source filter: an engine translates it with its store's fetch translation
     /// (`FetchQuery`) and runs the mapping in Swift when it cannot.
     package var filter: FetchPredicate? { mapping.sourceFilter }
@@ -240,7 +256,7 @@ package struct BulkMapping: Sendable {
 
     /// The types whose values SQL reads and writes as Swift does (not Float, Decimal, binary…).
     private static let columnTypes: Set<AttributeType> = [
-        .integer16, .integer32, .integer64, .double, .string, .boolean, .date,
+        .integer16, .integer32, .integer64, .double, .string, .boolean, .date, .uuid,
     ]
 
     /// The SQL form of an expression, or nil.
@@ -297,6 +313,8 @@ package struct BulkMapping: Sendable {
             return .doubleArithmetic(op, left, right)
         case .call(.now, let arguments) where arguments.isEmpty:
             return .now
+        case .call(.uuid, let arguments) where arguments.isEmpty:
+            return .uuid
         case .call(let function, let arguments):
             let values = arguments.map { Self.value(of: $0, source: source, in: model) }
             guard !values.isEmpty, values.allSatisfy({ $0 != nil }) else { return nil }

@@ -65,8 +65,15 @@ public typealias PolicyFunction =
 public struct ExpressionEnvironment: Sendable {
     /// The date `now()` gives: the migration's start, the same for every object.
     public var now: Date
-    /// Makes the UUID that each `uuid()` call gives.
-    public var makeUUID: @Sendable () -> UUID
+    /// Makes the UUID that each `uuid()` call gives. Setting it makes
+    /// ``generatesRandomUUIDs`` false.
+    public var makeUUID: @Sendable () -> UUID {
+        didSet { generatesRandomUUIDs = false }
+    }
+    /// Whether `uuid()` gives random (version 4) UUIDs, as `UUID()` makes them: then a mapping
+    /// compiled to SQL may make them in the database, one per row (#24). False when the
+    /// environment was given its own ``makeUUID``.
+    public private(set) var generatesRandomUUIDs: Bool
     /// The functions `policy("selector:", …)` calls, by selector: those of the entity mapping's
     /// policy while its property mappings run; empty otherwise.
     public var policyFunctions: [String: PolicyFunction] = [:]
@@ -75,10 +82,11 @@ public struct ExpressionEnvironment: Sendable {
     ///
     /// - Parameters:
     ///   - now: The date `now()` gives.
-    ///   - makeUUID: Makes the UUID that each `uuid()` call gives.
-    public init(now: Date = Date(), makeUUID: @escaping @Sendable () -> UUID = { UUID() }) {
+    ///   - makeUUID: Makes the UUID that each `uuid()` call gives; nil for random ones, `UUID()`.
+    public init(now: Date = Date(), makeUUID: (@Sendable () -> UUID)? = nil) {
         self.now = now
-        self.makeUUID = makeUUID
+        self.makeUUID = makeUUID ?? { UUID() }
+        self.generatesRandomUUIDs = makeUUID == nil
     }
 }
 

@@ -136,6 +136,9 @@ enum PostgreSQLBulkSQL {
                 + boundText("^[+-]?[0-9]{1,18}$") + " THEN CAST(" + trimmed
                 + " AS bigint) ELSE pg_temp.tern_bulk_fallback(CAST(NULL AS bigint)) END)"
             return (integer, true)
+        case .uuid:
+            // Version 4, as `UUID()` makes them.
+            return ("gen_random_uuid()", false)
         case .now:
             // Replaced by the migration's date before rendering (`replacingNow(with:)`).
             return nil

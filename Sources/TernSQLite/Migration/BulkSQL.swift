@@ -44,6 +44,9 @@ enum BulkSQL {
                 + fallback + " END)"
         case .string:
             return "(CASE WHEN typeof(" + c + ") IN ('text', 'null') THEN " + c + " ELSE " + fallback + " END)"
+        case .uuid:
+            return "(CASE WHEN " + c + " IS NULL OR (typeof(" + c + ") = 'blob' AND length(" + c + ") = 16) THEN " + c
+                + " ELSE " + fallback + " END)"
         case .double, .date:
             return "(CASE WHEN typeof(" + c + ") IN ('integer', 'real', 'null') THEN " + c + " ELSE " + fallback
                 + " END)"
@@ -143,6 +146,8 @@ enum BulkSQL {
             return "(CASE WHEN " + text + " IS NULL THEN NULL WHEN " + ascii(text) + " AND length(" + digits
                 + ") BETWEEN 1 AND 18 AND " + digits + " NOT GLOB '*[^0-9]*' THEN CAST(" + trimmed
                 + " AS INTEGER) ELSE " + fallback + " END)"
+        case .uuid:
+            return SQL(unsafeSQL: Connection.bulkUUIDFunction + "()")
         case .now:
             // Replaced by the migration's date before rendering (`replacingNow(with:)`).
             return nil

@@ -14,6 +14,8 @@ extension Connection {
     static let bulkFallbackFunction = "tern_bulk_fallback"
     /// The message of that failure.
     static let bulkFallbackMessage = "tern: this row needs the Swift path"
+    /// The SQL function that gives a random UUID's 16 bytes, as `UUID()` makes it, for `uuid()`.
+    static let bulkUUIDFunction = "tern_uuid"
 
     /// Attaches a source store read-only and registers ``bulkFallbackFunction``.
     ///
@@ -27,6 +29,16 @@ extension Connection {
             handle, Self.bulkFallbackFunction, 0, SQLITE_UTF8, nil,
             { context, _, _ in sqlite3_result_error(context, Connection.bulkFallbackMessage, -1) }, nil, nil, nil)
         guard code == SQLITE_OK else { return false }
+        // Not deterministic: SQLite calls it once per row.
+        let uuidCode = sqlite3_create_function_v2(
+            handle, Self.bulkUUIDFunction, 0, SQLITE_UTF8, nil,
+            { context, _, _ in
+                var bytes = UUID().uuid
+                withUnsafeBytes(of: &bytes) { buffer in
+                    sqlite3_result_blob(context, buffer.baseAddress, 16, sqliteTransient)
+                }
+            }, nil, nil, nil)
+        guard uuidCode == SQLITE_OK else { return false }
         var uri = Self.uri(forPath: url.path) + "?mode=ro"
         // As the store's own read-only connection: a closed write-ahead-log store is read as
         // immutable, so that SQLite creates no `-wal` or `-shm` file beside it.
@@ -56,6 +68,8 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
     /// - Complexity: One statement over the source rows, and one read of their keys.
     func createDestinationInstancesInBulk(_ bulk: BulkMapping) throws(MigrationError) -> Bool {
         guard let schemaName = attachedSource, !keepsKeys else { return false }
+        // uuid() of a migration's own generator (a test's) stays in Swift.
+        guard !bulk.makesUUIDs || environment.generatesRandomUUIDs else { return false }
         try flush()
         try throwPending()
         let plan = try insertPlan(of: bulk.destinationEntity)
