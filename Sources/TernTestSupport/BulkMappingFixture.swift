@@ -139,6 +139,7 @@ public enum BulkMappingFixture {
                     Attribute("week", .string)
                     Attribute("iso", .string)
                     Attribute("ref", .uuid)
+                    Attribute("amount", .string)
                     Relationship("owner", to: "Owner", inverse: "items")
                 }
                 Entity("Owner") {
@@ -184,6 +185,7 @@ public enum BulkMappingFixture {
                     Attribute("iso", .date)
                     Attribute("ref", .uuid)
                     Attribute("token", .uuid)
+                    Attribute("amount", .double)
                 }
             }
         }
@@ -212,7 +214,7 @@ public enum BulkMappingFixture {
              "sinceSeconds": "integer($source.owner.since)",
              "day": "parseDate($source.day, \"yyyy-MM-dd HH:mm:ss\")",
              "week": "parseDate($source.week, \"dd.MM.yyyy 'à' HH'h'mm\")", "iso": "date($source.iso)",
-             "ref": "$source.ref"}},
+             "ref": "$source.ref", "amount": "double($source.amount)"}},
           {"kind": "remove", "source": "Owner"}, {"kind": "remove", "source": "Team"}]}
         """#
 
@@ -260,6 +262,7 @@ public enum BulkMappingFixture {
         }
         names = names.filter { $0.map(isKept) ?? true }
         let days = Self.dayTexts(count: names.count)
+        let amounts = Self.amountTexts(count: names.count)
         let items = names.enumerated().map { index, name in
             var attributes: [String: AttributeValue] = [
                 "id": .integer(
@@ -284,6 +287,7 @@ public enum BulkMappingFixture {
                             UInt8(index % 256), 1, 2, 3, 4, 5, 0x46, 7, 0x88, 9, 10, 11, 12, 13, 14, UInt8(index / 256)
                         )))
             }
+            if let amount = amounts[index] { attributes["amount"] = .string(amount) }
             if let day = days[index] {
                 attributes["day"] = .string(day.day)
                 attributes["week"] = .string(day.week)
@@ -325,6 +329,34 @@ public enum BulkMappingFixture {
                 String(format: "%04d-%02d-%02dT%02d:%02d:%02dZ", year, month, day, hour, minute, second)
             )
         }
+    }
+
+    /// Decimal texts SQL reads as Swift's `Double` does (no negative zero, which SQLite stores
+    /// as 0.0 and PostgreSQL keeps): edge ones (15 digits, zeros, signs,
+    /// spaces and tabs around, values with no exact double), then seeded random ones of 1 to 15
+    /// digits with a point anywhere or none; one in twelve nil.
+    static func amountTexts(count: Int) -> [String?] {
+        var texts = [
+            "3.14", "-0.5", "  +12.250\t", "0.1", "123456789012345", "+0.0", "99999999999999.9", "7",
+            "0.00000000000001",
+            "-999999999999999", "2.675", "1.005", "0.3", "00012.5000",
+        ]
+        var generator = SplitMix64(state: 91)
+        while texts.count < count {
+            let length = Int.random(in: 1...15, using: &generator)
+            var digits = String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+            let point = Int.random(in: 0...length, using: &generator)
+            if point > 0 && point < length { digits.insert(".", at: digits.index(digits.startIndex, offsetBy: point)) }
+            // No negative zero, which SQLite stores as 0.0 and PostgreSQL keeps.
+            let sign =
+                digits.allSatisfy { $0 == "0" || $0 == "." }
+                ? "" : ["", "-", "+"][Int.random(in: 0...2, using: &generator)]
+            let (before, after) = (
+                [" ", "", "\t"][Int.random(in: 0...2, using: &generator)], [" ", ""][texts.count % 2]
+            )
+            texts.append(before + sign + digits + after)
+        }
+        return texts.prefix(count).enumerated().map { index, text in index % 12 == 11 ? nil : text }
     }
 
     /// The five owners of the items, each with its items: ASCII names (one nil), ranks up to

@@ -141,6 +141,11 @@ import Testing
             ], sourceLocation: sourceLocation)
         #expect(values("countShare").contains(.double(14)), sourceLocation: sourceLocation)
         #expect(
+            [0.1, 3.14, -0.5, 12.25, 123_456_789_012_345, 0.000_000_000_000_01, 2.675].allSatisfy {
+                values("amount").contains(.double($0))
+            }, sourceLocation: sourceLocation)
+        #expect(values("amount").count > 100, sourceLocation: sourceLocation)
+        #expect(
             values("sinceSeconds") == [
                 .integer(-12_600_000_000), .integer(0), .integer(221_000_000_000), .integer(-1),
             ],
@@ -193,9 +198,12 @@ import Testing
 
     @Test func numbersSQLCannotReadOrComputeAsSwiftGoBackToSwift() async throws {
         // Text Swift reads as a number in another form, or past 18 digits: the same rows.
-        for code in ["1.5", "\u{00A0}5", "9223372036854775807", " 1e3", "12\u{0}"] {
+        let amounts = ["1e3", ".5", "5.", "1234567890123456", "0.1234567890123456", "inf", "nan", "0x1p3", "\u{00A0}1"]
+        for (attribute, code) in ["1.5", "\u{00A0}5", "9223372036854775807", " 1e3", "12\u{0}"].map({ ("code", $0) })
+            + amounts.map({ ("amount", $0) })
+        {
             var rows = Self.asciiTextRows(count: 10)
-            rows[2].attributes["code"] = .string(code)
+            rows[2].attributes[attribute] = .string(code)
             let bulk = try await Self.migrateText(rows, compiled: true)
             #expect(bulk.asSQL.isEmpty, "\(code)")
             #expect(
@@ -205,9 +213,9 @@ import Testing
         }
         // Text that is no number, a zero divisor, and a double outside Int64 fail as in Swift.
         var mappings: [(String, [StoreRow])] = []
-        for code in ["abc", "5\n"] {
+        for (attribute, code) in [("code", "abc"), ("code", "5\n"), ("amount", "1,5"), ("amount", "1.5.2")] {
             var rows = Self.asciiTextRows(count: 10)
-            rows[3].attributes["code"] = .string(code)
+            rows[3].attributes[attribute] = .string(code)
             mappings.append((BulkMappingFixture.textMapping, rows))
         }
         for replacement in [

@@ -194,6 +194,12 @@ struct PostgreSQLBulkMappingTests {
             #expect(bulk.asSQL.isEmpty, "\(day)")
             #expect(try await Self.migrateSQLite(rows, text: true) == bulk.contents, "\(day)")
         }
+        // Negative zero keeps its sign, as Swift's Double reads it.
+        var negativeZero = ascii
+        negativeZero[2].attributes["amount"] = .string("-0.0")
+        let zero = try await Self.migratePostgreSQL(negativeZero, compiled: true, text: true)
+        #expect(zero.asSQL == ["ItemToLabel"])
+        #expect(zero.contents == (try await Self.migratePostgreSQL(negativeZero, compiled: false, text: true)).contents)
         // A tiny quotient (SQLSTATE 22003) goes to Swift, which gives zero.
         let tiny = BulkMappingFixture.textMapping.replacingOccurrences(
             of: #""weightShare": "$source.weight / 0.5""#, with: #""weightShare": "$source.weight / 1e300""#)

@@ -72,6 +72,12 @@ package struct BulkMapping: Sendable {
         /// sign and at most 18 ASCII digits (which `Int64` reads as SQL does); any other text goes
         /// back to Swift, which reads numbers in more forms (`1.5`, `1e3`) or fails.
         case parsedInteger(Value)
+        /// `double(text)` of text whose characters, after spaces and tabs are trimmed off, are a
+        /// sign, digits and perhaps a point and more digits, at most 15 digits in all: the
+        /// digits as an integer (exact in a double) divided by a power of ten (exact too), which
+        /// IEEE rounds once, correctly, as Swift's `Double` reads the text. Other text (more
+        /// digits, exponents, `inf`) goes back to Swift.
+        case parsedDouble(Value)
         /// `parseDate(text, format)` with a format ``DatePattern`` writes that has a year, a
         /// month and a day, or `date(text)` as `yyyy-MM-ddTHH:mm:ssZ`: the fields read at their
         /// positions, and the date's text in the format (as a `strftime` format) compared with the
@@ -97,7 +103,8 @@ package struct BulkMapping: Sendable {
             case .concat(let values), .coalesce(let values, _): values.flatMap(\.relationshipPaths)
             case .integerArithmetic(_, let lhs, let rhs), .doubleArithmetic(_, let lhs, let rhs):
                 lhs.relationshipPaths + rhs.relationshipPaths
-            case .date(let value), .truncated(let value), .parsedInteger(let value), .parseDate(let value, _, _):
+            case .date(let value), .truncated(let value), .parsedInteger(let value), .parsedDouble(let value),
+                .parseDate(let value, _, _):
                 value.relationshipPaths
             case .division(let lhs, let rhs), .dateArithmetic(_, let lhs, let rhs):
                 lhs.relationshipPaths + rhs.relationshipPaths
@@ -141,6 +148,7 @@ package struct BulkMapping: Sendable {
                 .dateArithmetic(op, lhs.replacingNow(with: date), rhs.replacingNow(with: date))
             case .truncated(let value): .truncated(value.replacingNow(with: date))
             case .parsedInteger(let value): .parsedInteger(value.replacingNow(with: date))
+            case .parsedDouble(let value): .parsedDouble(value.replacingNow(with: date))
             case .parseDate(let value, let format, let fields):
                 .parseDate(value.replacingNow(with: date), strftime: format, fields: fields)
             }
@@ -154,7 +162,7 @@ package struct BulkMapping: Sendable {
             case .formatDate, .changingCase, .trim, .text, .concat: .string
             case .now: .date
             case .uuid: .uuid
-            case .timeInterval, .double, .doubleArithmetic, .division: .double
+            case .timeInterval, .double, .doubleArithmetic, .division, .parsedDouble: .double
             case .date, .dateArithmetic, .parseDate: .date
             case .coalesce(_, let type): type
             case .integer, .integerArithmetic, .negate, .truncated, .parsedInteger: .integer64
@@ -353,6 +361,7 @@ package struct BulkMapping: Sendable {
         case .double where arguments.count == 1:
             guard let type = first.type else { return nil }
             if type == .double { return first }
+            if type == .string { return .parsedDouble(first) }
             return type.isInteger || type == .boolean || type == .date ? .double(first) : nil
         case .date where arguments.count == 1:
             guard let type = first.type else { return nil }

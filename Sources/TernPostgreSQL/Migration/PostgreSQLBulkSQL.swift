@@ -139,6 +139,24 @@ enum PostgreSQLBulkSQL {
         case .uuid:
             // Version 4, as `UUID()` makes them.
             return ("gen_random_uuid()", false)
+        case .parsedDouble(let inner):
+            guard let text = render(inner, columns: columns) else { return nil }
+            // A sign, then at most 15 digits with perhaps a point among them: their integer over
+            // 10^(digits after the point), both exact doubles, rounded once by the division.
+            let trimmed: SQL = "btrim(" + text.sql + ", " + boundText(" \t") + ")"
+            let body: SQL = "ltrim(" + trimmed + ", " + boundText("+-") + ")"
+            let fraction: SQL =
+                "(CASE WHEN strpos(" + body + ", '.') = 0 THEN '' ELSE split_part(" + body + ", '.', 2) END)"
+            let digits: SQL = "replace(" + body + ", '.', '')"
+            let magnitude: SQL =
+                "(CAST(CAST(" + digits + " AS bigint) AS double precision) / CAST(CAST(rpad('1', char_length("
+                + fraction + ") + 1, '0') AS bigint) AS double precision))"
+            let sql: SQL =
+                "(CASE WHEN " + text.sql + " IS NULL THEN NULL WHEN " + trimmed + " ~ "
+                + boundText("^[+-]?[0-9]+(\\.[0-9]+)?$") + " AND char_length(" + digits + ") <= 15 THEN (CASE WHEN "
+                + "left(" + trimmed + ", 1) = '-' THEN -" + magnitude + " ELSE " + magnitude
+                + " END) ELSE pg_temp.tern_bulk_fallback(CAST(NULL AS double precision)) END)"
+            return (sql, true)
         case .now:
             // Replaced by the migration's date before rendering (`replacingNow(with:)`).
             return nil

@@ -148,6 +148,30 @@ enum BulkSQL {
                 + " AS INTEGER) ELSE " + fallback + " END)"
         case .uuid:
             return SQL(unsafeSQL: Connection.bulkUUIDFunction + "()")
+        case .parsedDouble(let inner):
+            guard let text = render(inner, columns: columns) else { return nil }
+            let trimmed: SQL = "trim(" + text + ", ' ' || char(9))"
+            let body: SQL =
+                "(CASE WHEN substr(" + trimmed + ", 1, 1) IN ('+', '-') THEN substr(" + trimmed + ", 2) ELSE " + trimmed
+                + " END)"
+            // The digits before and after the point; none after it when there is no point.
+            let point: SQL = "instr(" + body + ", '.')"
+            let whole: SQL =
+                "(CASE WHEN " + point + " = 0 THEN " + body + " ELSE substr(" + body + ", 1, " + point
+                + " - 1) END)"
+            let fraction: SQL = "(CASE WHEN " + point + " = 0 THEN '' ELSE substr(" + body + ", " + point + " + 1) END)"
+            let digits: SQL = "(" + whole + " || " + fraction + ")"
+            let isNumber: SQL =
+                "length(" + whole + ") >= 1 AND " + whole + " NOT GLOB '*[^0-9]*' AND " + fraction
+                + " NOT GLOB '*[^0-9]*' AND (" + point + " = 0 OR length(" + fraction + ") >= 1) AND length(" + digits
+                + ") <= 15"
+            // The integer of the digits over 10^(digits after the point), both exact doubles.
+            let magnitude: SQL =
+                "(CAST(CAST(" + digits + " AS INTEGER) AS REAL) / CAST(CAST(substr('1000000000000000', 1, length("
+                + fraction + ") + 1) AS INTEGER) AS REAL))"
+            return "(CASE WHEN " + text + " IS NULL THEN NULL WHEN " + ascii(text) + " AND " + isNumber
+                + " THEN (CASE WHEN substr(" + trimmed + ", 1, 1) = '-' THEN -" + magnitude + " ELSE " + magnitude
+                + " END) ELSE " + fallback + " END)"
         case .now:
             // Replaced by the migration's date before rendering (`replacingNow(with:)`).
             return nil
