@@ -130,7 +130,7 @@ enum PostgreSQLBulkSQL {
             // `.whitespaces` within ASCII is space and tab; then a sign and up to 18 ASCII digits
             // (`[0-9]` is a range of code points). Other text, such as a non-breaking space
             // Swift trims, goes to Swift.
-            let trimmed: SQL = "btrim(" + text.sql + ", " + boundText(" \t") + ")"
+            let trimmed = spaceTrimmed(text.sql)
             let integer: SQL =
                 "(CASE WHEN " + text.sql + " IS NULL THEN NULL WHEN " + trimmed + " ~ "
                 + boundText("^[+-]?[0-9]{1,18}$") + " THEN CAST(" + trimmed
@@ -143,7 +143,7 @@ enum PostgreSQLBulkSQL {
             guard let text = render(inner, columns: columns) else { return nil }
             // A sign, then at most 15 digits with perhaps a point among them: their integer over
             // 10^(digits after the point), both exact doubles, rounded once by the division.
-            let trimmed: SQL = "btrim(" + text.sql + ", " + boundText(" \t") + ")"
+            let trimmed = spaceTrimmed(text.sql)
             let body: SQL = "ltrim(" + trimmed + ", " + boundText("+-") + ")"
             let fraction: SQL =
                 "(CASE WHEN strpos(" + body + ", '.') = 0 THEN '' ELSE split_part(" + body + ", '.', 2) END)"
@@ -226,6 +226,12 @@ enum PostgreSQLBulkSQL {
     /// The SQLSTATEs that send a mapping to Swift: a result out of range (22003), and text a
     /// timestamp cannot be read from (22007, 22008).
     static let fallbackStates: Set<String> = ["22003", "22007", "22008"]
+
+    /// Text trimmed as Swift trims a number's text: of `CharacterSet.whitespaces`, which within
+    /// ASCII is space and tab.
+    private static func spaceTrimmed(_ text: SQL) -> SQL {
+        "btrim(" + text + ", " + boundText(" \t") + ")"
+    }
 
     /// A text value, bound.
     private static func boundText(_ text: String) -> SQL {

@@ -35,6 +35,17 @@ enum BulkSQL {
             + fallback + " ELSE " + result + " END)"
     }
 
+    /// A number's text as Swift reads it (trimmed of `CharacterSet.whitespaces`, which within
+    /// ASCII is space and tab), and the same without a leading sign.
+    private static func number(_ text: SQL) -> (trimmed: SQL, unsigned: SQL) {
+        let trimmed: SQL = "trim(" + text + ", ' ' || char(9))"
+        return (
+            trimmed,
+            "(CASE WHEN substr(" + trimmed + ", 1, 1) IN ('+', '-') THEN substr(" + trimmed + ", 2) ELSE " + trimmed
+                + " END)"
+        )
+    }
+
     /// A column read as the Swift reader reads it: a storage class it does not accept calls the
     /// fallback; a Boolean reads as `c != 0`.
     private static func typed(_ c: SQL, _ type: AttributeType) -> SQL {
@@ -138,11 +149,7 @@ enum BulkSQL {
                 + number + " < 9223372036854775808.0 THEN CAST(" + number + " AS INTEGER) ELSE " + fallback + " END)"
         case .parsedInteger(let inner):
             guard let text = render(inner, columns: columns) else { return nil }
-            // `.whitespaces` within ASCII is space and tab; the digits after an optional sign.
-            let trimmed: SQL = "trim(" + text + ", ' ' || char(9))"
-            let digits: SQL =
-                "(CASE WHEN substr(" + trimmed + ", 1, 1) IN ('+', '-') THEN substr(" + trimmed + ", 2) ELSE "
-                + trimmed + " END)"
+            let (trimmed, digits) = number(text)
             return "(CASE WHEN " + text + " IS NULL THEN NULL WHEN " + ascii(text) + " AND length(" + digits
                 + ") BETWEEN 1 AND 18 AND " + digits + " NOT GLOB '*[^0-9]*' THEN CAST(" + trimmed
                 + " AS INTEGER) ELSE " + fallback + " END)"
@@ -150,10 +157,7 @@ enum BulkSQL {
             return SQL(unsafeSQL: Connection.bulkUUIDFunction + "()")
         case .parsedDouble(let inner):
             guard let text = render(inner, columns: columns) else { return nil }
-            let trimmed: SQL = "trim(" + text + ", ' ' || char(9))"
-            let body: SQL =
-                "(CASE WHEN substr(" + trimmed + ", 1, 1) IN ('+', '-') THEN substr(" + trimmed + ", 2) ELSE " + trimmed
-                + " END)"
+            let (trimmed, body) = number(text)
             // The digits before and after the point; none after it when there is no point.
             let point: SQL = "instr(" + body + ", '.')"
             let whole: SQL =
