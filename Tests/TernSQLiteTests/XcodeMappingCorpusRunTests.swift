@@ -53,6 +53,18 @@ import Testing
         return (try StepMapping(xcodeMappingModelsAt: [item.url], in: model, policies: policies), policies)
     }
 
+    /// A store of the source version with sample objects (but of ``excludedEntities``), made by Tern.
+    static func sampleStore(
+        of item: RealWorldCorpus.Item, source: ManagedObjectModel, in folder: TemporaryDirectory
+    ) async throws -> URL {
+        let url = folder.path("Sample.sqlite")
+        let store = try SQLiteStore(at: url, model: source)
+        _ = try await store.save(
+            StoreChangeSet(
+                inserted: SampleObjects.rows(for: source, excluding: Self.excludedEntities[item.description] ?? [])))
+        return url
+    }
+
     @Test func theCorpusHasMappingModelsWithTheirModels() throws {
         #expect(Self.items.count >= 36)
         let bound = try Self.items.filter { try Self.model(of: $0) != nil }
@@ -74,14 +86,7 @@ import Testing
         let source = try #require(model.version(named: sourceName)).model
         let destination = try #require(model.version(named: destinationName)).model
         let folder = try TemporaryDirectory()
-        let url = folder.path("Sample.sqlite")
-        do {
-            let store = try SQLiteStore(at: url, model: source)
-            _ = try await store.save(
-                StoreChangeSet(
-                    inserted: SampleObjects.rows(for: source, excluding: Self.excludedEntities[item.description] ?? []))
-            )
-        }
+        let url = try await Self.sampleStore(of: item, source: source, in: folder)
         // What each entity mapping reads: the source objects of exactly its entity that pass its filter.
         var expected: [String: Int] = [:]
         var sourceValues: [String: [String: [AttributeValue?]]] = [:]

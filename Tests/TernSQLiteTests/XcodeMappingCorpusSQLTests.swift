@@ -97,14 +97,7 @@ import Testing
         else { return 0 }  // Same entities, or a mapping back to an older version: nothing to migrate.
         let source = model.versions[from].model
         let folder = try TemporaryDirectory()
-        let url = folder.path("Sample.sqlite")
-        do {
-            let store = try SQLiteStore(at: url, model: source)
-            _ = try await store.save(
-                StoreChangeSet(
-                    inserted: SampleObjects.rows(
-                        for: source, excluding: XcodeMappingCorpusRunTests.excludedEntities[item.description] ?? [])))
-        }
+        let url = try await XcodeMappingCorpusRunTests.sampleStore(of: item, source: source, in: folder)
         let sql = try await Self.migrate(url, in: folder, model: model, item: item, compiled: true)
         let swift = try await Self.migrate(url, in: folder, model: model, item: item, compiled: false)
         #expect(swift.asSQL.isEmpty)
