@@ -178,10 +178,6 @@ extension PostgreSQLStore {
     package static func runsMigrationFilterAsSQL(
         _ filter: FetchPredicate, of entity: String, in model: ManagedObjectModel
     ) -> Bool {
-        guard let schema = try? StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model)) else {
-            return false
-        }
-        return BulkSourceColumns.filterCondition(
-            filter, entity: entity, schema: schema, dialect: PostgreSQLDialect(), tableSchema: "source") != nil
+        BulkSourceColumns.translates(filter, of: entity, in: model, dialect: PostgreSQLDialect())
     }
 }

@@ -143,6 +143,24 @@ package struct BulkSourceColumns: Sendable {
             + .identifier("Z_PK") + " AND " + query.condition + ")"
     }
 
+    /// Whether a mapping's filter has an SQL form in a dialect, on a store of a model laid out
+    /// as Tern lays out a new one: what `tern plan` forecasts (#24), before any store is read.
+    ///
+    /// - Parameters:
+    ///   - filter: The mapping's filter.
+    ///   - entity: The source entity.
+    ///   - model: The source model.
+    ///   - dialect: The store's dialect.
+    /// - Complexity: O(*n*) in the size of the model, to lay out its tables.
+    package static func translates(
+        _ filter: FetchPredicate, of entity: String, in model: ManagedObjectModel, dialect: any SQLDialect
+    ) -> Bool {
+        guard let schema = try? StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model)) else {
+            return false
+        }
+        return filterCondition(filter, entity: entity, schema: schema, dialect: dialect, tableSchema: "source") != nil
+    }
+
     // MARK: - Non public
 
     private static func columns(of layout: EntityLayout) -> [String: String] {

@@ -184,11 +184,6 @@ extension SQLiteStoreMigrator {
     package static func runsMigrationFilterAsSQL(
         _ filter: FetchPredicate, of entity: String, in model: ManagedObjectModel
     ) -> Bool {
-        guard let schema = try? StoreSchema(model: model, numbers: StoreSchema.assignedNumbers(for: model)) else {
-            return false
-        }
-        return BulkSourceColumns.filterCondition(
-            filter, entity: entity, schema: schema, dialect: SQLiteDialect(), tableSchema: Connection.bulkSourceSchema)
-            != nil
+        BulkSourceColumns.translates(filter, of: entity, in: model, dialect: SQLiteDialect())
     }
 }
