@@ -130,7 +130,7 @@ let package = Package(
 
         // MARK: Test support and tests
         .target(
-            name: "TernTestSupport", dependencies: ["TernCore", "TernMigration", "CSQLite"],
+            name: "TernTestSupport", dependencies: ["TernCore", "TernFormats", "TernMigration", "CSQLite"],
             path: "Sources/TernTestSupport", swiftSettings: swiftSettings),
         .testTarget(
             name: "TernCoreTests", dependencies: ["TernCore", "TernTestSupport"],

@@ -27,13 +27,7 @@ import Testing
     /// The model of a mapping model: the one its manifest names, or else the model of its folder
     /// whose versions the mapping model's embedded models match, as Core Data finds them by hash.
     static func model(of item: RealWorldCorpus.Item) throws -> VersionedModel? {
-        if let url = item.modelURL { return try XcodeModel.readVersionedModel(at: url) }
-        let candidates = try RealWorldCorpus.items(of: .model).filter { $0.folder == item.folder }
-        for candidate in candidates {
-            guard let model = try? XcodeModel.readVersionedModel(at: candidate.url) else { continue }
-            if (try? StepMapping.xcodeMappingVersions(at: item.url, in: model)) != nil { return model }
-        }
-        return nil
+        try item.mappingModelsModel()
     }
 
     /// A policy registered under an app's class name: the default stages.
