@@ -186,6 +186,8 @@ public enum BulkMappingFixture {
                     Attribute("ref", .uuid)
                     Attribute("token", .uuid)
                     Attribute("amount", .double)
+                    Attribute("numberAmount", .double)
+                    Attribute("numberCode", .double)
                 }
             }
         }
@@ -214,7 +216,8 @@ public enum BulkMappingFixture {
              "sinceSeconds": "integer($source.owner.since)",
              "day": "parseDate($source.day, \"yyyy-MM-dd HH:mm:ss\")",
              "week": "parseDate($source.week, \"dd.MM.yyyy 'à' HH'h'mm\")", "iso": "date($source.iso)",
-             "ref": "$source.ref", "amount": "double($source.amount)"}},
+             "ref": "$source.ref", "amount": "double($source.amount)",
+             "numberAmount": "number($source.amount)", "numberCode": "number($source.code)"}},
           {"kind": "remove", "source": "Owner"}, {"kind": "remove", "source": "Team"}]}
         """#
 

@@ -145,6 +145,15 @@ import Testing
                 values("amount").contains(.double($0))
             }, sourceLocation: sourceLocation)
         #expect(values("amount").count > 100, sourceLocation: sourceLocation)
+        // number(text) into a Double: the same doubles for decimals, integers' doubles for codes.
+        #expect(values("numberAmount") == values("amount"), sourceLocation: sourceLocation)
+        #expect(
+            values("numberCode")
+                == Set(
+                    values("code").compactMap { value -> AttributeValue? in
+                        if case .integer(let number) = value { return .double(Double(number)) }
+                        return nil
+                    }), sourceLocation: sourceLocation)
         #expect(
             values("sinceSeconds") == [
                 .integer(-12_600_000_000), .integer(0), .integer(221_000_000_000), .integer(-1),

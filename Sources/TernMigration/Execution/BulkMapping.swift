@@ -78,6 +78,12 @@ package struct BulkMapping: Sendable {
         /// IEEE rounds once, correctly, as Swift's `Double` reads the text. Other text (more
         /// digits, exponents, `inf`) goes back to Swift.
         case parsedDouble(Value)
+        /// `number(text)` as the whole value of a Double attribute: Swift reads an integer
+        /// first (`Int64`, stored as its double), else a `Double`; SQL reads the integers of
+        /// ``parsedInteger(_:)`` and the decimals of ``parsedDouble(_:)``, other text goes back
+        /// to Swift. Elsewhere `number(text)` gives an integer or a double by the text, which SQL
+        /// cannot type, so it has no SQL form.
+        case parsedNumber(Value)
         /// `parseDate(text, format)` with a format ``DatePattern`` writes that has a year, a
         /// month and a day, or `date(text)` as `yyyy-MM-ddTHH:mm:ssZ`: the fields read at their
         /// positions, and the date's text in the format (as a `strftime` format) compared with the
@@ -104,7 +110,7 @@ package struct BulkMapping: Sendable {
             case .integerArithmetic(_, let lhs, let rhs), .doubleArithmetic(_, let lhs, let rhs):
                 lhs.relationshipPaths + rhs.relationshipPaths
             case .date(let value), .truncated(let value), .parsedInteger(let value), .parsedDouble(let value),
-                .parseDate(let value, _, _):
+                .parsedNumber(let value), .parseDate(let value, _, _):
                 value.relationshipPaths
             case .division(let lhs, let rhs), .dateArithmetic(_, let lhs, let rhs):
                 lhs.relationshipPaths + rhs.relationshipPaths
@@ -149,6 +155,7 @@ package struct BulkMapping: Sendable {
             case .truncated(let value): .truncated(value.replacingNow(with: date))
             case .parsedInteger(let value): .parsedInteger(value.replacingNow(with: date))
             case .parsedDouble(let value): .parsedDouble(value.replacingNow(with: date))
+            case .parsedNumber(let value): .parsedNumber(value.replacingNow(with: date))
             case .parseDate(let value, let format, let fields):
                 .parseDate(value.replacingNow(with: date), strftime: format, fields: fields)
             }
@@ -162,7 +169,7 @@ package struct BulkMapping: Sendable {
             case .formatDate, .changingCase, .trim, .text, .concat: .string
             case .now: .date
             case .uuid: .uuid
-            case .timeInterval, .double, .doubleArithmetic, .division, .parsedDouble: .double
+            case .timeInterval, .double, .doubleArithmetic, .division, .parsedDouble, .parsedNumber: .double
             case .date, .dateArithmetic, .parseDate: .date
             case .coalesce(_, let type): type
             case .integer, .integerArithmetic, .negate, .truncated, .parsedInteger: .integer64
@@ -237,7 +244,8 @@ package struct BulkMapping: Sendable {
                 return .failure(Reason(text: "\(destination) has no attribute \(property.name)"))
             }
             if attribute.isTransient || attribute.isDerived { continue }
-            guard let value = Self.value(of: expression, source: source, in: sourceModel) else {
+            guard let value = Self.storedValue(of: expression, as: attribute.type, source: source, in: sourceModel)
+            else {
                 return .failure(Reason(text: "\(property.name): \(expression) has no SQL form here"))
             }
             guard Self.stores(value, as: attribute.type) else {
@@ -266,6 +274,19 @@ package struct BulkMapping: Sendable {
     private static let columnTypes: Set<AttributeType> = [
         .integer16, .integer32, .integer64, .double, .string, .boolean, .date, .uuid,
     ]
+
+    /// The SQL form of an attribute mapping's whole expression, stored in an attribute of `type`:
+    /// ``value(of:source:in:)``, and `number(text)` into a Double attribute.
+    private static func storedValue(
+        of expression: ValueExpression, as type: AttributeType, source: String, in model: ManagedObjectModel
+    ) -> Value? {
+        if type == .double, case .call(.number, let arguments) = expression, arguments.count == 1,
+            let text = Self.value(of: arguments[0], source: source, in: model), text.type == .string
+        {
+            return .parsedNumber(text)
+        }
+        return Self.value(of: expression, source: source, in: model)
+    }
 
     /// The SQL form of an expression, or nil.
     private static func value(of expression: ValueExpression, source: String, in model: ManagedObjectModel) -> Value? {

@@ -127,35 +127,29 @@ enum PostgreSQLBulkSQL {
             return ("CAST(trunc(CAST(" + number.sql + " AS double precision)) AS bigint)", true)
         case .parsedInteger(let inner):
             guard let text = render(inner, columns: columns) else { return nil }
-            // `.whitespaces` within ASCII is space and tab; then a sign and up to 18 ASCII digits
-            // (`[0-9]` is a range of code points). Other text, such as a non-breaking space
-            // Swift trims, goes to Swift.
-            let trimmed = spaceTrimmed(text.sql)
-            let integer: SQL =
-                "(CASE WHEN " + text.sql + " IS NULL THEN NULL WHEN " + trimmed + " ~ "
-                + boundText("^[+-]?[0-9]{1,18}$") + " THEN CAST(" + trimmed
-                + " AS bigint) ELSE pg_temp.tern_bulk_fallback(CAST(NULL AS bigint)) END)"
-            return (integer, true)
+            let integer = integerText(text.sql)
+            let sql: SQL =
+                "(CASE WHEN " + text.sql + " IS NULL THEN NULL WHEN " + integer.condition + " THEN CAST("
+                + integer.trimmed + " AS bigint) ELSE pg_temp.tern_bulk_fallback(CAST(NULL AS bigint)) END)"
+            return (sql, true)
         case .uuid:
             // Version 4, as `UUID()` makes them.
             return ("gen_random_uuid()", false)
         case .parsedDouble(let inner):
             guard let text = render(inner, columns: columns) else { return nil }
-            // A sign, then at most 15 digits with perhaps a point among them: their integer over
-            // 10^(digits after the point), both exact doubles, rounded once by the division.
-            let trimmed = spaceTrimmed(text.sql)
-            let body: SQL = "ltrim(" + trimmed + ", " + boundText("+-") + ")"
-            let fraction: SQL =
-                "(CASE WHEN strpos(" + body + ", '.') = 0 THEN '' ELSE split_part(" + body + ", '.', 2) END)"
-            let digits: SQL = "replace(" + body + ", '.', '')"
-            let magnitude: SQL =
-                "(CAST(CAST(" + digits + " AS bigint) AS double precision) / CAST(CAST(rpad('1', char_length("
-                + fraction + ") + 1, '0') AS bigint) AS double precision))"
+            let decimal = decimalText(text.sql)
             let sql: SQL =
-                "(CASE WHEN " + text.sql + " IS NULL THEN NULL WHEN " + trimmed + " ~ "
-                + boundText("^[+-]?[0-9]+(\\.[0-9]+)?$") + " AND char_length(" + digits + ") <= 15 THEN (CASE WHEN "
-                + "left(" + trimmed + ", 1) = '-' THEN -" + magnitude + " ELSE " + magnitude
-                + " END) ELSE pg_temp.tern_bulk_fallback(CAST(NULL AS double precision)) END)"
+                "(CASE WHEN " + text.sql + " IS NULL THEN NULL WHEN " + decimal.condition + " THEN " + decimal.value
+                + " ELSE pg_temp.tern_bulk_fallback(CAST(NULL AS double precision)) END)"
+            return (sql, true)
+        case .parsedNumber(let inner):
+            // As Swift: an integer's text first (a double once stored, so that -0 is 0.0), else a decimal.
+            guard let text = render(inner, columns: columns) else { return nil }
+            let (integer, decimal) = (integerText(text.sql), decimalText(text.sql))
+            let sql: SQL =
+                "(CASE WHEN " + text.sql + " IS NULL THEN NULL WHEN " + integer.condition + " THEN CAST(CAST("
+                + integer.trimmed + " AS bigint) AS double precision) WHEN " + decimal.condition + " THEN "
+                + decimal.value + " ELSE pg_temp.tern_bulk_fallback(CAST(NULL AS double precision)) END)"
             return (sql, true)
         case .now:
             // Replaced by the migration's date before rendering (`replacingNow(with:)`).
@@ -231,6 +225,32 @@ enum PostgreSQLBulkSQL {
     /// ASCII is space and tab.
     private static func spaceTrimmed(_ text: SQL) -> SQL {
         "btrim(" + text + ", " + boundText(" \t") + ")"
+    }
+
+    /// When text is an integer SQL reads as `Int64` does: after space and tab, a sign and up to
+    /// 18 ASCII digits (`[0-9]` is a range of code points; other text, such as a non-breaking
+    /// space Swift trims, goes to Swift); and the text trimmed.
+    private static func integerText(_ text: SQL) -> (condition: SQL, trimmed: SQL) {
+        let trimmed = spaceTrimmed(text)
+        return (trimmed + " ~ " + boundText("^[+-]?[0-9]{1,18}$"), trimmed)
+    }
+
+    /// When text is a decimal SQL reads as `Double` does (a sign, then at most 15 digits with
+    /// perhaps a point among them), and its value: the digits' integer over 10^(digits after the
+    /// point), both exact doubles, rounded once by the division.
+    private static func decimalText(_ text: SQL) -> (condition: SQL, value: SQL) {
+        let trimmed = spaceTrimmed(text)
+        let body: SQL = "ltrim(" + trimmed + ", " + boundText("+-") + ")"
+        let fraction: SQL =
+            "(CASE WHEN strpos(" + body + ", '.') = 0 THEN '' ELSE split_part(" + body + ", '.', 2) END)"
+        let digits: SQL = "replace(" + body + ", '.', '')"
+        let magnitude: SQL =
+            "(CAST(CAST(" + digits + " AS bigint) AS double precision) / CAST(CAST(rpad('1', char_length("
+            + fraction + ") + 1, '0') AS bigint) AS double precision))"
+        return (
+            trimmed + " ~ " + boundText("^[+-]?[0-9]+(\\.[0-9]+)?$") + " AND char_length(" + digits + ") <= 15",
+            "(CASE WHEN left(" + trimmed + ", 1) = '-' THEN -" + magnitude + " ELSE " + magnitude + " END)"
+        )
     }
 
     /// A text value, bound.

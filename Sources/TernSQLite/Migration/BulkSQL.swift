@@ -46,6 +46,40 @@ enum BulkSQL {
         )
     }
 
+    /// When text is an integer SQL reads as `Int64` does (a sign and 1 to 18 ASCII digits after
+    /// space and tab), and the text trimmed.
+    private static func integerText(_ text: SQL) -> (condition: SQL, trimmed: SQL) {
+        let (trimmed, digits) = number(text)
+        return (
+            ascii(text) + " AND length(" + digits + ") BETWEEN 1 AND 18 AND " + digits + " NOT GLOB '*[^0-9]*'",
+            trimmed
+        )
+    }
+
+    /// When text is a decimal SQL reads as `Double` does (a sign, then at most 15 digits with
+    /// perhaps a point among them), and its value: the digits' integer over 10^(digits after the
+    /// point), both exact doubles, so that one IEEE division rounds as `Double` does.
+    private static func decimalText(_ text: SQL) -> (condition: SQL, value: SQL) {
+        let (trimmed, body) = number(text)
+        // The digits before and after the point; none after it when there is no point.
+        let point: SQL = "instr(" + body + ", '.')"
+        let whole: SQL =
+            "(CASE WHEN " + point + " = 0 THEN " + body + " ELSE substr(" + body + ", 1, " + point + " - 1) END)"
+        let fraction: SQL = "(CASE WHEN " + point + " = 0 THEN '' ELSE substr(" + body + ", " + point + " + 1) END)"
+        let digits: SQL = "(" + whole + " || " + fraction + ")"
+        let condition: SQL =
+            ascii(text) + " AND length(" + whole + ") >= 1 AND " + whole + " NOT GLOB '*[^0-9]*' AND " + fraction
+            + " NOT GLOB '*[^0-9]*' AND (" + point + " = 0 OR length(" + fraction + ") >= 1) AND length(" + digits
+            + ") <= 15"
+        let magnitude: SQL =
+            "(CAST(CAST(" + digits + " AS INTEGER) AS REAL) / CAST(CAST(substr('1000000000000000', 1, length("
+            + fraction + ") + 1) AS INTEGER) AS REAL))"
+        return (
+            condition,
+            "(CASE WHEN substr(" + trimmed + ", 1, 1) = '-' THEN -" + magnitude + " ELSE " + magnitude + " END)"
+        )
+    }
+
     /// A column read as the Swift reader reads it: a storage class it does not accept calls the
     /// fallback; a Boolean reads as `c != 0`.
     private static func typed(_ c: SQL, _ type: AttributeType) -> SQL {
@@ -149,33 +183,23 @@ enum BulkSQL {
                 + number + " < 9223372036854775808.0 THEN CAST(" + number + " AS INTEGER) ELSE " + fallback + " END)"
         case .parsedInteger(let inner):
             guard let text = render(inner, columns: columns) else { return nil }
-            let (trimmed, digits) = number(text)
-            return "(CASE WHEN " + text + " IS NULL THEN NULL WHEN " + ascii(text) + " AND length(" + digits
-                + ") BETWEEN 1 AND 18 AND " + digits + " NOT GLOB '*[^0-9]*' THEN CAST(" + trimmed
-                + " AS INTEGER) ELSE " + fallback + " END)"
+            let integer = integerText(text)
+            return "(CASE WHEN " + text + " IS NULL THEN NULL WHEN " + integer.condition + " THEN CAST("
+                + integer.trimmed + " AS INTEGER) ELSE " + fallback + " END)"
         case .uuid:
             return SQL(unsafeSQL: Connection.bulkUUIDFunction + "()")
         case .parsedDouble(let inner):
             guard let text = render(inner, columns: columns) else { return nil }
-            let (trimmed, body) = number(text)
-            // The digits before and after the point; none after it when there is no point.
-            let point: SQL = "instr(" + body + ", '.')"
-            let whole: SQL =
-                "(CASE WHEN " + point + " = 0 THEN " + body + " ELSE substr(" + body + ", 1, " + point
-                + " - 1) END)"
-            let fraction: SQL = "(CASE WHEN " + point + " = 0 THEN '' ELSE substr(" + body + ", " + point + " + 1) END)"
-            let digits: SQL = "(" + whole + " || " + fraction + ")"
-            let isNumber: SQL =
-                "length(" + whole + ") >= 1 AND " + whole + " NOT GLOB '*[^0-9]*' AND " + fraction
-                + " NOT GLOB '*[^0-9]*' AND (" + point + " = 0 OR length(" + fraction + ") >= 1) AND length(" + digits
-                + ") <= 15"
-            // The integer of the digits over 10^(digits after the point), both exact doubles.
-            let magnitude: SQL =
-                "(CAST(CAST(" + digits + " AS INTEGER) AS REAL) / CAST(CAST(substr('1000000000000000', 1, length("
-                + fraction + ") + 1) AS INTEGER) AS REAL))"
-            return "(CASE WHEN " + text + " IS NULL THEN NULL WHEN " + ascii(text) + " AND " + isNumber
-                + " THEN (CASE WHEN substr(" + trimmed + ", 1, 1) = '-' THEN -" + magnitude + " ELSE " + magnitude
-                + " END) ELSE " + fallback + " END)"
+            let decimal = decimalText(text)
+            return "(CASE WHEN " + text + " IS NULL THEN NULL WHEN " + decimal.condition + " THEN " + decimal.value
+                + " ELSE " + fallback + " END)"
+        case .parsedNumber(let inner):
+            // As Swift: an integer's text first (a double once stored, so that -0 is 0.0), else a decimal.
+            guard let text = render(inner, columns: columns) else { return nil }
+            let (integer, decimal) = (integerText(text), decimalText(text))
+            return "(CASE WHEN " + text + " IS NULL THEN NULL WHEN " + integer.condition + " THEN CAST(CAST("
+                + integer.trimmed + " AS INTEGER) AS REAL) WHEN " + decimal.condition + " THEN " + decimal.value
+                + " ELSE " + fallback + " END)"
         case .now:
             // Replaced by the migration's date before rendering (`replacingNow(with:)`).
             return nil
