@@ -164,14 +164,7 @@ enum PostgreSQLBulkSQL {
             // The fields as `YYYY-MM-DD HH:MI:SS`, a timestamp without time zone (text it cannot
             // read fails with SQLSTATE 22007 or 22008: the fallback). The date's text in the
             // format must be the text itself, so that only what formatDate writes is read here.
-            func field(_ position: Int?, _ length: Int) -> SQL {
-                guard let position else { return "'00'" }
-                return "substr(" + text.sql + ", CAST(\(position) AS integer), CAST(\(length) AS integer))"
-            }
-            let iso: SQL =
-                field(fields.year, 4) + " || '-' || " + field(fields.month, 2) + " || '-' || " + field(fields.day, 2)
-                + " || ' ' || " + field(fields.hour, 2) + " || ':' || " + field(fields.minute, 2) + " || ':' || "
-                + field(fields.second, 2)
+            let iso = BulkSourceColumns.dateText(of: text.sql, fields: fields)
             let timestamp: SQL = "CAST(" + iso + " AS timestamp)"
             let seconds: SQL = "CAST(EXTRACT(EPOCH FROM " + timestamp + ") AS double precision)"
             let sql: SQL =

@@ -161,6 +161,23 @@ package struct BulkSourceColumns: Sendable {
         return filterCondition(filter, entity: entity, schema: schema, dialect: dialect, tableSchema: "source") != nil
     }
 
+    /// The fields of a date's text in a format, put together as `YYYY-MM-DD HH:MM:SS` (a field
+    /// the format lacks as `00`), which SQLite's date functions and PostgreSQL's `timestamp`
+    /// both read; shared by the engines' `parseDate`.
+    ///
+    /// - Parameters:
+    ///   - text: The SQL of the text.
+    ///   - fields: Where the format's fields sit in its text.
+    package static func dateText(of text: SQL, fields: BulkMapping.DateFields) -> SQL {
+        func field(_ position: Int?, _ length: Int) -> SQL {
+            guard let position else { return "'00'" }
+            return "substr(" + text + ", CAST(\(position) AS integer), CAST(\(length) AS integer))"
+        }
+        return field(fields.year, 4) + " || '-' || " + field(fields.month, 2) + " || '-' || " + field(fields.day, 2)
+            + " || ' ' || " + field(fields.hour, 2) + " || ':' || " + field(fields.minute, 2) + " || ':' || "
+            + field(fields.second, 2)
+    }
+
     // MARK: - Non public
 
     private static func columns(of layout: EntityLayout) -> [String: String] {

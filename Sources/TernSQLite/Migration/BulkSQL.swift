@@ -211,14 +211,7 @@ enum BulkSQL {
             // The fields as `YYYY-MM-DD HH:MM:SS`, whose seconds SQLite's date functions give; the
             // date's text in the format must be the text itself (which also refuses 30 February,
             // which SQLite would carry into March, and any text DateFormatter reads more leniently).
-            func field(_ position: Int?, _ length: Int) -> SQL {
-                guard let position else { return "'00'" }
-                return "substr(" + text + ", \(position), \(length))"
-            }
-            let iso: SQL =
-                field(fields.year, 4) + " || '-' || " + field(fields.month, 2) + " || '-' || " + field(fields.day, 2)
-                + " || ' ' || " + field(fields.hour, 2) + " || ':' || " + field(fields.minute, 2) + " || ':' || "
-                + field(fields.second, 2)
+            let iso = BulkSourceColumns.dateText(of: text, fields: fields)
             let seconds: SQL = "CAST(strftime('%s', " + iso + ") AS INTEGER)"
             return "(CASE WHEN " + text + " IS NULL THEN NULL WHEN " + seconds
                 + " BETWEEN \(formattedRange.lowerBound) AND \(formattedRange.upperBound) AND strftime(\(format), "
