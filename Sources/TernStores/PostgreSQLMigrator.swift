@@ -175,7 +175,12 @@ package struct PostgreSQLMigrator: Sendable {
             try session.holdWriters()
             let counts = try session.buildBeside(
                 steps, journal: journal, options: options, onStep: { events.start($0, counts: $1) },
-                onMappingRanAsSQL: { emit(.entityMappingRanAsSQL(step: $0, mapping: $1)) }
+                onMappingRanAsSQL: {
+                    emit(
+                        $2
+                            ? .relationshipsSetAsSQL(step: $0, mapping: $1)
+                            : .entityMappingRanAsSQL(step: $0, mapping: $1))
+                }
             ) { count throws(MigrationError) in
                 events.advance(by: count)
                 try Self.checkCancellation()

@@ -35,6 +35,7 @@ import Testing
         case .stepStarted(let index, let from, let to, let kind): "step \(index) \(from)→\(to) \(kind.rawValue)"
         case .entityMappingStarted(let step, let mapping, let objects): "mapping \(step) \(mapping) \(objects)"
         case .entityMappingRanAsSQL(let step, let mapping): "as SQL \(step) \(mapping)"
+        case .relationshipsSetAsSQL(let step, let mapping): "relationships as SQL \(step) \(mapping)"
         case .stepFinished(let index): "finished step \(index)"
         case .replaced: "replaced"
         case .finished: "finished"

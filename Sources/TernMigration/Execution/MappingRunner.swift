@@ -43,12 +43,15 @@ public struct MappingRunner: Sendable {
     /// - Complexity: O(*n*) policy calls for *n* source objects.
     public func run(_ passes: [MappingModel], manager: any MigrationManager) throws(MigrationError) {
         let plan = try MappingWalkPlan(passes, policies: policies, destination: manager.destinationModel)
-        for (staged, walks) in zip(plan.passes, plan.walks) {
+        for (index, (staged, walks)) in zip(plan.passes, plan.walks).enumerated() {
             for walk in walks { try Self.createInstances(walk, manager: manager) }
             for member in staged {
                 if let compiled = member.compiled {
                     // Without relationship mappings the default stage 2 does nothing: skip the walk.
                     guard compiled.hasRelationships else { continue }
+                    if try Self.setRelationshipsInBulk(of: member, plan: plan, pass: index, manager: manager) {
+                        continue
+                    }
                     try manager.forEachDestinationInstance(of: member.mapping) { destination throws(MigrationError) in
                         try compiled.setRelationships(of: destination, manager: manager)
                     }
@@ -135,6 +138,35 @@ extension MappingRunner {
         return rest
     }
 
+    /// Runs stage 2 of a default-policy mapping in SQL where the engine can
+    /// (``BulkRelationshipEngine``); returns whether it did.
+    private static func setRelationshipsInBulk(
+        of member: StagedMapping, plan: MappingWalkPlan, pass: Int, manager: any MigrationManager
+    ) throws(MigrationError) -> Bool {
+        guard let engine = manager as? any BulkRelationshipEngine,
+            case .success(let bulk) = relationshipForm(
+                of: member, plan: plan, pass: pass, sourceModel: manager.sourceModel,
+                destinationModel: manager.destinationModel)
+        else { return false }
+        return try engine.setRelationshipsInBulk(bulk)
+    }
+
+    /// The SQL form of a mapping's stage 2, or why it has none.
+    private static func relationshipForm(
+        of member: StagedMapping, plan: MappingWalkPlan, pass: Int, sourceModel: ManagedObjectModel,
+        destinationModel: ManagedObjectModel
+    ) -> Result<BulkRelationships, BulkMapping.Reason> {
+        guard member.compiled != nil, member.attributePolicy == nil else {
+            return .failure(BulkMapping.Reason(text: "it has a custom policy"))
+        }
+        let candidates = plan.passes[...pass].joined().map { staged in
+            BulkRelationships.Candidate(
+                mapping: staged.mapping, makesOnePerSource: staged.compiled != nil || staged.attributePolicy != nil)
+        }
+        return BulkRelationships.analyze(
+            member.mapping, lookingUpIn: candidates, sourceModel: sourceModel, destinationModel: destinationModel)
+    }
+
     /// The SQL form of the first mapping of what is left of a walk, or why it has none.
     private static func bulkForm(
         of member: StagedMapping, before later: ArraySlice<StagedMapping>, sourceModel: ManagedObjectModel,
@@ -154,7 +186,8 @@ extension MappingRunner {
     }
 
     /// Which entity mappings of a step would run as one `INSERT … SELECT` on an engine that runs
-    /// every SQL form it is given (SQLite), and why the others would not: what `tern plan` shows.
+    /// every SQL form it is given (SQLite), which would set their relationships in SQL, and why
+    /// the others would not: what `tern plan` shows.
     ///
     /// The data can still send a mapping back to Swift (a value the statement cannot handle as
     /// Swift does), and a mapping that follows one of its walk's Swift mappings stays in Swift.
@@ -166,20 +199,32 @@ extension MappingRunner {
     ///   - destinationModel: The destination model.
     ///   - runsFilterAsSQL: Whether the store's fetch translation has an SQL form for a filter of
     ///     a source entity (the engine asks its own at run time).
-    /// - Returns: Each entity mapping that reads a source, in the order stage 1 runs them, with
-    ///   nil for SQL or the reason it stays in Swift.
+    /// - Returns: Each entity mapping that reads a source, in the order stage 1 runs them.
     /// - Throws: ``MigrationError`` when a mapping names a policy that is not registered.
     package static func sqlForecast(
         _ passes: [MappingModel], policies: MigrationPolicyRegistry, sourceModel: ManagedObjectModel,
         destinationModel: ManagedObjectModel, runsFilterAsSQL: (FetchPredicate, _ entity: String) -> Bool
-    ) throws(MigrationError) -> [(mapping: String, reason: String?)] {
+    ) throws(MigrationError) -> [SQLForecast] {
         let plan = try MappingWalkPlan(passes, policies: policies, destination: destinationModel)
-        var result: [(mapping: String, reason: String?)] = []
+        var result: [SQLForecast] = []
         for walk in plan.walks.joined() {
             var inSQL = true
             for (index, member) in walk.enumerated() {
+                var forecast = SQLForecast(mapping: member.mapping.name, reason: nil, relationships: nil)
+                if member.mapping.effectiveRelationshipMappings(in: destinationModel).contains(where: {
+                    $0.valueExpression != nil
+                }) {
+                    switch relationshipForm(
+                        of: member, plan: plan, pass: member.pass, sourceModel: sourceModel,
+                        destinationModel: destinationModel)
+                    {
+                    case .success: forecast.relationships = .sql
+                    case .failure(let reason): forecast.relationships = .swift(reason.text)
+                    }
+                }
+                defer { result.append(forecast) }
                 guard inSQL else {
-                    result.append((member.mapping.name, "an earlier mapping of its walk over the source runs in Swift"))
+                    forecast.reason = "an earlier mapping of its walk over the source runs in Swift"
                     continue
                 }
                 switch bulkForm(
@@ -189,17 +234,40 @@ extension MappingRunner {
                 case .success(let bulk):
                     if let filter = bulk.filter, !runsFilterAsSQL(filter, bulk.sourceEntity) {
                         inSQL = false
-                        result.append((member.mapping.name, "its filter has no SQL form on this store: \(filter)"))
-                    } else {
-                        result.append((member.mapping.name, nil))
+                        forecast.reason = "its filter has no SQL form on this store: \(filter)"
                     }
                 case .failure(let reason):
                     inSQL = false
-                    result.append((member.mapping.name, reason.text))
+                    forecast.reason = reason.text
                 }
             }
         }
         return result
+    }
+
+    /// How one entity mapping would run on a SQL engine (``sqlForecast(_:policies:sourceModel:destinationModel:runsFilterAsSQL:)``).
+    package struct SQLForecast: Sendable, Equatable {
+        /// Where a mapping's relationships would be set.
+        package enum Relationships: Sendable, Equatable {
+            /// One statement per relationship.
+            case sql
+            /// Object by object in Swift, for the reason given.
+            case swift(String)
+        }
+
+        /// The entity mapping's name.
+        package var mapping: String
+        /// Why stage 1 stays in Swift; nil when it runs as one `INSERT … SELECT`.
+        package var reason: String?
+        /// Where stage 2 sets the relationships; nil when the mapping has none to set.
+        package var relationships: Relationships?
+
+        /// Creates a forecast.
+        package init(mapping: String, reason: String?, relationships: Relationships?) {
+            self.mapping = mapping
+            self.reason = reason
+            self.relationships = relationships
+        }
     }
 }
 

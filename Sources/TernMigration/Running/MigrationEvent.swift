@@ -16,6 +16,9 @@ public enum MigrationEvent: Sendable, Hashable {
     /// Stage 1 of an entity mapping of a step ran as one `INSERT … SELECT` in the store, not
     /// object by object (see ``MigrationOptions/compilesMappingsToSQL``).
     case entityMappingRanAsSQL(step: Int, mapping: String)
+    /// Stage 2 of an entity mapping of a step set its relationships with one statement each in
+    /// the store, not object by object (see ``MigrationOptions/compilesMappingsToSQL``).
+    case relationshipsSetAsSQL(step: Int, mapping: String)
     /// A step's destination is complete and durable.
     case stepFinished(index: Int)
     /// The migrated store replaced the source (or was moved to its destination).

@@ -166,6 +166,49 @@ extension PostgreSQLMigrationEngine: BulkMappingEngine {
     private static var keyPageSize: Int64 { 65_536 }
 }
 
+extension PostgreSQLMigrationEngine: BulkRelationshipEngine {
+    /// Runs stage 2 of a mapping as one statement per relationship over the source schema and
+    /// the association table (``BulkRelationshipSQL``), in a savepoint: a related object the
+    /// statements cannot handle as Swift does rolls them back, and the mapping runs in Swift.
+    ///
+    /// - Complexity: A few statements per relationship, each over the mapping's objects.
+    func setRelationshipsInBulk(_ bulk: BulkRelationships) throws(MigrationError) -> Bool {
+        guard let sourceSchema = bulkSourceSchema else { return false }
+        try flush()
+        try throwPending()
+        let (destination, associations) = (self.destination, self.associations)
+        let statements = try Self.storeWork {
+            try associations.flush()
+            return try BulkRelationshipSQL(
+                source: source.schema, sourceTables: sourceSchema, destination: schema,
+                fallback: "pg_temp.tern_bulk_fallback(CAST(NULL AS text))"
+            ).statements(bulk)
+        }
+        guard let statements else { return false }
+        if !hasBulkFallbackFunction {
+            try Self.storeWork { try destination.execute(PostgreSQLBulkSQL.fallbackFunction) }
+            hasBulkFallbackFunction = true
+        }
+        if Task.isCancelled {
+            throw MigrationError(.cancelled, "The migration was cancelled; the store is unchanged")
+        }
+        try Self.storeWork { try destination.execute("SAVEPOINT tern_bulk") }
+        do {
+            for statement in statements { try destination.execute(statement) }
+        } catch {
+            try Self.storeWork {
+                try destination.execute("ROLLBACK TO SAVEPOINT tern_bulk")
+                try destination.execute("RELEASE SAVEPOINT tern_bulk")
+            }
+            if error.message.contains(PostgreSQLBulkSQL.fallbackMessage) { return false }
+            throw Self.storeFailure(error)
+        }
+        try Self.storeWork { try destination.execute("RELEASE SAVEPOINT tern_bulk") }
+        relationshipsSetAsSQL.append(bulk.mapping.name)
+        return true
+    }
+}
+
 extension PostgreSQLStore {
     /// Whether a mapping's filter has an SQL form on a PostgreSQL store of a model, as the
     /// migration engine translates it when the mapping runs: what `tern plan` forecasts (#24).

@@ -46,6 +46,8 @@ final class PostgreSQLMigrationEngine: RelationalMigrationEngine {
     let bulkSourceSchema: String?
     /// The entity mappings that ran as SQL, in order.
     var mappingsRunAsSQL: [String] = []
+    /// The entity mappings whose stage 2 ran as SQL statements, in order.
+    var relationshipsSetAsSQL: [String] = []
     /// Whether this connection's session has the fallback function of bulk statements.
     var hasBulkFallbackFunction = false
     /// The destination rows not yet written, in creation order, and the position of each.

@@ -24,8 +24,9 @@ extension PostgreSQLMigrationSession {
     ///   - journal: The store's journal before the migration.
     ///   - options: Batch size, policies and the expression environment.
     ///   - onStep: Called as each step starts (`index`) and with its object counts per entity mapping.
-    ///   - onMappingRanAsSQL: Called after a step with each of its entity mappings that ran as one
-    ///     `INSERT … SELECT` (``MigrationOptions/compilesMappingsToSQL``).
+    ///   - onMappingRanAsSQL: Called after a step with each of its entity mappings whose stage 1
+    ///     ran as one `INSERT … SELECT`, then with each whose stage 2 ran as SQL (`relationships`
+    ///     true) (``MigrationOptions/compilesMappingsToSQL``).
     ///   - onBatch: Called after each batch of source objects with its count; throws to stop.
     /// - Throws: ``TernMigration/MigrationError`` from a mapping, a policy, a check or the server
     ///   (`storeFailure`); the store is unchanged, the scratch schemas are left for
@@ -35,7 +36,7 @@ extension PostgreSQLMigrationSession {
         _ steps: [(step: MigrationPlan.Step, from: ManagedObjectModel, to: ManagedObjectModel)],
         journal: MigrationJournal, options: MigrationOptions,
         onStep: (_ index: Int, _ counts: [(mapping: String, objects: Int)]) -> Void,
-        onMappingRanAsSQL: (_ index: Int, _ mapping: String) -> Void = { _, _ in },
+        onMappingRanAsSQL: (_ index: Int, _ mapping: String, _ relationships: Bool) -> Void = { _, _, _ in },
         onBatch: @escaping (Int) throws(MigrationError) -> Void
     ) throws -> [Int] {
         let old = try metadata()
@@ -64,7 +65,7 @@ extension PostgreSQLMigrationSession {
         _ step: MigrationPlan.Step, index: Int, from source: (schema: String, model: ManagedObjectModel),
         to destination: (schema: String, model: ManagedObjectModel), metadata: StoreMetadata, options: MigrationOptions,
         onStep: (_ index: Int, _ counts: [(mapping: String, objects: Int)]) -> Void,
-        onMappingRanAsSQL: (_ index: Int, _ mapping: String) -> Void,
+        onMappingRanAsSQL: (_ index: Int, _ mapping: String, _ relationships: Bool) -> Void,
         onBatch: @escaping (Int) throws(MigrationError) -> Void
     ) throws -> Int {
         let sourceLocation = try PostgreSQLLocation(location.connectionString(schema: source.schema))
@@ -114,7 +115,8 @@ extension PostgreSQLMigrationSession {
             onStep(index, counts)
             try MappingRunner(policies: options.policies).run(step.mappings, manager: engine)
             try engine.finish()
-            for mapping in engine.mappingsRunAsSQL { onMappingRanAsSQL(index, mapping) }
+            for mapping in engine.mappingsRunAsSQL { onMappingRanAsSQL(index, mapping, false) }
+            for mapping in engine.relationshipsSetAsSQL { onMappingRanAsSQL(index, mapping, true) }
             for index in uniqueIndexes {
                 if let check = constraints[index.name] {
                     // PostgreSQL's SUM of counts is numeric: cast back to bigint.

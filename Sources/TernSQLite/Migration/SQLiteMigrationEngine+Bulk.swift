@@ -172,6 +172,45 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
     }
 }
 
+extension SQLiteMigrationEngine: BulkRelationshipEngine {
+    /// Runs stage 2 of a mapping as one statement per relationship over the attached source and
+    /// the association table (``BulkRelationshipSQL``), in a savepoint: a related object the
+    /// statements cannot handle as Swift does rolls them back, and the mapping runs in Swift.
+    ///
+    /// - Complexity: A few statements per relationship, each over the mapping's objects.
+    func setRelationshipsInBulk(_ bulk: BulkRelationships) throws(MigrationError) -> Bool {
+        guard let schemaName = attachedSource else { return false }
+        try flush()
+        try throwPending()
+        let (store, destination, schema, associations) = (source, self.destination, self.schema, self.associations)
+        let statements = try Self.storeWork {
+            let sourceSchema = store.assumeIsolated { $0.schema }
+            try associations.flush()
+            return try BulkRelationshipSQL(
+                source: sourceSchema, sourceTables: schemaName, destination: schema,
+                fallback: SQL(unsafeSQL: Connection.bulkFallbackFunction + "()")
+            ).statements(bulk)
+        }
+        guard let statements else { return false }
+        try Task.checkCancellationAsMigration()
+        try Self.storeWork { try destination.execute("SAVEPOINT tern_bulk") }
+        do {
+            for statement in statements { try destination.execute(statement) }
+        } catch {
+            try Self.storeWork {
+                try destination.execute("ROLLBACK TO tern_bulk")
+                try destination.execute("RELEASE tern_bulk")
+                try destination.execute("DROP TABLE IF EXISTS \(.identifier(BulkRelationshipSQL.pairTable))")
+            }
+            if error.message.contains(Connection.bulkFallbackMessage) { return false }
+            throw Self.storeFailure(error)
+        }
+        try Self.storeWork { try destination.execute("RELEASE tern_bulk") }
+        relationshipsSetAsSQL.append(bulk.mapping.name)
+        return true
+    }
+}
+
 extension SQLiteStoreMigrator {
     /// Whether a mapping's filter has an SQL form on a SQLite store of a model, as the engine
     /// translates it when the mapping runs: what `tern plan` forecasts (#24).

@@ -73,6 +73,8 @@ final class SQLiteMigrationEngine: MigrationManager {
     var attributeRoutes: [AttributeRoute] = []
     /// The entity mappings whose stage 1 ran as one `INSERT … SELECT`, in order.
     var mappingsRunAsSQL: [String] = []
+    /// The entity mappings whose stage 2 ran as SQL statements, in order.
+    var relationshipsSetAsSQL: [String] = []
     /// The links dropped because their object's entity left the relationship's inheritance tree.
     var droppedLinks = 0
 

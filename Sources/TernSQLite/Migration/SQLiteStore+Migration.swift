@@ -102,6 +102,7 @@ extension SQLiteStore {
             attached = false
         }
         for mapping in engine.mappingsRunAsSQL { emit(.entityMappingRanAsSQL(step: step, mapping: mapping)) }
+        for mapping in engine.relationshipsSetAsSQL { emit(.relationshipsSetAsSQL(step: step, mapping: mapping)) }
         if job.journalMode == .wal { try connection.executeOnce("PRAGMA journal_mode=WAL") }
         return (total, engine.droppedLinks)
     }

@@ -49,14 +49,17 @@ struct PlanCommand: Command {
             each entity mapping says whether it runs as one INSERT … SELECT or in Swift, and why:
             a custom policy, a filter the store's dialect cannot translate, an expression without
             an SQL form, a conversion SQL could do otherwise, or an earlier mapping of its walk
-            over the same source that runs in Swift (see docs/MappingsAsSQL.md). A value the
-            statement cannot handle as Swift does still sends a mapping back to Swift when it runs.
+            over the same source that runs in Swift (see docs/MappingsAsSQL.md). A mapping with
+            relationship mappings also says whether it sets them in SQL, one statement each, or in
+            Swift, and why. A value the statement cannot handle as Swift does still sends a
+            mapping back to Swift when it runs.
 
             --json prints {"source": NAME, "destination": NAME, "executable": BOOL, "steps":
             [{"from": NAME, "to": NAME, "kind": "inferred"|"mapping"|"none", "changes": [STRING],
             "problems": [STRING], "warnings": [STRING], "mapping": null|{"from":
             "--mapping"|"--mappings"|"model folder", "paths": [PATH]}, "entityMappings":
-            null|[{"name": NAME, "sql": BOOL, "reason": null|STRING}]}]}: "mapping" says where a
+            null|[{"name": NAME, "sql": BOOL, "reason": null|STRING, "relationshipsSQL":
+            null|BOOL, "relationshipsReason": null|STRING}]}]}: "mapping" says where a
             mapped step's mapping came from, "entityMappings" how a mapped step's entity mappings run. The forecast is the result asked for, so it is printed
             on stdout also when a step cannot run; then "executable" is false, the exit status is 1
             and stderr has the error lines.
@@ -130,7 +133,7 @@ struct PlanCommand: Command {
     ///   - storeKind: The store's kind: SQLite files and PostgreSQL stores compile mappings to
     ///     SQL, each translating filters with its own dialect.
     static func sqlForecast(of step: MigrationPlan.Step, model: VersionedModel, storeKind: StoreFile.Kind?)
-        -> [(mapping: String, reason: String?)]?
+        -> [MappingRunner.SQLForecast]?
     {
         guard step.kind == .mapping, let source = model.version(named: step.from)?.model,
             let destination = model.version(named: step.to)?.model
@@ -147,17 +150,31 @@ struct PlanCommand: Command {
             return nil
         }
         guard storeKind == .sqlite || storeKind == .postgres else {
-            return forecast.map { ($0.mapping, "only SQLite and PostgreSQL stores run mappings as SQL") }
+            let reason = "only SQLite and PostgreSQL stores run mappings as SQL"
+            return forecast.map {
+                MappingRunner.SQLForecast(
+                    mapping: $0.mapping, reason: reason, relationships: $0.relationships.map { _ in .swift(reason) })
+            }
         }
         return forecast
     }
 
     /// The plan in words, each mapped step followed by how its entity mappings run.
-    static func text(_ plan: MigrationPlan, forecasts: [[(mapping: String, reason: String?)]?]) -> String {
+    static func text(_ plan: MigrationPlan, forecasts: [[MappingRunner.SQLForecast]?]) -> String {
         plan.description(
             notes: forecasts.map { forecast in
-                (forecast ?? []).map { mapping, reason in
-                    reason.map { "\(mapping): runs in Swift: \($0)" } ?? "\(mapping): runs as one INSERT … SELECT"
+                (forecast ?? []).flatMap { entry in
+                    var lines = [
+                        entry.reason.map { "\(entry.mapping): runs in Swift: \($0)" }
+                            ?? "\(entry.mapping): runs as one INSERT … SELECT"
+                    ]
+                    switch entry.relationships {
+                    case .sql: lines.append("\(entry.mapping): sets its relationships in SQL, one statement each")
+                    case .swift(let reason):
+                        lines.append("\(entry.mapping): sets its relationships in Swift: \(reason)")
+                    case nil: break
+                    }
+                    return lines
                 }
             })
     }
@@ -165,7 +182,7 @@ struct PlanCommand: Command {
     /// The forecast as the JSON document `--json` prints, each mapped step with where its mapping came from.
     static func document(
         _ plan: MigrationPlan, origins: [MappingOrigin.Step: MappingOrigin] = [:],
-        forecasts: [[(mapping: String, reason: String?)]?] = []
+        forecasts: [[MappingRunner.SQLForecast]?] = []
     ) -> JSONValue {
         .object([
             "source": .string(plan.source),
@@ -176,10 +193,16 @@ struct PlanCommand: Command {
                     .object([
                         "entityMappings": (index < forecasts.count ? forecasts[index] : nil).map { forecast in
                             .array(
-                                forecast.map { mapping, reason in
-                                    .object([
-                                        "name": .string(mapping), "sql": .bool(reason == nil),
-                                        "reason": reason.map { .string($0) } ?? .null,
+                                forecast.map { entry in
+                                    var relationshipReason: JSONValue = .null
+                                    if case .swift(let reason) = entry.relationships {
+                                        relationshipReason = .string(reason)
+                                    }
+                                    return .object([
+                                        "name": .string(entry.mapping), "sql": .bool(entry.reason == nil),
+                                        "reason": entry.reason.map { .string($0) } ?? .null,
+                                        "relationshipsSQL": entry.relationships.map { .bool($0 == .sql) } ?? .null,
+                                        "relationshipsReason": relationshipReason,
                                     ])
                                 })
                         } ?? .null,
