@@ -149,7 +149,6 @@ package struct BulkRelationshipSQL {
     private func pairs(
         _ relationship: BulkRelationships.Relationship, from related: Related, bulk: BulkRelationships, left: Bool
     ) throws(TernError) -> SQL {
-        let owner = try destination.entity(named: bulk.destinationEntity)
         let sourceOwner = try source.entity(named: bulk.sourceEntity)
         let key = related.key
         var lookup: SQL =
@@ -157,15 +156,28 @@ package struct BulkRelationshipSQL {
             + " AND b.\"SSTART\" BETWEEN " + key + " - \(AssociationRuns.runLimit - 1) AND " + key
             + " AND b.\"SSTART\" + b.\"COUNT\" > " + key
         if let mapping = relationship.mapping { lookup.append(" AND b.\"MAPPING\" = \(mapping)") }
+        // Each source object `s` of the mapping's entity finds its destination's run `a` by its
+        // own key, through the index on (SENT, SSTART): no table of the mapping's objects is read,
+        // so the planner may start from the related rows (a foreign key without an index).
         let owners: SQL =
-            " FROM \"TERN_ASSOCIATION\" AS a JOIN \(.identifier(owner.table)) AS d ON d.\"Z_PK\" >= a.\"DSTART\" "
-            + "AND d.\"Z_PK\" < a.\"DSTART\" + a.\"COUNT\" JOIN \(sourceTable(sourceOwner.table)) AS s "
-            + "ON s.\"Z_PK\" = a.\"SSTART\" + (d.\"Z_PK\" - a.\"DSTART\")"
+            " FROM \(sourceTable(sourceOwner.table)) AS s JOIN \"TERN_ASSOCIATION\" AS a ON a.\"SENT\" = "
+            + "\(bulk.sourceEntity) AND a.\"SSTART\" BETWEEN s.\"Z_PK\" - \(AssociationRuns.runLimit - 1) AND s.\"Z_PK\" "
+            + "AND a.\"SSTART\" + a.\"COUNT\" > s.\"Z_PK\""
         let condition: SQL =
-            " WHERE a.\"MAPPING\" = \(bulk.mapping.name) AND a.\"DENT\" = \(bulk.destinationEntity) "
-            + "AND a.\"SENT\" = \(bulk.sourceEntity)"
+            " WHERE a.\"MAPPING\" = \(bulk.mapping.name) AND a.\"DENT\" = \(bulk.destinationEntity)"
         return owners + related.joins + lookup + condition
     }
+
+    /// The temporary table of pairs: integer columns, so that SQLite compares them with the
+    /// join table's through the index (a table made `AS SELECT` has untyped columns, which it
+    /// cannot: 2.2 s to delete from 30,000 join rows, against 0.01 s).
+    private static func pairTableStatement(ordered: Bool) -> SQL {
+        "CREATE TEMPORARY TABLE " + SQL.identifier(pairTable) + " (pk BIGINT, k BIGINT"
+            + (ordered ? ", p BIGINT)" : ")")
+    }
+
+    /// The destination key of the mapping's object, from its source object `s` and run `a`.
+    private static let ownerKey: SQL = "SELECT a.\"DSTART\" + (s.\"Z_PK\" - a.\"SSTART\")"
 
     /// The destination key of the related object's destination `b`.
     private static func destinationKey(_ related: Related) -> SQL {
@@ -177,7 +189,7 @@ package struct BulkRelationshipSQL {
         _ column: ToOneColumn, of owner: EntityLayout, from related: Related,
         _ relationship: BulkRelationships.Relationship, bulk: BulkRelationships
     ) throws(TernError) -> SQL {
-        var select: SQL = "SELECT d.\"Z_PK\" AS pk, " + Self.destinationKey(related) + " AS k"
+        var select: SQL = Self.ownerKey + " AS pk, " + Self.destinationKey(related) + " AS k"
         var set: SQL = SQL.identifier(column.column) + " = x.k"
         if let entityColumn = column.entityColumn {
             var number: SQL = "CASE b.\"DENT\""
@@ -199,10 +211,10 @@ package struct BulkRelationshipSQL {
         _ toMany: ToManyMapping, of owner: EntityLayout, from related: Related,
         _ relationship: BulkRelationships.Relationship, bulk: BulkRelationships
     ) throws(TernError) -> [SQL]? {
-        var select: SQL = "SELECT d.\"Z_PK\" AS pk, " + Self.destinationKey(related) + " AS k"
+        var select: SQL = Self.ownerKey + " AS pk, " + Self.destinationKey(related) + " AS k"
         // Positions as Swift numbers the objects it found, in the order it read them.
         let position: SQL =
-            "ROW_NUMBER() OVER (PARTITION BY d.\"Z_PK\" ORDER BY " + (related.order ?? "t.\"Z_PK\"") + ")"
+            "ROW_NUMBER() OVER (PARTITION BY s.\"Z_PK\" ORDER BY " + (related.order ?? "t.\"Z_PK\"") + ")"
         let from = try pairs(relationship, from: related, bulk: bulk, left: false)
         switch toMany.storage {
         case .inverseForeignKey(let table, let column, let orderColumn):
@@ -217,10 +229,16 @@ package struct BulkRelationshipSQL {
                 select.append(", " + position + " AS p")
                 set.append(", " + SQL.identifier(orderColumn) + " = x.p * 1024")
             }
+            // The pairs in a table of their own: SQLite joins a subquery with a window function
+            // row by row to the updated table (1.8 s for 10,000 books, against 0.05 s so).
             let updated = SQL.identifier(table)
+            let pairs = SQL.identifier(Self.pairTable)
             return [
-                "UPDATE " + updated + " SET " + set + " FROM (" + select + from + ") AS x WHERE " + updated
-                    + ".\"Z_PK\" = x.k"
+                "DROP TABLE IF EXISTS " + pairs,
+                Self.pairTableStatement(ordered: orderColumn != nil),
+                "INSERT INTO " + pairs + " " + select + from,
+                "UPDATE " + updated + " SET " + set + " FROM " + pairs + " AS x WHERE " + updated + ".\"Z_PK\" = x.k",
+                "DROP TABLE " + pairs,
             ]
         case .joinTable(let table, let sourceColumn, let destinationColumn, let orderColumn):
             if orderColumn != nil { select.append(", " + position + " AS p") }
@@ -230,16 +248,22 @@ package struct BulkRelationshipSQL {
             )
             var statements: [SQL] = [
                 "DROP TABLE IF EXISTS " + pairs,
-                "CREATE TEMPORARY TABLE " + pairs + " AS " + select + from,
+                Self.pairTableStatement(ordered: orderColumn != nil),
+                "INSERT INTO " + pairs + " " + select + from,
                 "CREATE INDEX \"tern_pairs_pk\" ON " + pairs + " (pk, k)",
             ]
             // The mapping's rows of the join table that are not pairs, as Swift deletes them
             // object by object (rows the inverse side wrote among them).
-            let ownersOfMapping = try self.owners(bulk)
+            // A row's owner is one of the mapping's objects when a run of the mapping holds its key
+            // (through the index on MAPPING, DENT, DSTART): `IN (the mapping's objects)` made
+            // SQLite read the join table once per object (3 s for 7 tags of 10,000 books).
+            let owner = joinTable + "." + owners
             statements.append(
-                "DELETE FROM " + joinTable + " WHERE " + owners + " IN (" + ownersOfMapping + ") AND NOT EXISTS "
-                    + "(SELECT 1 FROM " + pairs + " AS x WHERE x.pk = " + joinTable + "." + owners + " AND x.k = "
-                    + joinTable + "." + targets + ")")
+                "DELETE FROM " + joinTable + " WHERE EXISTS (SELECT 1 FROM \"TERN_ASSOCIATION\" AS a WHERE "
+                    + "a.\"MAPPING\" = \(bulk.mapping.name) AND a.\"DENT\" = \(bulk.destinationEntity) AND a.\"DSTART\" "
+                    + "BETWEEN " + owner + " - \(AssociationRuns.runLimit - 1) AND " + owner + " AND " + owner
+                    + " < a.\"DSTART\" + a.\"COUNT\") AND NOT EXISTS (SELECT 1 FROM " + pairs + " AS x WHERE x.pk = "
+                    + owner + " AND x.k = " + joinTable + "." + targets + ")")
             if let orderColumn {
                 let order = SQL.identifier(orderColumn)
                 // An object read twice takes its last position, as Swift's second write does.
@@ -256,13 +280,5 @@ package struct BulkRelationshipSQL {
             statements.append("DROP TABLE " + pairs)
             return statements
         }
-    }
-
-    /// The keys of the mapping's destination objects.
-    private func owners(_ bulk: BulkRelationships) throws(TernError) -> SQL {
-        let owner = try destination.entity(named: bulk.destinationEntity)
-        return "SELECT d.\"Z_PK\" FROM \"TERN_ASSOCIATION\" AS a JOIN \(.identifier(owner.table)) AS d "
-            + "ON d.\"Z_PK\" >= a.\"DSTART\" AND d.\"Z_PK\" < a.\"DSTART\" + a.\"COUNT\" "
-            + "WHERE a.\"MAPPING\" = \(bulk.mapping.name) AND a.\"DENT\" = \(bulk.destinationEntity)"
     }
 }
