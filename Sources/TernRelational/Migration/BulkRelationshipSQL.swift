@@ -8,8 +8,8 @@ package import TernMigration
 ///
 /// - A to-one: one `UPDATE … FROM` of the mapping's objects, its column and entity column
 ///   (NULL where the source has no object, or it has no destination).
-/// - A to-many kept as the related objects' foreign key: one `UPDATE … FROM` of those objects,
-///   the order column numbered in the source's order.
+/// - A to-many kept as the related objects' foreign key: the pairs, numbered in the source's
+///   order, in a temporary table, then one `UPDATE … FROM` of those objects.
 /// - A to-many kept in a join table: the pairs in a temporary table, the mapping's rows of the
 ///   join table that are not pairs deleted, the pairs inserted (or their order updated).
 ///
@@ -17,9 +17,8 @@ package import TernMigration
 /// engine's fallback, which fails the statements so that the mapping runs in Swift.
 ///
 /// ```swift
-/// let writer = BulkRelationshipSQL(source: sourceSchema, sourceTables: "tern_source", destination: schema) {
-///     "tern_bulk_fallback()"
-/// }
+/// let writer = BulkRelationshipSQL(
+///     source: sourceSchema, sourceTables: "tern_source", destination: schema, fallback: "tern_bulk_fallback()")
 /// for statement in try writer.statements(bulk) ?? [] { try connection.execute(statement) }
 /// ```
 package struct BulkRelationshipSQL {
@@ -144,8 +143,9 @@ package struct BulkRelationshipSQL {
         SQL.identifier(sourceTables) + "." + SQL.identifier(table)
     }
 
-    /// The mapping's destination objects `d` with their source objects `s`, through the
-    /// associations `a`, and each related object's destination `b` (joined inner or left).
+    /// The `FROM` and `WHERE` of a relationship's pairs: the mapping's source objects `s` with
+    /// their destination runs `a`, the related objects `t` (or `s`'s to-one key), and each related
+    /// object's destination run `b` (joined inner, or left for a to-one).
     private func pairs(
         _ relationship: BulkRelationships.Relationship, from related: Related, bulk: BulkRelationships, left: Bool
     ) throws(TernError) -> SQL {
