@@ -12,7 +12,10 @@ import Testing
 /// and migrated as such. In a shared table (a root with subentities) `Z_ENT` still decides.
 @Suite struct UnsharedTableEntityNumberTests {
     /// Kitchen v1: two unshared tables (Cook, Dish) and a shared one (Item with Special); v2 adds
-    /// an optional attribute to Dish, an inferred step that can run in place.
+    /// an optional attribute to Dish, an inferred step that can run in place without touching a
+    /// row; v3 also makes Dish's title required with a default, which rewrites the rows that
+    /// have none (an `UPDATE` by entity number). v4, reached from v1 alone, gives Dish a
+    /// subentity: its table is shared from then on, and its `Z_ENT` decides.
     static func model() throws -> VersionedModel {
         try VersionedModel("Kitchen") {
             ModelVersion("v1") {
@@ -27,6 +30,22 @@ import Testing
                     Attribute("title", .string)
                     Attribute("rating", .integer64).optional()
                 }
+                Entity("Item") { Attribute("label", .string) }
+                Entity("Special", parent: "Item") { Attribute("extra", .string) }
+            }
+            ModelVersion("v3") {
+                Entity("Cook") { Attribute("name", .string) }
+                Entity("Dish") {
+                    Attribute("title", .string).required().default(.string("untitled"))
+                    Attribute("rating", .integer64).optional()
+                }
+                Entity("Item") { Attribute("label", .string) }
+                Entity("Special", parent: "Item") { Attribute("extra", .string) }
+            }
+            ModelVersion("v4") {
+                Entity("Cook") { Attribute("name", .string) }
+                Entity("Dish") { Attribute("title", .string) }
+                Entity("Plate", parent: "Dish") { Attribute("size", .integer64).optional() }
                 Entity("Item") { Attribute("label", .string) }
                 Entity("Special", parent: "Item") { Attribute("extra", .string) }
             }
@@ -140,29 +159,84 @@ import Testing
         #expect(damaged.warnings.count == 1)
     }
 
-    @Test(arguments: [MigrationStrategy.inPlace, .rebuild])
-    func migrationCarriesTheRow(strategy: MigrationStrategy) async throws {
+    /// Migrated, the row is its table's entity's object. A rebuild, or a step that rewrites the
+    /// table's rows by entity number (v3, progressively after v2 or directly), first gives it its
+    /// entity's number, and the store verifies without a warning. A step in place whose
+    /// statements touch no row of the table (v2: `ALTER TABLE … ADD COLUMN`) does not scan the
+    /// table to relabel it, as Core Data's own in-place migration would not: the row keeps its
+    /// number, is still read as the entity's, and the warning stays.
+    @Test(arguments: [
+        (MigrationStrategy.inPlace, "v2"), (.rebuild, "v2"), (.inPlace, "v3"), (.rebuild, "v3"),
+    ])
+    func migrationCarriesTheRow(strategy: MigrationStrategy, target: String) async throws {
         let directory = try TemporaryDirectory()
         let url = try await Self.store(in: directory)
         let report = try await SQLiteStoreMigrator().migrateStore(
-            at: url, model: try Self.model(), to: "v2", options: MigrationOptions(strategy: strategy))
+            at: url, model: try Self.model(), to: target, options: MigrationOptions(strategy: strategy))
         #expect(report.inPlaceSteps.isEmpty == (strategy == .rebuild))
-        let v2 = try #require(try Self.model().version(named: "v2")?.model)
+        let destination = try #require(try Self.model().version(named: target)?.model)
         do {
-            let store = try SQLiteStore(at: url, model: v2)
+            let store = try SQLiteStore(at: url, model: destination)
             let dishes = try await store.fetch(StoreFetchRequest(entityName: "Dish"))
             #expect(dishes.map(\.reference) == (1...4).map { Self.reference("Dish", $0) })
             #expect(dishes.first { $0.reference.primaryKey == 2 }?.attributes["title"] == .string("d2"))
+            #expect(try await Self.count("Dish", in: store) == 4)
             #expect(try await Self.count("Cook", in: store) == 1)
             #expect(try await Self.count("Item", subentities: false, in: store) == 2)
             #expect(try await Self.count("Special", in: store) == 0)
         }
-        // Migrated, the row has its entity's number, and the store verifies without a warning.
+        let connection = try Connection(path: url.path, configuration: .readOnly)
+        let dish = try Self.number(of: "Dish", in: connection)
+        let cook = try Self.number(of: "Cook", in: connection)
+        let relabelled = strategy == .rebuild || target == "v3"
+        #expect(
+            try connection.fetchValue("SELECT Z_ENT FROM ZDISH WHERE Z_PK = 2")?.int64 == (relabelled ? dish : cook))
+        let verification = try await StoreVerifier.verify(storeAt: url, model: destination)
+        #expect(verification.isClean, "\(verification.problems)")
+        #expect(verification.warnings.map(\.kind) == (relabelled ? [] : [.entityNumberMismatch]))
+    }
+
+    /// Two steps in place, the first touching no row of Dish's table and the second rewriting
+    /// them (the planner infers v1 → v3 as one step, so the two are run as a progressive plan
+    /// would run them): the relabelling, which runs before the first step, is chosen from every
+    /// step's plan.
+    @Test func progressiveStepsRelabelForALaterStep() async throws {
+        let directory = try TemporaryDirectory()
+        let url = try await Self.store(in: directory)
+        let model = try Self.model()
+        let planner = MigrationPlanner(model: model)
+        let v2 = try #require(model.version(named: "v2")?.model)
+        let first = try planner.plan(for: try SQLiteStore.metadata(at: url), to: "v2").steps
+        let second = try planner.plan(storeHashes: v2.entityVersionHashes, to: "v3").steps
+        #expect((first + second).map { "\($0.from)→\($0.to)" } == ["v1→v2", "v2→v3"])
+        let outcomes = try SQLiteStoreMigrator.runInPlace(
+            first + second, of: model, at: url, journal: MigrationJournal(metadata: try SQLiteStore.metadata(at: url)),
+            progress: nil, emit: { _ in })
+        #expect(outcomes.count == 2)
         let connection = try Connection(path: url.path, configuration: .readOnly)
         let dish = try Self.number(of: "Dish", in: connection)
         #expect(try connection.fetchValue("SELECT Z_ENT FROM ZDISH WHERE Z_PK = 2")?.int64 == dish)
-        let verification = try await StoreVerifier.verify(storeAt: url, model: v2)
-        #expect(
-            verification.isClean && verification.warnings.isEmpty, "\(verification.problems) \(verification.warnings)")
+        #expect(try connection.fetchValue("SELECT COUNT(*) FROM ZDISH WHERE ZTITLE IS NOT NULL")?.int64 == 4)
+    }
+
+    /// A step that gives the entity of an unshared table a subentity (Dish keeps its number, and
+    /// no statement touches its rows): the row is relabelled first, since `Z_ENT` decides in a
+    /// shared table, and stays Dish's object rather than no entity's.
+    @Test func aTableThatBecomesSharedIsRelabelled() async throws {
+        let directory = try TemporaryDirectory()
+        let url = try await Self.store(in: directory)
+        let before = try Self.number(of: "Dish", in: try Connection(path: url.path, configuration: .readOnly))
+        let report = try await SQLiteStoreMigrator().migrateStore(
+            at: url, model: try Self.model(), to: "v4", options: MigrationOptions(strategy: .inPlace))
+        #expect(report.inPlaceSteps == [0])
+        let v4 = try #require(try Self.model().version(named: "v4")?.model)
+        let connection = try Connection(path: url.path, configuration: .readOnly)
+        #expect(try Self.number(of: "Dish", in: connection) == before)
+        #expect(try connection.fetchValue("SELECT Z_ENT FROM ZDISH WHERE Z_PK = 2")?.int64 == before)
+        let store = try SQLiteStore(at: url, model: v4)
+        #expect(try await Self.count("Dish", subentities: false, in: store) == 4)
+        #expect(try await Self.count("Plate", in: store) == 0)
+        let verification = try await StoreVerifier.verify(storeAt: url, model: v4)
+        #expect(verification.isClean && verification.warnings.isEmpty, "\(verification.problems)")
     }
 }

@@ -144,9 +144,7 @@ extension Connection {
         }
         for (column, values) in alteration.addedColumns {
             let type = types[column.name] ?? "bigint"
-            if let fill = alteration.uniformFill(values),
-                let literal = Self.literal(fill, type: attributeTypes[column.name])
-            {
+            if let literal = Self.defaultFill(of: alteration, values, type: attributeTypes[column.name]) {
                 // PostgreSQL 11+ keeps a constant default in the catalog and reads it for the rows
                 // already there, even once the default is dropped: no row is rewritten.
                 try execute(
@@ -228,6 +226,26 @@ extension Connection {
         guard value != .null else { return "NULL" }
         let columnType = type.map(columnType(of:)) ?? "bigint"
         return "CAST(\(converted(value, type: type)) AS \(SQL(unsafeSQL: columnType)))"
+    }
+
+    /// The declared default that fills a column added to an altered table with its values per
+    /// source entity number, without an `UPDATE` of the rows (``literal(_:type:)``); nil when
+    /// the rows must be updated.
+    static func defaultFill(
+        of alteration: TableMigrationPlan.TableAlteration, _ values: [Int: DatabaseValue], type: AttributeType?
+    ) -> String? {
+        alteration.uniformFill(values).flatMap { literal($0, type: type) }
+    }
+
+    /// Whether a column added to an altered table is filled without an `UPDATE` of its rows
+    /// (``defaultFill(of:_:type:)``), its type read from the destination layout.
+    static func fillsWithoutUpdate(
+        _ alteration: TableMigrationPlan.TableAlteration, _ column: ColumnLayout, _ values: [Int: DatabaseValue],
+        in destination: StoreSchema
+    ) -> Bool {
+        defaultFill(
+            of: alteration, values, type: attributeTypes(of: alteration.table.name, in: destination)[column.name])
+            != nil
     }
 
     /// A constant as literal SQL text cast to its column's PostgreSQL type, for DDL, which cannot

@@ -144,10 +144,17 @@ package final class PostgreSQLMigrationSession {
             mappings.append(mapping)
         }
         guard let first = steps.first else { return [] }
-        var layout = try connection.readSchema(model: first.from)
+        let firstLayout = try connection.readSchema(model: first.from)
+        var layout = firstLayout
+        var readByNumber: Set<String> = []
         for (index, (_, _, to)) in steps.enumerated() {
             let next = try StoreSchema(model: to, numbers: StoreSchema.assignedNumbers(for: to))
-            _ = try TableMigrationPlan(source: layout, destination: next, mapping: mappings[index], largestKeys: [:])
+            let plan = try TableMigrationPlan(
+                source: layout, destination: next, mapping: mappings[index], largestKeys: [:])
+            readByNumber.formUnion(
+                plan.tablesReadByEntityNumber { alteration, column, values in
+                    Connection.fillsWithoutUpdate(alteration, column, values, in: next)
+                })
             layout = next
         }
         var metadata = try connection.readMetadata()
@@ -155,8 +162,9 @@ package final class PostgreSQLMigrationSession {
         return try connection.inTransaction {
             try connection.execute("SET LOCAL lock_timeout TO '60s'")
             // Rows of a table that is one entity's alone are that entity's whatever their Z_ENT:
-            // given its number first, every step then reads and rewrites them by it.
-            for statement in try connection.readSchema(model: first.from).relabellingStatements() {
+            // given its number first, the steps that read or rewrite them by it find them all. A
+            // table only altered by statements that touch no row is not scanned.
+            for statement in firstLayout.relabellingStatements(of: readByNumber) {
                 try connection.execute(statement)
             }
             var counts: [Int] = []

@@ -17,10 +17,13 @@ extension Connection {
     /// Core Data reads them as that entity's objects, and an in-place migration then rewrites
     /// them as such. Run inside the migration's transaction.
     ///
-    /// - Parameter layout: The store's layout before the migration.
+    /// - Parameters:
+    ///   - layout: The store's layout before the migration.
+    ///   - names: The tables the migration reads by entity number
+    ///     (``TableMigrationPlan/tablesReadByEntityNumber(fillsWithoutUpdate:)``); others are left.
     /// - Throws: ``SQLiteError`` when an update fails.
     /// - Complexity: One scan of each such table.
-    func relabelRowsOfUnsharedTables(of layout: StoreSchema) throws(SQLiteError) {
-        for statement in layout.relabellingStatements() { try execute(statement) }
+    func relabelRowsOfUnsharedTables(of layout: StoreSchema, among names: Set<String>) throws(SQLiteError) {
+        for statement in layout.relabellingStatements(of: names) { try execute(statement) }
     }
 }

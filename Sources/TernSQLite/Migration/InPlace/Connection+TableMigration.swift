@@ -111,6 +111,16 @@ extension Connection {
         return statements
     }
 
+    /// The declared default that fills a column added to an altered table with its values per
+    /// source entity number, without an `UPDATE` of the rows (``defaultLiteral(_:)``); nil when
+    /// the rows must be updated.
+    static func defaultFill(
+        of alteration: TableMigrationPlan.TableAlteration, _ values: [Int: DatabaseValue]
+    ) -> String? {
+        guard alteration.fillsByDefault(values) else { return nil }
+        return values.first.flatMap { defaultLiteral($0.value) }
+    }
+
     /// A constant as `DEFAULT` text, for DDL, which cannot bind values: an integer's decimal
     /// digits, or a string between single quotes with each quote doubled (SQLite's string
     /// literal has no other escape; strings with a NUL character are refused).
@@ -139,8 +149,7 @@ extension Connection {
         }
         for (column, values) in alteration.addedColumns {
             var definition = StoreSchema.schemaName(column.name) + " " + column.type
-            if alteration.fillsByDefault(values), let literal = values.first.flatMap({ Self.defaultLiteral($0.value) })
-            {
+            if let literal = Self.defaultFill(of: alteration, values) {
                 // A constant default costs nothing per row (SQLite keeps it in the schema).
                 definition += " DEFAULT " + literal
                 try executeOnce("ALTER TABLE \(table) ADD COLUMN \(SQL(unsafeSQL: definition))")

@@ -40,12 +40,18 @@ extension SQLiteStoreMigrator {
         let connection = try SQLiteStore.openExisting(url, configuration: configuration)
         try connection.registerExternalValueFunction(storeURL: url)
         // Plan every step before writing anything: each against the layout the previous one leaves.
-        var layout = try connection.readSchema(model: models[0].from)
+        let first = try connection.readSchema(model: models[0].from)
+        var layout = first
+        var readByNumber: Set<String> = []
         for (_, to, mapping) in models {
             let next = try StoreSchema(model: to, numbers: StoreSchema.assignedNumbers(for: to))
-            _ = try TableMigrationPlan(
+            let plan = try TableMigrationPlan(
                 source: layout, destination: next, mapping: mapping, largestKeys: [:], rekeysMovedEntities: true,
                 changesExternalStorage: true, dropsLinks: true)
+            readByNumber.formUnion(
+                plan.tablesReadByEntityNumber { alteration, _, values in
+                    Connection.defaultFill(of: alteration, values) != nil
+                })
             layout = next
         }
         let uuid = try connection.readMetadata().uuid
@@ -53,8 +59,9 @@ extension SQLiteStoreMigrator {
         var outcomes: [StepOutcome] = []
         try connection.inTransaction(.immediate) { () throws in
             // Rows of a table that is one entity's alone are that entity's whatever their Z_ENT:
-            // given its number first, every step then reads and rewrites them by it.
-            try connection.relabelRowsOfUnsharedTables(of: try connection.readSchema(model: models[0].from))
+            // given its number first, the steps that read or rewrite them by it find them all. A
+            // table only altered by statements that touch no row is not scanned.
+            try connection.relabelRowsOfUnsharedTables(of: first, among: readByNumber)
             for (index, step) in steps.enumerated() {
                 try Task.checkCancellationAsMigration()
                 emit(.stepStarted(index: index, from: step.from, to: step.to, kind: step.kind))
