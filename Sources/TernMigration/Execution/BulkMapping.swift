@@ -194,6 +194,15 @@ package struct BulkMapping: Sendable {
         package var second: Int?
     }
 
+    /// The seconds from 1970 to 2001, where Core Data's dates count from: what the SQL forms
+    /// add to a stored date to reach the epoch their date functions count from.
+    package static let referenceDateOffset: Int64 = 978_307_200
+
+    /// The whole seconds since 1970 of 1583-01-01 and 9999-12-31 23:59:59 UTC: the dates that
+    /// `formatDate` formats without `DateFormatter` (outside them Swift uses its calendar, and
+    /// the SQL forms hand the row to Swift).
+    package static let formattedSeconds: ClosedRange<Int64> = -12_212_553_600...253_402_300_799
+
     /// The white space of `CharacterSet.whitespacesAndNewlines` within ASCII, which a `trim`
     /// in SQL takes off.
     package static let asciiWhitespace = " \t\n\u{0B}\u{0C}\r"

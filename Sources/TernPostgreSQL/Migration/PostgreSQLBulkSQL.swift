@@ -20,11 +20,11 @@ enum PostgreSQLBulkSQL {
             LANGUAGE plpgsql VOLATILE AS $$ BEGIN RAISE EXCEPTION '\(fallbackMessage)'; END $$
             """)
 
-    /// The seconds from 1970 to 2001, where Core Data's dates count from.
-    private static let referenceOffset: Int64 = 978_307_200
-    /// The whole seconds since 1970 of 1583-01-01 and 9999-12-31 23:59:59 UTC: the dates
-    /// `DatePattern` formats (outside them Swift uses `DateFormatter`'s calendar).
-    private static let formattedRange: ClosedRange<Int64> = -12_212_553_600...253_402_300_799
+    /// The seconds from 1970 to 2001 (``TernMigration/BulkMapping/referenceDateOffset``).
+    private static let referenceOffset = BulkMapping.referenceDateOffset
+    /// The dates `formatDate` formats without `DateFormatter`, in seconds since 1970
+    /// (``TernMigration/BulkMapping/formattedSeconds``).
+    private static let formattedRange = BulkMapping.formattedSeconds
 
     /// The SQL of a value over the source table aliased `s`, and whether it may call the fallback
     /// function; nil when a column is missing or a literal has no exact form.

@@ -5,11 +5,11 @@ import TernRelational
 /// The SQLite text of a ``TernMigration/BulkMapping/Value``: each value the Swift path would
 /// refuse or compute otherwise calls `tern_bulk_fallback()`, which fails the statement.
 enum BulkSQL {
-    /// The seconds from 1970 to 2001, where Core Data's dates count from.
-    private static let referenceOffset: Int64 = 978_307_200
-    /// The whole seconds since 1970 of 1583-01-01 and 9999-12-31 23:59:59 UTC: the dates
-    /// `DatePattern` formats (outside them Swift uses `DateFormatter`'s calendar).
-    private static let formattedRange: ClosedRange<Int64> = -12_212_553_600...253_402_300_799
+    /// The seconds from 1970 to 2001 (``TernMigration/BulkMapping/referenceDateOffset``).
+    private static let referenceOffset = BulkMapping.referenceDateOffset
+    /// The dates `formatDate` formats without `DateFormatter`, in seconds since 1970
+    /// (``TernMigration/BulkMapping/formattedSeconds``).
+    private static let formattedRange = BulkMapping.formattedSeconds
 
     /// The fallback call that fails the statement.
     private static var fallback: SQL { SQL(unsafeSQL: Connection.bulkFallbackFunction + "()") }
