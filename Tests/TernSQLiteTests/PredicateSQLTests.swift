@@ -67,10 +67,35 @@ extension SQLiteStore {
         #expect(window.text.hasSuffix("LIMIT ? OFFSET ?)"))
     }
 
+    /// A to-one relationship compared with nil tests its foreign key, through the joins of the
+    /// key path before it.
+    @Test func toOneRelationshipsCompareWithNilInSQL() async throws {
+        let folder = try TemporaryDirectory()
+        let store = try await Self.conformanceStore(in: folder)
+        let cases = [
+            ("owner == nil", #"(t0."ZOWNER" IS NULL)"#, 0), ("owner != nil", #"(t0."ZOWNER" IS NOT NULL)"#, 0),
+            ("owner.team == nil", #"(t1."ZTEAM" IS NULL)"#, 1),
+        ]
+        for (format, condition, joins) in cases {
+            let request = StoreFetchRequest(entityName: "Pet", predicate: try FetchPredicate(format))
+            let text = try #require(try await store.translatedFetch(request), "\(format)").sql.text
+            #expect(text.contains(condition), "\(format): \(text)")
+            #expect(text.components(separatedBy: "LEFT JOIN").count == joins + 1, "\(format): \(text)")
+        }
+        let all = try await store.count(StoreFetchRequest(entityName: "Pet"))
+        let without = try await store.count(
+            StoreFetchRequest(entityName: "Pet", predicate: try FetchPredicate("owner == nil")))
+        let with = try await store.count(
+            StoreFetchRequest(entityName: "Pet", predicate: try FetchPredicate("owner != nil")))
+        #expect(without == 1 && with == all - 1)
+    }
+
     @Test func untranslatablePredicatesFallBackToSwift() async throws {
         let folder = try TemporaryDirectory()
         let store = try await Self.conformanceStore(in: folder)
-        for format in ["decimal > 1", "string == 3", "owner == nil", "pets.name CONTAINS 'Tom'", "string MATCHES '('"] {
+        for format in [
+            "decimal > 1", "string == 3", "owner IN {nil}", "pets.name CONTAINS 'Tom'", "string MATCHES '('",
+        ] {
             let entity = format.contains("owner") ? "Pet" : format.contains("pets") ? "Person" : "Sample"
             let request = StoreFetchRequest(entityName: entity, predicate: try FetchPredicate(format))
             #expect(try await store.translatedFetch(request) == nil, "\(format)")

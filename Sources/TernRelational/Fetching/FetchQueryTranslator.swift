@@ -43,8 +43,11 @@ struct FetchQueryTranslator: PredicateVisitor {
     mutating func visitComparison(_ comparison: FetchPredicate.Comparison) throws(TernError) -> SQL {
         switch (comparison.quantifier, comparison.lhs) {
         case (.direct, .keyPath(let path)):
-            let operand = try attribute(at: path, alias: "t0", layout: root, joining: true)
-            return try condition(operand, comparison)
+            let (alias, layout, last) = try resolve(path, alias: "t0", layout: root, joining: true)
+            if let relationship = layout.toOne(named: last) {
+                return try nilTest(SQL(unsafeSQL: alias + ".") + .identifier(relationship.column), comparison)
+            }
+            return try condition(try attribute(last, alias: alias, layout: layout), comparison)
         case (.direct, .collection(.count, let path, nil)):
             let (mapping, destination) = try toMany(named: path)
             let count = "(SELECT COUNT(*) " + elements(of: mapping, destination: destination) + ")"
@@ -89,6 +92,24 @@ struct FetchQueryTranslator: PredicateVisitor {
     private mutating func attribute(
         at path: String, alias: String, layout: EntityLayout, joining: Bool
     ) throws(TernError) -> Operand {
+        let (alias, layout, last) = try resolve(path, alias: alias, layout: layout, joining: joining)
+        return try attribute(last, alias: alias, layout: layout)
+    }
+
+    /// The column of an attribute of the entity whose row has the alias.
+    private func attribute(_ name: String, alias: String, layout: EntityLayout) throws(TernError) -> Operand {
+        guard let column = layout.attribute(named: name), Self.translatableTypes.contains(column.type),
+            dialect.translates(column)
+        else { throw FetchQuery.untranslatable }
+        let sql = SQL(unsafeSQL: alias + ".") + .identifier(column.column)
+        return Operand(sql: dialect.operand(sql, type: column.type), type: column.type)
+    }
+
+    /// The alias and layout of the row a key path's last name is read from, with that name: the
+    /// to-one relationships before it joined (once per prefix) when `joining`, else none allowed.
+    private mutating func resolve(
+        _ path: String, alias: String, layout: EntityLayout, joining: Bool
+    ) throws(TernError) -> (alias: String, layout: EntityLayout, last: String) {
         var names = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         let last = names.removeLast()
         var alias = alias
@@ -113,11 +134,7 @@ struct FetchQueryTranslator: PredicateVisitor {
             }
             layout = destination
         }
-        guard let column = layout.attribute(named: last), Self.translatableTypes.contains(column.type),
-            dialect.translates(column)
-        else { throw FetchQuery.untranslatable }
-        let sql = SQL(unsafeSQL: alias + ".") + .identifier(column.column)
-        return Operand(sql: dialect.operand(sql, type: column.type), type: column.type)
+        return (alias, layout, last)
     }
 
     /// A to-many relationship of the root entity and its destination's layout.
@@ -174,6 +191,18 @@ struct FetchQueryTranslator: PredicateVisitor {
             return try single(operand, op, value, comparison.options)
         default:
             throw FetchQuery.untranslatable
+        }
+    }
+
+    /// The test of a to-one relationship's foreign key against nil (`owner == nil`,
+    /// `owner != nil`), as Core Data's SQL tests it; any other comparison of a relationship is
+    /// evaluated in Swift.
+    private func nilTest(_ key: SQL, _ comparison: FetchPredicate.Comparison) throws(TernError) -> SQL {
+        guard case .constant(nil) = comparison.rhs else { throw FetchQuery.untranslatable }
+        switch comparison.op {
+        case .equalTo: return "(" + key + " IS NULL)"
+        case .notEqualTo: return "(" + key + " IS NOT NULL)"
+        default: throw FetchQuery.untranslatable
         }
     }
 

@@ -72,7 +72,9 @@ extension StoreConformance {
             ("Person", "NOT ANY pets.name ==[cd] 'emile'"), ("Person", "name BEGINSWITH[cd] 'a' AND age > 18"),
             ("Person", "age != 30"), ("Person", "nickname ==[cd] 'ace'"), ("Person", "pets.name CONTAINS 'Tom'"),
             ("Pet", "owner.name == 'Ada'"), ("Pet", "owner.age >= 30"), ("Pet", "owner.team.name == 'Red'"),
-            ("Pet", "owner == nil"), ("Pet", "owner.car.model LIKE[c] 'z*'"),
+            ("Pet", "owner == nil"), ("Pet", "owner != nil"), ("Pet", "owner.team == nil"),
+            ("Pet", "NOT (owner == nil) AND owner.team != nil"), ("Person", "car == nil OR team != nil"),
+            ("Pet", "owner.car.model LIKE[c] 'z*'"),
             ("Vehicle", "wheels == 4"), ("Vehicle", "wheels < 4 OR wheels == nil"), ("Car", "owner.name ==[c] 'ádam'"),
             ("Author", "ANY books.title CONTAINS[c] 'swift'"), ("Author", "books.@count > 1"),
             ("Book", "ALL authors.name != 'Bo'"), ("Book", "publisher.name == 'P1'"),
@@ -222,12 +224,16 @@ extension StoreConformance {
             relate(person, "team", toOne: team)
             relate(team, "members", toMany: person)
         }
-        let pets = try await references("Pet", 6)
-        let petValues: [(String?, Int)] = [("Rex", 0), ("Tom", 0), ("tom", 1), ("Émile", 3), (nil, 3), ("Tim", 4)]
+        // Nemo has no owner: `owner == nil` matches it.
+        let pets = try await references("Pet", 7)
+        let petValues: [(String?, Int?)] = [
+            ("Rex", 0), ("Tom", 0), ("tom", 1), ("Émile", 3), (nil, 3), ("Tim", 4), ("Nemo", nil),
+        ]
         for (pet, values) in zip(pets, petValues) {
             set(pet, "name", values.0.map(AttributeValue.string))
-            relate(pet, "owner", toOne: people[values.1])
-            relate(people[values.1], "pets", toMany: pet)
+            guard let owner = values.1 else { continue }
+            relate(pet, "owner", toOne: people[owner])
+            relate(people[owner], "pets", toMany: pet)
         }
         let authors = try await references("Author", 3)
         let books = try await references("Book", 4)
