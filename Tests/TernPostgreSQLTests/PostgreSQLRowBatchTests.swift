@@ -99,6 +99,16 @@ struct PostgreSQLRowBatchTests {
                 size: 100),
             // A value of another type, and a column that names no attribute.
             Self.batches([[.integer(1), .integer(2)]], columns: columns, size: 1),
+            // A value of another type in the middle of the second batch, whose COPY has sent a
+            // chunk of rows by then (more than 64 KiB): the COPY is abandoned, and the first batch rolled back with it.
+            Self.batches(
+                (0..<5_000).map {
+                    [
+                        .integer(Int64($0)),
+                        $0 == 4_500 ? .integer(2) : .string(String(repeating: "e", count: 40) + "\($0)"),
+                    ]
+                },
+                columns: columns, size: 2_500),
             Self.batches([[.integer(1), .string("a")]], columns: ["id", "mail"], size: 1),
         ]
         for batches in cases {

@@ -20,46 +20,93 @@ extension Connection {
     ///   SQLSTATE `23505`.
     /// - Complexity: O(*n*) in the size of the data; memory holds one chunk.
     func copy(into table: String, columns: [String], rows: [[DatabaseValue]]) throws(PostgreSQLError) {
+        _ = try copy(into: table, columns: columns, count: rows.count) { index, text in
+            for value in rows[index] { text.append(value) }
+            return true
+        }
+    }
+
+    /// Loads `count` rows into a table with `COPY … FROM STDIN` in text format, each row's values
+    /// written by `row` as the data is sent: the server parses a chunk while the next one is
+    /// made, and no row is held once it is written.
+    ///
+    /// - Parameters:
+    ///   - table: The table.
+    ///   - columns: The columns the values fill, in order.
+    ///   - count: The number of rows.
+    ///   - row: Appends the values of the row at an index, one per column, in order; returns
+    ///     false to abandon the `COPY` (the caller keeps the reason).
+    /// - Returns: Whether every row was loaded; false when `row` abandoned the `COPY`, which
+    ///   the server then rolls back whole.
+    /// - Throws: ``PostgreSQLError`` carrying the `COPY` statement; a unique violation has
+    ///   SQLSTATE `23505`.
+    /// - Complexity: O(*n*) in the size of the data; memory holds one chunk.
+    func copy(
+        into table: String, columns: [String], count: Int, row: (Int, inout CopyText) -> Bool
+    ) throws(PostgreSQLError) -> Bool {
         let statement = "COPY \(SQL.quoted(table)) (\(columns.map(SQL.quoted).joined(separator: ", "))) FROM STDIN"
         guard let start = PQexec(handle, statement) else { throw connectionLost(sql: statement) }
         let status = PQresultStatus(start)
         let startError = status == PGRES_COPY_IN ? nil : Self.error(of: start, connection: handle, sql: statement)
         PQclear(start)
         if let startError { throw startError }
-        var chunk: [UInt8] = []
-        chunk.reserveCapacity(Self.copyChunkSize + 4096)
+        var text = CopyText()
+        text.bytes.reserveCapacity(Self.copyChunkSize + 4096)
         var failure: PostgreSQLError?
+        var abandoned = false
         func send() {
-            guard failure == nil, !chunk.isEmpty else { return }
-            let sent = chunk.withUnsafeBufferPointer { buffer in
+            guard failure == nil, !text.bytes.isEmpty else { return }
+            let sent = text.bytes.withUnsafeBufferPointer { buffer in
                 buffer.withMemoryRebound(to: CChar.self) { PQputCopyData(handle, $0.baseAddress, Int32($0.count)) }
             }
             if sent != 1 { failure = connectionLost(sql: statement) }
-            chunk.removeAll(keepingCapacity: true)
+            text.bytes.removeAll(keepingCapacity: true)
         }
-        for row in rows {
-            for (index, value) in row.enumerated() {
-                if index > 0 { chunk.append(0x09) }
-                Self.appendCopyText(value, to: &chunk)
+        for index in 0..<count {
+            text.columns = 0
+            guard row(index, &text) else {
+                abandoned = true
+                break
             }
-            chunk.append(0x0A)
-            if chunk.count >= Self.copyChunkSize { send() }
+            text.bytes.append(0x0A)
+            if text.bytes.count >= Self.copyChunkSize {
+                send()
+                if failure != nil { break }
+            }
         }
-        send()
-        let ended = PQputCopyEnd(handle, failure == nil ? nil : "client failure")
+        if !abandoned { send() }
+        let ended = PQputCopyEnd(handle, abandoned || failure != nil ? "client failure" : nil)
         if ended != 1, failure == nil { failure = connectionLost(sql: statement) }
         // The final result says whether the server accepted the data.
         while let result = PQgetResult(handle) {
-            if failure == nil, PQresultStatus(result) != PGRES_COMMAND_OK {
+            if failure == nil, !abandoned, PQresultStatus(result) != PGRES_COMMAND_OK {
                 failure = Self.error(of: result, connection: handle, sql: statement)
             }
             PQclear(result)
         }
         if let failure { throw failure }
+        return !abandoned
     }
 
-    /// How many bytes of COPY data are sent at a time.
-    static let copyChunkSize = 1 << 20
+    /// How many bytes of COPY data are sent at a time: small enough that the server can parse a
+    /// chunk while the next is written (with 1 MiB, a batch of 10,000 events was one chunk, sent
+    /// once the whole batch was written), large enough that each send costs little.
+    static let copyChunkSize = 64 << 10
+
+    /// The text of the rows of a `COPY`, one value after the other (``Connection/copy(into:columns:count:row:)``).
+    struct CopyText {
+        /// The bytes not sent yet.
+        fileprivate(set) var bytes: [UInt8] = []
+        /// The values of the current row so far.
+        fileprivate var columns = 0
+
+        /// Appends the next value of the current row, in COPY's text format.
+        mutating func append(_ value: DatabaseValue) {
+            if columns > 0 { bytes.append(0x09) }
+            columns += 1
+            Connection.appendCopyText(value, to: &bytes)
+        }
+    }
 
     /// Appends a value in COPY's text format: integers digit by digit, text in runs between the
     /// bytes COPY escapes, without a `String` or an array per value.

@@ -74,21 +74,30 @@ extension PostgreSQLStore {
     // MARK: - Non public
 
     /// Loads one batch with `COPY`: `Z_PK`, `Z_ENT`, `Z_OPT` and the batch's columns (each an
-    /// attribute of the entity), each value converted as a save converts it.
+    /// attribute of the entity), each value converted as a save converts it, as the data is
+    /// sent (``Connection/copy(into:columns:count:row:)``).
     private func copy(_ batch: RowBatch, keys: [Int64], layout: EntityLayout) throws {
         let attributes = batch.columns.compactMap(layout.attribute(named:))
         let width = batch.columns.count
-        var rows: [[DatabaseValue]] = []
-        rows.reserveCapacity(batch.count)
         let number = DatabaseValue.integer(Int64(layout.number))
-        for (row, key) in keys.enumerated() {
-            var values: [DatabaseValue] = [.integer(key), number, .integer(1)]
-            values.reserveCapacity(3 + width)
-            for (index, attribute) in attributes.enumerated() {
-                values.append(try storedValue(batch.values[row * width + index], of: attribute, in: layout))
+        let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + attributes.map(\.column)
+        var conversionError: (any Error)?
+        let loaded = try loadingRows { () throws(PostgreSQLError) in
+            try connection.copy(into: layout.table, columns: columns, count: keys.count) { row, text in
+                text.append(.integer(keys[row]))
+                text.append(number)
+                text.append(.integer(1))
+                do {
+                    for (index, attribute) in attributes.enumerated() {
+                        text.append(try storedValue(batch.values[row * width + index], of: attribute, in: layout))
+                    }
+                } catch {
+                    conversionError = error
+                    return false
+                }
+                return true
             }
-            rows.append(values)
         }
-        try copy(rows, into: layout, columns: ["Z_PK", "Z_ENT", "Z_OPT"] + attributes.map(\.column))
+        if !loaded, let conversionError { throw conversionError }
     }
 }

@@ -169,8 +169,21 @@ extension PostgreSQLStore {
     /// - Throws: ``/TernCore/TernError`` with code `constraintConflict` (naming no row: `COPY`
     ///   cannot say which) when a uniqueness constraint would break; ``PostgreSQLError`` otherwise.
     func copy(_ rows: [[DatabaseValue]], into layout: EntityLayout, columns: [String]) throws {
-        do {
+        try loadingRows { () throws(PostgreSQLError) in
             try connection.copy(into: layout.table, columns: columns, rows: rows)
+        }
+    }
+
+    /// Runs a `COPY` into an entity's table, a unique violation becoming the error a save gives.
+    ///
+    /// - Parameter body: Runs the `COPY`.
+    /// - Returns: What `body` returns.
+    ///
+    /// - Throws: ``/TernCore/TernError`` with code `constraintConflict` (naming no row: `COPY`
+    ///   cannot say which) when a uniqueness constraint would break; ``PostgreSQLError`` otherwise.
+    func loadingRows<Result>(_ body: () throws(PostgreSQLError) -> Result) throws -> Result {
+        do {
+            return try body()
         } catch {
             guard error.sqlState == "23505" else { throw error }
             throw TernError(.constraintConflict, "the save would break a uniqueness constraint", underlyingError: error)
