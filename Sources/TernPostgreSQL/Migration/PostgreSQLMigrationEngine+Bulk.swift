@@ -89,22 +89,8 @@ extension PostgreSQLMigrationEngine: BulkMappingEngine {
         if Task.isCancelled {
             throw MigrationError(.cancelled, "The migration was cancelled; the store is unchanged")
         }
-        try Self.storeWork { try destination.execute("SAVEPOINT tern_bulk") }
-        do {
-            try destination.execute(insert)
-        } catch {
-            try Self.storeWork {
-                try destination.execute("ROLLBACK TO SAVEPOINT tern_bulk")
-                try destination.execute("RELEASE SAVEPOINT tern_bulk")
-            }
-            if error.message.contains(PostgreSQLBulkSQL.fallbackMessage)
-                || error.sqlState.map(PostgreSQLBulkSQL.fallbackStates.contains) == true
-            {
-                return false
-            }
-            throw Self.storeFailure(error)
-        }
-        try Self.storeWork { try destination.execute("RELEASE SAVEPOINT tern_bulk") }
+        let ran = try inBulkSavepoint(isFallback: Self.isFallback(_:)) { try destination.execute(insert) }
+        guard ran else { return false }
         lastKeys[plan.layout.table] = base + count
         try associate(bulk, source: layout, filter: filter, base: base, count: count, dense: isDense ? first : nil)
         mappingsRunAsSQL.append(bulk.mapping.name)
@@ -192,20 +178,24 @@ extension PostgreSQLMigrationEngine: BulkRelationshipEngine {
         if Task.isCancelled {
             throw MigrationError(.cancelled, "The migration was cancelled; the store is unchanged")
         }
-        try Self.storeWork { try destination.execute("SAVEPOINT tern_bulk") }
-        do {
+        let ran = try inBulkSavepoint(isFallback: Self.calledFallback(_:)) {
             for statement in statements { try destination.execute(statement) }
-        } catch {
-            try Self.storeWork {
-                try destination.execute("ROLLBACK TO SAVEPOINT tern_bulk")
-                try destination.execute("RELEASE SAVEPOINT tern_bulk")
-            }
-            if error.message.contains(PostgreSQLBulkSQL.fallbackMessage) { return false }
-            throw Self.storeFailure(error)
         }
-        try Self.storeWork { try destination.execute("RELEASE SAVEPOINT tern_bulk") }
+        guard ran else { return false }
         relationshipsSetAsSQL.append(bulk.mapping.name)
         return true
+    }
+
+    /// Whether an error is a statement's call of the fallback function (a row for Swift).
+    private static func calledFallback(_ error: any Error) -> Bool {
+        (error as? PostgreSQLError)?.message.contains(PostgreSQLBulkSQL.fallbackMessage) == true
+    }
+
+    /// Whether an error sends a mapping's stage 1 to Swift: the fallback function, or a cast or
+    /// range error of a value PostgreSQL reads otherwise than Swift.
+    private static func isFallback(_ error: any Error) -> Bool {
+        calledFallback(error)
+            || (error as? PostgreSQLError)?.sqlState.map(PostgreSQLBulkSQL.fallbackStates.contains) == true
     }
 }
 

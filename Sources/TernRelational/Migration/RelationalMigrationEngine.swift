@@ -63,6 +63,35 @@ extension RelationalMigrationEngine {
         return failure
     }
 
+    /// Runs the statements of a mapping's SQL form in the savepoint `tern_bulk`, so that a row
+    /// the SQL cannot map as Swift does leaves no trace: the mapping then runs in Swift.
+    ///
+    /// - Parameters:
+    ///   - cleanup: A statement run after a rollback (a temporary table the statements made).
+    ///   - isFallback: Whether a statement's error is the SQL form's fallback (a row for Swift).
+    ///   - body: Runs the statements on ``destination``.
+    /// - Returns: Whether the statements ran; false when one fell back and all were rolled back.
+    /// - Throws: ``TernMigration/MigrationError`` `storeFailure` for any other error, after the
+    ///   rollback.
+    package func inBulkSavepoint(
+        cleanup: SQL? = nil, isFallback: (any Error) -> Bool, _ body: () throws -> Void
+    ) throws(MigrationError) -> Bool {
+        try Self.storeWork { try destination.execute("SAVEPOINT tern_bulk") }
+        do {
+            try body()
+        } catch {
+            try Self.storeWork {
+                try destination.execute("ROLLBACK TO SAVEPOINT tern_bulk")
+                try destination.execute("RELEASE SAVEPOINT tern_bulk")
+                if let cleanup { try destination.execute(cleanup) }
+            }
+            if isFallback(error) { return false }
+            throw (error as? MigrationError) ?? Self.storeFailure(error)
+        }
+        try Self.storeWork { try destination.execute("RELEASE SAVEPOINT tern_bulk") }
+        return true
+    }
+
     /// Keeps the first failure of a call that cannot throw, to throw it at the next one that can.
     package func deferFailure(_ error: any Error) {
         guard pendingFailure == nil else { return }

@@ -126,20 +126,12 @@ extension SQLiteMigrationEngine: BulkMappingEngine {
         for value in values { insert.append(", " + value) }
         insert.append(" FROM \(sourceTable) AS s" + joins + " WHERE \(filter) ORDER BY s.Z_PK")
         try Task.checkCancellationAsMigration()
-        try Self.storeWork { try destination.execute("SAVEPOINT tern_bulk") }
-        let count: Int
-        do {
+        var count = 0
+        let ran = try inBulkSavepoint(isFallback: Self.calledFallback(_:)) {
             try destination.execute(insert)
             count = destination.changedRowCount
-        } catch {
-            try Self.storeWork {
-                try destination.execute("ROLLBACK TO tern_bulk")
-                try destination.execute("RELEASE tern_bulk")
-            }
-            if error.message.contains(Connection.bulkFallbackMessage) { return false }
-            throw Self.storeFailure(error)
         }
-        try Self.storeWork { try destination.execute("RELEASE tern_bulk") }
+        guard ran else { return false }
         plan.lastKey.value = base + Int64(count)
         // The associations the Swift path would make, source key after source key: each island
         // of consecutive source keys is one range of them.
@@ -193,21 +185,20 @@ extension SQLiteMigrationEngine: BulkRelationshipEngine {
         }
         guard let statements else { return false }
         try Task.checkCancellationAsMigration()
-        try Self.storeWork { try destination.execute("SAVEPOINT tern_bulk") }
-        do {
+        let ran = try inBulkSavepoint(
+            cleanup: "DROP TABLE IF EXISTS \(.identifier(BulkRelationshipSQL.pairTable))",
+            isFallback: Self.calledFallback(_:)
+        ) {
             for statement in statements { try destination.execute(statement) }
-        } catch {
-            try Self.storeWork {
-                try destination.execute("ROLLBACK TO tern_bulk")
-                try destination.execute("RELEASE tern_bulk")
-                try destination.execute("DROP TABLE IF EXISTS \(.identifier(BulkRelationshipSQL.pairTable))")
-            }
-            if error.message.contains(Connection.bulkFallbackMessage) { return false }
-            throw Self.storeFailure(error)
         }
-        try Self.storeWork { try destination.execute("RELEASE tern_bulk") }
+        guard ran else { return false }
         relationshipsSetAsSQL.append(bulk.mapping.name)
         return true
+    }
+
+    /// Whether an error is a statement's call of the fallback function (a row for Swift).
+    private static func calledFallback(_ error: any Error) -> Bool {
+        (error as? SQLiteError)?.message.contains(Connection.bulkFallbackMessage) == true
     }
 }
 
