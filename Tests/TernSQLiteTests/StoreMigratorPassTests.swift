@@ -147,6 +147,58 @@ import Testing
     }
 }
 
+/// Stage 2 of a long mapping can be cancelled: the walk over the destination objects checks
+/// between pages, as stage 1's walk over the source does.
+@Suite struct StageTwoCancellationTests {
+    /// A policy whose stage 2 counts its calls and cancels the migration's task at the first.
+    final class CancellingPolicy: EntityMigrationPolicy, Sendable {
+        let calls = Mutex(0)
+
+        func createRelationships(
+            forDestination destination: RowReference, mapping: EntityMapping, manager: any MigrationManager
+        ) throws(MigrationError) {
+            calls.withLock { $0 += 1 }
+            withUnsafeCurrentTask { $0?.cancel() }
+        }
+    }
+
+    @Test func cancellingDuringStageTwoStopsAtTheNextPage() async throws {
+        let model = try VersionedModel("Items") {
+            ModelVersion("v1") { Entity("Item") { Attribute("name", .string) } }
+            ModelVersion("v2") { Entity("Item") { Attribute("title", .string).renamed(from: "name") } }
+        }
+        let directory = try TemporaryDirectory()
+        let url = directory.path("Items.sqlite")
+        let rows = (1...50).map { key in
+            StoreRow(
+                reference: RowReference(entityName: "Item", primaryKey: Int64(key)), version: 1,
+                attributes: ["name": .string("item \(key)")])
+        }
+        try await MigrationStores.make(at: url, model: model.versions[0].model, rows: rows)
+        let before = try Data(contentsOf: url)
+        let mapping = try StepMapping(
+            jsonData: Data(
+                #"""
+                {"source": "v1", "destination": "v2", "entityMappings": [
+                  {"name": "ItemToItem", "kind": "custom", "source": "Item", "destination": "Item",
+                   "policy": "Cancelling", "attributes": {"title": "$source.name"}}]}
+                """#.utf8))
+        let policy = CancellingPolicy()
+        var options = MigrationOptions(batchSize: 5)
+        options.policies.register(policy, named: "Cancelling")
+        let chosen = options
+        // In a task of its own, so that the cancellation stops the migration and not the test.
+        let migration = Task {
+            try await SQLiteStoreMigrator().migrateStore(at: url, model: model, mappings: [mapping], options: chosen)
+        }
+        let error = await #expect(throws: MigrationError.self) { try await migration.value }
+        #expect(error?.code == .cancelled)
+        // The page of five being handled when the task was cancelled, not the fifty objects.
+        #expect(policy.calls.withLock { $0 } == 5)
+        #expect(try Data(contentsOf: url) == before)
+    }
+}
+
 /// Collects events from the migration's callback.
 final class EventRecorder: Sendable {
     private let storage = Mutex<[MigrationEvent]>([])

@@ -129,9 +129,11 @@ extension RelationalMigrationEngine {
     }
 
     /// Calls `body` with each destination object a mapping made, once, in creation order, a page
-    /// of ``batchSize`` objects at a time (stage 2 of a pass).
+    /// of ``batchSize`` objects at a time (stage 2 of a pass). Cancelling the task stops the walk
+    /// after the page being handled.
     ///
-    /// - Throws: What `body` throws, a failure a non-throwing call kept, or a database failure.
+    /// - Throws: What `body` throws, a failure a non-throwing call kept, a database failure, or
+    ///   ``TernMigration/MigrationError`` `cancelled`.
     /// - Complexity: O(*n*) in the mapping's objects; memory bounded by the page.
     package func forEachDestinationInstance(
         of mapping: EntityMapping, _ body: (RowReference) throws(MigrationError) -> Void
@@ -145,6 +147,9 @@ extension RelationalMigrationEngine {
                     try throwPending()
                 }
                 finishDestinationPage()
+                if Task.isCancelled {
+                    throw MigrationError(.cancelled, "The migration was cancelled; the store is unchanged")
+                }
             }
         }
         try throwPending()
