@@ -108,12 +108,8 @@ import Testing
         let model = try Self.school()
         let directory = try TemporaryDirectory()
         let url = directory.path("School.sqlite")
-        let rows = (1...3_000).map { key in
-            StoreRow(
-                reference: RowReference(entityName: "Course", primaryKey: Int64(key)), version: 1,
-                attributes: ["name": .string("course \(key)")])
-        }
-        try await MigrationStores.make(at: url, model: model.versions[0].model, rows: rows)
+        try await MigrationStores.make(
+            at: url, model: model.versions[0].model, rows: namedRows(of: "Course", count: 3_000))
         func snapshot() throws -> [String: Data] {
             var files: [String: Data] = [:]
             for name in try FileManager.default.contentsOfDirectory(atPath: directory.url.path) {
@@ -169,12 +165,7 @@ import Testing
         }
         let directory = try TemporaryDirectory()
         let url = directory.path("Items.sqlite")
-        let rows = (1...50).map { key in
-            StoreRow(
-                reference: RowReference(entityName: "Item", primaryKey: Int64(key)), version: 1,
-                attributes: ["name": .string("item \(key)")])
-        }
-        try await MigrationStores.make(at: url, model: model.versions[0].model, rows: rows)
+        try await MigrationStores.make(at: url, model: model.versions[0].model, rows: namedRows(of: "Item", count: 50))
         let before = try Data(contentsOf: url)
         let mapping = try StepMapping(
             jsonData: Data(
@@ -196,6 +187,15 @@ import Testing
         // The page of five being handled when the task was cancelled, not the fifty objects.
         #expect(policy.calls.withLock { $0 } == 5)
         #expect(try Data(contentsOf: url) == before)
+    }
+}
+
+/// Rows 1…count of an entity, each with a `name` ("course 1", …).
+private func namedRows(of entity: String, count: Int) -> [StoreRow] {
+    (1...count).map { key in
+        StoreRow(
+            reference: RowReference(entityName: entity, primaryKey: Int64(key)), version: 1,
+            attributes: ["name": .string("\(entity.lowercased()) \(key)")])
     }
 }
 
