@@ -107,14 +107,14 @@ extension StoreSchema {
     /// and an in-place migration then rewrites them as such. Plain SQL for SQLite and PostgreSQL,
     /// to run inside the migration's transaction.
     ///
-    /// - Parameter names: The tables to relabel, when not every such table
-    ///   (``TableMigrationPlan/tablesReadByEntityNumber(fillsWithoutUpdate:)``: a table whose
-    ///   rows no step reads by their number keeps them as they are, and costs no scan).
-    /// - Returns: One `UPDATE` per such table, sorted by table name.
+    /// - Parameter names: The tables the migration reads by entity number
+    ///   (``TableMigrationPlan/tablesReadByEntityNumber(fillsWithoutUpdate:)``): any other table
+    ///   keeps its rows' numbers, and costs no scan.
+    /// - Returns: One `UPDATE` per such table among `names`, sorted by table name.
     /// - Complexity: O(*t*) in the number of tables; running each scans its table.
-    package func relabellingStatements(of names: Set<String>? = nil) -> [SQL] {
+    package func relabellingStatements(of names: Set<String>) -> [SQL] {
         tables.values.sorted { $0.name < $1.name }.compactMap { table in
-            guard names?.contains(table.name) ?? true, let root = entities[table.rootEntity],
+            guard names.contains(table.name), let root = entities[table.rootEntity],
                 let mislabelled = root.mislabelledRows()
             else { return nil }
             return "UPDATE \(SQL.identifier(table.name)) SET \"Z_ENT\" = \(root.number) WHERE \(mislabelled)"
